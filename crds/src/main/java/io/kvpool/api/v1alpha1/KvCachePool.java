@@ -1,0 +1,36 @@
+package io.kvpool.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * A pool of KV-cache memory: masters plus storage nodes running one data-plane release.
+ * The columns make {@code kubectl get kvp} the dashboard an operator user checks first.
+ */
+@Group(KvCachePool.GROUP)
+@Version(KvCachePool.VERSION)
+@Kind("KvCachePool")
+@Plural("kvcachepools")
+@Singular("kvcachepool")
+@ShortNames({"kvp", "kvpool"})
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Version", jsonPath = ".status.currentVersion", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Leader", jsonPath = ".status.leader", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Masters", jsonPath = ".status.masters", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Storage", jsonPath = ".status.storage", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Used", jsonPath = ".status.used", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Objects", jsonPath = ".status.objectCount", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class KvCachePool extends CustomResource<KvCachePoolSpec, KvCachePoolStatus> implements Namespaced {
+
+    public static final String GROUP = "kvpool.io";
+    public static final String VERSION = "v1alpha1";
+}

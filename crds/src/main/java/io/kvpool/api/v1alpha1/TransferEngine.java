@@ -1,0 +1,27 @@
+package io.kvpool.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** How bytes move between storage nodes and clients of the pools that reference it: TCP, RDMA or Ascend NPUs. */
+@Group(KvCachePool.GROUP)
+@Version(KvCachePool.VERSION)
+@Kind("TransferEngine")
+@Plural("transferengines")
+@Singular("transferengine")
+@ShortNames("kvte")
+@AdditionalPrinterColumn(name = "Protocol", jsonPath = ".spec.protocol", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Device", jsonPath = ".spec.devices.resourceName", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Count", jsonPath = ".spec.devices.count", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Advertised", jsonPath = ".status.deviceResourceAdvertised", type = AdditionalPrinterColumn.Type.BOOLEAN)
+@AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodesWithDevice", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class TransferEngine extends CustomResource<TransferEngineSpec, TransferEngineStatus> implements Namespaced {
+}
