@@ -1,0 +1,31 @@
+package io.kvpool.bench;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A store the benchmark drives with the same workload: kvpool, the raw NIO loopback baseline, Redis.
+ * Client {@code c} is only ever used by one thread at a time, so implementations keep one connection
+ * per client and need no locking.
+ */
+interface BenchTarget extends AutoCloseable {
+
+  String name();
+
+  /** Opens one connection (or client) per benchmark client thread. */
+  void open(int clients, int valueSize);
+
+  /** Stores {@code value} (position..limit, a direct buffer) under {@code key}. */
+  void put(int client, String key, ByteBuffer value);
+
+  /** Reads the value of {@code key} into {@code dst} from its position; returns the value length. */
+  int get(int client, String key, ByteBuffer dst);
+
+  /** Drops a key between put rounds (not timed). */
+  void remove(int client, String key);
+
+  /** True when a get returns what was put under that key, so the benchmark can check the bytes it reads. */
+  boolean storesValues();
+
+  @Override
+  void close();
+}
