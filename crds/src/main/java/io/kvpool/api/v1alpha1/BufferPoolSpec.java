@@ -12,56 +12,56 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class BufferPoolSpec {
 
-    @Default("256Mi")
-    @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
-            message = "spec.bufferPool.size must be a positive quantity such as 256Mi",
-            reason = "FieldValueInvalid")
-    @JsonPropertyDescription("Total size of the buffer pool, e.g. 256Mi.")
-    private Quantity size;
+  @Default("256Mi")
+  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
+      message = "spec.bufferPool.size must be a positive quantity such as 256Mi",
+      reason = "FieldValueInvalid")
+  @JsonPropertyDescription("Total size of the buffer pool, e.g. 256Mi.")
+  private Quantity size;
 
-    @Default("8")
-    @Min(1)
-    @JsonPropertyDescription("Number of buffers the size is split into.")
-    private Integer buffers;
+  @Default("8")
+  @Min(1)
+  @JsonPropertyDescription("Number of buffers the size is split into.")
+  private Integer buffers;
 
-    public Quantity getSize() {
-        return size;
+  public Quantity getSize() {
+    return size;
+  }
+
+  public void setSize(Quantity size) {
+    this.size = size;
+  }
+
+  public Integer getBuffers() {
+    return buffers;
+  }
+
+  public void setBuffers(Integer buffers) {
+    this.buffers = buffers;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
-
-    public void setSize(Quantity size) {
-        this.size = size;
+    if (!(o instanceof BufferPoolSpec that)) {
+      return false;
     }
+    return Objects.equals(size, that.size) &&
+        Objects.equals(buffers, that.buffers);
+  }
 
-    public Integer getBuffers() {
-        return buffers;
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(size, buffers);
+  }
 
-    public void setBuffers(Integer buffers) {
-        this.buffers = buffers;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof BufferPoolSpec that)) {
-            return false;
-        }
-        return Objects.equals(size, that.size) &&
-                Objects.equals(buffers, that.buffers);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(size, buffers);
-    }
-
-    @Override
-    public String toString() {
-        return "BufferPoolSpec{" +
-                "size=" + size +
-                ", buffers=" + buffers +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "BufferPoolSpec{" +
+        "size=" + size +
+        ", buffers=" + buffers +
+        '}';
+  }
 }

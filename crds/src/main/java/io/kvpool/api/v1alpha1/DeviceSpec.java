@@ -11,75 +11,75 @@ import java.util.Objects;
 
 /**
  * Accelerator devices each storage pod requests from a device plugin. An empty {@code driverMounts}
- * means the Ascend default host paths (see {@link DriverMount}).
+ * means the Ascend default host paths ({@link DriverMount#ascendDefaults()}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class DeviceSpec {
 
-    @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-    @JsonPropertyDescription("Extended resource advertised by the device plugin, e.g. huawei.com/Ascend910.")
-    private String resourceName;
+  @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+  @JsonPropertyDescription("Extended resource advertised by the device plugin, e.g. huawei.com/Ascend910.")
+  private String resourceName;
 
-    @Min(1)
-    @JsonPropertyDescription("Devices requested per storage pod.")
-    private Integer count;
+  @Min(1)
+  @JsonPropertyDescription("Devices requested per storage pod.")
+  private Integer count;
 
-    @JsonPropertyDescription("Host paths mounted into storage pods; empty means the Ascend driver defaults.")
-    private List<DriverMount> driverMounts = new ArrayList<>();
+  @JsonPropertyDescription("Host paths mounted into storage pods; empty means the Ascend driver defaults.")
+  private List<DriverMount> driverMounts = new ArrayList<>();
 
-    @Default("ASCEND_VISIBLE_DEVICES")
-    @Pattern("^[A-Za-z_][A-Za-z0-9_]*$")
-    @JsonPropertyDescription("Environment variable that carries the allocated device ids.")
-    private String visibleDevicesEnv;
+  @Default("ASCEND_VISIBLE_DEVICES")
+  @Pattern("^[A-Za-z_][A-Za-z0-9_]*$")
+  @JsonPropertyDescription("Environment variable that carries the allocated device ids.")
+  private String visibleDevicesEnv;
 
-    public String getResourceName() {
-        return resourceName;
+  public String getResourceName() {
+    return resourceName;
+  }
+
+  public void setResourceName(String resourceName) {
+    this.resourceName = resourceName;
+  }
+
+  public Integer getCount() {
+    return count;
+  }
+
+  public void setCount(Integer count) {
+    this.count = count;
+  }
+
+  public String getVisibleDevicesEnv() {
+    return visibleDevicesEnv;
+  }
+
+  public void setVisibleDevicesEnv(String visibleDevicesEnv) {
+    this.visibleDevicesEnv = visibleDevicesEnv;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
-
-    public void setResourceName(String resourceName) {
-        this.resourceName = resourceName;
+    if (!(o instanceof DeviceSpec that)) {
+      return false;
     }
+    return Objects.equals(resourceName, that.resourceName) &&
+        Objects.equals(count, that.count) &&
+        Objects.equals(visibleDevicesEnv, that.visibleDevicesEnv);
+  }
 
-    public Integer getCount() {
-        return count;
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(resourceName, count, visibleDevicesEnv);
+  }
 
-    public void setCount(Integer count) {
-        this.count = count;
-    }
-
-    public String getVisibleDevicesEnv() {
-        return visibleDevicesEnv;
-    }
-
-    public void setVisibleDevicesEnv(String visibleDevicesEnv) {
-        this.visibleDevicesEnv = visibleDevicesEnv;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof DeviceSpec that)) {
-            return false;
-        }
-        return Objects.equals(resourceName, that.resourceName) &&
-                Objects.equals(count, that.count) &&
-                Objects.equals(visibleDevicesEnv, that.visibleDevicesEnv);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(resourceName, count, visibleDevicesEnv);
-    }
-
-    @Override
-    public String toString() {
-        return "DeviceSpec{" +
-                "resourceName=" + resourceName +
-                ", count=" + count +
-                ", visibleDevicesEnv=" + visibleDevicesEnv +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "DeviceSpec{" +
+        "resourceName=" + resourceName +
+        ", count=" + count +
+        ", visibleDevicesEnv=" + visibleDevicesEnv +
+        '}';
+  }
 }

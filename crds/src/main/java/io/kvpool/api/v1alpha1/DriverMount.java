@@ -5,89 +5,113 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import java.util.List;
 import java.util.Objects;
 
 /** A host path of the device driver mounted into storage pods. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class DriverMount {
 
-    @Required
-    @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-    @JsonPropertyDescription("Volume name, a DNS label.")
-    private String name;
+  /**
+   * Mounts used when {@code spec.devices.driverMounts} is empty: what the Ascend runtime needs from
+   * the host next to the device files the device plugin injects. Fresh objects on every call.
+   */
+  public static List<DriverMount> ascendDefaults() {
+    return List.of(
+        of("ascend-driver", "/usr/local/Ascend/driver"),
+        of("ascend-dcmi", "/usr/local/dcmi"),
+        of("npu-smi", "/usr/local/bin/npu-smi"),
+        of("ascend-install-info", "/etc/ascend_install.info"),
+        of("hccn-conf", "/etc/hccn.conf"));
+  }
 
-    @Required
-    @Pattern("^/.*")
-    @JsonPropertyDescription("Absolute path on the node.")
-    private String hostPath;
+  /** A read-only mount of {@code path} at the same path in the container. */
+  public static DriverMount of(String name, String path) {
+    DriverMount mount = new DriverMount();
+    mount.setName(name);
+    mount.setHostPath(path);
+    mount.setMountPath(path);
+    mount.setReadOnly(true);
+    return mount;
+  }
 
-    @Required
-    @Pattern("^/.*")
-    @JsonPropertyDescription("Absolute path in the container.")
-    private String mountPath;
+  @Required
+  @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+  @JsonPropertyDescription("Volume name, a DNS label.")
+  private String name;
 
-    @Default("true")
-    @JsonPropertyDescription("Mount read-only (the default).")
-    private Boolean readOnly;
+  @Required
+  @Pattern("^/.*")
+  @JsonPropertyDescription("Absolute path on the node.")
+  private String hostPath;
 
-    public String getName() {
-        return name;
+  @Required
+  @Pattern("^/.*")
+  @JsonPropertyDescription("Absolute path in the container.")
+  private String mountPath;
+
+  @Default("true")
+  @JsonPropertyDescription("Mount read-only (the default).")
+  private Boolean readOnly;
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public String getHostPath() {
+    return hostPath;
+  }
+
+  public void setHostPath(String hostPath) {
+    this.hostPath = hostPath;
+  }
+
+  public String getMountPath() {
+    return mountPath;
+  }
+
+  public void setMountPath(String mountPath) {
+    this.mountPath = mountPath;
+  }
+
+  public Boolean getReadOnly() {
+    return readOnly;
+  }
+
+  public void setReadOnly(Boolean readOnly) {
+    this.readOnly = readOnly;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
-
-    public void setName(String name) {
-        this.name = name;
+    if (!(o instanceof DriverMount that)) {
+      return false;
     }
+    return Objects.equals(name, that.name) &&
+        Objects.equals(hostPath, that.hostPath) &&
+        Objects.equals(mountPath, that.mountPath) &&
+        Objects.equals(readOnly, that.readOnly);
+  }
 
-    public String getHostPath() {
-        return hostPath;
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, hostPath, mountPath, readOnly);
+  }
 
-    public void setHostPath(String hostPath) {
-        this.hostPath = hostPath;
-    }
-
-    public String getMountPath() {
-        return mountPath;
-    }
-
-    public void setMountPath(String mountPath) {
-        this.mountPath = mountPath;
-    }
-
-    public Boolean getReadOnly() {
-        return readOnly;
-    }
-
-    public void setReadOnly(Boolean readOnly) {
-        this.readOnly = readOnly;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof DriverMount that)) {
-            return false;
-        }
-        return Objects.equals(name, that.name) &&
-                Objects.equals(hostPath, that.hostPath) &&
-                Objects.equals(mountPath, that.mountPath) &&
-                Objects.equals(readOnly, that.readOnly);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(name, hostPath, mountPath, readOnly);
-    }
-
-    @Override
-    public String toString() {
-        return "DriverMount{" +
-                "name=" + name +
-                ", hostPath=" + hostPath +
-                ", mountPath=" + mountPath +
-                ", readOnly=" + readOnly +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "DriverMount{" +
+        "name=" + name +
+        ", hostPath=" + hostPath +
+        ", mountPath=" + mountPath +
+        ", readOnly=" + readOnly +
+        '}';
+  }
 }

@@ -11,56 +11,56 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class EvictionSpec {
 
-    @Default("0.9")
-    @Min(value = 0, inclusive = false)
-    @Max(1)
-    @JsonPropertyDescription("Used fraction of capacity, in (0, 1], above which the master evicts.")
-    private Double highWatermark;
+  @Default("0.9")
+  @Min(value = 0, inclusive = false)
+  @Max(1)
+  @JsonPropertyDescription("Used fraction of capacity, in (0, 1], above which the master evicts.")
+  private Double highWatermark;
 
-    @Default("0.1")
-    @Min(value = 0, inclusive = false)
-    @Max(1)
-    @JsonPropertyDescription("Fraction of objects, in (0, 1], evicted per eviction round.")
-    private Double evictRatio;
+  @Default("0.1")
+  @Min(value = 0, inclusive = false)
+  @Max(1)
+  @JsonPropertyDescription("Fraction of objects, in (0, 1], evicted per eviction round.")
+  private Double evictRatio;
 
-    public Double getHighWatermark() {
-        return highWatermark;
+  public Double getHighWatermark() {
+    return highWatermark;
+  }
+
+  public void setHighWatermark(Double highWatermark) {
+    this.highWatermark = highWatermark;
+  }
+
+  public Double getEvictRatio() {
+    return evictRatio;
+  }
+
+  public void setEvictRatio(Double evictRatio) {
+    this.evictRatio = evictRatio;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
-
-    public void setHighWatermark(Double highWatermark) {
-        this.highWatermark = highWatermark;
+    if (!(o instanceof EvictionSpec that)) {
+      return false;
     }
+    return Objects.equals(highWatermark, that.highWatermark) &&
+        Objects.equals(evictRatio, that.evictRatio);
+  }
 
-    public Double getEvictRatio() {
-        return evictRatio;
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(highWatermark, evictRatio);
+  }
 
-    public void setEvictRatio(Double evictRatio) {
-        this.evictRatio = evictRatio;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof EvictionSpec that)) {
-            return false;
-        }
-        return Objects.equals(highWatermark, that.highWatermark) &&
-                Objects.equals(evictRatio, that.evictRatio);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(highWatermark, evictRatio);
-    }
-
-    @Override
-    public String toString() {
-        return "EvictionSpec{" +
-                "highWatermark=" + highWatermark +
-                ", evictRatio=" + evictRatio +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "EvictionSpec{" +
+        "highWatermark=" + highWatermark +
+        ", evictRatio=" + evictRatio +
+        '}';
+  }
 }

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 /** How storage segments are backed by huge pages; serialised lowercase as in the CRD. */
 public enum HugePages {
-    @JsonProperty("none")
-    NONE,
-    @JsonProperty("transparent")
-    TRANSPARENT,
-    @JsonProperty("explicit")
-    EXPLICIT
+  @JsonProperty("none")
+  NONE,
+  @JsonProperty("transparent")
+  TRANSPARENT,
+  @JsonProperty("explicit")
+  EXPLICIT
 }

@@ -1,6 +1,7 @@
 package io.kvpool.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -29,8 +30,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Used", jsonPath = ".status.used", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Objects", jsonPath = ".status.objectCount", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@ValidationRule(value = "has(self.spec)",
+    message = "spec is required: set at least spec.version and spec.storage.memoryPerNode",
+    reason = "FieldValueRequired")
 public class KvCachePool extends CustomResource<KvCachePoolSpec, KvCachePoolStatus> implements Namespaced {
 
-    public static final String GROUP = "kvpool.io";
-    public static final String VERSION = "v1alpha1";
+  public static final String GROUP = "kvpool.io";
+  public static final String VERSION = "v1alpha1";
 }

@@ -16,222 +16,222 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class KvCachePoolStatus {
 
-    /** Condition types of a pool. */
-    public static final String READY = "Ready";
-    public static final String AVAILABLE = "Available";
-    public static final String PROGRESSING = "Progressing";
-    public static final String DEGRADED = "Degraded";
-    public static final String UPGRADE_BLOCKED = "UpgradeBlocked";
+  /** Condition types of a pool. */
+  public static final String READY = "Ready";
+  public static final String AVAILABLE = "Available";
+  public static final String PROGRESSING = "Progressing";
+  public static final String DEGRADED = "Degraded";
+  public static final String UPGRADE_BLOCKED = "UpgradeBlocked";
 
-    private PoolPhase phase;
-    private List<Condition> conditions = new ArrayList<>();
-    private Long observedGeneration;
-    private String currentVersion;
-    private String targetVersion;
-    private String leader;
-    private Long viewNumber;
-    private String masters;
-    private String storage;
-    private Integer masterReadyReplicas;
-    @StatusReplicas
-    private Integer storageReadyReplicas;
-    @LabelSelector
-    private String storageSelector;
-    private String capacity;
-    private String used;
-    private Double usedRatio;
-    private Long objectCount;
-    private UpgradeStatus upgrade;
-    private String message;
+  private PoolPhase phase;
+  private List<Condition> conditions = new ArrayList<>();
+  private Long observedGeneration;
+  private String currentVersion;
+  private String targetVersion;
+  private String leader;
+  private Long viewNumber;
+  private String masters;
+  private String storage;
+  private Integer masterReadyReplicas;
+  @StatusReplicas
+  private Integer storageReadyReplicas;
+  @LabelSelector
+  private String storageSelector;
+  private String capacity;
+  private String used;
+  private Double usedRatio;
+  private Long objectCount;
+  private UpgradeStatus upgrade;
+  private String message;
 
-    public PoolPhase getPhase() {
-        return phase;
+  public PoolPhase getPhase() {
+    return phase;
+  }
+
+  public void setPhase(PoolPhase phase) {
+    this.phase = phase;
+  }
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public String getCurrentVersion() {
+    return currentVersion;
+  }
+
+  public void setCurrentVersion(String currentVersion) {
+    this.currentVersion = currentVersion;
+  }
+
+  public String getTargetVersion() {
+    return targetVersion;
+  }
+
+  public void setTargetVersion(String targetVersion) {
+    this.targetVersion = targetVersion;
+  }
+
+  public String getLeader() {
+    return leader;
+  }
+
+  public void setLeader(String leader) {
+    this.leader = leader;
+  }
+
+  public Long getViewNumber() {
+    return viewNumber;
+  }
+
+  public void setViewNumber(Long viewNumber) {
+    this.viewNumber = viewNumber;
+  }
+
+  public String getMasters() {
+    return masters;
+  }
+
+  public void setMasters(String masters) {
+    this.masters = masters;
+  }
+
+  public String getStorage() {
+    return storage;
+  }
+
+  public void setStorage(String storage) {
+    this.storage = storage;
+  }
+
+  public Integer getMasterReadyReplicas() {
+    return masterReadyReplicas;
+  }
+
+  public void setMasterReadyReplicas(Integer masterReadyReplicas) {
+    this.masterReadyReplicas = masterReadyReplicas;
+  }
+
+  public Integer getStorageReadyReplicas() {
+    return storageReadyReplicas;
+  }
+
+  public void setStorageReadyReplicas(Integer storageReadyReplicas) {
+    this.storageReadyReplicas = storageReadyReplicas;
+  }
+
+  public String getStorageSelector() {
+    return storageSelector;
+  }
+
+  public void setStorageSelector(String storageSelector) {
+    this.storageSelector = storageSelector;
+  }
+
+  public String getCapacity() {
+    return capacity;
+  }
+
+  public void setCapacity(String capacity) {
+    this.capacity = capacity;
+  }
+
+  public String getUsed() {
+    return used;
+  }
+
+  public void setUsed(String used) {
+    this.used = used;
+  }
+
+  public Double getUsedRatio() {
+    return usedRatio;
+  }
+
+  public void setUsedRatio(Double usedRatio) {
+    this.usedRatio = usedRatio;
+  }
+
+  public Long getObjectCount() {
+    return objectCount;
+  }
+
+  public void setObjectCount(Long objectCount) {
+    this.objectCount = objectCount;
+  }
+
+  public UpgradeStatus getUpgrade() {
+    return upgrade;
+  }
+
+  public void setUpgrade(UpgradeStatus upgrade) {
+    this.upgrade = upgrade;
+  }
+
+  public String getMessage() {
+    return message;
+  }
+
+  public void setMessage(String message) {
+    this.message = message;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
-
-    public void setPhase(PoolPhase phase) {
-        this.phase = phase;
+    if (!(o instanceof KvCachePoolStatus that)) {
+      return false;
     }
+    return Objects.equals(phase, that.phase) &&
+        Objects.equals(observedGeneration, that.observedGeneration) &&
+        Objects.equals(currentVersion, that.currentVersion) &&
+        Objects.equals(targetVersion, that.targetVersion) &&
+        Objects.equals(leader, that.leader) &&
+        Objects.equals(viewNumber, that.viewNumber) &&
+        Objects.equals(masters, that.masters) &&
+        Objects.equals(storage, that.storage) &&
+        Objects.equals(masterReadyReplicas, that.masterReadyReplicas) &&
+        Objects.equals(storageReadyReplicas, that.storageReadyReplicas) &&
+        Objects.equals(storageSelector, that.storageSelector) &&
+        Objects.equals(capacity, that.capacity) &&
+        Objects.equals(used, that.used) &&
+        Objects.equals(usedRatio, that.usedRatio) &&
+        Objects.equals(objectCount, that.objectCount) &&
+        Objects.equals(upgrade, that.upgrade) &&
+        Objects.equals(message, that.message);
+  }
 
-    public Long getObservedGeneration() {
-        return observedGeneration;
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(phase, observedGeneration, currentVersion, targetVersion, leader, viewNumber, masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio, objectCount, upgrade, message);
+  }
 
-    public void setObservedGeneration(Long observedGeneration) {
-        this.observedGeneration = observedGeneration;
-    }
-
-    public String getCurrentVersion() {
-        return currentVersion;
-    }
-
-    public void setCurrentVersion(String currentVersion) {
-        this.currentVersion = currentVersion;
-    }
-
-    public String getTargetVersion() {
-        return targetVersion;
-    }
-
-    public void setTargetVersion(String targetVersion) {
-        this.targetVersion = targetVersion;
-    }
-
-    public String getLeader() {
-        return leader;
-    }
-
-    public void setLeader(String leader) {
-        this.leader = leader;
-    }
-
-    public Long getViewNumber() {
-        return viewNumber;
-    }
-
-    public void setViewNumber(Long viewNumber) {
-        this.viewNumber = viewNumber;
-    }
-
-    public String getMasters() {
-        return masters;
-    }
-
-    public void setMasters(String masters) {
-        this.masters = masters;
-    }
-
-    public String getStorage() {
-        return storage;
-    }
-
-    public void setStorage(String storage) {
-        this.storage = storage;
-    }
-
-    public Integer getMasterReadyReplicas() {
-        return masterReadyReplicas;
-    }
-
-    public void setMasterReadyReplicas(Integer masterReadyReplicas) {
-        this.masterReadyReplicas = masterReadyReplicas;
-    }
-
-    public Integer getStorageReadyReplicas() {
-        return storageReadyReplicas;
-    }
-
-    public void setStorageReadyReplicas(Integer storageReadyReplicas) {
-        this.storageReadyReplicas = storageReadyReplicas;
-    }
-
-    public String getStorageSelector() {
-        return storageSelector;
-    }
-
-    public void setStorageSelector(String storageSelector) {
-        this.storageSelector = storageSelector;
-    }
-
-    public String getCapacity() {
-        return capacity;
-    }
-
-    public void setCapacity(String capacity) {
-        this.capacity = capacity;
-    }
-
-    public String getUsed() {
-        return used;
-    }
-
-    public void setUsed(String used) {
-        this.used = used;
-    }
-
-    public Double getUsedRatio() {
-        return usedRatio;
-    }
-
-    public void setUsedRatio(Double usedRatio) {
-        this.usedRatio = usedRatio;
-    }
-
-    public Long getObjectCount() {
-        return objectCount;
-    }
-
-    public void setObjectCount(Long objectCount) {
-        this.objectCount = objectCount;
-    }
-
-    public UpgradeStatus getUpgrade() {
-        return upgrade;
-    }
-
-    public void setUpgrade(UpgradeStatus upgrade) {
-        this.upgrade = upgrade;
-    }
-
-    public String getMessage() {
-        return message;
-    }
-
-    public void setMessage(String message) {
-        this.message = message;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof KvCachePoolStatus that)) {
-            return false;
-        }
-        return Objects.equals(phase, that.phase) &&
-                Objects.equals(observedGeneration, that.observedGeneration) &&
-                Objects.equals(currentVersion, that.currentVersion) &&
-                Objects.equals(targetVersion, that.targetVersion) &&
-                Objects.equals(leader, that.leader) &&
-                Objects.equals(viewNumber, that.viewNumber) &&
-                Objects.equals(masters, that.masters) &&
-                Objects.equals(storage, that.storage) &&
-                Objects.equals(masterReadyReplicas, that.masterReadyReplicas) &&
-                Objects.equals(storageReadyReplicas, that.storageReadyReplicas) &&
-                Objects.equals(storageSelector, that.storageSelector) &&
-                Objects.equals(capacity, that.capacity) &&
-                Objects.equals(used, that.used) &&
-                Objects.equals(usedRatio, that.usedRatio) &&
-                Objects.equals(objectCount, that.objectCount) &&
-                Objects.equals(upgrade, that.upgrade) &&
-                Objects.equals(message, that.message);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(phase, observedGeneration, currentVersion, targetVersion, leader, viewNumber, masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio, objectCount, upgrade, message);
-    }
-
-    @Override
-    public String toString() {
-        return "KvCachePoolStatus{" +
-                "phase=" + phase +
-                ", observedGeneration=" + observedGeneration +
-                ", currentVersion=" + currentVersion +
-                ", targetVersion=" + targetVersion +
-                ", leader=" + leader +
-                ", viewNumber=" + viewNumber +
-                ", masters=" + masters +
-                ", storage=" + storage +
-                ", masterReadyReplicas=" + masterReadyReplicas +
-                ", storageReadyReplicas=" + storageReadyReplicas +
-                ", storageSelector=" + storageSelector +
-                ", capacity=" + capacity +
-                ", used=" + used +
-                ", usedRatio=" + usedRatio +
-                ", objectCount=" + objectCount +
-                ", upgrade=" + upgrade +
-                ", message=" + message +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "KvCachePoolStatus{" +
+        "phase=" + phase +
+        ", observedGeneration=" + observedGeneration +
+        ", currentVersion=" + currentVersion +
+        ", targetVersion=" + targetVersion +
+        ", leader=" + leader +
+        ", viewNumber=" + viewNumber +
+        ", masters=" + masters +
+        ", storage=" + storage +
+        ", masterReadyReplicas=" + masterReadyReplicas +
+        ", storageReadyReplicas=" + storageReadyReplicas +
+        ", storageSelector=" + storageSelector +
+        ", capacity=" + capacity +
+        ", used=" + used +
+        ", usedRatio=" + usedRatio +
+        ", objectCount=" + objectCount +
+        ", upgrade=" + upgrade +
+        ", message=" + message +
+        '}';
+  }
 }

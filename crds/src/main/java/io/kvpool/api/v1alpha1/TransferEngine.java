@@ -1,6 +1,7 @@
 package io.kvpool.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -23,5 +24,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Advertised", jsonPath = ".status.deviceResourceAdvertised", type = AdditionalPrinterColumn.Type.BOOLEAN)
 @AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodesWithDevice", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@ValidationRule(value = "has(self.spec)",
+    message = "spec is required: spec: {} selects plain tcp with default ports and buffers",
+    reason = "FieldValueRequired")
 public class TransferEngine extends CustomResource<TransferEngineSpec, TransferEngineStatus> implements Namespaced {
 }

@@ -10,39 +10,39 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TransferEngineRef {
 
-    @Required
-    @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
-    @JsonPropertyDescription("Name of the TransferEngine.")
-    private String name;
+  @Required
+  @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+  @JsonPropertyDescription("Name of the TransferEngine.")
+  private String name;
 
-    public String getName() {
-        return name;
-    }
+  public String getName() {
+    return name;
+  }
 
-    public void setName(String name) {
-        this.name = name;
-    }
+  public void setName(String name) {
+    this.name = name;
+  }
 
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof TransferEngineRef that)) {
-            return false;
-        }
-        return Objects.equals(name, that.name);
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
+    if (!(o instanceof TransferEngineRef that)) {
+      return false;
+    }
+    return Objects.equals(name, that.name);
+  }
 
-    @Override
-    public int hashCode() {
-        return Objects.hash(name);
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(name);
+  }
 
-    @Override
-    public String toString() {
-        return "TransferEngineRef{" +
-                "name=" + name +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "TransferEngineRef{" +
+        "name=" + name +
+        '}';
+  }
 }

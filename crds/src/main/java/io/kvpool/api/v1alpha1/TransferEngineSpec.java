@@ -11,103 +11,103 @@ import java.util.Objects;
 /** Desired transfer settings; defaults are applied by the API server. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-        value = "self.protocol != 'ascend' || (has(self.devices) && has(self.devices.resourceName)"
-                + " && self.devices.resourceName != '' && has(self.devices.count) && self.devices.count >= 1)",
-        message = "protocol ascend needs spec.devices with a resourceName (e.g. huawei.com/Ascend910)"
-                + " and a count of at least 1",
-        fieldPath = ".devices",
-        reason = "FieldValueRequired")
+    value = "self.protocol != 'ascend' || (has(self.devices) && has(self.devices.resourceName)"
+        + " && self.devices.resourceName != '' && has(self.devices.count) && self.devices.count >= 1)",
+    message = "protocol ascend needs spec.devices with a resourceName (e.g. huawei.com/Ascend910)"
+        + " and a count of at least 1",
+    fieldPath = ".devices",
+    reason = "FieldValueRequired")
 public class TransferEngineSpec {
 
-    @Default("tcp")
-    @JsonPropertyDescription("tcp, rdma or ascend.")
-    private TransferProtocol protocol;
+  @Default("tcp")
+  @JsonPropertyDescription("tcp, rdma or ascend.")
+  private TransferProtocol protocol;
 
-    @Default("50060")
-    @Min(1)
-    @Max(65535)
-    @JsonPropertyDescription("Port of the transfer endpoint on each storage node.")
-    private Integer port;
+  @Default("50060")
+  @Min(1)
+  @Max(65535)
+  @JsonPropertyDescription("Port of the transfer endpoint on each storage node.")
+  private Integer port;
 
-    @Default("false")
-    @JsonPropertyDescription("Run storage pods in the host network namespace (RDMA and some NPU fabrics need it).")
-    private Boolean hostNetwork;
+  @Default("false")
+  @JsonPropertyDescription("Run storage pods in the host network namespace (RDMA and some NPU fabrics need it).")
+  private Boolean hostNetwork;
 
-    @Default("{}")
-    @JsonPropertyDescription("Registered transfer buffers.")
-    private BufferPoolSpec bufferPool;
+  @Default("{}")
+  @JsonPropertyDescription("Registered transfer buffers.")
+  private BufferPoolSpec bufferPool;
 
-    @JsonPropertyDescription("Device-plugin resource, count, driver mounts and visibility env; required for ascend.")
-    private DeviceSpec devices;
+  @JsonPropertyDescription("Device-plugin resource, count, driver mounts and visibility env; required for ascend.")
+  private DeviceSpec devices;
 
-    public TransferProtocol getProtocol() {
-        return protocol;
+  public TransferProtocol getProtocol() {
+    return protocol;
+  }
+
+  public void setProtocol(TransferProtocol protocol) {
+    this.protocol = protocol;
+  }
+
+  public Integer getPort() {
+    return port;
+  }
+
+  public void setPort(Integer port) {
+    this.port = port;
+  }
+
+  public Boolean getHostNetwork() {
+    return hostNetwork;
+  }
+
+  public void setHostNetwork(Boolean hostNetwork) {
+    this.hostNetwork = hostNetwork;
+  }
+
+  public BufferPoolSpec getBufferPool() {
+    return bufferPool;
+  }
+
+  public void setBufferPool(BufferPoolSpec bufferPool) {
+    this.bufferPool = bufferPool;
+  }
+
+  public DeviceSpec getDevices() {
+    return devices;
+  }
+
+  public void setDevices(DeviceSpec devices) {
+    this.devices = devices;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
-
-    public void setProtocol(TransferProtocol protocol) {
-        this.protocol = protocol;
+    if (!(o instanceof TransferEngineSpec that)) {
+      return false;
     }
+    return Objects.equals(protocol, that.protocol) &&
+        Objects.equals(port, that.port) &&
+        Objects.equals(hostNetwork, that.hostNetwork) &&
+        Objects.equals(bufferPool, that.bufferPool) &&
+        Objects.equals(devices, that.devices);
+  }
 
-    public Integer getPort() {
-        return port;
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(protocol, port, hostNetwork, bufferPool, devices);
+  }
 
-    public void setPort(Integer port) {
-        this.port = port;
-    }
-
-    public Boolean getHostNetwork() {
-        return hostNetwork;
-    }
-
-    public void setHostNetwork(Boolean hostNetwork) {
-        this.hostNetwork = hostNetwork;
-    }
-
-    public BufferPoolSpec getBufferPool() {
-        return bufferPool;
-    }
-
-    public void setBufferPool(BufferPoolSpec bufferPool) {
-        this.bufferPool = bufferPool;
-    }
-
-    public DeviceSpec getDevices() {
-        return devices;
-    }
-
-    public void setDevices(DeviceSpec devices) {
-        this.devices = devices;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof TransferEngineSpec that)) {
-            return false;
-        }
-        return Objects.equals(protocol, that.protocol) &&
-                Objects.equals(port, that.port) &&
-                Objects.equals(hostNetwork, that.hostNetwork) &&
-                Objects.equals(bufferPool, that.bufferPool) &&
-                Objects.equals(devices, that.devices);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(protocol, port, hostNetwork, bufferPool, devices);
-    }
-
-    @Override
-    public String toString() {
-        return "TransferEngineSpec{" +
-                "protocol=" + protocol +
-                ", port=" + port +
-                ", hostNetwork=" + hostNetwork +
-                ", bufferPool=" + bufferPool +
-                ", devices=" + devices +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "TransferEngineSpec{" +
+        "protocol=" + protocol +
+        ", port=" + port +
+        ", hostNetwork=" + hostNetwork +
+        ", bufferPool=" + bufferPool +
+        ", devices=" + devices +
+        '}';
+  }
 }

@@ -10,60 +10,60 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TransferEngineStatus {
 
-    private List<String> pools = new ArrayList<>();
-    private List<Condition> conditions = new ArrayList<>();
-    private Boolean deviceResourceAdvertised;
-    private Integer nodesWithDevice;
-    private Long observedGeneration;
+  private List<String> pools = new ArrayList<>();
+  private List<Condition> conditions = new ArrayList<>();
+  private Boolean deviceResourceAdvertised;
+  private Integer nodesWithDevice;
+  private Long observedGeneration;
 
-    public Boolean getDeviceResourceAdvertised() {
-        return deviceResourceAdvertised;
-    }
+  public Boolean getDeviceResourceAdvertised() {
+    return deviceResourceAdvertised;
+  }
 
-    public void setDeviceResourceAdvertised(Boolean deviceResourceAdvertised) {
-        this.deviceResourceAdvertised = deviceResourceAdvertised;
-    }
+  public void setDeviceResourceAdvertised(Boolean deviceResourceAdvertised) {
+    this.deviceResourceAdvertised = deviceResourceAdvertised;
+  }
 
-    public Integer getNodesWithDevice() {
-        return nodesWithDevice;
-    }
+  public Integer getNodesWithDevice() {
+    return nodesWithDevice;
+  }
 
-    public void setNodesWithDevice(Integer nodesWithDevice) {
-        this.nodesWithDevice = nodesWithDevice;
-    }
+  public void setNodesWithDevice(Integer nodesWithDevice) {
+    this.nodesWithDevice = nodesWithDevice;
+  }
 
-    public Long getObservedGeneration() {
-        return observedGeneration;
-    }
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
 
-    public void setObservedGeneration(Long observedGeneration) {
-        this.observedGeneration = observedGeneration;
-    }
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
 
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof TransferEngineStatus that)) {
-            return false;
-        }
-        return Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
-                Objects.equals(nodesWithDevice, that.nodesWithDevice) &&
-                Objects.equals(observedGeneration, that.observedGeneration);
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
     }
+    if (!(o instanceof TransferEngineStatus that)) {
+      return false;
+    }
+    return Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
+        Objects.equals(nodesWithDevice, that.nodesWithDevice) &&
+        Objects.equals(observedGeneration, that.observedGeneration);
+  }
 
-    @Override
-    public int hashCode() {
-        return Objects.hash(deviceResourceAdvertised, nodesWithDevice, observedGeneration);
-    }
+  @Override
+  public int hashCode() {
+    return Objects.hash(deviceResourceAdvertised, nodesWithDevice, observedGeneration);
+  }
 
-    @Override
-    public String toString() {
-        return "TransferEngineStatus{" +
-                "deviceResourceAdvertised=" + deviceResourceAdvertised +
-                ", nodesWithDevice=" + nodesWithDevice +
-                ", observedGeneration=" + observedGeneration +
-                '}';
-    }
+  @Override
+  public String toString() {
+    return "TransferEngineStatus{" +
+        "deviceResourceAdvertised=" + deviceResourceAdvertised +
+        ", nodesWithDevice=" + nodesWithDevice +
+        ", observedGeneration=" + observedGeneration +
+        '}';
+  }
 }

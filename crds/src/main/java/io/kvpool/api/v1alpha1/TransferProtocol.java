@@ -4,10 +4,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 /** Transport between storage nodes and clients; serialised lowercase as in the CRD. */
 public enum TransferProtocol {
-    @JsonProperty("tcp")
-    TCP,
-    @JsonProperty("rdma")
-    RDMA,
-    @JsonProperty("ascend")
-    ASCEND
+  @JsonProperty("tcp")
+  TCP,
+  @JsonProperty("rdma")
+  RDMA,
+  @JsonProperty("ascend")
+  ASCEND
 }
