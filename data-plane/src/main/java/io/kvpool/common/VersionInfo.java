@@ -1,0 +1,98 @@
+package io.kvpool.common;
+
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Release version (semver) and wire protocol version (major.minor) of a kvpool binary.
+ * Every connection exchanges these in its handshake; {@link #checkCompatible} is the one rule.
+ */
+public final class VersionInfo {
+  /** The release and protocol this build speaks. */
+  public static final VersionInfo CURRENT = new VersionInfo("0.1.0", 1, 0);
+
+  private static final Pattern SEMVER =
+      Pattern.compile("(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?");
+  private static final Pattern PROTOCOL = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})");
+
+  private final String release;
+  private final int protocolMajor;
+  private final int protocolMinor;
+
+  public VersionInfo(String release, int protocolMajor, int protocolMinor) {
+    if (release == null || !SEMVER.matcher(release).matches()) {
+      throw new IllegalArgumentException("release version '" + release + "' is not semver (expected e.g. 0.1.0)");
+    }
+    if (protocolMajor < 0 || protocolMajor > 255 || protocolMinor < 0 || protocolMinor > 255) {
+      throw new IllegalArgumentException(
+          "protocol version " + protocolMajor + "." + protocolMinor + " out of range (each part 0..255)");
+    }
+    this.release = release;
+    this.protocolMajor = protocolMajor;
+    this.protocolMinor = protocolMinor;
+  }
+
+  /** Parses {@code release/protocol}, e.g. {@code 0.1.0/1.0}, as printed by {@link #toString()}. */
+  public static VersionInfo parse(String text) {
+    int slash = text == null ? -1 : text.indexOf('/');
+    if (slash < 0) {
+      throw new IllegalArgumentException("version '" + text + "' must look like RELEASE/PROTOCOL, e.g. 0.1.0/1.0");
+    }
+    Matcher m = PROTOCOL.matcher(text.substring(slash + 1));
+    if (!m.matches()) {
+      throw new IllegalArgumentException("protocol version in '" + text + "' must be MAJOR.MINOR, e.g. 1.0");
+    }
+    return new VersionInfo(text.substring(0, slash), Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+  }
+
+  public String release() {
+    return release;
+  }
+
+  public int protocolMajor() {
+    return protocolMajor;
+  }
+
+  public int protocolMinor() {
+    return protocolMinor;
+  }
+
+  public String protocol() {
+    return protocolMajor + "." + protocolMinor;
+  }
+
+  /**
+   * Null when this side can talk to {@code peer}; otherwise the reason, naming both versions.
+   * Same protocol major is required; minors may differ by one (the newer side speaks the older dialect).
+   */
+  public String incompatibilityWith(VersionInfo peer) {
+    if (peer.protocolMajor != protocolMajor || Math.abs(peer.protocolMinor - protocolMinor) > 1) {
+      return "protocol version mismatch: local release " + release + " speaks protocol " + protocol()
+          + ", peer release " + peer.release + " speaks protocol " + peer.protocol()
+          + " (same major and minors at most one apart are required; upgrade or downgrade one side)";
+    }
+    return null;
+  }
+
+  /** The protocol minor both sides use: the older one. */
+  public int negotiatedMinor(VersionInfo peer) {
+    return Math.min(protocolMinor, peer.protocolMinor);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof VersionInfo v
+        && v.release.equals(release) && v.protocolMajor == protocolMajor && v.protocolMinor == protocolMinor;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(release, protocolMajor, protocolMinor);
+  }
+
+  @Override
+  public String toString() {
+    return release + "/" + protocol();
+  }
+}

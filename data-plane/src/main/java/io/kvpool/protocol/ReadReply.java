@@ -1,0 +1,14 @@
+package io.kvpool.protocol;
+
+/** Storage node -> client: {@code length} payload bytes follow this body. */
+public record ReadReply(int length) {
+  public void encode(BodyWriter w) {
+    w.i32(length);
+  }
+
+  public static ReadReply decode(BodyReader r) throws ProtocolException {
+    ReadReply reply = new ReadReply(r.index(ProtocolLimits.MAX_VALUE_BYTES, "payload length"));
+    r.finish();
+    return reply;
+  }
+}

@@ -1,0 +1,165 @@
+package io.kvpool.protocol;
+
+import io.kvpool.common.HostPort;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Client side of one connection: handshake on open, then strictly one request at a time. Blocking socket reads
+ * cannot time out by themselves, so a shared watchdog closes a connection whose exchange overruns its deadline.
+ */
+public final class RpcConnection implements Closeable {
+  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "kvpool-rpc-watchdog");
+    t.setDaemon(true);
+    return t;
+  });
+  private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+  private final HostPort endpoint;
+  private final FrameChannel channel;
+  private final Handshake peer;
+  private long nextRequestId = 1;
+  private volatile boolean timedOut;
+  private boolean broken;
+
+  private RpcConnection(HostPort endpoint, FrameChannel channel, Handshake peer) {
+    this.endpoint = endpoint;
+    this.channel = channel;
+    this.peer = peer;
+  }
+
+  /** Connects and handshakes; a refused handshake throws {@link HandshakeException} naming both sides' versions. */
+  public static RpcConnection open(HostPort endpoint, Handshake local, Duration timeout) throws IOException {
+    SocketChannel ch = SocketChannel.open();
+    ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> closeQuietly(ch), timeout.toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      ch.connect(endpoint.toSocketAddress());
+      FrameChannel fc = new FrameChannel(ch, local.version().protocolMajor(), local.version().protocolMinor());
+      BodyWriter w = new BodyWriter();
+      local.encode(w);
+      fc.write(Opcode.HANDSHAKE.code(), 0, 0, w.toBuffer(), null);
+      Frame reply = fc.read();
+      if (reply == null) {
+        throw new ProtocolException("peer " + endpoint + " closed the connection during the handshake");
+      }
+      if (reply.header().isError()) {
+        ErrorReply e = ErrorReply.decode(reply.reader());
+        throw new HandshakeException(e.code(), "refused by " + endpoint + ": " + e.message());
+      }
+      Handshake peer = Handshake.decode(reply.reader());
+      HandshakeException refusal = HandshakeRules.check(local, peer);
+      if (refusal != null) {
+        throw new HandshakeException(refusal.code(), "refusing " + endpoint + ": " + refusal.getMessage());
+      }
+      return new RpcConnection(endpoint, fc, peer);
+    } catch (IOException e) {
+      closeQuietly(ch);
+      if (watchdog.isDone() && !(e instanceof HandshakeException)) {
+        throw new SocketTimeoutException("no handshake from " + endpoint + " within " + timeout.toMillis() + " ms");
+      }
+      throw e;
+    } finally {
+      watchdog.cancel(false);
+    }
+  }
+
+  public HostPort endpoint() {
+    return endpoint;
+  }
+
+  public Handshake peer() {
+    return peer;
+  }
+
+  /** False once an exchange failed mid-way; such a connection must not be reused. */
+  public boolean isUsable() {
+    return !broken && channel.channel().isOpen();
+  }
+
+  /** Arms the deadline for one exchange (request, reply and payload); close the returned handle when done. */
+  public Deadline deadline(Duration timeout) {
+    timedOut = false;
+    ScheduledFuture<?> f = WATCHDOG.schedule(() -> {
+      timedOut = true;
+      closeQuietly(channel.channel());
+    }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return () -> f.cancel(false);
+  }
+
+  /** Cancels a watchdog armed by {@link #deadline}. */
+  public interface Deadline extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Sends a request (with an optional payload) and returns the reply frame; any payload of the reply is still
+   * on the socket for {@link #readPayload}. An error reply throws {@link RemoteErrorException}.
+   */
+  public Frame call(Opcode opcode, BodyWriter body, ByteBuffer payload) throws IOException {
+    long id = nextRequestId++;
+    try {
+      channel.write(opcode.code(), 0, id, body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
+      Frame reply = channel.read();
+      if (reply == null) {
+        throw new ProtocolException("peer " + endpoint + " closed the connection before replying to " + opcode);
+      }
+      if (!reply.header().isResponse() || reply.header().requestId() != id || reply.header().opcode() != opcode.code()) {
+        throw new ProtocolException("reply from " + endpoint + " does not match request " + opcode + " #" + id);
+      }
+      if (reply.header().isError()) {
+        ErrorReply e = ErrorReply.decode(reply.reader());
+        throw new RemoteErrorException(e.code(), e.message());
+      }
+      return reply;
+    } catch (RemoteErrorException e) {
+      throw e;
+    } catch (IOException e) {
+      broken = true;
+      throw timedOut ? timeout(opcode, e) : e;
+    }
+  }
+
+  public void readPayload(ByteBuffer dst) throws IOException {
+    try {
+      channel.readPayload(dst);
+    } catch (IOException e) {
+      broken = true;
+      throw timedOut ? timeout(null, e) : e;
+    }
+  }
+
+  /** Marks the stream out of step (e.g. a payload was not consumed); the connection will be closed, not reused. */
+  public void markBroken() {
+    broken = true;
+  }
+
+  private SocketTimeoutException timeout(Opcode opcode, IOException cause) {
+    SocketTimeoutException t = new SocketTimeoutException("no complete reply from " + endpoint
+        + (opcode == null ? "" : " to " + opcode) + " before the deadline");
+    t.initCause(cause);
+    return t;
+  }
+
+  private static void closeQuietly(SocketChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // nothing useful to do when closing an already failed socket fails
+    }
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(channel.channel());
+  }
+}
