@@ -1,0 +1,88 @@
+package io.kvpool.bench;
+
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code kvpool bench}: the same put-then-get workload against the raw NIO loopback baseline, kvpool and
+ * (when installed) Redis, in one run, so the printed ratios compare like with like on this machine now.
+ */
+public final class Benchmark {
+
+  /** Fraction of the pool's capacity one put round may fill, far from the eviction watermark. */
+  private static final double POOL_FILL = 0.5;
+  private static final int MAX_KEYS_PER_CLIENT = 2048;
+
+  /** What to run; {@code perTarget} is split evenly between the put and the get phase. */
+  public record Settings(int valueSize, int clients, int replicas, Duration perTarget, String masterAddress) {
+  }
+
+  private Benchmark() {
+  }
+
+  public static void run(Settings settings, PrintStream out) throws IOException, InterruptedException {
+    long capacity;
+    try (KvPoolClient probe = KvPoolClient.connect(ClientConfig.builder().master(settings.masterAddress())
+        .clientId("bench-probe").build())) {
+      capacity = probe.stats().capacityBytes();
+    }
+    long perKey = (long) settings.valueSize() * settings.replicas();
+    int keysPerClient = (int) Math.max(1, Math.min(MAX_KEYS_PER_CLIENT,
+        (long) (capacity * POOL_FILL) / perKey / settings.clients()));
+    Duration phase = settings.perTarget().dividedBy(2);
+    BenchPlan plan = new BenchPlan(settings.valueSize(), settings.clients(), keysPerClient, phase, phase);
+    out.printf(Locale.ROOT, "value %d bytes, %d clients, replicas %d, %d keys per client per round, "
+            + "%.1f s put + %.1f s get per target%n", settings.valueSize(), settings.clients(), settings.replicas(),
+        keysPerClient, phase.toMillis() / 1e3, phase.toMillis() / 1e3);
+
+    List<PhaseResult> results = new ArrayList<>();
+    results.addAll(new TargetBenchmark(plan, new LoopbackBaseline()).run());
+    results.addAll(new TargetBenchmark(plan, new KvPoolTarget(settings.masterAddress(), settings.replicas())).run());
+    Optional<Path> redisBinary = RedisServer.findBinary();
+    String redisNote = null;
+    if (redisBinary.isPresent()) {
+      Path log = Files.createTempFile("kvpool-bench-redis-", ".log");
+      try (RedisServer redis = RedisServer.start(redisBinary.get(), log)) {
+        results.addAll(new TargetBenchmark(plan, new RedisTarget(redis.address())).run());
+      }
+    } else {
+      redisNote = "redis: skipped, no redis-server on PATH (apt-get install redis-server to compare)";
+    }
+    print(results, settings.replicas(), out);
+    if (redisNote != null) {
+      out.println(redisNote);
+    }
+  }
+
+  private static void print(List<PhaseResult> results, int replicas, PrintStream out) {
+    String format = "%-13s %-4s %8s %10s %10s %10s%n";
+    out.printf(Locale.ROOT, format, "TARGET", "OP", "GB/s", "ops/s", "p50 us", "p99 us");
+    for (PhaseResult r : results) {
+      out.printf(Locale.ROOT, format, r.target(), r.operation(), String.format(Locale.ROOT, "%.3f", r.gigabytesPerSecond()),
+          String.format(Locale.ROOT, "%.0f", r.opsPerSecond()), String.format(Locale.ROOT, "%.0f", r.p50Micros()),
+          String.format(Locale.ROOT, "%.0f", r.p99Micros()));
+    }
+    for (String op : List.of("put", "get")) {
+      PhaseResult baseline = find(results, "nio-baseline", op);
+      PhaseResult kvpool = find(results, "kvpool", op);
+      out.printf(Locale.ROOT, "ratio kvpool/nio-baseline %s: %.2f%s%n", op,
+          kvpool.gigabytesPerSecond() / baseline.gigabytesPerSecond(),
+          op.equals("put") && replicas > 1 ? " (GB/s of values stored; kvpool sends each value " + replicas
+              + " times)" : "");
+    }
+  }
+
+  private static PhaseResult find(List<PhaseResult> results, String target, String op) {
+    return results.stream().filter(r -> r.target().equals(target) && r.operation().equals(op)).findFirst()
+        .orElseThrow();
+  }
+}

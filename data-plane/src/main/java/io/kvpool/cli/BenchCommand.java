@@ -1,0 +1,71 @@
+package io.kvpool.cli;
+
+import io.kvpool.bench.Benchmark;
+import io.kvpool.common.HostPort;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code kvpool bench}: throughput and latency of kvpool next to a raw NIO loopback baseline. */
+final class BenchCommand implements Command {
+
+  @Override
+  public String name() {
+    return "bench";
+  }
+
+  @Override
+  public String usage() {
+    return "bench [--master HOST:PORT] [--value-size 1MiB] [--clients 4] [--replicas 1] [--seconds 10] "
+        + "[--storage-nodes 3] [--memory 512MiB]";
+  }
+
+  @Override
+  public String summary() {
+    return "measure put/get GB/s, ops/s and latency against a raw NIO loopback baseline (and Redis if installed)";
+  }
+
+  @Override
+  public Set<String> options() {
+    return Set.of("master", "value-size", "clients", "replicas", "seconds", "storage-nodes", "memory");
+  }
+
+  @Override
+  public int run(CliArguments args, PrintStream out) throws Exception {
+    args.positionals();
+    long valueSize = args.size("value-size", "1MiB");
+    if (valueSize < 8 || valueSize > (1 << 30)) {
+      throw new UsageException("--value-size must be between 8 bytes and 1GiB, got " + valueSize);
+    }
+    int clients = args.integer("clients", 4, 1, 256);
+    int replicas = args.integer("replicas", 1, 1, 16);
+    int seconds = args.integer("seconds", 10, 2, 3600);
+    int nodes = args.integer("storage-nodes", 3, 1, 64);
+    long memory = args.size("memory", "512MiB");
+    if (replicas > nodes && args.option("master").isEmpty()) {
+      throw new UsageException("--replicas " + replicas + " needs at least as many --storage-nodes, got " + nodes);
+    }
+    Optional<HostPort> master = args.endpoint("master");
+    Benchmark.Settings settings = new Benchmark.Settings((int) valueSize, clients, replicas,
+        Duration.ofSeconds(seconds), null);
+    if (master.isPresent()) {
+      out.println("kvpool bench against the pool at " + master.get());
+      Benchmark.run(withMaster(settings, master.get().toString()), out);
+      return 0;
+    }
+    LocalPoolConfig config = LocalPool.builder().poolId("bench").storageNodes(nodes)
+        .memoryPerNode(Long.toString(memory)).build();
+    out.println("kvpool bench: starting a local pool of " + nodes + " storage nodes x " + StatusTable.bytes(memory)
+        + " (logs in " + config.logDir() + ")");
+    try (LocalPool pool = config.start()) {
+      Benchmark.run(withMaster(settings, pool.masterAddress()), out);
+    }
+    return 0;
+  }
+
+  private static Benchmark.Settings withMaster(Benchmark.Settings settings, String master) {
+    return new Benchmark.Settings(settings.valueSize(), settings.clients(), settings.replicas(),
+        settings.perTarget(), master);
+  }
+}
