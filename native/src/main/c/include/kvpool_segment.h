@@ -1,0 +1,57 @@
+/*
+ * Segments: page-aligned anonymous memory with optional huge pages, NUMA preference and mlock.
+ */
+#ifndef KVPOOL_SEGMENT_H
+#define KVPOOL_SEGMENT_H
+
+#include <stdint.h>
+
+#include "kvpool_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Huge page modes, requested and obtained. A request falls back EXPLICIT -> TRANSPARENT -> NONE. */
+enum kvpool_huge_mode {
+    KVPOOL_HUGE_NONE = 0,
+    KVPOOL_HUGE_TRANSPARENT = 1,
+    KVPOOL_HUGE_EXPLICIT = 2
+};
+
+/* Flags reported in kvpool_segment.flags. Failing to lock or bind is reported, never fatal. */
+#define KVPOOL_SEGMENT_LOCKED 0x1u
+#define KVPOOL_SEGMENT_LOCK_FAILED 0x2u
+#define KVPOOL_SEGMENT_NUMA_BOUND 0x4u
+#define KVPOOL_SEGMENT_NUMA_FAILED 0x8u
+
+/* What kvpool_segment_create obtained. Fixed-width fields: the layout is shared with the JNA binding. */
+typedef struct kvpool_segment {
+    uint64_t base;       /* address of the first byte */
+    uint64_t size;       /* bytes mapped: the request rounded up to the page (or huge page) size */
+    int32_t huge_mode;   /* enum kvpool_huge_mode actually obtained */
+    uint32_t flags;      /* KVPOOL_SEGMENT_* */
+    int32_t lock_errno;  /* errno of mlock when KVPOOL_SEGMENT_LOCK_FAILED, else 0 */
+    int32_t numa_errno;  /* errno of mbind when KVPOOL_SEGMENT_NUMA_FAILED, else 0 */
+} kvpool_segment;
+
+/*
+ * Maps size bytes (> 0) of zeroed anonymous memory.
+ * huge_mode: enum kvpool_huge_mode requested; numa_node: preferred node or -1; lock: non-zero to mlock.
+ * Returns 0 and fills *out, or an errno value (EINVAL for bad arguments, mmap's errno otherwise).
+ */
+KVPOOL_API int kvpool_segment_create(uint64_t size, int32_t huge_mode, int32_t numa_node, int32_t lock,
+                          kvpool_segment *out);
+
+/* Unmaps a segment created by kvpool_segment_create (base and size as reported). Returns 0 or errno. */
+KVPOOL_API int kvpool_segment_destroy(uint64_t base, uint64_t size);
+
+/* The system page size and the default huge page size (0 when the kernel reports none). */
+KVPOOL_API uint64_t kvpool_page_size(void);
+KVPOOL_API uint64_t kvpool_huge_page_size(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

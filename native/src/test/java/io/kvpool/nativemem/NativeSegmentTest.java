@@ -1,0 +1,145 @@
+package io.kvpool.nativemem;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+
+class NativeSegmentTest {
+    private static final long PAGE = 4096;
+
+    @Test
+    void allocatesZeroedPageAlignedMemoryRoundedUpToThePage() {
+        try (NativeSegment segment = NativeSegment.allocate(1000, SegmentOptions.defaults().hugePages(HugePageMode.NONE))) {
+            assertThat(segment.size()).isEqualTo(PAGE);
+            assertThat(segment.address() % PAGE).isZero();
+            assertThat(segment.hugePages()).isEqualTo(HugePageMode.NONE);
+            assertThat(segment.locked()).isFalse();
+            ByteBuffer view = segment.view(0, (int) segment.size());
+            for (int i = 0; i < view.limit(); i++) {
+                assertThat(view.get(i)).isZero();
+            }
+        }
+    }
+
+    @Test
+    void explicitHugePagesFallBackToALowerModeWhenNoneAreReserved() throws Exception {
+        long reserved = hugePagesFree();
+        try (NativeSegment segment = NativeSegment.allocate(4 << 20,
+                SegmentOptions.defaults().hugePages(HugePageMode.EXPLICIT))) {
+            if (reserved * 2 < 2) {
+                assertThat(segment.hugePages()).isIn(HugePageMode.TRANSPARENT, HugePageMode.NONE);
+            }
+            assertThat(segment.size()).isGreaterThanOrEqualTo(4 << 20);
+            segment.view(0, 4 << 20).put(0, (byte) 1);
+        }
+    }
+
+    @Test
+    void transparentRequestObtainsTransparentOrNone() {
+        try (NativeSegment segment = NativeSegment.allocate(4 << 20, SegmentOptions.defaults())) {
+            assertThat(segment.hugePages()).isIn(HugePageMode.TRANSPARENT, HugePageMode.NONE);
+        }
+    }
+
+    @Test
+    void reportsLockAndNumaOutcomeWithoutFailing() {
+        try (NativeSegment segment = NativeSegment.allocate(1 << 20,
+                SegmentOptions.defaults().hugePages(HugePageMode.NONE).lock(true).numaNode(0))) {
+            assertThat(segment.size()).isEqualTo(1 << 20);
+        }
+        try (NativeSegment segment = NativeSegment.allocate(1 << 20, SegmentOptions.defaults().numaNode(1000))) {
+            assertThat(segment.numaBound()).isFalse();
+            assertThat(segment.locked()).isFalse();
+        }
+    }
+
+    @Test
+    void writesThroughAViewAreSeenByNativeCopyAndChecksum() {
+        byte[] text = "kv-cache block".getBytes(StandardCharsets.US_ASCII);
+        try (NativeSegment a = NativeSegment.allocate(1 << 16, SegmentOptions.defaults());
+                NativeSegment b = NativeSegment.allocate(1 << 16, SegmentOptions.defaults())) {
+            ByteBuffer view = a.view(100, text.length);
+            assertThat(view.isDirect()).isTrue();
+            assertThat(view.position()).isZero();
+            assertThat(view.limit()).isEqualTo(text.length);
+            view.put(text);
+
+            NativeSegment.copy(b, 5000, a, 100, text.length);
+            byte[] back = new byte[text.length];
+            b.view(5000, text.length).get(back);
+            assertThat(back).isEqualTo(text);
+
+            CRC32C expected = new CRC32C();
+            expected.update(text);
+            assertThat(Integer.toUnsignedLong(b.crc32c(5000, text.length))).isEqualTo(expected.getValue());
+            assertThat(Integer.toUnsignedLong(Crc32c.compute(a.view(100, text.length)))).isEqualTo(expected.getValue());
+        }
+    }
+
+    @Test
+    void copyWithinHandlesOverlap() {
+        try (NativeSegment segment = NativeSegment.allocate(PAGE, SegmentOptions.defaults())) {
+            ByteBuffer view = segment.view(0, 64);
+            for (int i = 0; i < 64; i++) {
+                view.put(i, (byte) i);
+            }
+            segment.copyWithin(8, 0, 32);
+            for (int i = 0; i < 32; i++) {
+                assertThat(view.get(8 + i)).isEqualTo((byte) i);
+            }
+            segment.copyWithin(0, 8, 32);
+            for (int i = 0; i < 32; i++) {
+                assertThat(view.get(i)).isEqualTo((byte) i);
+            }
+        }
+    }
+
+    @Test
+    void rejectsBadSizesAndRanges() {
+        assertThatThrownBy(() -> NativeSegment.allocate(0, SegmentOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be > 0");
+        assertThatThrownBy(() -> NativeSegment.allocate(-5, SegmentOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NativeSegment.allocate(Long.MAX_VALUE, SegmentOptions.defaults()))
+                .isInstanceOf(NativeMemoryException.class).hasMessageContaining("cannot map");
+        assertThatThrownBy(() -> SegmentOptions.defaults().numaNode(-2)).isInstanceOf(IllegalArgumentException.class);
+        try (NativeSegment segment = NativeSegment.allocate(PAGE, SegmentOptions.defaults())) {
+            assertThatThrownBy(() -> segment.view(-1, 10)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> segment.view(0, -1)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> segment.view(PAGE - 10, 11)).isInstanceOf(IndexOutOfBoundsException.class)
+                    .hasMessageContaining("outside segment of 4096 bytes");
+            assertThatThrownBy(() -> segment.crc32c(Long.MAX_VALUE, 10)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> segment.crc32c(10, Long.MAX_VALUE)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> segment.copyWithin(0, PAGE, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> segment.copyWithin(Long.MIN_VALUE, 0, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(segment.view(PAGE, 0).limit()).isZero();
+        }
+    }
+
+    @Test
+    void useAfterCloseIsRefusedAndCloseIsIdempotent() {
+        NativeSegment segment = NativeSegment.allocate(PAGE, SegmentOptions.defaults());
+        NativeSegment other = NativeSegment.allocate(PAGE, SegmentOptions.defaults());
+        segment.close();
+        segment.close();
+        assertThatThrownBy(() -> segment.view(0, 1)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> segment.crc32c(0, 1)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> segment.copyWithin(0, 1, 1)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> NativeSegment.copy(other, 0, segment, 0, 1)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> NativeSegment.copy(segment, 0, other, 0, 1)).isInstanceOf(IllegalStateException.class);
+        other.close();
+    }
+
+    private static long hugePagesFree() throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+            if (line.startsWith("HugePages_Free:")) {
+                return Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        return 0;
+    }
+}
