@@ -1,0 +1,11 @@
+package io.kvpool.master;
+
+/** Lifecycle of a storage node as the master sees it. */
+public enum NodeState {
+  /** Heartbeating; receives new replicas. */
+  ALIVE,
+  /** Heartbeating but receives no new replicas; its objects are re-replicated elsewhere. */
+  DRAINING,
+  /** Silent for longer than the node TTL; its replicas are gone. */
+  DEAD
+}

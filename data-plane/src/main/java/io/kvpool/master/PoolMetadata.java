@@ -1,0 +1,585 @@
+package io.kvpool.master;
+
+import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.GrantSigner;
+import io.kvpool.protocol.HeartbeatReply;
+import io.kvpool.protocol.InventoryEntry;
+import io.kvpool.protocol.Location;
+import io.kvpool.protocol.PutStartItem;
+import io.kvpool.protocol.PutStartResult;
+import io.kvpool.protocol.RegisterNode;
+import io.kvpool.protocol.RegisterReply;
+import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.ReplicaListResult;
+import io.kvpool.protocol.ReplicaLocation;
+import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.protocol.StatsReply;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All master state: storage nodes, their allocators and the object table. Every method takes the one lock (this
+ * object's monitor): master operations are short and in-memory, and a single lock keeps the invariants (an
+ * allocated range belongs to exactly one replica; a leased, pinned or pending object is never freed) easy to see.
+ */
+public final class PoolMetadata {
+  private static final Logger LOG = LoggerFactory.getLogger(PoolMetadata.class);
+  /** Fixed until leader election arrives; storage nodes already compare it on every heartbeat. */
+  public static final long VIEW_NUMBER = 1;
+  private static final int MAX_REPAIRS_PER_TICK = 64;
+  private static final long REPAIR_RETRY_MILLIS = 1_000;
+
+  private final MasterConfig config;
+  private final LongSupplier clock;
+  private final ReplicaPlacement placement;
+  private final MasterCounters counters;
+  private final Map<String, StorageNodeRecord> nodes = new LinkedHashMap<>();
+  private final Map<String, StoredObject> objects = new HashMap<>();
+  private final Set<String> pendingKeys = new HashSet<>();
+  private final Set<String> needsRepair = new LinkedHashSet<>();
+  private long nextGeneration = 1;
+
+  public PoolMetadata(MasterConfig config, LongSupplier clockMillis, ReplicaPlacement placement, MasterCounters counters) {
+    this.config = config;
+    this.clock = clockMillis;
+    this.placement = placement;
+    this.counters = counters;
+  }
+
+  public MasterConfig config() {
+    return config;
+  }
+
+  // ---- storage nodes ----
+
+  /**
+   * Registers (or re-registers) a node. Replicas the master had on that node survive only if the node's inventory
+   * still lists them; unknown inventory entries are adopted as complete objects.
+   */
+  public synchronized RegisterReply register(RegisterNode msg, VersionInfo version) {
+    long now = clock.getAsLong();
+    StorageNodeRecord old = nodes.get(msg.nodeId());
+    List<StorageSegment> segments = new ArrayList<>();
+    for (SegmentInfo s : msg.segments()) {
+      segments.add(new StorageSegment(s.id(), new SegmentAllocator(s.size())));
+    }
+    byte[] grantKey = GrantSigner.newKey();
+    StorageNodeRecord node = new StorageNodeRecord(msg.nodeId(), msg.endpoint(), version, segments,
+        new GrantSigner(grantKey), now);
+    Map<Replica, InventoryEntry> inventory = new HashMap<>();
+    for (InventoryEntry e : msg.inventory()) {
+      inventory.put(new Replica(msg.nodeId(), e.segmentId(), e.offset(), e.length()), e);
+    }
+    if (old != null && old.state() != NodeState.DEAD) {
+      // the process restarted within its TTL: whatever its inventory does not list is gone
+      dropReplicasOf(msg.nodeId(), inventory.keySet(), now);
+    }
+    nodes.put(node.id(), node);
+    int adopted = 0;
+    for (Map.Entry<Replica, InventoryEntry> e : inventory.entrySet()) {
+      Replica r = e.getKey();
+      StorageSegment seg = node.segment(r.segmentId());
+      StoredObject o = objects.get(e.getValue().key());
+      boolean known = o != null && o.replicas.contains(r);
+      if (seg == null || !seg.allocator().reserve(r.offset(), r.length())) {
+        node.released(new Location(r.segmentId(), r.offset()));
+        if (known) {
+          forgetReplica(o, r);
+        }
+        continue;
+      }
+      if (known) {
+        continue;
+      }
+      if (o == null) {
+        StoredObject adoptedObject = new StoredObject(e.getValue().key(), nextGeneration++, r.length(),
+            e.getValue().checksum(), 1);
+        adoptedObject.state = StoredObject.State.COMPLETE;
+        adoptedObject.lastAccessMillis = now;
+        // a recovered object is protected for one lease TTL, like a freshly read one
+        adoptedObject.leaseExpiryMillis = now + config.leaseTtl().toMillis();
+        adoptedObject.replicas.add(r);
+        objects.put(adoptedObject.key, adoptedObject);
+        adopted++;
+      } else if (o.state == StoredObject.State.COMPLETE && o.size == r.length() && o.checksum == e.getValue().checksum()
+          && o.replicas.size() < o.wantedReplicas) {
+        o.replicas.add(r);
+      } else {
+        seg.allocator().free(r.offset());
+        node.released(new Location(r.segmentId(), r.offset()));
+      }
+    }
+    LOG.info("event=node_registered node={} endpoint={} version={} segments={} capacity={} inventory={} adopted={}",
+        node.id(), node.endpoint(), version, segments.size(), node.capacityBytes(), inventory.size(), adopted);
+    return new RegisterReply(VIEW_NUMBER, grantKey);
+  }
+
+  public synchronized HeartbeatReply heartbeat(String nodeId) {
+    StorageNodeRecord node = nodes.get(nodeId);
+    if (node == null || node.state() == NodeState.DEAD) {
+      return new HeartbeatReply(false, VIEW_NUMBER, List.of());
+    }
+    node.heartbeat(clock.getAsLong());
+    return new HeartbeatReply(true, VIEW_NUMBER, node.takeReleased(10_000));
+  }
+
+  /** Stops new placements on the node and re-replicates its objects elsewhere; false if the node is unknown. */
+  public synchronized boolean drain(String nodeId) {
+    StorageNodeRecord node = nodes.get(nodeId);
+    if (node == null || node.state() == NodeState.DEAD) {
+      return false;
+    }
+    if (node.state() == NodeState.ALIVE) {
+      node.state(NodeState.DRAINING);
+      for (StoredObject o : objects.values()) {
+        if (onNode(o, nodeId)) {
+          needsRepair.add(o.key);
+        }
+      }
+      LOG.info("event=node_draining node={} objects_to_move={}", nodeId, needsRepair.size());
+    }
+    return true;
+  }
+
+  // ---- puts ----
+
+  public synchronized List<PutStartResult> putStart(List<PutStartItem> items) {
+    long now = clock.getAsLong();
+    List<PutStartResult> results = new ArrayList<>(items.size());
+    for (PutStartItem item : items) {
+      results.add(putStartOne(item, now));
+    }
+    if (usageRatio() > config.highWatermark()) {
+      evict(now, 0);
+    }
+    return results;
+  }
+
+  private PutStartResult putStartOne(PutStartItem item, long now) {
+    if (objects.containsKey(item.key())) {
+      return new PutStartResult(ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it", List.of());
+    }
+    List<ReplicaPlacement.Choice> choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
+    if (choices == null && evict(now, (long) item.replicas() * SegmentAllocator.blockSize(item.size())) > 0) {
+      choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
+    }
+    if (choices == null) {
+      return new PutStartResult(ErrorCode.NO_SPACE, noSpaceMessage(item), List.of());
+    }
+    StoredObject o = new StoredObject(item.key(), nextGeneration++, item.size(), item.checksum(), item.replicas());
+    o.pendingDeadlineMillis = now + config.pendingTimeout().toMillis();
+    o.lastAccessMillis = now;
+    List<ReplicaGrant> grants = new ArrayList<>();
+    for (ReplicaPlacement.Choice c : choices) {
+      long offset = c.segment().allocator().allocate(item.size());
+      Replica r = new Replica(c.node().id(), c.segment().id(), offset, item.size());
+      o.replicas.add(r);
+      grants.add(grant(c.node(), item.key(), r, o.pendingDeadlineMillis));
+    }
+    objects.put(o.key, o);
+    pendingKeys.add(o.key);
+    return new PutStartResult(ErrorCode.OK, "", grants);
+  }
+
+  private String noSpaceMessage(PutStartItem item) {
+    long alive = nodes.values().stream().filter(n -> n.state() == NodeState.ALIVE).count();
+    long largest = nodes.values().stream().filter(n -> n.state() == NodeState.ALIVE)
+        .flatMap(n -> n.segments().stream()).mapToLong(s -> s.allocator().largestFreeBlock()).max().orElse(0);
+    return "no room for " + item.size() + " bytes x " + item.replicas() + " replicas: " + alive
+        + " alive nodes, largest free block " + largest + " bytes (after eviction); add storage, lower the replica"
+        + " count, or store smaller values";
+  }
+
+  private static ReplicaGrant grant(StorageNodeRecord node, String key, Replica r, long expiresAtMillis) {
+    byte[] token = node.signer().sign(key, r.segmentId(), r.offset(), r.length(), expiresAtMillis);
+    return new ReplicaGrant(node.id(), node.endpoint(), r.segmentId(), r.offset(), r.length(), expiresAtMillis, token);
+  }
+
+  public synchronized List<ErrorCode> putEnd(List<String> keys) {
+    long now = clock.getAsLong();
+    List<ErrorCode> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      StoredObject o = objects.get(key);
+      if (o == null) {
+        out.add(ErrorCode.NOT_FOUND);
+      } else if (o.state == StoredObject.State.COMPLETE) {
+        out.add(ErrorCode.OK);
+      } else {
+        o.state = StoredObject.State.COMPLETE;
+        o.lastAccessMillis = now;
+        pendingKeys.remove(key);
+        if (o.replicas.size() < o.wantedReplicas) {
+          needsRepair.add(key);
+        }
+        counters.puts.inc();
+        out.add(ErrorCode.OK);
+      }
+    }
+    return out;
+  }
+
+  public synchronized List<ErrorCode> putRevoke(List<String> keys) {
+    List<ErrorCode> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      StoredObject o = objects.get(key);
+      if (o == null) {
+        out.add(ErrorCode.NOT_FOUND);
+      } else if (o.state != StoredObject.State.PENDING) {
+        out.add(ErrorCode.INVALID_STATE);
+      } else {
+        delete(o);
+        out.add(ErrorCode.OK);
+      }
+    }
+    return out;
+  }
+
+  // ---- reads and housekeeping ----
+
+  public synchronized List<ReplicaListResult> getReplicas(List<String> keys) {
+    long now = clock.getAsLong();
+    List<ReplicaListResult> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      counters.gets.inc();
+      StoredObject o = objects.get(key);
+      if (o == null || o.state != StoredObject.State.COMPLETE || o.replicas.isEmpty()) {
+        counters.getMisses.inc();
+        out.add(ReplicaListResult.missing(ErrorCode.NOT_FOUND));
+        continue;
+      }
+      counters.getHits.inc();
+      o.lastAccessMillis = now;
+      o.leaseExpiryMillis = Math.max(o.leaseExpiryMillis, now + config.leaseTtl().toMillis());
+      List<ReplicaLocation> locations = new ArrayList<>(o.replicas.size());
+      for (Replica r : o.replicas) {
+        locations.add(new ReplicaLocation(r.nodeId(), nodes.get(r.nodeId()).endpoint(), r.segmentId(), r.offset(),
+            r.length()));
+      }
+      out.add(new ReplicaListResult(ErrorCode.OK, o.size, o.checksum, config.leaseTtl().toMillis(), locations));
+    }
+    return out;
+  }
+
+  public synchronized List<ErrorCode> exists(List<String> keys) {
+    List<ErrorCode> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      StoredObject o = objects.get(key);
+      out.add(o != null && o.state == StoredObject.State.COMPLETE ? ErrorCode.OK : ErrorCode.NOT_FOUND);
+    }
+    return out;
+  }
+
+  public synchronized List<ErrorCode> remove(List<String> keys) {
+    long now = clock.getAsLong();
+    List<ErrorCode> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      StoredObject o = objects.get(key);
+      if (o == null) {
+        out.add(ErrorCode.NOT_FOUND);
+      } else if (o.state != StoredObject.State.COMPLETE) {
+        out.add(ErrorCode.INVALID_STATE);
+      } else if (o.leased(now) || o.repairInFlight) {
+        out.add(ErrorCode.OBJECT_LEASED);
+      } else {
+        delete(o);
+        out.add(ErrorCode.OK);
+      }
+    }
+    return out;
+  }
+
+  /** Removes every complete object that is not leased or being copied; returns how many. */
+  public synchronized long removeAll() {
+    long now = clock.getAsLong();
+    List<StoredObject> victims = new ArrayList<>();
+    for (StoredObject o : objects.values()) {
+      if (o.state == StoredObject.State.COMPLETE && !o.leased(now) && !o.repairInFlight) {
+        victims.add(o);
+      }
+    }
+    victims.forEach(this::delete);
+    return victims.size();
+  }
+
+  public synchronized ErrorCode pin(String key, boolean pinned) {
+    StoredObject o = objects.get(key);
+    if (o == null) {
+      return ErrorCode.NOT_FOUND;
+    }
+    o.pinned = pinned;
+    return ErrorCode.OK;
+  }
+
+  public synchronized StatsReply stats() {
+    int alive = 0;
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        alive++;
+      }
+    }
+    return new StatsReply(capacityBytes(), usedBytes(), objects.size(), alive);
+  }
+
+  // ---- periodic work ----
+
+  /**
+   * Declares silent nodes dead, revokes abandoned puts, evicts above the watermark and returns replica copies to
+   * start (targets already allocated and marked in flight).
+   */
+  public synchronized List<RepairTask> tick() {
+    long now = clock.getAsLong();
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() != NodeState.DEAD && now - n.lastHeartbeatMillis() > config.nodeTtl().toMillis()) {
+        n.state(NodeState.DEAD);
+        int before = needsRepair.size();
+        dropReplicasOf(n.id(), Set.of(), now);
+        LOG.warn("event=node_dead node={} silent_ms={} objects_to_repair={}", n.id(), now - n.lastHeartbeatMillis(),
+            needsRepair.size() - before);
+      }
+    }
+    for (Iterator<String> it = pendingKeys.iterator(); it.hasNext(); ) {
+      StoredObject o = objects.get(it.next());
+      if (o != null && o.pendingDeadlineMillis < now) {
+        it.remove();
+        delete(o);
+        counters.pendingExpired.inc();
+      }
+    }
+    if (usageRatio() > config.highWatermark()) {
+      evict(now, 0);
+    }
+    return planRepairs(now);
+  }
+
+  private List<RepairTask> planRepairs(long now) {
+    List<RepairTask> tasks = new ArrayList<>();
+    for (Iterator<String> it = needsRepair.iterator(); it.hasNext() && tasks.size() < MAX_REPAIRS_PER_TICK; ) {
+      StoredObject o = objects.get(it.next());
+      if (o == null || o.state != StoredObject.State.COMPLETE) {
+        it.remove();
+        continue;
+      }
+      if (o.repairInFlight || o.nextRepairMillis > now) {
+        continue;
+      }
+      List<Replica> healthy = new ArrayList<>();
+      List<Replica> draining = new ArrayList<>();
+      for (Replica r : o.replicas) {
+        (nodes.get(r.nodeId()).state() == NodeState.ALIVE ? healthy : draining).add(r);
+      }
+      if (healthy.size() >= o.wantedReplicas) {
+        // enough copies on ALIVE nodes: retire the ones on draining nodes
+        if (!o.leased(now)) {
+          for (Replica r : draining) {
+            o.replicas.remove(r);
+            free(r);
+          }
+          it.remove();
+        }
+        continue;
+      }
+      Set<String> holders = new HashSet<>();
+      o.replicas.forEach(r -> holders.add(r.nodeId()));
+      List<ReplicaPlacement.Choice> target = placement.choose(nodes.values(), o.size, 1, holders);
+      if (target == null) {
+        if (draining.isEmpty()) {
+          it.remove(); // no node can take another copy; the object stays readable with fewer replicas
+        } else {
+          o.nextRepairMillis = now + REPAIR_RETRY_MILLIS;
+        }
+        continue;
+      }
+      ReplicaPlacement.Choice c = target.get(0);
+      long offset = c.segment().allocator().allocate(o.size);
+      Replica t = new Replica(c.node().id(), c.segment().id(), offset, o.size);
+      Replica source = healthy.isEmpty() ? draining.get(0) : healthy.get(0);
+      o.repairInFlight = true;
+      tasks.add(new RepairTask(o.key, o.generation, o.checksum, source, nodes.get(source.nodeId()).endpoint(), t,
+          grant(c.node(), o.key, t, now + config.pendingTimeout().toMillis())));
+    }
+    return tasks;
+  }
+
+
+  /** Records the outcome of a replica copy started by {@link #tick()}. */
+  public synchronized void repairDone(RepairTask task, boolean copied) {
+    long now = clock.getAsLong();
+    StoredObject o = objects.get(task.key());
+    boolean current = o != null && o.generation == task.generation();
+    if (current) {
+      o.repairInFlight = false;
+    }
+    StorageNodeRecord target = nodes.get(task.target().nodeId());
+    boolean targetAlive = target != null && target.state() != NodeState.DEAD
+        && target.segment(task.target().segmentId()) != null;
+    if (copied && current && targetAlive) {
+      o.replicas.add(task.target());
+      counters.repairs.inc();
+      needsRepair.add(o.key);
+      return;
+    }
+    if (targetAlive) {
+      free(task.target());
+    }
+    if (current) {
+      counters.repairFailures.inc();
+      o.nextRepairMillis = now + REPAIR_RETRY_MILLIS;
+      needsRepair.add(o.key);
+    }
+  }
+
+  /**
+   * Evicts COMPLETE, unpinned, unleased objects, least recently used first, until the configured ratio of used
+   * bytes (and at least {@code needBytes}) is freed. Returns the bytes freed.
+   */
+  long evict(long now, long needBytes) {
+    long target = Math.max(needBytes, (long) (usedBytes() * config.evictRatio()));
+    List<StoredObject> candidates = new ArrayList<>();
+    for (StoredObject o : objects.values()) {
+      if (o.evictable(now)) {
+        candidates.add(o);
+      }
+    }
+    candidates.sort(Comparator.comparingLong(o -> o.lastAccessMillis));
+    long freed = 0;
+    int evicted = 0;
+    for (StoredObject o : candidates) {
+      if (freed >= target && evicted > 0) {
+        break;
+      }
+      freed += o.allocatedBytes();
+      delete(o);
+      evicted++;
+    }
+    counters.evictions.add(evicted);
+    if (evicted > 0) {
+      LOG.info("event=eviction_round evicted={} freed_bytes={} candidates={}", evicted, freed, candidates.size());
+    }
+    return freed;
+  }
+
+  /** Forgets replicas on {@code nodeId} except {@code keep}; objects left with none are lost. */
+  private void dropReplicasOf(String nodeId, Set<Replica> keep, long now) {
+    List<StoredObject> lost = new ArrayList<>();
+    for (StoredObject o : objects.values()) {
+      if (o.replicas.removeIf(r -> r.nodeId().equals(nodeId) && !keep.contains(r))) {
+        if (o.replicas.isEmpty()) {
+          lost.add(o);
+        } else {
+          needsRepair.add(o.key);
+        }
+      }
+    }
+    for (StoredObject o : lost) {
+      objects.remove(o.key);
+      pendingKeys.remove(o.key);
+      if (o.state == StoredObject.State.COMPLETE) {
+        counters.objectsLost.inc();
+      }
+    }
+    if (!lost.isEmpty()) {
+      LOG.warn("event=objects_lost node={} count={}", nodeId, lost.size());
+    }
+  }
+
+  private void forgetReplica(StoredObject o, Replica r) {
+    o.replicas.remove(r);
+    if (o.replicas.isEmpty()) {
+      objects.remove(o.key);
+      pendingKeys.remove(o.key);
+      counters.objectsLost.inc();
+    } else {
+      needsRepair.add(o.key);
+    }
+  }
+
+  private void delete(StoredObject o) {
+    objects.remove(o.key);
+    pendingKeys.remove(o.key);
+    needsRepair.remove(o.key);
+    for (Replica r : o.replicas) {
+      free(r);
+    }
+  }
+
+  private void free(Replica r) {
+    StorageNodeRecord node = nodes.get(r.nodeId());
+    if (node == null || node.state() == NodeState.DEAD) {
+      return;
+    }
+    StorageSegment seg = node.segment(r.segmentId());
+    if (seg != null) {
+      seg.allocator().free(r.offset());
+      node.released(new Location(r.segmentId(), r.offset()));
+    }
+  }
+
+  private static boolean onNode(StoredObject o, String nodeId) {
+    for (Replica r : o.replicas) {
+      if (r.nodeId().equals(nodeId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- views for status and metrics ----
+
+  private long capacityBytes() {
+    long c = 0;
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        c += n.capacityBytes();
+      }
+    }
+    return c;
+  }
+
+  private long usedBytes() {
+    long u = 0;
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        u += n.usedBytes();
+      }
+    }
+    return u;
+  }
+
+  private double usageRatio() {
+    long c = capacityBytes();
+    return c == 0 ? 0 : (double) usedBytes() / c;
+  }
+
+  /** A consistent copy of what /status and /metrics show. */
+  public synchronized PoolSnapshot snapshot() {
+    long now = clock.getAsLong();
+    List<PoolSnapshot.Node> nodeViews = new ArrayList<>();
+    for (StorageNodeRecord n : nodes.values()) {
+      boolean dead = n.state() == NodeState.DEAD;
+      nodeViews.add(new PoolSnapshot.Node(n.id(), n.endpoint(), n.state().name(), dead ? 0 : n.capacityBytes(),
+          dead ? 0 : n.usedBytes(), n.version().release(), n.version().protocol(), now - n.lastHeartbeatMillis()));
+    }
+    int leases = 0;
+    int pending = 0;
+    int pinned = 0;
+    for (StoredObject o : objects.values()) {
+      leases += o.leased(now) ? 1 : 0;
+      pending += o.state == StoredObject.State.PENDING ? 1 : 0;
+      pinned += o.pinned ? 1 : 0;
+    }
+    return new PoolSnapshot(nodeViews, capacityBytes(), usedBytes(), objects.size(), pending, leases, pinned,
+        needsRepair.size());
+  }
+}

@@ -1,0 +1,137 @@
+package io.kvpool.master;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Offset allocator for one storage segment: best-fit over a free list indexed by size, coalescing neighbours on
+ * free. Blocks are aligned to {@link #ALIGNMENT} bytes so values start on cache-line boundaries. Not thread-safe:
+ * the master's metadata lock guards it.
+ */
+public final class SegmentAllocator {
+  public static final long ALIGNMENT = 64;
+
+  private record Block(long offset, long length) {
+    long end() {
+      return offset + length;
+    }
+  }
+
+  private final long size;
+  private final TreeMap<Long, Block> freeByOffset = new TreeMap<>();
+  private final TreeSet<Block> freeBySize =
+      new TreeSet<>(Comparator.comparingLong(Block::length).thenComparingLong(Block::offset));
+  private final Map<Long, Long> allocated = new HashMap<>();
+  private long used;
+
+  public SegmentAllocator(long size) {
+    if (size < ALIGNMENT) {
+      throw new IllegalArgumentException("segment size " + size + " is smaller than the " + ALIGNMENT + "-byte alignment");
+    }
+    this.size = size - size % ALIGNMENT;
+    addFree(new Block(0, this.size));
+  }
+
+  /** Bytes a value of {@code length} occupies (a zero-length value still takes one aligned unit). */
+  public static long blockSize(long length) {
+    long l = Math.max(length, 1);
+    return (l + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+  }
+
+  /** Offset of a new block holding {@code length} bytes, or -1 when no free block is large enough. */
+  public long allocate(long length) {
+    long need = blockSize(length);
+    Block fit = freeBySize.ceiling(new Block(Long.MIN_VALUE, need));
+    if (fit == null) {
+      return -1;
+    }
+    removeFree(fit);
+    if (fit.length() > need) {
+      addFree(new Block(fit.offset() + need, fit.length() - need));
+    }
+    allocated.put(fit.offset(), need);
+    used += need;
+    return fit.offset();
+  }
+
+  /** Claims exactly [offset, offset + blockSize(length)) if it is entirely free (used when a node re-registers). */
+  public boolean reserve(long offset, long length) {
+    long need = blockSize(length);
+    if (offset < 0 || offset % ALIGNMENT != 0) {
+      return false;
+    }
+    Map.Entry<Long, Block> e = freeByOffset.floorEntry(offset);
+    if (e == null || e.getValue().end() < offset + need) {
+      return false;
+    }
+    Block b = e.getValue();
+    removeFree(b);
+    if (b.offset() < offset) {
+      addFree(new Block(b.offset(), offset - b.offset()));
+    }
+    if (b.end() > offset + need) {
+      addFree(new Block(offset + need, b.end() - offset - need));
+    }
+    allocated.put(offset, need);
+    used += need;
+    return true;
+  }
+
+  /** Frees the block that starts at {@code offset}. */
+  public void free(long offset) {
+    Long length = allocated.remove(offset);
+    if (length == null) {
+      throw new IllegalArgumentException("no allocated block starts at offset " + offset);
+    }
+    used -= length;
+    Block merged = new Block(offset, length);
+    Map.Entry<Long, Block> before = freeByOffset.lowerEntry(offset);
+    if (before != null && before.getValue().end() == offset) {
+      removeFree(before.getValue());
+      merged = new Block(before.getValue().offset(), before.getValue().length() + merged.length());
+    }
+    Block after = freeByOffset.get(offset + length);
+    if (after != null) {
+      removeFree(after);
+      merged = new Block(merged.offset(), merged.length() + after.length());
+    }
+    addFree(merged);
+  }
+
+  private void addFree(Block b) {
+    freeByOffset.put(b.offset(), b);
+    freeBySize.add(b);
+  }
+
+  private void removeFree(Block b) {
+    freeByOffset.remove(b.offset());
+    freeBySize.remove(b);
+  }
+
+  public long size() {
+    return size;
+  }
+
+  public long used() {
+    return used;
+  }
+
+  public long free() {
+    return size - used;
+  }
+
+  public long largestFreeBlock() {
+    return freeBySize.isEmpty() ? 0 : freeBySize.last().length();
+  }
+
+  public int freeBlockCount() {
+    return freeByOffset.size();
+  }
+
+  public int allocatedBlockCount() {
+    return allocated.size();
+  }
+}

@@ -1,0 +1,122 @@
+package io.kvpool.master;
+
+import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.GrantSigner;
+import io.kvpool.protocol.Location;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The master's record of one registered storage node. Guarded by the metadata lock. */
+public final class StorageNodeRecord {
+  private final String id;
+  private final String endpoint;
+  private final VersionInfo version;
+  private final List<StorageSegment> segments;
+  private final GrantSigner signer;
+  private final List<Location> released = new ArrayList<>();
+  private NodeState state = NodeState.ALIVE;
+  private long lastHeartbeatMillis;
+
+  StorageNodeRecord(String id, String endpoint, VersionInfo version, List<StorageSegment> segments, GrantSigner signer,
+                    long nowMillis) {
+    this.id = id;
+    this.endpoint = endpoint;
+    this.version = version;
+    this.segments = List.copyOf(segments);
+    this.signer = signer;
+    this.lastHeartbeatMillis = nowMillis;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String endpoint() {
+    return endpoint;
+  }
+
+  public VersionInfo version() {
+    return version;
+  }
+
+  public NodeState state() {
+    return state;
+  }
+
+  void state(NodeState s) {
+    state = s;
+  }
+
+  public long lastHeartbeatMillis() {
+    return lastHeartbeatMillis;
+  }
+
+  void heartbeat(long nowMillis) {
+    lastHeartbeatMillis = nowMillis;
+  }
+
+  List<StorageSegment> segments() {
+    return segments;
+  }
+
+  StorageSegment segment(int segmentId) {
+    for (StorageSegment s : segments) {
+      if (s.id() == segmentId) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  GrantSigner signer() {
+    return signer;
+  }
+
+  /** Records a freed replica so the node can forget it; delivered with the next heartbeat reply. */
+  void released(Location l) {
+    if (released.size() < 1_000_000) {
+      released.add(l);
+    }
+  }
+
+  List<Location> takeReleased(int max) {
+    int n = Math.min(max, released.size());
+    List<Location> out = new ArrayList<>(released.subList(0, n));
+    released.subList(0, n).clear();
+    return out;
+  }
+
+  public long capacityBytes() {
+    long c = 0;
+    for (StorageSegment s : segments) {
+      c += s.allocator().size();
+    }
+    return c;
+  }
+
+  public long usedBytes() {
+    long u = 0;
+    for (StorageSegment s : segments) {
+      u += s.allocator().used();
+    }
+    return u;
+  }
+
+  double freeRatio() {
+    long c = capacityBytes();
+    return c == 0 ? 0 : (double) (c - usedBytes()) / c;
+  }
+
+  /** The segment with the most free space that has a block of {@code length}; null if none. */
+  StorageSegment segmentFor(long length) {
+    long need = SegmentAllocator.blockSize(length);
+    StorageSegment best = null;
+    for (StorageSegment s : segments) {
+      if (s.allocator().largestFreeBlock() >= need
+          && (best == null || s.allocator().free() > best.allocator().free())) {
+        best = s;
+      }
+    }
+    return best;
+  }
+}
