@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -25,7 +24,7 @@ public class DeviceSpec {
   private Integer count;
 
   @JsonPropertyDescription("Host paths mounted into storage pods; empty means the Ascend driver defaults.")
-  private List<DriverMount> driverMounts = new ArrayList<>();
+  private List<DriverMount> driverMounts;
 
   @Default("ASCEND_VISIBLE_DEVICES")
   @Pattern("^[A-Za-z_][A-Za-z0-9_]*$")
@@ -48,6 +47,14 @@ public class DeviceSpec {
     this.count = count;
   }
 
+  public List<DriverMount> getDriverMounts() {
+    return driverMounts;
+  }
+
+  public void setDriverMounts(List<DriverMount> driverMounts) {
+    this.driverMounts = driverMounts;
+  }
+
   public String getVisibleDevicesEnv() {
     return visibleDevicesEnv;
   }
@@ -66,12 +73,13 @@ public class DeviceSpec {
     }
     return Objects.equals(resourceName, that.resourceName) &&
         Objects.equals(count, that.count) &&
+        Objects.equals(driverMounts, that.driverMounts) &&
         Objects.equals(visibleDevicesEnv, that.visibleDevicesEnv);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(resourceName, count, visibleDevicesEnv);
+    return Objects.hash(resourceName, count, driverMounts, visibleDevicesEnv);
   }
 
   @Override
@@ -79,6 +87,7 @@ public class DeviceSpec {
     return "DeviceSpec{" +
         "resourceName=" + resourceName +
         ", count=" + count +
+        ", driverMounts=" + driverMounts +
         ", visibleDevicesEnv=" + visibleDevicesEnv +
         '}';
   }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.model.annotation.LabelSelector;
 import io.fabric8.kubernetes.model.annotation.StatusReplicas;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -24,7 +23,7 @@ public class KvCachePoolStatus {
   public static final String UPGRADE_BLOCKED = "UpgradeBlocked";
 
   private PoolPhase phase;
-  private List<Condition> conditions = new ArrayList<>();
+  private List<Condition> conditions;
   private Long observedGeneration;
   private String currentVersion;
   private String targetVersion;
@@ -50,6 +49,14 @@ public class KvCachePoolStatus {
 
   public void setPhase(PoolPhase phase) {
     this.phase = phase;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
   }
 
   public Long getObservedGeneration() {
@@ -189,6 +196,7 @@ public class KvCachePoolStatus {
       return false;
     }
     return Objects.equals(phase, that.phase) &&
+        Objects.equals(conditions, that.conditions) &&
         Objects.equals(observedGeneration, that.observedGeneration) &&
         Objects.equals(currentVersion, that.currentVersion) &&
         Objects.equals(targetVersion, that.targetVersion) &&
@@ -209,13 +217,16 @@ public class KvCachePoolStatus {
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, observedGeneration, currentVersion, targetVersion, leader, viewNumber, masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio, objectCount, upgrade, message);
+    return Objects.hash(phase, conditions, observedGeneration, currentVersion, targetVersion, leader, viewNumber,
+        masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio,
+        objectCount, upgrade, message);
   }
 
   @Override
   public String toString() {
     return "KvCachePoolStatus{" +
         "phase=" + phase +
+        ", conditions=" + conditions +
         ", observedGeneration=" + observedGeneration +
         ", currentVersion=" + currentVersion +
         ", targetVersion=" + targetVersion +

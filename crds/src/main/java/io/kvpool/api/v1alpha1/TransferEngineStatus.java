@@ -2,7 +2,6 @@ package io.kvpool.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Condition;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -10,11 +9,27 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TransferEngineStatus {
 
-  private List<String> pools = new ArrayList<>();
-  private List<Condition> conditions = new ArrayList<>();
+  private List<String> pools;
+  private List<Condition> conditions;
   private Boolean deviceResourceAdvertised;
   private Integer nodesWithDevice;
   private Long observedGeneration;
+
+  public List<String> getPools() {
+    return pools;
+  }
+
+  public void setPools(List<String> pools) {
+    this.pools = pools;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
 
   public Boolean getDeviceResourceAdvertised() {
     return deviceResourceAdvertised;
@@ -48,20 +63,24 @@ public class TransferEngineStatus {
     if (!(o instanceof TransferEngineStatus that)) {
       return false;
     }
-    return Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
+    return Objects.equals(pools, that.pools) &&
+        Objects.equals(conditions, that.conditions) &&
+        Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
         Objects.equals(nodesWithDevice, that.nodesWithDevice) &&
         Objects.equals(observedGeneration, that.observedGeneration);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(deviceResourceAdvertised, nodesWithDevice, observedGeneration);
+    return Objects.hash(pools, conditions, deviceResourceAdvertised, nodesWithDevice, observedGeneration);
   }
 
   @Override
   public String toString() {
     return "TransferEngineStatus{" +
-        "deviceResourceAdvertised=" + deviceResourceAdvertised +
+        "pools=" + pools +
+        ", conditions=" + conditions +
+        ", deviceResourceAdvertised=" + deviceResourceAdvertised +
         ", nodesWithDevice=" + nodesWithDevice +
         ", observedGeneration=" + observedGeneration +
         '}';
