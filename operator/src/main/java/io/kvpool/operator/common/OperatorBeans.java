@@ -1,0 +1,53 @@
+package io.kvpool.operator.common;
+
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.kvpool.operator.pool.HttpPoolAdminClient;
+import io.kvpool.operator.pool.MasterAddressResolver;
+import io.kvpool.operator.pool.PoolAdminClient;
+import io.kvpool.operator.pool.PoolOperatorSettings;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** Wires the reconcilers' collaborators for the Quarkus application from {@code kvpool.operator.*} settings. */
+public class OperatorBeans {
+
+  @Produces
+  @Singleton
+  PoolOperatorSettings settings(
+      @ConfigProperty(name = "kvpool.operator.status-interval", defaultValue = "10s") Duration statusInterval,
+      @ConfigProperty(name = "kvpool.operator.admin-timeout", defaultValue = "3s") Duration adminTimeout) {
+    return new PoolOperatorSettings(statusInterval, adminTimeout);
+  }
+
+  @Produces
+  @Singleton
+  PoolAdminClient poolAdminClient(PoolOperatorSettings settings) {
+    return new HttpPoolAdminClient(settings.adminTimeout());
+  }
+
+  @Produces
+  @Singleton
+  MasterAddressResolver masterAddressResolver() {
+    return MasterAddressResolver.leaderService();
+  }
+
+  @Produces
+  @Singleton
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  /**
+   * One active operator per cluster; QOSDK activates it only in the profiles listed in
+   * {@code quarkus.operator-sdk.activate-leader-election-for-profiles} (prod), so dev mode runs alone.
+   */
+  @Produces
+  @Singleton
+  LeaderElectionConfiguration leaderElection(
+      @ConfigProperty(name = "kvpool.operator.lease-name", defaultValue = "kvpool-operator") String leaseName) {
+    return new LeaderElectionConfiguration(leaseName);
+  }
+}

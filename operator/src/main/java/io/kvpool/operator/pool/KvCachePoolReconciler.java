@@ -1,0 +1,152 @@
+package io.kvpool.operator.pool;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.TransferEngine;
+import io.kvpool.operator.common.KubernetesEventRecorder;
+import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.common.PoolLabels.Component;
+import io.kvpool.operator.pool.dependents.ClientConfigMapDependent;
+import io.kvpool.operator.pool.dependents.MasterDisruptionBudgetDependent;
+import io.kvpool.operator.pool.dependents.MasterLeaderServiceDependent;
+import io.kvpool.operator.pool.dependents.MasterPeerServiceDependent;
+import io.kvpool.operator.pool.dependents.MasterRoleBindingDependent;
+import io.kvpool.operator.pool.dependents.MasterRoleDependent;
+import io.kvpool.operator.pool.dependents.MasterServiceAccountDependent;
+import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
+import io.kvpool.operator.pool.dependents.PoolConfigMapDependent;
+import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
+import io.kvpool.operator.pool.dependents.StorageServiceDependent;
+import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles a KvCachePool: validate → apply the dependents (only for a valid spec, so an invalid
+ * change leaves the last valid objects running) → observe → patch the status when it changed.
+ * The workflow is invoked explicitly for that reason; owner references delete everything with the pool.
+ */
+@Singleton
+@ControllerConfiguration(name = KvCachePoolReconciler.NAME)
+@Workflow(explicitInvocation = true, dependents = {
+    @Dependent(name = "master-service-account", type = MasterServiceAccountDependent.class),
+    @Dependent(name = "master-role", type = MasterRoleDependent.class),
+    @Dependent(name = "master-role-binding", type = MasterRoleBindingDependent.class,
+        dependsOn = {"master-service-account", "master-role"}),
+    @Dependent(name = "pool-config", type = PoolConfigMapDependent.class),
+    @Dependent(name = "client-config", type = ClientConfigMapDependent.class),
+    @Dependent(name = "master-peer-service", type = MasterPeerServiceDependent.class),
+    @Dependent(name = "master-leader-service", type = MasterLeaderServiceDependent.class),
+    @Dependent(name = "storage-service", type = StorageServiceDependent.class),
+    @Dependent(name = "master-statefulset", type = MasterStatefulSetDependent.class,
+        dependsOn = {"master-role-binding", "pool-config", "master-peer-service"}),
+    @Dependent(name = "storage-statefulset", type = StorageStatefulSetDependent.class,
+        dependsOn = {"pool-config", "storage-service"}),
+    @Dependent(name = "master-pdb", type = MasterDisruptionBudgetDependent.class),
+    @Dependent(name = "storage-pdb", type = StorageDisruptionBudgetDependent.class),
+})
+@RBACRule(apiGroups = "", resources = "events", verbs = {"create"})
+@RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list"})
+@RBACRule(apiGroups = "kvpool.io", resources = "transferengines", verbs = {"get", "list", "watch"})
+public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
+  public static final String NAME = "kvcachepool";
+  private static final Logger LOG = LoggerFactory.getLogger(KvCachePoolReconciler.class);
+
+  private final PoolAdminClient adminClient;
+  private final MasterAddressResolver addressResolver;
+  private final PoolStatusAggregator aggregator;
+  private final Duration statusInterval;
+
+  @Inject
+  public KvCachePoolReconciler(PoolAdminClient adminClient, MasterAddressResolver addressResolver, Clock clock,
+      PoolOperatorSettings settings) {
+    this.adminClient = adminClient;
+    this.addressResolver = addressResolver;
+    this.aggregator = new PoolStatusAggregator(clock);
+    this.statusInterval = settings.statusInterval();
+  }
+
+  @Override
+  public List<EventSource<?, KvCachePool>> prepareEventSources(EventSourceContext<KvCachePool> context) {
+    return List.of(TransferEngineToPools.eventSource(context));
+  }
+
+  @Override
+  public UpdateControl<KvCachePool> reconcile(KvCachePool pool, Context<KvCachePool> context) {
+    Optional<TransferEngine> engine = context.getSecondaryResource(TransferEngine.class);
+    List<String> problems = PoolSpecValidator.validate(pool, engine, statefulSet(context, PoolNames.master(pool)));
+    if (problems.isEmpty()) {
+      context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+    } else {
+      LOG.info("pool={} namespace={} spec invalid, dependents left as they run: {}", pool.getMetadata().getName(),
+          pool.getMetadata().getNamespace(), problems);
+    }
+    PoolStatusUpdate update = aggregator.aggregate(pool.getStatus(), observe(pool, context, problems));
+    KubernetesEventRecorder recorder = new KubernetesEventRecorder(context.getClient());
+    update.events().forEach(e -> recorder.record(pool, e.reason().type(), e.reason().name(), e.message()));
+    // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures.
+    if (update.status().equals(pool.getStatus())) {
+      return UpdateControl.<KvCachePool>noUpdate().rescheduleAfter(statusInterval);
+    }
+    pool.setStatus(update.status());
+    return UpdateControl.patchStatus(pool).rescheduleAfter(statusInterval);
+  }
+
+  private PoolObservation observe(KvCachePool pool, Context<KvCachePool> context, List<String> problems) {
+    Optional<ReplicaState> masters = statefulSet(context, PoolNames.master(pool)).map(ReplicaState::of);
+    Optional<ReplicaState> storage = statefulSet(context, PoolNames.storage(pool)).map(ReplicaState::of);
+    Optional<MasterStatus> master = Optional.empty();
+    String masterError = null;
+    if (masters.isEmpty() || masters.get().ready() == 0) {
+      masterError = "no master pod is ready yet";
+    } else {
+      try {
+        master = Optional.of(adminClient.status(addressResolver.adminBase(pool)));
+      } catch (PoolAdminException e) {
+        masterError = e.getMessage();
+      }
+    }
+    return new PoolObservation(
+        pool.getMetadata().getGeneration(),
+        pool.getSpec().getVersion(),
+        DataPlaneSettings.of(pool).objectReplicas(),
+        problems,
+        masters,
+        storage,
+        master,
+        masterError,
+        master.isPresent() && master.get().leader() == null ? leaderPod(pool, context) : Optional.empty(),
+        PoolLabels.selectorString(pool, Component.STORAGE));
+  }
+
+  private static Optional<StatefulSet> statefulSet(Context<KvCachePool> context, String name) {
+    return context.getSecondaryResourcesAsStream(StatefulSet.class)
+        .filter(sts -> name.equals(sts.getMetadata().getName()))
+        .findFirst();
+  }
+
+  /** The pod the elected master labelled as leader, for masters whose /status does not name themselves. */
+  private static Optional<String> leaderPod(KvCachePool pool, Context<KvCachePool> context) {
+    Map<String, String> selector = PoolLabels.selector(pool, Component.MASTER);
+    selector.put(PoolLabels.ROLE, PoolLabels.ROLE_LEADER);
+    return context.getClient().pods().inNamespace(pool.getMetadata().getNamespace()).withLabels(selector)
+        .list().getItems().stream().map(Pod::getMetadata).map(m -> m.getName()).findFirst();
+  }
+}

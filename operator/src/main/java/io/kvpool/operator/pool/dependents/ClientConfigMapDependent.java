@@ -1,0 +1,53 @@
+package io.kvpool.operator.pool.dependents;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.pool.DataPlaneSettings;
+import io.kvpool.operator.pool.PoolNames;
+import io.kvpool.operator.pool.PoolTransport;
+import io.kvpool.operator.transferengine.TransportSettings;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code <pool>-client}: what an inference pod needs to use the pool ({@code envFrom} it): the leader's
+ * RPC and admin addresses, the release it should speak, and the transfer settings.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
+public class ClientConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
+
+  public ClientConfigMapDependent() {
+    super(ConfigMap.class);
+  }
+
+  @Override
+  protected ConfigMap desired(KvCachePool pool, Context<KvCachePool> context) {
+    return desired(pool, PoolTransport.of(pool, context));
+  }
+
+  public static ConfigMap desired(KvCachePool pool, TransportSettings transport) {
+    DataPlaneSettings settings = DataPlaneSettings.of(pool);
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put("KVPOOL_POOL_ID", settings.poolId());
+    data.put("KVPOOL_MASTER_ADDRESS", PoolNames.masterAddress(pool, settings.masterPort()));
+    data.put("KVPOOL_MASTER_ADMIN_ADDRESS", PoolNames.masterAddress(pool, settings.masterAdminPort()));
+    data.put("KVPOOL_RELEASE", settings.version());
+    data.put("KVPOOL_OBJECT_REPLICAS", Integer.toString(settings.objectReplicas()));
+    data.put("KVPOOL_LEASE_TTL", settings.leaseTtl());
+    data.putAll(PoolConfigMapDependent.transportEntries(transport));
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName(PoolNames.clientConfig(pool))
+        .withNamespace(pool.getMetadata().getNamespace())
+        .withLabels(PoolLabels.common(pool))
+        .endMetadata()
+        .withData(data)
+        .build();
+  }
+}

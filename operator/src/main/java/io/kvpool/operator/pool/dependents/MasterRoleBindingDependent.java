@@ -1,0 +1,45 @@
+package io.kvpool.operator.pool.dependents;
+
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.pool.PoolNames;
+
+/** Grants the masters' Role to the masters' ServiceAccount. */
+@KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
+public class MasterRoleBindingDependent extends CRUDKubernetesDependentResource<RoleBinding, KvCachePool> {
+
+  public MasterRoleBindingDependent() {
+    super(RoleBinding.class);
+  }
+
+  @Override
+  protected RoleBinding desired(KvCachePool pool, Context<KvCachePool> context) {
+    return desired(pool);
+  }
+
+  public static RoleBinding desired(KvCachePool pool) {
+    return new RoleBindingBuilder()
+        .withNewMetadata()
+        .withName(PoolNames.master(pool))
+        .withNamespace(pool.getMetadata().getNamespace())
+        .withLabels(PoolLabels.common(pool))
+        .endMetadata()
+        .withNewRoleRef()
+        .withApiGroup("rbac.authorization.k8s.io")
+        .withKind("Role")
+        .withName(PoolNames.master(pool))
+        .endRoleRef()
+        .addNewSubject()
+        .withKind("ServiceAccount")
+        .withName(PoolNames.master(pool))
+        .withNamespace(pool.getMetadata().getNamespace())
+        .endSubject()
+        .build();
+  }
+}

@@ -1,0 +1,82 @@
+package io.kvpool.operator.pool.dependents;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.pool.DataPlaneSettings;
+import io.kvpool.operator.pool.PoolNames;
+import io.kvpool.operator.pool.PoolTransport;
+import io.kvpool.operator.transferengine.TransportSettings;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code <pool>-config}: the data-plane settings of the pool, mounted into master and storage pods at
+ * /etc/kvpool (one file per key; keys are environment-variable names so a pod may also envFrom it).
+ * Deliberately leaves out the storage replica count: scaling must not touch this object.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
+public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
+
+  public PoolConfigMapDependent() {
+    super(ConfigMap.class);
+  }
+
+  @Override
+  protected ConfigMap desired(KvCachePool pool, Context<KvCachePool> context) {
+    return desired(pool, PoolTransport.of(pool, context));
+  }
+
+  public static ConfigMap desired(KvCachePool pool, TransportSettings transport) {
+    DataPlaneSettings settings = DataPlaneSettings.of(pool);
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put("KVPOOL_POOL_ID", settings.poolId());
+    data.put("KVPOOL_RELEASE", settings.version());
+    data.put("KVPOOL_LEASE_TTL", settings.leaseTtl());
+    data.put("KVPOOL_NODE_TTL", settings.nodeTtl());
+    data.put("KVPOOL_HIGH_WATERMARK", Double.toString(settings.highWatermark()));
+    data.put("KVPOOL_EVICT_RATIO", Double.toString(settings.evictRatio()));
+    data.put("KVPOOL_OBJECT_REPLICAS", Integer.toString(settings.objectReplicas()));
+    data.put("KVPOOL_MASTER_REPLICAS", Integer.toString(settings.masterReplicas()));
+    data.put("KVPOOL_MASTER_PORT", Integer.toString(settings.masterPort()));
+    data.put("KVPOOL_MASTER_ADMIN_PORT", Integer.toString(settings.masterAdminPort()));
+    data.put("KVPOOL_LEADER_LEASE", PoolNames.leaderLease(pool));
+    data.put("KVPOOL_STORAGE_PORT", Integer.toString(settings.storagePort()));
+    data.put("KVPOOL_STORAGE_ADMIN_PORT", Integer.toString(settings.storageAdminPort()));
+    data.put("KVPOOL_MEMORY_PER_NODE", Long.toString(settings.memoryPerNodeBytes()));
+    data.put("KVPOOL_SEGMENTS", Integer.toString(settings.segments()));
+    data.put("KVPOOL_SEGMENT_SIZE", Long.toString(settings.segmentBytes()));
+    data.put("KVPOOL_HUGE_PAGES", settings.hugePagesFlag());
+    data.putAll(transportEntries(transport));
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName(PoolNames.poolConfig(pool))
+        .withNamespace(pool.getMetadata().getNamespace())
+        .withLabels(PoolLabels.common(pool))
+        .endMetadata()
+        .withData(data)
+        .build();
+  }
+
+  /** The transfer settings, shared by the pool and the client ConfigMaps. */
+  static Map<String, String> transportEntries(TransportSettings transport) {
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put("KVPOOL_TRANSFER_ENGINE", transport.engineName());
+    data.put("KVPOOL_TRANSPORT_PROTOCOL", transport.protocolName());
+    data.put("KVPOOL_TRANSPORT_PORT", Integer.toString(transport.port()));
+    data.put("KVPOOL_TRANSPORT_HOST_NETWORK", Boolean.toString(transport.hostNetwork()));
+    data.put("KVPOOL_BUFFER_POOL_SIZE", Long.toString(transport.bufferPoolBytes()));
+    data.put("KVPOOL_BUFFERS", Integer.toString(transport.buffers()));
+    transport.devices().ifPresent(devices -> {
+      data.put("KVPOOL_DEVICE_RESOURCE", devices.resourceName());
+      data.put("KVPOOL_DEVICE_COUNT", Integer.toString(devices.count()));
+      data.put("KVPOOL_VISIBLE_DEVICES_ENV", devices.visibleDevicesEnv());
+    });
+    return data;
+  }
+}

@@ -1,0 +1,66 @@
+package io.kvpool.operator.transferengine;
+
+import io.kvpool.api.v1alpha1.TransferEngine;
+import io.kvpool.api.v1alpha1.TransferEngineStatus;
+import io.kvpool.operator.common.Conditions;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * Status of a TransferEngine; pure. Condition {@code DevicesAvailable}: true when the protocol needs no
+ * devices or at least one node advertises the resource; false means storage pods of its pools will stay
+ * Pending until a device plugin on some node advertises it.
+ */
+public final class TransferEngineStatusAggregator {
+  public static final String DEVICES_AVAILABLE = "DevicesAvailable";
+  public static final String READY = "Ready";
+
+  private final Clock clock;
+
+  public TransferEngineStatusAggregator(Clock clock) {
+    this.clock = clock;
+  }
+
+  public TransferEngineStatus aggregate(TransferEngine engine, TransportSettings transport, List<String> pools,
+      int nodesWithDevice) {
+    TransferEngineStatus previous = engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
+    long generation = engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
+    TransferEngineStatus status = new TransferEngineStatus();
+    status.setObservedGeneration(generation);
+    status.setPools(List.copyOf(pools));
+    Conditions conditions = new Conditions(previous.getConditions(), generation, clock.instant());
+    if (transport.devices().isEmpty()) {
+      status.setNodesWithDevice(0);
+      if (TransportSettings.needsDevices(transport.protocol())) {
+        status.setDeviceResourceAdvertised(false);
+        String message = "protocol " + transport.protocolName() + " needs spec.devices (resourceName and count)";
+        conditions.set(DEVICES_AVAILABLE, false, "DevicesNotDeclared", message);
+        conditions.set(READY, false, "DevicesNotDeclared", message);
+      } else {
+        conditions.set(DEVICES_AVAILABLE, true, "NoDevicesRequired", "protocol " + transport.protocolName()
+            + " uses no device-plugin resource");
+        conditions.set(READY, true, "NoDevicesRequired", usedBy(pools));
+      }
+    } else {
+      String resource = transport.devices().get().resourceName();
+      status.setNodesWithDevice(nodesWithDevice);
+      status.setDeviceResourceAdvertised(nodesWithDevice > 0);
+      if (nodesWithDevice > 0) {
+        conditions.set(DEVICES_AVAILABLE, true, "DeviceResourceAdvertised", nodesWithDevice
+            + " node(s) advertise " + resource);
+        conditions.set(READY, true, "DeviceResourceAdvertised", usedBy(pools));
+      } else {
+        String message = "no node advertises " + resource + " in status.allocatable; storage pods of "
+            + usedBy(pools) + " stay Pending until a device plugin does";
+        conditions.set(DEVICES_AVAILABLE, false, "DeviceResourceNotAdvertised", message);
+        conditions.set(READY, false, "DeviceResourceNotAdvertised", message);
+      }
+    }
+    status.setConditions(conditions.build());
+    return status;
+  }
+
+  private static String usedBy(List<String> pools) {
+    return pools.isEmpty() ? "no pool" : "pools " + String.join(", ", pools);
+  }
+}
