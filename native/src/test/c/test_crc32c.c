@@ -44,7 +44,7 @@ static void dispatch_matches_vectors(void) {
 
 /* Every length and alignment, and split updates, agree between the implementations. */
 static void implementations_agree_on_lengths_alignments_and_updates(void) {
-    size_t size = 4096 + 16;
+    size_t size = 100000 + 16;
     unsigned char *data = malloc(size);
     CHECK(data != NULL);
     if (data == NULL) {
@@ -65,7 +65,17 @@ static void implementations_agree_on_lengths_alignments_and_updates(void) {
             CHECK_EQ_U32(portable, split);
         }
     }
-    CHECK_EQ_U32(kvpool_crc32c_portable(0, data, 4096), kvpool_crc32c(0, data, 4096));
+    /* lengths around the hardware path's three-lane blocks (3 x 2048 bytes) */
+    const size_t long_lengths[] = {6143, 6144, 6145, 12288, 12295, 20000, 65536, 100000};
+    for (size_t offset = 0; offset < 9; offset += 3) {
+        for (size_t i = 0; i < sizeof long_lengths / sizeof long_lengths[0]; i++) {
+            size_t len = long_lengths[i];
+            CHECK_EQ_U32(kvpool_crc32c_portable(0, data + offset, len), kvpool_crc32c(0, data + offset, len));
+            size_t half = len / 2 + 1;
+            CHECK_EQ_U32(kvpool_crc32c_portable(0, data + offset, len),
+                         kvpool_crc32c(kvpool_crc32c(0, data + offset, half), data + offset + half, len - half));
+        }
+    }
     free(data);
 }
 
