@@ -164,6 +164,26 @@ install_binary() { # name
   echo "kube-binaries: installed $target_dir/$1"
 }
 
+# kube-api-test starts etcd with client and peer URLs on 0.0.0.0 and offers no way to change them; tests here
+# must listen on loopback only. kube-api-test runs "<dir>/etcd", so that is a wrapper which rewrites those
+# URLs to 127.0.0.1 and execs the real binary (same process, so stopping it stops etcd).
+etcd_wrapper_marker="kvpool: etcd loopback wrapper"
+install_etcd_wrapper() {
+  local wrapper
+  wrapper="$(cat <<'WRAPPER'
+#!/usr/bin/env bash
+# kvpool: etcd loopback wrapper, written by e2e/cluster/kube-binaries.sh.
+# kube-api-test passes http://0.0.0.0:<port> URLs; serve them on 127.0.0.1 only.
+exec "$(dirname "$0")/etcd.bin" "${@//0.0.0.0/127.0.0.1}"
+WRAPPER
+)"
+  if [[ -f "$target_dir/etcd" && "$(cat "$target_dir/etcd")" == "$wrapper" ]]; then return; fi
+  printf '%s\n' "$wrapper" > "$target_dir/.etcd.tmp"
+  chmod 0755 "$target_dir/.etcd.tmp"
+  mv -f "$target_dir/.etcd.tmp" "$target_dir/etcd"
+  echo "kube-binaries: installed $target_dir/etcd (loopback wrapper around etcd.bin)"
+}
+
 echo "kube-binaries: Kubernetes v$kube_version into $target_dir"
 mkdir -p "$target_dir"
 
@@ -185,7 +205,11 @@ if ! kubectl_has_version "$target_dir/kubectl"; then
   install_binary kubectl
 fi
 
-if [[ ! -x "$target_dir/etcd" ]] || ! "$target_dir/etcd" --version >/dev/null 2>&1; then
+# A hand-provided etcd (a real binary where the wrapper belongs) becomes the wrapped binary.
+if [[ -f "$target_dir/etcd" ]] && ! grep -q "$etcd_wrapper_marker" "$target_dir/etcd"; then
+  mv -f "$target_dir/etcd" "$target_dir/etcd.bin"
+fi
+if [[ ! -x "$target_dir/etcd.bin" ]] || ! "$target_dir/etcd.bin" --version >/dev/null 2>&1; then
   if [[ ! -x "$build_root/bin/etcd" ]]; then
     require_go
     prepare_kubernetes_module
@@ -193,10 +217,14 @@ if [[ ! -x "$target_dir/etcd" ]] || ! "$target_dir/etcd" --version >/dev/null 2>
     [[ -n "$etcd_version" ]] || fail_with_manual_hint "could not find the etcd version that k8s.io/kubernetes v$kube_version requires."
     build_etcd "$etcd_version"
   fi
-  install_binary etcd
+  cp -f "$build_root/bin/etcd" "$target_dir/.etcd.bin.tmp"
+  chmod 0755 "$target_dir/.etcd.bin.tmp"
+  mv -f "$target_dir/.etcd.bin.tmp" "$target_dir/etcd.bin"
+  echo "kube-binaries: installed $target_dir/etcd.bin"
 fi
+install_etcd_wrapper
 
 echo "kube-binaries: $("$target_dir/kube-apiserver" --version)"
 echo "kube-binaries: kubectl $("$target_dir/kubectl" version --client 2>/dev/null | sed -n 's/^Client Version: //p')"
-echo "kube-binaries: etcd $("$target_dir/etcd" --version | sed -n 's/^etcd Version: //p')"
+echo "kube-binaries: etcd $("$target_dir/etcd.bin" --version | sed -n 's/^etcd Version: //p')"
 echo "kube-binaries: KUBE_VERSION=$kube_version ready in $((SECONDS - started_all))s"
