@@ -12,7 +12,14 @@ final class KvpoolNative {
     static final int ERROR_BUFFER_BYTES = 1024;
 
     static {
-        Native.register(KvpoolNative.class, "kvpool");
+        try {
+            Native.register(KvpoolNative.class, "kvpool");
+        } catch (UnsatisfiedLinkError e) {
+            throw new NativeMemoryException("cannot load libkvpool: the kvpool-native jar ships "
+                    + "linux-x86-64/libkvpool.so and this JVM runs on " + System.getProperty("os.name") + "/"
+                    + System.getProperty("os.arch") + "; build the library there with 'make -C native lib' or run "
+                    + "on linux x86-64 (" + e.getMessage() + ")");
+        }
     }
 
     private KvpoolNative() {

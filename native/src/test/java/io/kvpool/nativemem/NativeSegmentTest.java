@@ -3,8 +3,11 @@ package io.kvpool.nativemem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
@@ -26,15 +29,18 @@ class NativeSegmentTest {
     }
 
     @Test
-    void explicitHugePagesFallBackToALowerModeWhenNoneAreReserved() throws Exception {
-        long reserved = hugePagesFree();
-        try (NativeSegment segment = NativeSegment.allocate(4 << 20,
+    void explicitHugePagesFallBackToALowerModeWhenTooFewAreReserved() throws Exception {
+        long request = 4 << 20;
+        boolean reserved = hugePagesFree() * hugePageSize() >= request;
+        try (NativeSegment segment = NativeSegment.allocate(request,
                 SegmentOptions.defaults().hugePages(HugePageMode.EXPLICIT))) {
-            if (reserved * 2 < 2) {
+            if (reserved) {
+                assertThat(segment.hugePages()).isEqualTo(HugePageMode.EXPLICIT);
+            } else {
                 assertThat(segment.hugePages()).isIn(HugePageMode.TRANSPARENT, HugePageMode.NONE);
             }
-            assertThat(segment.size()).isGreaterThanOrEqualTo(4 << 20);
-            segment.view(0, 4 << 20).put(0, (byte) 1);
+            assertThat(segment.size()).isGreaterThanOrEqualTo(request);
+            segment.view(0, (int) request).put((int) request - 1, (byte) 1);
         }
     }
 
@@ -134,9 +140,17 @@ class NativeSegmentTest {
         other.close();
     }
 
-    private static long hugePagesFree() throws Exception {
-        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
-            if (line.startsWith("HugePages_Free:")) {
+    private static long hugePagesFree() throws IOException {
+        return meminfo("HugePages_Free:");
+    }
+
+    private static long hugePageSize() throws IOException {
+        return meminfo("Hugepagesize:") * 1024;
+    }
+
+    private static long meminfo(String key) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+            if (line.startsWith(key)) {
                 return Long.parseLong(line.replaceAll("\\D", ""));
             }
         }
