@@ -1,6 +1,7 @@
 package io.kvpool.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -21,15 +22,15 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Plural("kvcachepools")
 @Singular("kvcachepool")
 @ShortNames({"kvp", "kvpool"})
-@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Version", jsonPath = ".status.currentVersion", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Leader", jsonPath = ".status.leader", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Masters", jsonPath = ".status.masters", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Storage", jsonPath = ".status.storage", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Used", jsonPath = ".status.used", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Objects", jsonPath = ".status.objectCount", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Version", jsonPath = ".status.currentVersion", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Leader", jsonPath = ".status.leader", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Masters", jsonPath = ".status.masters", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Storage", jsonPath = ".status.storage", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Used", jsonPath = ".status.used", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Objects", jsonPath = ".status.objectCount", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 @ValidationRule(value = "has(self.spec)",
     message = "spec is required: set at least spec.version and spec.storage.memoryPerNode",
     reason = "FieldValueRequired")

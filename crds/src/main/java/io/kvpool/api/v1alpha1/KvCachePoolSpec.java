@@ -17,9 +17,8 @@ import java.util.Objects;
 @ValidationRule(
     value = "!has(self.objectReplicas) || !has(self.storage) || !has(self.storage.replicas)"
         + " || self.objectReplicas <= self.storage.replicas",
-    messageExpression = "'spec.objectReplicas (' + string(self.objectReplicas) + ') must not exceed"
-        + " spec.storage.replicas (' + string(self.storage.replicas) + '): each replica of an object"
-        + " needs its own storage node; lower objectReplicas or add storage replicas'",
+    message = "spec.objectReplicas must not exceed spec.storage.replicas: each copy of an object needs its"
+        + " own storage node; lower objectReplicas (default 2) or add storage replicas",
     fieldPath = ".objectReplicas",
     reason = "FieldValueInvalid")
 public class KvCachePoolSpec {
@@ -199,7 +198,8 @@ public class KvCachePoolSpec {
 
   @Override
   public int hashCode() {
-    return Objects.hash(version, image, imagePullPolicy, master, storage, objectReplicas, leaseTtl, nodeTtl, eviction, upgrade, transferEngineRef, scheduling);
+    return Objects.hash(version, image, imagePullPolicy, master, storage, objectReplicas, leaseTtl, nodeTtl, eviction,
+        upgrade, transferEngineRef, scheduling);
   }
 
   @Override

@@ -21,7 +21,7 @@ public class MasterSpec {
   @Default("1")
   @ValidationRule(value = "self == 1 || self == 3",
       message = "spec.master.replicas must be 1 (single master) or 3 (leader plus two standbys)",
-      reason = "FieldValueNotSupported")
+      reason = "FieldValueInvalid")
   @JsonPropertyDescription("1 (single master) or 3 (leader plus two standbys).")
   private Integer replicas;
 

@@ -1,6 +1,7 @@
 package io.kvpool.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -18,12 +19,12 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Plural("transferengines")
 @Singular("transferengine")
 @ShortNames("kvte")
-@AdditionalPrinterColumn(name = "Protocol", jsonPath = ".spec.protocol", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Device", jsonPath = ".spec.devices.resourceName", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Count", jsonPath = ".spec.devices.count", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Advertised", jsonPath = ".status.deviceResourceAdvertised", type = AdditionalPrinterColumn.Type.BOOLEAN)
-@AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodesWithDevice", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(name = "Protocol", jsonPath = ".spec.protocol", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Device", jsonPath = ".spec.devices.resourceName", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Count", jsonPath = ".spec.devices.count", type = Type.INTEGER)
+@AdditionalPrinterColumn(name = "Advertised", jsonPath = ".status.deviceResourceAdvertised", type = Type.BOOLEAN)
+@AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodesWithDevice", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 @ValidationRule(value = "has(self.spec)",
     message = "spec is required: spec: {} selects plain tcp with default ports and buffers",
     reason = "FieldValueRequired")

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class CommittedCrdYamlTest {
 
-  static final String REFRESH_COMMAND = "./mvnw -pl crds package -Dkvpool.crds.write=true";
+  static final String REFRESH_COMMAND = "crds/refresh-committed-yaml.sh";
   private static final List<Class<? extends HasMetadata>> KINDS = List.of(KvCachePool.class, TransferEngine.class);
 
   private final Path generatedDir = Path.of(property("kvpool.crds.generated"));

@@ -1,0 +1,230 @@
+package io.kvpool.api.v1alpha1;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kvpool.testkube.RealKubeApiServer;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The committed CRDs against a real kube-apiserver: bad specs are refused with a cause that names the
+ * field, good ones (test fixtures and the user examples in manifests/examples) are stored unchanged
+ * and read back into the Java types, and the server applies the defaults.
+ */
+@ExtendWith(RealKubeApiServer.class)
+class CrdValidationIT {
+
+  private static final String NAMESPACE = "crd-test-" + UUID.randomUUID().toString().substring(0, 8);
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void createNamespace(KubernetesClient kubernetesClient) {
+    client = kubernetesClient;
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+        .create();
+  }
+
+  @AfterAll
+  static void deleteNamespace() {
+    client.namespaces().withName(NAMESPACE).delete();
+  }
+
+  static Stream<Manifest> invalidManifests() {
+    return Manifest.in(testResource("invalid")).stream();
+  }
+
+  static Stream<Manifest> validManifests() {
+    Path examples = Path.of(System.getProperty("kvpool.crds.module"), "..", "manifests", "examples").normalize();
+    return Stream.concat(Manifest.in(testResource("valid")).stream(), Manifest.in(examples).stream());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidManifests")
+  void refusesInvalidSpecNamingTheField(Manifest manifest) {
+    GenericKubernetesResource resource = parse(manifest);
+
+    assertThatThrownBy(() -> create(resource))
+        .isInstanceOfSatisfying(KubernetesClientException.class, refused -> {
+          assertThat(refused.getCode()).as("HTTP status for %s: %s", manifest, refused.getMessage()).isEqualTo(422);
+          assertThat(causes(refused.getStatus()))
+              .as("causes the server gave for %s", manifest)
+              .anySatisfy(cause -> {
+                assertThat(cause.getField()).isEqualTo(manifest.expectedField());
+                assertThat(cause.getMessage()).contains(manifest.expectedMessage());
+              });
+        });
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("validManifests")
+  void acceptsValidSpecAndStoresItUnchanged(Manifest manifest) {
+    GenericKubernetesResource resource = parse(manifest);
+
+    GenericKubernetesResource stored = create(resource);
+
+    // Pruning would drop fields the schema does not know: every field written must come back as written
+    // (the server may add defaults next to them).
+    assertThat(WrittenFields.lostOrChanged("spec", resource.getAdditionalProperties().get("spec"),
+        stored.getAdditionalProperties().get("spec"))).as("fields of %s the server did not keep", manifest).isEmpty();
+    // The Java types read and write every stored field.
+    Class<?> type = "KvCachePool".equals(resource.getKind()) ? KvCachePool.class : TransferEngine.class;
+    KubernetesSerialization serialization = client.getKubernetesSerialization();
+    Object typed = serialization.unmarshal(serialization.asJson(stored), type);
+    GenericKubernetesResource rewritten = serialization.unmarshal(serialization.asJson(typed), GenericKubernetesResource.class);
+    assertThat(rewritten.getAdditionalProperties().get("spec")).as("spec of %s through %s", manifest, type.getSimpleName())
+        .isEqualTo(stored.getAdditionalProperties().get("spec"));
+  }
+
+  @Test
+  void appliesPoolDefaults() {
+    KvCachePool pool = new KvCachePool();
+    pool.setMetadata(new ObjectMetaBuilder().withName("minimal-pool").withNamespace(NAMESPACE).build());
+    KvCachePoolSpec spec = new KvCachePoolSpec();
+    spec.setVersion("0.1.0");
+    StorageSpec storage = new StorageSpec();
+    storage.setMemoryPerNode(new Quantity("4Gi"));
+    spec.setStorage(storage);
+    pool.setSpec(spec);
+
+    KvCachePoolSpec stored = client.resource(pool).create().getSpec();
+
+    assertThat(stored.getImage()).isNull();
+    assertThat(stored.getImagePullPolicy()).isEqualTo(ImagePullPolicy.IfNotPresent);
+    assertThat(stored.getMaster().getReplicas()).isEqualTo(1);
+    assertThat(stored.getMaster().getPort()).isEqualTo(50051);
+    assertThat(stored.getMaster().getAdminPort()).isEqualTo(8080);
+    assertThat(stored.getStorage().getReplicas()).isEqualTo(3);
+    assertThat(stored.getStorage().getMemoryPerNode()).isEqualTo(new Quantity("4Gi"));
+    assertThat(stored.getStorage().getSegments()).isEqualTo(1);
+    assertThat(stored.getStorage().getHugePages()).isEqualTo(HugePages.TRANSPARENT);
+    assertThat(stored.getStorage().getPort()).isEqualTo(50052);
+    assertThat(stored.getStorage().getAdminPort()).isEqualTo(8081);
+    assertThat(stored.getObjectReplicas()).isEqualTo(2);
+    assertThat(stored.getLeaseTtl()).isEqualTo("5s");
+    assertThat(stored.getNodeTtl()).isEqualTo("10s");
+    assertThat(stored.getEviction().getHighWatermark()).isEqualTo(0.9);
+    assertThat(stored.getEviction().getEvictRatio()).isEqualTo(0.1);
+    assertThat(stored.getUpgrade().getStrategy()).isEqualTo(UpgradeStrategy.RollingUpdate);
+    assertThat(stored.getUpgrade().getStepTimeout()).isEqualTo("10m");
+    assertThat(stored.getUpgrade().getOnFailure()).isEqualTo(UpgradeFailurePolicy.Pause);
+    assertThat(stored.getUpgrade().getAllowDowngrade()).isFalse();
+    assertThat(stored.getTransferEngineRef()).isNull();
+    assertThat(stored.getScheduling()).isNull();
+  }
+
+  @Test
+  void appliesTransferEngineDefaults() {
+    TransferEngine engine = new TransferEngine();
+    engine.setMetadata(new ObjectMetaBuilder().withName("minimal-engine").withNamespace(NAMESPACE).build());
+    engine.setSpec(new TransferEngineSpec());
+
+    TransferEngineSpec stored = client.resource(engine).create().getSpec();
+
+    assertThat(stored.getProtocol()).isEqualTo(TransferProtocol.TCP);
+    assertThat(stored.getPort()).isEqualTo(50060);
+    assertThat(stored.getHostNetwork()).isFalse();
+    assertThat(stored.getBufferPool().getSize()).isEqualTo(new Quantity("256Mi"));
+    assertThat(stored.getBufferPool().getBuffers()).isEqualTo(8);
+    assertThat(stored.getDevices()).isNull();
+  }
+
+  @Test
+  void ascendDevicesGetVisibilityEnvDefault() {
+    TransferEngine engine = new TransferEngine();
+    engine.setMetadata(new ObjectMetaBuilder().withName("ascend-engine").withNamespace(NAMESPACE).build());
+    TransferEngineSpec spec = new TransferEngineSpec();
+    spec.setProtocol(TransferProtocol.ASCEND);
+    DeviceSpec devices = new DeviceSpec();
+    devices.setResourceName("huawei.com/Ascend910");
+    devices.setCount(1);
+    devices.setDriverMounts(List.of(DriverMount.of("hccn-conf", "/etc/hccn.conf")));
+    spec.setDevices(devices);
+    engine.setSpec(spec);
+
+    DeviceSpec stored = client.resource(engine).create().getSpec().getDevices();
+
+    assertThat(stored.getVisibleDevicesEnv()).isEqualTo("ASCEND_VISIBLE_DEVICES");
+    assertThat(stored.getDriverMounts()).containsExactly(DriverMount.of("hccn-conf", "/etc/hccn.conf"));
+  }
+
+  @Test
+  void scaleSubresourceMovesStorageReplicas() {
+    GenericKubernetesResource pool = parse(Manifest.in(testResource("valid")).stream()
+        .filter(manifest -> manifest.toString().equals("pool-memory-as-integer.yaml")).findFirst().orElseThrow());
+    pool.getMetadata().setName("scaled-pool");
+    create(pool);
+
+    client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("scaled-pool").scale(5);
+
+    KvCachePool scaled = client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("scaled-pool").get();
+    assertThat(scaled.getSpec().getStorage().getReplicas()).isEqualTo(5);
+  }
+
+  @Test
+  void statusIsASubresourceTheSpecCannotOverwrite() {
+    KvCachePool pool = client.resources(KvCachePool.class).inNamespace(NAMESPACE)
+        .resource(client.getKubernetesSerialization().unmarshal(
+            client.getKubernetesSerialization().asJson(parse(Manifest.in(testResource("valid")).stream()
+                .filter(manifest -> manifest.toString().equals("pool-single-storage-node.yaml"))
+                .findFirst().orElseThrow())), KvCachePool.class))
+        .create();
+    KvCachePoolStatus status = new KvCachePoolStatus();
+    status.setPhase(PoolPhase.Running);
+    status.setStorageReadyReplicas(1);
+    status.setStorageSelector("app.kubernetes.io/instance=" + pool.getMetadata().getName());
+    pool.setStatus(status);
+
+    KvCachePool updated = client.resource(pool).updateStatus();
+
+    assertThat(updated.getStatus().getPhase()).isEqualTo(PoolPhase.Running);
+    assertThat(updated.getSpec()).isEqualTo(pool.getSpec());
+    assertThat(client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName(pool.getMetadata().getName())
+        .scale().getStatus().getReplicas()).isEqualTo(1);
+  }
+
+  private static GenericKubernetesResource create(GenericKubernetesResource resource) {
+    return client.genericKubernetesResources(resource.getApiVersion(), resource.getKind())
+        .inNamespace(NAMESPACE).resource(resource).create();
+  }
+
+  private static GenericKubernetesResource parse(Manifest manifest) {
+    GenericKubernetesResource resource = client.getKubernetesSerialization()
+        .unmarshal(manifest.yaml(), GenericKubernetesResource.class);
+    resource.getMetadata().setNamespace(NAMESPACE);
+    return resource;
+  }
+
+  private static List<StatusCause> causes(Status status) {
+    if (status == null || status.getDetails() == null || status.getDetails().getCauses() == null) {
+      return List.of();
+    }
+    return status.getDetails().getCauses();
+  }
+
+  private static Path testResource(String folder) {
+    try {
+      return Path.of(CrdValidationIT.class.getResource("/" + folder).toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("Test resource folder /" + folder + " not on the classpath", e);
+    }
+  }
+}
