@@ -47,12 +47,14 @@ static int parse_ascend_name(const char *name, int32_t *device_id) {
 
 int kvpool_device_open(const char *name, const char *library, kvpool_device **out, char *err, size_t err_len) {
     if (name == NULL || out == NULL) {
-        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL, "device backend name and output must not be NULL");
+        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL,
+                                  "device backend name and output must not be NULL");
     }
     *out = NULL;
     struct kvpool_device *dev = calloc(1, sizeof *dev);
     if (dev == NULL) {
-        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_ENOMEM, "out of memory opening device backend '%s'", name);
+        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_ENOMEM,
+                                  "out of memory opening device backend '%s'", name);
     }
     int32_t device_id = 0;
     int rc;
@@ -82,7 +84,8 @@ int kvpool_device_alloc(kvpool_device *dev, uint64_t size, uint64_t *out, char *
 
 int kvpool_device_free(kvpool_device *dev, uint64_t ptr, char *err, size_t err_len) {
     if (dev == NULL || ptr == 0) {
-        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL, "device free needs an open backend and a non-null address");
+        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL,
+                                  "device free needs an open backend and a non-null address");
     }
     return dev->ops->free(dev->state, ptr, err, err_len);
 }
@@ -90,7 +93,8 @@ int kvpool_device_free(kvpool_device *dev, uint64_t ptr, char *err, size_t err_l
 int kvpool_device_copy_to_device(kvpool_device *dev, uint64_t dst, uint64_t src, uint64_t len, char *err,
                                  size_t err_len) {
     if (dev == NULL || dst == 0 || src == 0) {
-        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL, "copy to device needs an open backend and non-null addresses");
+        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL,
+                                  "copy to device needs an open backend and non-null addresses");
     }
     return len == 0 ? KVPOOL_DEVICE_OK : dev->ops->copy_to_device(dev->state, dst, src, len, err, err_len);
 }
@@ -98,7 +102,8 @@ int kvpool_device_copy_to_device(kvpool_device *dev, uint64_t dst, uint64_t src,
 int kvpool_device_copy_to_host(kvpool_device *dev, uint64_t dst, uint64_t src, uint64_t len, char *err,
                                size_t err_len) {
     if (dev == NULL || dst == 0 || src == 0) {
-        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL, "copy to host needs an open backend and non-null addresses");
+        return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_EINVAL,
+                                  "copy to host needs an open backend and non-null addresses");
     }
     return len == 0 ? KVPOOL_DEVICE_OK : dev->ops->copy_to_host(dev->state, dst, src, len, err, err_len);
 }

@@ -184,7 +184,10 @@ static int ascend_copy_to_host(void *state, uint64_t dst, uint64_t src, uint64_t
     return ascend_copy(state, dst, src, len, ACL_MEMCPY_DEVICE_TO_HOST, err, err_len);
 }
 
-/* Undoes a successful open in reverse order: context, device, AscendCL, library. */
+/*
+ * Undoes a successful open in reverse order: context, device, AscendCL, library. Errors are not
+ * reportable from close and leave nothing to retry, so their codes are not checked.
+ */
 static void ascend_close(void *state) {
     struct ascend_state *s = state;
     s->api.destroy_context(s->context);
@@ -255,7 +258,8 @@ int kvpool_device_ascend_open(struct kvpool_device *dev, int32_t device_id, cons
         const char *why = dlerror();
         free(s);
         return kvpool_device_fail(err, err_len, KVPOOL_DEVICE_ENOLIB,
-                                  "ascend backend: cannot load the AscendCL runtime '%s' (from %s): %s. " ASCEND_INSTALL_HINT,
+                                  "ascend backend: cannot load the AscendCL runtime '%s' (from %s): %s. "
+                                  ASCEND_INSTALL_HINT,
                                   path, source, why != NULL ? why : "unknown dlopen error");
     }
     int rc = ascend_start(s, path, err, err_len);

@@ -33,10 +33,16 @@ public interface DeviceBackend extends AutoCloseable {
      */
     DeviceBuffer allocate(long size);
 
-    /** Copies {@code length} bytes from {@code src} at {@code srcOffset} to device memory {@code dst} at {@code dstOffset}. */
+    /**
+     * Copies {@code length} bytes from segment {@code src} at {@code srcOffset} to device memory
+     * {@code dst} at {@code dstOffset}. Synchronous: the bytes are on the device when it returns.
+     */
     void copyToDevice(DeviceBuffer dst, long dstOffset, NativeSegment src, long srcOffset, long length);
 
-    /** Copies {@code length} bytes from device memory {@code src} at {@code srcOffset} to {@code dst} at {@code dstOffset}. */
+    /**
+     * Copies {@code length} bytes from device memory {@code src} at {@code srcOffset} to segment
+     * {@code dst} at {@code dstOffset}. Synchronous.
+     */
     void copyToHost(NativeSegment dst, long dstOffset, DeviceBuffer src, long srcOffset, long length);
 
     /** Frees the buffers still allocated and releases the device. Idempotent. */

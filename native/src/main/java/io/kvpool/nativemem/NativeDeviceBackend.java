@@ -22,7 +22,8 @@ final class NativeDeviceBackend implements DeviceBackend {
     private final String name;
     private final long handle;
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-    private final Set<DeviceBuffer> live = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    private final Set<DeviceBuffer> live =
+            Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     private boolean closed; // guarded by lifecycle
 
     private NativeDeviceBackend(String name, long handle) {
