@@ -9,12 +9,12 @@ import java.util.regex.Pattern;
  * Every connection exchanges these in its handshake; {@link #checkCompatible} is the one rule.
  */
 public final class VersionInfo {
-  /** The release and protocol this build speaks. */
-  public static final VersionInfo CURRENT = new VersionInfo("0.1.0", 1, 0);
-
   private static final Pattern SEMVER =
       Pattern.compile("(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?");
   private static final Pattern PROTOCOL = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})");
+
+  /** The release and protocol this build speaks (declared after the patterns its constructor uses). */
+  public static final VersionInfo CURRENT = new VersionInfo("0.1.0", 1, 0);
 
   private final String release;
   private final int protocolMajor;

@@ -194,5 +194,11 @@ public final class RpcServer implements AutoCloseable {
       closeQuietly(ch);
     }
     workers.shutdownNow();
+    try {
+      // handlers may hold views of native memory; let them finish before the owner unmaps it
+      workers.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
