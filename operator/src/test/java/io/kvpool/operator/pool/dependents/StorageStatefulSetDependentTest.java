@@ -1,0 +1,131 @@
+package io.kvpool.operator.pool.dependents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.kvpool.api.v1alpha1.DriverMount;
+import io.kvpool.api.v1alpha1.HugePages;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.TransferEngine;
+import io.kvpool.operator.TestPools;
+import io.kvpool.operator.transferengine.TransportSettings;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StorageStatefulSetDependentTest {
+
+  private static Container container(StatefulSet sts) {
+    return sts.getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  @Test
+  void runsTheStorageMainAgainstTheLeaderServiceWithMemoryCoveringTheSegments() {
+    KvCachePool pool = TestPools.defaultedPool("ns", "p");
+    pool.getSpec().getStorage().setMemoryPerNode(new Quantity("4Gi"));
+    pool.getSpec().getStorage().setSegments(4);
+
+    StatefulSet sts = StorageStatefulSetDependent.desired(pool, TransportSettings.PLAIN_TCP);
+
+    assertThat(sts.getMetadata().getName()).isEqualTo("p-storage");
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
+    assertThat(sts.getSpec().getServiceName()).isEqualTo("p-storage");
+    Container storage = container(sts);
+    assertThat(String.join(" ", storage.getCommand())).contains("io.kvpool.storage.StorageNodeMain")
+        .contains("--master p-master.ns.svc:50051").contains("--node-id $(POD_NAME)")
+        .contains("--memory 4294967296").contains("--segments 4").contains("--huge-pages transparent")
+        .contains("--port 50052").contains("--admin-port 8081").contains("--pool-id p");
+    assertThat(storage.getResources().getLimits()).containsEntry("memory", new Quantity("4608Mi"));
+    assertThat(storage.getResources().getRequests()).containsEntry("memory", new Quantity("4608Mi"));
+    assertThat(storage.getResources().getLimits()).doesNotContainKey("hugepages-2Mi");
+    assertThat(storage.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/ready");
+    assertThat(storage.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/health");
+    assertThat(sts.getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry("app.kubernetes.io/component", "storage").containsEntry("app.kubernetes.io/version", "0.1.0");
+    assertThat(sts.getSpec().getTemplate().getMetadata().getAnnotations()).containsEntry("kvpool.io/release", "0.1.0");
+  }
+
+  @Test
+  void explicitHugePagesRequestHugepages2MiAndMountThem() {
+    KvCachePool pool = TestPools.defaultedPool("ns", "p");
+    pool.getSpec().getStorage().setMemoryPerNode(new Quantity("1Gi"));
+    pool.getSpec().getStorage().setHugePages(HugePages.EXPLICIT);
+
+    Container storage = container(StorageStatefulSetDependent.desired(pool, TransportSettings.PLAIN_TCP));
+
+    assertThat(storage.getResources().getLimits()).containsEntry("hugepages-2Mi", new Quantity("1Gi"));
+    assertThat(storage.getResources().getRequests()).containsEntry("hugepages-2Mi", new Quantity("1Gi"));
+    assertThat(storage.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/dev/hugepages");
+  }
+
+  @Test
+  void aUserMemoryLimitBelowTheSegmentsIsRaised() {
+    KvCachePool pool = TestPools.defaultedPool("ns", "p");
+    pool.getSpec().getStorage().setMemoryPerNode(new Quantity("2Gi"));
+    pool.getSpec().getStorage().setResources(new ResourceRequirementsBuilder()
+        .addToLimits("memory", new Quantity("1Gi")).addToLimits("cpu", new Quantity("2")).build());
+
+    Container storage = container(StorageStatefulSetDependent.desired(pool, TransportSettings.PLAIN_TCP));
+
+    assertThat(storage.getResources().getLimits()).containsEntry("memory", new Quantity("2560Mi"))
+        .containsEntry("cpu", new Quantity("2"));
+  }
+
+  @Test
+  void anAscendEngineRequestsDevicesAndMountsTheDriver() {
+    KvCachePool pool = TestPools.defaultedPool("ns", "p");
+    TransferEngine engine = TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 2);
+
+    StatefulSet sts = StorageStatefulSetDependent.desired(pool, TransportSettings.of(engine));
+
+    Container storage = container(sts);
+    assertThat(storage.getResources().getRequests()).containsEntry("huawei.com/Ascend910", new Quantity("2"));
+    assertThat(storage.getResources().getLimits()).containsEntry("huawei.com/Ascend910", new Quantity("2"));
+    assertThat(storage.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/usr/local/Ascend/driver",
+        "/usr/local/dcmi", "/usr/local/bin/npu-smi", "/etc/ascend_install.info", "/etc/hccn.conf");
+    assertThat(storage.getVolumeMounts()).filteredOn(m -> m.getMountPath().startsWith("/usr/local"))
+        .allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
+    assertThat(sts.getSpec().getTemplate().getSpec().getVolumes())
+        .filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getPath())
+        .contains("/usr/local/Ascend/driver", "/etc/hccn.conf");
+    assertThat(storage.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("KVPOOL_VISIBLE_DEVICES_ENV");
+      assertThat(e.getValue()).isEqualTo("ASCEND_VISIBLE_DEVICES");
+    });
+    assertThat(storage.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("KVPOOL_TRANSPORT_PROTOCOL");
+      assertThat(e.getValue()).isEqualTo("ascend");
+    });
+  }
+
+  @Test
+  void driverMountsOfTheEngineReplaceTheDefaults() {
+    KvCachePool pool = TestPools.defaultedPool("ns", "p");
+    TransferEngine engine = TestPools.ascendEngine("ns", "npu", "huawei.com/ascend-1980", 1);
+    engine.getSpec().getDevices().setDriverMounts(List.of(DriverMount.of("drv", "/opt/ascend")));
+
+    Container storage = container(StorageStatefulSetDependent.desired(pool, TransportSettings.of(engine)));
+
+    assertThat(storage.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/opt/ascend")
+        .doesNotContain("/usr/local/Ascend/driver");
+  }
+
+  @Test
+  void theReplicaCountIsTheOnlyFieldTheStorageReplicasDrive() {
+    KvCachePool three = TestPools.defaultedPool("ns", "p");
+    KvCachePool five = TestPools.defaultedPool("ns", "p");
+    five.getSpec().getStorage().setReplicas(5);
+
+    StatefulSet a = StorageStatefulSetDependent.desired(three, TransportSettings.PLAIN_TCP);
+    StatefulSet b = StorageStatefulSetDependent.desired(five, TransportSettings.PLAIN_TCP);
+
+    assertThat(b.getSpec().getReplicas()).isEqualTo(5);
+    assertThat(b.getSpec().getTemplate()).isEqualTo(a.getSpec().getTemplate());
+    assertThat(MasterStatefulSetDependent.desired(five)).isEqualTo(MasterStatefulSetDependent.desired(three));
+    assertThat(PoolConfigMapDependent.desired(five, TransportSettings.PLAIN_TCP))
+        .isEqualTo(PoolConfigMapDependent.desired(three, TransportSettings.PLAIN_TCP));
+    assertThat(StorageDisruptionBudgetDependent.desired(five)).isEqualTo(StorageDisruptionBudgetDependent.desired(three));
+  }
+}
