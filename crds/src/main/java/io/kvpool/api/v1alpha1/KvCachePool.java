@@ -33,6 +33,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 @ValidationRule(value = "has(self.spec)",
     message = "spec is required: set at least spec.version and spec.storage.memoryPerNode",
+    fieldPath = ".spec",
     reason = "FieldValueRequired")
 public class KvCachePool extends CustomResource<KvCachePoolSpec, KvCachePoolStatus> implements Namespaced {
 

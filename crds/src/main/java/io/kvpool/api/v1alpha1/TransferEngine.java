@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 @ValidationRule(value = "has(self.spec)",
     message = "spec is required: spec: {} selects plain tcp with default ports and buffers",
+    fieldPath = ".spec",
     reason = "FieldValueRequired")
 public class TransferEngine extends CustomResource<TransferEngineSpec, TransferEngineStatus> implements Namespaced {
 }

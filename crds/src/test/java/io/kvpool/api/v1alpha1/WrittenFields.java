@@ -1,5 +1,6 @@
 package io.kvpool.api.v1alpha1;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +33,22 @@ final class WrittenFields {
       for (int i = 0; i < writtenList.size(); i++) {
         collect(path + "[" + i + "]", writtenList.get(i), storedList.get(i), problems);
       }
-    } else if (!Objects.equals(written, stored)) {
+    } else if (!sameScalar(written, stored)) {
       problems.add(path + " written " + written + " stored " + stored);
     }
+  }
+
+  /**
+   * JSON numbers compare by value (1 and 1.0 are the same watermark), and an integer quantity may come
+   * back as its string form (fabric8's Quantity always writes strings).
+   */
+  private static boolean sameScalar(Object written, Object stored) {
+    if (written instanceof Number a && stored instanceof Number b) {
+      return new BigDecimal(a.toString()).compareTo(new BigDecimal(b.toString())) == 0;
+    }
+    if (written instanceof Number number && stored instanceof String text) {
+      return number.toString().equals(text);
+    }
+    return Objects.equals(written, stored);
   }
 }
