@@ -3,6 +3,7 @@ package io.kvpool.api.v1alpha1;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -11,12 +12,18 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -196,6 +203,46 @@ class CrdValidationIT {
     assertThat(updated.getSpec()).isEqualTo(pool.getSpec());
     assertThat(client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("status-pool")
         .scale().getStatus().getReplicas()).isEqualTo(1);
+  }
+
+  @Test
+  void printerColumnsMakeADashboardInDeclaredOrder() throws Exception {
+    GenericKubernetesResource pool = parse(valid("pool-single-storage-node.yaml"));
+    pool.getMetadata().setName("dashboard-pool");
+    create(pool);
+
+    assertThat(tableColumns("kvcachepools")).containsExactly(
+        "Name", "Phase", "Version", "Leader", "Masters", "Storage", "Capacity", "Used", "Objects", "Age");
+    assertThat(tableColumns("transferengines")).containsExactly(
+        "Name", "Protocol", "Device", "Count", "Advertised", "Nodes", "Age");
+  }
+
+  @Test
+  void discoveryShowsShortNamesAndSubresources() {
+    Map<String, APIResource> resources = client.getApiResources(KvCachePool.GROUP + "/" + KvCachePool.VERSION)
+        .getResources().stream().collect(Collectors.toMap(APIResource::getName, resource -> resource));
+
+    assertThat(resources).containsOnlyKeys("kvcachepools", "kvcachepools/status", "kvcachepools/scale",
+        "transferengines", "transferengines/status");
+    assertThat(resources.get("kvcachepools").getShortNames()).containsExactly("kvp", "kvpool");
+    assertThat(resources.get("transferengines").getShortNames()).containsExactly("kvte");
+    assertThat(resources.get("kvcachepools").getNamespaced()).isTrue();
+  }
+
+  /** Column names of the server-side table kubectl prints for {@code kubectl get <plural>}. */
+  private static List<String> tableColumns(String plural) throws Exception {
+    HttpClient http = client.getHttpClient();
+    HttpRequest request = http.newHttpRequestBuilder()
+        .uri(client.getMasterUrl() + "apis/" + KvCachePool.GROUP + "/" + KvCachePool.VERSION + "/namespaces/"
+            + NAMESPACE + "/" + plural)
+        .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+        .build();
+    HttpResponse<String> response = http.sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
+    assertThat(response.code()).as("table of %s: %s", plural, response.body()).isEqualTo(200);
+    Map<?, ?> table = client.getKubernetesSerialization().unmarshal(response.body(), Map.class);
+    return ((List<?>) table.get("columnDefinitions")).stream()
+        .map(column -> (String) ((Map<?, ?>) column).get("name"))
+        .toList();
   }
 
   private static GenericKubernetesResource create(GenericKubernetesResource resource) {
