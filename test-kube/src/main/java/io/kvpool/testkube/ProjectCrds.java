@@ -25,6 +25,10 @@ final class ProjectCrds {
   private ProjectCrds() {
   }
 
+  static Path folder(Path repositoryRoot) {
+    return repositoryRoot.resolve("crds");
+  }
+
   /** Applies every CRD found and waits until each is Established; returns their names (none yet is fine). */
   static List<String> install(KubernetesClient client, Path crdDir) {
     List<CustomResourceDefinition> crds = read(client, crdDir);
