@@ -1,0 +1,155 @@
+package io.kvpool.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.common.MetricsRegistry;
+import io.kvpool.common.VersionInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Strict decoding against a real server socket: bad input closes one connection, never the server. */
+class RpcServerTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private final MetricsRegistry.Counter mismatches = new MetricsRegistry().counter("m", "m");
+  private RpcServer server;
+  private HostPort endpoint;
+
+  @BeforeEach
+  void start() throws IOException {
+    RpcServer.Identity id = new RpcServer.Identity(VersionInfo.CURRENT, Role.MASTER, () -> "pool", "server");
+    server = new RpcServer("test", "127.0.0.1", 0, id, (session, frame) -> {
+      frame.reader().finish();
+      session.reply(frame, null);
+    }, 8, mismatches);
+    server.start();
+    endpoint = server.endpoint();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private RpcConnection client(VersionInfo v, String pool) throws IOException {
+    return RpcConnection.open(endpoint, new Handshake(v, Role.CLIENT, pool, "c"), TIMEOUT);
+  }
+
+  private void assertServerStillServes() throws IOException {
+    try (RpcConnection c = client(VersionInfo.CURRENT, "pool"); RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
+      assertThat(c.call(Opcode.PING, null, null).header().isResponse()).isTrue();
+    }
+  }
+
+  /** Sends raw bytes and returns true if the server closed the connection (EOF) without replying. */
+  private boolean sendRawAndExpectClose(ByteBuffer bytes, boolean closeOutput) throws IOException {
+    try (SocketChannel ch = SocketChannel.open(endpoint.toSocketAddress())) {
+      while (bytes.hasRemaining()) {
+        ch.write(bytes);
+      }
+      if (closeOutput) {
+        ch.shutdownOutput();
+      }
+      ch.socket().setSoTimeout(5000);
+      return ch.socket().getInputStream().read() == -1;
+    } catch (java.net.SocketException e) {
+      // the server closed while our bytes were unread: the kernel answers with a reset
+      return e.getMessage().contains("reset");
+    }
+  }
+
+  private static ByteBuffer frame(int opcode, ByteBuffer body) {
+    ByteBuffer b = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
+    new FrameHeader(1, 0, opcode, 0, 1, body.remaining()).encode(b);
+    b.put(body).flip();
+    return b;
+  }
+
+  private static ByteBuffer handshakeFrame() {
+    BodyWriter w = new BodyWriter();
+    new Handshake(VersionInfo.CURRENT, Role.CLIENT, "pool", "raw").encode(w);
+    return frame(Opcode.HANDSHAKE.code(), w.toBuffer());
+  }
+
+  @Test
+  void garbageClosesTheConnectionOnly() throws IOException {
+    assertThat(sendRawAndExpectClose(ByteBuffer.wrap("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes()), false)).isTrue();
+    assertServerStillServes();
+  }
+
+  @Test
+  void oversizedBodyIsRefusedBeforeReading() throws IOException {
+    ByteBuffer h = CodecTest.header(FrameHeader.MAGIC, 0, 0, ProtocolLimits.MAX_BODY_BYTES + 1);
+    assertThat(sendRawAndExpectClose(h, false)).isTrue();
+    assertServerStillServes();
+  }
+
+  @Test
+  void truncatedFrameIsDropped() throws IOException {
+    ByteBuffer hs = handshakeFrame();
+    hs.limit(hs.limit() - 3);
+    assertThat(sendRawAndExpectClose(hs, true)).isTrue();
+    assertServerStillServes();
+  }
+
+  @Test
+  void firstFrameMustBeTheHandshake() throws IOException {
+    assertThat(sendRawAndExpectClose(frame(Opcode.PING.code(), ByteBuffer.allocate(0)), false)).isTrue();
+    assertServerStillServes();
+  }
+
+  @Test
+  void malformedHandshakeBodyClosesTheConnection() throws IOException {
+    assertThat(sendRawAndExpectClose(frame(Opcode.HANDSHAKE.code(), ByteBuffer.wrap(new byte[] {0, 50, 1})), false))
+        .isTrue();
+    assertServerStillServes();
+  }
+
+  @Test
+  void malformedRequestBodyAfterHandshakeClosesTheConnection() throws IOException {
+    ByteBuffer hs = handshakeFrame();
+    ByteBuffer ping = frame(Opcode.PING.code(), ByteBuffer.wrap(new byte[] {1, 2, 3}));
+    ByteBuffer both = ByteBuffer.allocate(hs.remaining() + ping.remaining()).put(hs).put(ping).flip();
+    try (SocketChannel ch = SocketChannel.open(endpoint.toSocketAddress())) {
+      while (both.hasRemaining()) {
+        ch.write(both);
+      }
+      ch.socket().setSoTimeout(5000);
+      FrameChannel fc = new FrameChannel(ch, 1, 0);
+      assertThat(fc.read().header().isResponse()).as("handshake reply").isTrue();
+      assertThat(ch.socket().getInputStream().read()).as("closed after the bad PING body").isEqualTo(-1);
+    }
+    assertServerStillServes();
+  }
+
+  @Test
+  void incompatibleVersionIsRefusedNamingBothVersionsAndCounted() {
+    assertThatThrownBy(() -> client(new VersionInfo("2.0.0", 2, 0), "pool"))
+        .isInstanceOf(HandshakeException.class)
+        .hasMessageContaining("0.1.0").hasMessageContaining("1.0").hasMessageContaining("2.0.0").hasMessageContaining("2.0")
+        .satisfies(e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.VERSION_MISMATCH));
+    assertThat(mismatches.get()).isEqualTo(1);
+  }
+
+  @Test
+  void otherPoolIsRefused() {
+    assertThatThrownBy(() -> client(VersionInfo.CURRENT, "elsewhere")).isInstanceOf(HandshakeException.class)
+        .hasMessageContaining("elsewhere");
+  }
+
+  @Test
+  void unknownOpcodeGetsAnErrorAndTheConnectionStaysUsable() throws IOException {
+    try (RpcConnection c = client(VersionInfo.CURRENT, ""); RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
+      assertThat(c.peer().poolId()).isEqualTo("pool");
+      assertThatThrownBy(() -> c.call(Opcode.HANDSHAKE, null, null)).isInstanceOf(RemoteErrorException.class)
+          .satisfies(e -> assertThat(((RemoteErrorException) e).code()).isEqualTo(ErrorCode.UNKNOWN_OPCODE));
+      assertThat(c.call(Opcode.PING, null, null).header().isResponse()).isTrue();
+    }
+  }
+}
