@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
@@ -23,14 +24,21 @@ import java.util.Objects;
     reason = "FieldValueInvalid")
 public class KvCachePoolSpec {
 
-  /** Semantic version 2.0.0 (no leading "v"); it is also the default image tag. */
-  static final String SEMVER_PATTERN = "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)"
-      + "(-[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*)?(\\+[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*)?$";
+  /**
+   * Semantic version 2.0.0 without a leading "v" (it is also the default image tag). Written with
+   * character classes instead of backslashes so it can sit inside a CEL string literal.
+   */
+  static final String SEMVER_PATTERN = "^(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)"
+      + "(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$";
   /** Durations the data plane parses: whole milliseconds, seconds or minutes. */
   static final String DURATION_PATTERN = "^[0-9]+(ms|s|m)$";
 
   @Required
-  @Pattern(SEMVER_PATTERN)
+  // A CEL rule rather than @Pattern: the user reads what a version looks like instead of a regex.
+  @ValidationRule(value = "self.matches('" + SEMVER_PATTERN + "')",
+      message = "spec.version must be a semantic version such as 1.2.0 or 1.3.0-rc.1, without a leading v",
+      reason = "FieldValueInvalid")
+  @Size(max = 64) // bounds the CEL cost estimate; the API server refuses unbounded rules
   @JsonPropertyDescription("Data-plane release to run, a semantic version such as 1.2.0 (no leading v).")
   private String version;
 
