@@ -23,7 +23,8 @@ staging_version="v0.${kube_minor}.${BASH_REMATCH[2]}"
 api_test_dir="${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}"
 target_dir="$api_test_dir/k8s/${kube_version}-linux-amd64"
 build_root="${KVPOOL_CACHE:-$HOME/.cache/kvpool}/kube-binaries/$kube_version"
-min_go_minor=24
+# k8s.io/kubernetes 1.35 declares "go 1.25.0" in its go.mod.
+min_go_minor=25
 
 started_all=$SECONDS
 step_started=$SECONDS
@@ -35,7 +36,7 @@ fail_with_manual_hint() {
 kube-binaries: $1
 kube-binaries: cannot provide the Kubernetes $kube_version test binaries automatically.
   Provide them by hand instead: put executable linux-amd64 builds of
-    etcd            (the 3.6.x release that Kubernetes $kube_version expects)
+    etcd            (the 3.5/3.6 release that Kubernetes $kube_version's go.mod requires)
     kube-apiserver  (v$kube_version)
     kubectl         (v1.$((kube_minor - 1)) to v1.$((kube_minor + 1)))
   into $target_dir/
@@ -61,7 +62,7 @@ require_go() {
 }
 
 # The Go commands run with the local toolchain only (no toolchain downloads) and at most two parallel jobs.
-go_in() { (cd "$1" && shift && GOTOOLCHAIN=local GOFLAGS=-mod=mod go "$@"); }
+go_in() { (cd "$1" && shift && GOTOOLCHAIN=local GOFLAGS="-mod=mod -buildvcs=false" go "$@"); }
 
 # A module of our own that requires k8s.io/kubernetes. The replace directives inside k8s.io/kubernetes's
 # go.mod point at its staging folders and are ignored for dependencies, so every k8s.io/* staging module is
@@ -158,6 +159,7 @@ GO
 }
 
 install_binary() { # name
+  mkdir -p "$target_dir"
   cp -f "$build_root/bin/$1" "$target_dir/.$1.tmp"
   chmod 0755 "$target_dir/.$1.tmp"
   mv -f "$target_dir/.$1.tmp" "$target_dir/$1"
@@ -185,7 +187,6 @@ WRAPPER
 }
 
 echo "kube-binaries: Kubernetes v$kube_version into $target_dir"
-mkdir -p "$target_dir"
 
 if ! has_version "$target_dir/kube-apiserver" "v$kube_version"; then
   if ! has_version "$build_root/bin/kube-apiserver" "v$kube_version"; then
@@ -217,6 +218,7 @@ if [[ ! -x "$target_dir/etcd.bin" ]] || ! "$target_dir/etcd.bin" --version >/dev
     [[ -n "$etcd_version" ]] || fail_with_manual_hint "could not find the etcd version that k8s.io/kubernetes v$kube_version requires."
     build_etcd "$etcd_version"
   fi
+  mkdir -p "$target_dir"
   cp -f "$build_root/bin/etcd" "$target_dir/.etcd.bin.tmp"
   chmod 0755 "$target_dir/.etcd.bin.tmp"
   mv -f "$target_dir/.etcd.bin.tmp" "$target_dir/etcd.bin"
