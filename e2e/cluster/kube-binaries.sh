@@ -53,6 +53,10 @@ kubectl_has_version() {
 }
 
 require_go() {
+  # Non-login shells (CI runners, cron) may lack the official tarball's install folder on PATH.
+  if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
+    PATH="$PATH:/usr/local/go/bin"
+  fi
   command -v go >/dev/null 2>&1 || fail_with_manual_hint "the Go toolchain (go 1.$min_go_minor or newer) is not on PATH."
   local go_version
   go_version="$(GOTOOLCHAIN=local go env GOVERSION)"
