@@ -7,6 +7,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.pool.DataPlaneSettings;
@@ -34,6 +35,7 @@ public class MasterPeerServiceDependent extends CRUDKubernetesDependentResource<
         .withNewMetadata()
         .withName(PoolNames.masterPeers(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(PoolLabels.component(pool, Component.MASTER, settings.version()))
         .endMetadata()
         .withNewSpec()

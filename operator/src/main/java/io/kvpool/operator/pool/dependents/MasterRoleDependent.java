@@ -8,6 +8,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
@@ -41,6 +42,7 @@ public class MasterRoleDependent extends CRUDKubernetesDependentResource<Role, K
         .withNewMetadata()
         .withName(PoolNames.master(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(PoolLabels.common(pool))
         .endMetadata()
         .withRules(

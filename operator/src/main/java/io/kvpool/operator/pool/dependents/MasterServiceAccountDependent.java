@@ -7,6 +7,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.pool.PoolNames;
 
@@ -28,6 +29,7 @@ public class MasterServiceAccountDependent extends CRUDKubernetesDependentResour
         .withNewMetadata()
         .withName(PoolNames.master(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(PoolLabels.common(pool))
         .endMetadata()
         .build();

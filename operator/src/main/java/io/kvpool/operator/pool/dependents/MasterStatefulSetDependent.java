@@ -12,6 +12,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.pool.DataPlaneSettings;
@@ -46,6 +47,7 @@ public class MasterStatefulSetDependent extends CRUDKubernetesDependentResource<
         .withNewMetadata()
         .withName(PoolNames.master(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(labels)
         .withAnnotations(Map.of(
             PoolLabels.RELEASE_ANNOTATION, settings.version(),

@@ -7,6 +7,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
@@ -57,6 +58,7 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
         .withNewMetadata()
         .withName(PoolNames.poolConfig(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(PoolLabels.common(pool))
         .endMetadata()
         .withData(data)

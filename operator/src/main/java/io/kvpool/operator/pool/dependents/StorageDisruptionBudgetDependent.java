@@ -8,6 +8,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.pool.PoolNames;
@@ -35,6 +36,7 @@ public class StorageDisruptionBudgetDependent
         .withNewMetadata()
         .withName(PoolNames.storage(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(PoolLabels.common(pool))
         .endMetadata()
         .withNewSpec()

@@ -18,6 +18,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 import io.kvpool.api.v1alpha1.DriverMount;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.pool.DataPlaneSettings;
@@ -56,6 +57,7 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
         .withNewMetadata()
         .withName(PoolNames.storage(pool))
         .withNamespace(pool.getMetadata().getNamespace())
+        .withOwnerReferences(Ownership.controlledBy(pool))
         .withLabels(labels)
         .withAnnotations(Map.of(
             PoolLabels.RELEASE_ANNOTATION, settings.version(),
@@ -103,8 +105,8 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
 
   static Container container(KvCachePool pool, DataPlaneSettings settings, TransportSettings transport) {
     List<String> command = new ArrayList<>(PodTemplates.javaCommand(MAIN_CLASS, StorageResources.STORAGE_MAX_HEAP));
+    // The storage main learns its pool from the master it registers with; it takes no --pool-id.
     command.addAll(List.of(
-        "--pool-id", settings.poolId(),
         "--master", PoolNames.masterAddress(pool, settings.masterPort()),
         "--node-id", "$(POD_NAME)",
         "--host", "0.0.0.0",
