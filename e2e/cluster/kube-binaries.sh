@@ -65,8 +65,20 @@ require_go() {
   fi
 }
 
-# The Go commands run with the local toolchain only (no toolchain downloads) and at most two parallel jobs.
+# The Go commands run with the local toolchain only: no toolchain downloads. Builds pass -p 2 (two cores).
 go_in() { (cd "$1" && shift && GOTOOLCHAIN=local GOFLAGS="-mod=mod -buildvcs=false" go "$@"); }
+
+# Path of k8s.io/kubernetes's own go.mod in the module cache (downloaded from the proxy when needed).
+upstream_go_mod() {
+  local path
+  mkdir -p "$build_root"
+  # Run outside the generated module, so a half-written go.mod from an interrupted run cannot interfere.
+  path="$(cd "$build_root" && GOTOOLCHAIN=local go mod download -json "k8s.io/kubernetes@v$kube_version" \
+    | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')" \
+    || fail_with_manual_hint "the Go module proxy does not serve k8s.io/kubernetes v$kube_version."
+  [[ -f "$path" ]] || fail_with_manual_hint "could not read the go.mod of k8s.io/kubernetes v$kube_version."
+  echo "$path"
+}
 
 # A module of our own that requires k8s.io/kubernetes. The replace directives inside k8s.io/kubernetes's
 # go.mod point at its staging folders and are ignored for dependencies, so every k8s.io/* staging module is
@@ -75,12 +87,8 @@ prepare_kubernetes_module() {
   local dir="$build_root/kubernetes-module"
   if [[ -f "$dir/go.sum" && -f "$dir/.complete" ]]; then return; fi
   step "resolving k8s.io/kubernetes v$kube_version and its staging modules ($staging_version) in $dir"
-  mkdir -p "$dir"
   local upstream_mod
-  upstream_mod="$(cd "$dir" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@v$kube_version" \
-    | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')" \
-    || fail_with_manual_hint "the Go module proxy does not serve k8s.io/kubernetes v$kube_version."
-  [[ -f "$upstream_mod" ]] || fail_with_manual_hint "could not read the go.mod of k8s.io/kubernetes v$kube_version."
+  upstream_mod="$(upstream_go_mod)"
   {
     echo "module kvpool.local/kube-binaries"
     echo
@@ -131,8 +139,7 @@ build_kubernetes_command() { # command name
 # The etcd release that Kubernetes expects: the go.etcd.io/etcd/server/v3 version its own go.mod requires.
 etcd_version_for_kubernetes() {
   local upstream_mod
-  upstream_mod="$(cd "$build_root/kubernetes-module" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@v$kube_version" \
-    | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
+  upstream_mod="$(upstream_go_mod)"
   sed -n 's#^[[:space:]]*go.etcd.io/etcd/server/v3 \(v3\.[0-9]*\.[0-9]*\).*$#\1#p' "$upstream_mod" | head -n 1
 }
 

@@ -1,9 +1,11 @@
 package io.kvpool.testkube;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -27,12 +29,41 @@ record KubeBinaries(Path apiTestDir, String version) {
     return apiTestDir.resolve("k8s").resolve(version + "-linux-amd64");
   }
 
-  void requirePresent() {
+  /** Fails fast, with what to do, when a binary is missing or is not the pinned kube-apiserver release. */
+  void requireUsable() {
+    requirePresent();
+    requireApiServerVersion();
+  }
+
+  private void requirePresent() {
     List<String> missing = REQUIRED.stream().filter(name -> !Files.isExecutable(binaryDir().resolve(name))).toList();
     if (!missing.isEmpty()) {
       throw new KubeTestSetupException("Kubernetes " + version + " test binaries " + missing + " are missing in "
           + binaryDir() + ". Run 'bash " + BINARIES_SCRIPT + "' from the repository root to build them"
           + " (see e2e/cluster/README.md for providing them by hand).");
+    }
+  }
+
+  // kube-api-test would only notice a broken binary by waiting for its whole startup timeout.
+  private void requireApiServerVersion() {
+    Path apiServer = binaryDir().resolve("kube-apiserver");
+    String reported;
+    try {
+      Process process = new ProcessBuilder(apiServer.toString(), "--version").redirectErrorStream(true).start();
+      reported = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        reported = "no answer to --version within 30s";
+      }
+    } catch (IOException e) {
+      reported = e.getMessage();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubeTestSetupException("Interrupted while checking " + apiServer + " --version.", e);
+    }
+    if (!reported.equals("Kubernetes v" + version)) {
+      throw new KubeTestSetupException(apiServer + " is not kube-apiserver v" + version + " (it says: '" + reported
+          + "'). Run 'bash " + BINARIES_SCRIPT + "' from the repository root to rebuild it.");
     }
   }
 

@@ -50,7 +50,7 @@ final class RunningApiServer {
 
   static RunningApiServer start(Path repositoryRoot) {
     KubeBinaries binaries = KubeBinaries.pinned(repositoryRoot);
-    binaries.requirePresent();
+    binaries.requireUsable();
     Path workDir = workDirLinkedTo(binaries);
     KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withTestDir(workDir.toString())
@@ -67,8 +67,9 @@ final class RunningApiServer {
     } catch (KubeAPITestException e) {
       stopAfterFailedStart(server, workDir, e);
       throw new KubeTestSetupException("kube-apiserver " + binaries.version() + " from " + binaries.binaryDir()
-          + " did not start: " + e.getMessage() + ". Its output is logged under"
-          + " io.fabric8.kubeapitest.process; re-run 'bash " + KubeBinaries.BINARIES_SCRIPT + "' if binaries are broken.", e);
+          + " did not start: " + e.getMessage() + ". Its output is logged at DEBUG level under"
+          + " io.fabric8.kubeapitest.process (slf4j-simple: -Dorg.slf4j.simpleLogger.log.io.fabric8.kubeapitest.process=debug);"
+          + " re-run 'bash " + KubeBinaries.BINARIES_SCRIPT + "' if the binaries are broken.", e);
     }
     String kubeconfigYaml = server.getKubeConfigYaml();
     KubernetesClient client = newClient(kubeconfigYaml);
