@@ -16,6 +16,7 @@ public final class FrameChannel implements Closeable {
 
   private final SocketChannel channel;
   private final ByteBuffer header = ByteBuffer.allocateDirect(ProtocolLimits.HEADER_BYTES);
+  private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
   private final ByteBuffer[] gather = new ByteBuffer[3];
   private final int protocolMajor;
   private final int protocolMinor;
@@ -86,11 +87,10 @@ public final class FrameChannel implements Closeable {
     header.flip();
     gather[0] = header;
     gather[1] = body;
-    gather[2] = payload == null ? ByteBuffer.allocate(0) : payload;
+    gather[2] = payload == null ? NO_PAYLOAD : payload;
     long left = header.remaining() + (long) body.remaining() + gather[2].remaining();
     while (left > 0) {
-      long n = channel.write(gather);
-      left -= n;
+      left -= channel.write(gather);
     }
     gather[1] = null;
     gather[2] = null;

@@ -7,9 +7,8 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,12 +16,19 @@ import java.util.concurrent.TimeUnit;
  * cannot time out by themselves, so a shared watchdog closes a connection whose exchange overruns its deadline.
  */
 public final class RpcConnection implements Closeable {
-  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "kvpool-rpc-watchdog");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ScheduledThreadPoolExecutor WATCHDOG = newWatchdog();
   private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+  private static ScheduledThreadPoolExecutor newWatchdog() {
+    ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "kvpool-rpc-watchdog");
+      t.setDaemon(true);
+      return t;
+    });
+    // every exchange arms and cancels a deadline: drop cancelled ones at once instead of keeping them queued
+    w.setRemoveOnCancelPolicy(true);
+    return w;
+  }
 
   private final HostPort endpoint;
   private final FrameChannel channel;

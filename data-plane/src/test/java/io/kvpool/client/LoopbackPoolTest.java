@@ -179,7 +179,9 @@ class LoopbackPoolTest {
     ByteBuffer value = randomValue(256 << 10, 9);
     client.put("survivor", value, 2);
     // stop one node: after the TTL the master drops its replicas and copies the object to the third node
-    StorageNode victim = nodes.remove(0);
+    String holder = master.metadata().getReplicas(List.of("survivor")).get(0).replicas().get(0).nodeId();
+    StorageNode victim = nodes.stream().filter(n -> n.nodeId().equals(holder)).findFirst().orElseThrow();
+    nodes.remove(victim);
     victim.close();
     long deadline = System.currentTimeMillis() + 10_000;
     while (System.currentTimeMillis() < deadline && master.counters().repairs() == 0) {
@@ -190,6 +192,8 @@ class LoopbackPoolTest {
       assertThat(client.get("survivor")).isEqualTo(value);
     }
     assertThat(client.stats().nodes()).isEqualTo(2);
+    assertThat(master.metadata().getReplicas(List.of("survivor")).get(0).replicas()).extracting(r -> r.nodeId())
+        .hasSize(2).doesNotContain(holder);
   }
 
   @Test
