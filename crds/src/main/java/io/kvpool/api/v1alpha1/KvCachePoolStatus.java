@@ -15,7 +15,7 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class KvCachePoolStatus {
 
-  /** Condition types of a pool. */
+  // Condition types of a pool (status.conditions[].type).
   public static final String READY = "Ready";
   public static final String AVAILABLE = "Available";
   public static final String PROGRESSING = "Progressing";
