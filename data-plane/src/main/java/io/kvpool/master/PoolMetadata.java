@@ -380,14 +380,13 @@ public final class PoolMetadata {
         (nodes.get(r.nodeId()).state() == NodeState.ALIVE ? healthy : draining).add(r);
       }
       if (healthy.size() >= o.wantedReplicas) {
-        // enough copies on ALIVE nodes: retire the ones on draining nodes
-        if (!o.leased(now)) {
-          for (Replica r : draining) {
-            o.replicas.remove(r);
-            free(r);
-          }
-          it.remove();
+        // enough copies on ALIVE nodes: retire the ones on draining nodes. Safe under a read lease: a draining
+        // node gets no new placements, so the freed range keeps its bytes until the node restarts.
+        for (Replica r : draining) {
+          o.replicas.remove(r);
+          free(r);
         }
+        it.remove();
         continue;
       }
       Set<String> holders = new HashSet<>();
