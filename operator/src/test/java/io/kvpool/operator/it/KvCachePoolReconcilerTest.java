@@ -147,10 +147,8 @@ class KvCachePoolReconcilerTest {
     Map<String, String> before = resourceVersions("scale");
     StatefulSet storageBefore = objects.statefulSet("scale-storage");
 
-    client.resources(KvCachePool.class).inNamespace(NS).withName("scale").edit(p -> {
-      p.getSpec().getStorage().setReplicas(5);
-      return p;
-    });
+    // Through the pool's scale subresource, as kubectl scale kvp scale --replicas=5 does.
+    client.resources(KvCachePool.class).inNamespace(NS).withName("scale").scale(5);
 
     await().atMost(TIMEOUT).until(() -> objects.statefulSet("scale-storage").getSpec().getReplicas() == 5);
     await().atMost(TIMEOUT).until(() -> Long.valueOf(2).equals(read("scale").getStatus().getObservedGeneration()));
