@@ -11,16 +11,19 @@ interface BenchTarget extends AutoCloseable {
 
   String name();
 
-  /** Opens one connection (or client) per benchmark client thread. */
-  void open(int clients, int valueSize);
+  /** Opens one connection (or client) per benchmark client thread; each stores up to {@code keysPerClient}. */
+  void open(int clients, int valueSize, int keysPerClient);
 
-  /** Stores {@code value} (position..limit, a direct buffer) under {@code key}. */
-  void put(int client, String key, ByteBuffer value);
+  /**
+   * Stores {@code value} (position..limit, a direct buffer) under {@code key}, which is the client's
+   * {@code index}-th key of the current round.
+   */
+  void put(int client, int index, String key, ByteBuffer value);
 
   /** Reads the value of {@code key} into {@code dst} from its position; returns the value length. */
-  int get(int client, String key, ByteBuffer dst);
+  int get(int client, int index, String key, ByteBuffer dst);
 
-  /** Drops a key between put rounds (not timed). */
+  /** Drops a key (not timed); waits out a read lease the store may still hold on it. */
   void remove(int client, String key);
 
   /** True when a get returns what was put under that key, so the benchmark can check the bytes it reads. */

@@ -22,8 +22,12 @@ public final class Benchmark {
   private static final double POOL_FILL = 0.5;
   private static final int MAX_KEYS_PER_CLIENT = 2048;
 
-  /** What to run; {@code perTarget} is split evenly between the put and the get phase. */
-  public record Settings(int valueSize, int clients, int replicas, Duration perTarget, String masterAddress) {
+  /**
+   * What to run; {@code perTarget} is split evenly between the put and the get phase. {@code cleanUp} removes
+   * the benchmark's keys at the end (for a pool that outlives the benchmark).
+   */
+  public record Settings(int valueSize, int clients, int replicas, Duration perTarget, String masterAddress,
+      boolean cleanUp) {
   }
 
   private Benchmark() {
@@ -45,14 +49,15 @@ public final class Benchmark {
         keysPerClient, phase.toMillis() / 1e3, phase.toMillis() / 1e3);
 
     List<PhaseResult> results = new ArrayList<>();
-    results.addAll(new TargetBenchmark(plan, new LoopbackBaseline()).run());
-    results.addAll(new TargetBenchmark(plan, new KvPoolTarget(settings.masterAddress(), settings.replicas())).run());
+    results.addAll(new TargetBenchmark(plan, new LoopbackBaseline(), true).run());
+    results.addAll(new TargetBenchmark(plan, new KvPoolTarget(settings.masterAddress(), settings.replicas()),
+        settings.cleanUp()).run());
     Optional<Path> redisBinary = RedisServer.findBinary();
     String redisNote = null;
     if (redisBinary.isPresent()) {
       Path log = Files.createTempFile("kvpool-bench-redis-", ".log");
       try (RedisServer redis = RedisServer.start(redisBinary.get(), log)) {
-        results.addAll(new TargetBenchmark(plan, new RedisTarget(redis.address())).run());
+        results.addAll(new TargetBenchmark(plan, new RedisTarget(redis.address()), false).run());
       }
     } else {
       redisNote = "redis: skipped, no redis-server on PATH (apt-get install redis-server to compare)";

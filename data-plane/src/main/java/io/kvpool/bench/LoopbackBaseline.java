@@ -13,16 +13,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The ceiling kvpool is measured against: plain Java NIO over 127.0.0.1 with direct buffers, one
- * request/response per operation, a server thread per connection that reads a put into its own memory
- * and answers a get from it. No protocol, no master, no placement: just the bytes on loopback.
+ * request/response per operation, a server thread per connection that reads a put into memory it owns
+ * (a slot per key, as many slots as the benchmark keeps live keys, so its memory traffic is the same as a
+ * store's rather than one cache-hot buffer) and answers a get from it. No protocol, no master, no
+ * placement, no checksum: just the bytes on loopback. The slots are allocated (and so paged in) before
+ * the timed phases.
  *
- * <p>Frames: request {@code [op:int][0:int][length:long]} (+ value for a put); put reply {@code [0:long]};
- * get reply {@code [length:long]} + value.
+ * <p>Frames: request {@code [op:int][client:int][slot:int][0:int][length:long]} (+ value for a put); put
+ * reply {@code [0:long]}; get reply {@code [length:long]} + value.
  */
 final class LoopbackBaseline implements BenchTarget {
 
   private static final int PUT = 1;
   private static final int GET = 2;
+  private static final int HEADER_BYTES = 24;
 
   private final List<SocketChannel> serverSides = new CopyOnWriteArrayList<>();
   private ServerSocketChannel server;
@@ -30,7 +34,9 @@ final class LoopbackBaseline implements BenchTarget {
   private SocketChannel[] connections;
   private ByteBuffer[] headers;
   private ByteBuffer[] replies;
-  private int valueSize;
+  /** memory[client][slot]: the server's copy of each live key. */
+  private ByteBuffer[][] memory;
+  private int[][] stored;
 
   @Override
   public String name() {
@@ -38,8 +44,14 @@ final class LoopbackBaseline implements BenchTarget {
   }
 
   @Override
-  public void open(int clients, int valueSize) {
-    this.valueSize = valueSize;
+  public void open(int clients, int valueSize, int keysPerClient) {
+    memory = new ByteBuffer[clients][keysPerClient];
+    stored = new int[clients][keysPerClient];
+    for (ByteBuffer[] slots : memory) {
+      for (int i = 0; i < slots.length; i++) {
+        slots[i] = ByteBuffer.allocateDirect(valueSize);
+      }
+    }
     try {
       server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
       acceptor = new Thread(this::acceptLoop, "baseline-acceptor");
@@ -51,7 +63,7 @@ final class LoopbackBaseline implements BenchTarget {
       for (int c = 0; c < clients; c++) {
         connections[c] = SocketChannel.open(server.getLocalAddress());
         connections[c].setOption(StandardSocketOptions.TCP_NODELAY, true);
-        headers[c] = ByteBuffer.allocateDirect(16);
+        headers[c] = ByteBuffer.allocateDirect(HEADER_BYTES);
         replies[c] = ByteBuffer.allocateDirect(8);
       }
     } catch (IOException e) {
@@ -77,10 +89,8 @@ final class LoopbackBaseline implements BenchTarget {
   }
 
   private void serve(SocketChannel channel) {
-    ByteBuffer header = ByteBuffer.allocateDirect(16);
+    ByteBuffer header = ByteBuffer.allocateDirect(HEADER_BYTES);
     ByteBuffer reply = ByteBuffer.allocateDirect(8);
-    ByteBuffer memory = ByteBuffer.allocateDirect(valueSize);
-    int stored = 0;
     try {
       while (true) {
         header.clear();
@@ -88,19 +98,22 @@ final class LoopbackBaseline implements BenchTarget {
           return;
         }
         int op = header.getInt(0);
-        int length = (int) header.getLong(8);
+        int client = header.getInt(4);
+        int slot = header.getInt(8);
+        ByteBuffer value = memory[client][slot].clear();
         if (op == PUT) {
-          memory.clear().limit(length);
-          readFully(channel, memory);
-          stored = length;
+          int length = (int) header.getLong(16);
+          value.limit(length);
+          readFully(channel, value);
+          stored[client][slot] = length;
           reply.clear();
           reply.putLong(0, 0);
           writeFully(channel, reply);
         } else {
           reply.clear();
-          reply.putLong(0, stored);
-          memory.clear().limit(stored);
-          writeFully(channel, reply, memory);
+          reply.putLong(0, stored[client][slot]);
+          value.limit(stored[client][slot]);
+          writeFully(channel, reply, value);
         }
       }
     } catch (IOException e) {
@@ -109,10 +122,10 @@ final class LoopbackBaseline implements BenchTarget {
   }
 
   @Override
-  public void put(int client, String key, ByteBuffer value) {
+  public void put(int client, int index, String key, ByteBuffer value) {
     try {
       ByteBuffer header = headers[client].clear();
-      header.putInt(0, PUT).putInt(4, 0).putLong(8, value.remaining());
+      header.putInt(0, PUT).putInt(4, client).putInt(8, index).putInt(12, 0).putLong(16, value.remaining());
       writeFully(connections[client], header, value);
       ByteBuffer reply = replies[client].clear();
       readFully(connections[client], reply);
@@ -122,10 +135,10 @@ final class LoopbackBaseline implements BenchTarget {
   }
 
   @Override
-  public int get(int client, String key, ByteBuffer dst) {
+  public int get(int client, int index, String key, ByteBuffer dst) {
     try {
       ByteBuffer header = headers[client].clear();
-      header.putInt(0, GET).putInt(4, 0).putLong(8, 0);
+      header.putInt(0, GET).putInt(4, client).putInt(8, index).putInt(12, 0).putLong(16, 0);
       writeFully(connections[client], header);
       ByteBuffer reply = replies[client].clear();
       readFully(connections[client], reply);
@@ -141,12 +154,12 @@ final class LoopbackBaseline implements BenchTarget {
 
   @Override
   public void remove(int client, String key) {
-    // the baseline keeps only the latest value per connection: nothing to free
+    // slots are reused by the next round: nothing to free
   }
 
   @Override
   public boolean storesValues() {
-    return false;
+    return true;
   }
 
   private static boolean readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {

@@ -21,7 +21,7 @@ final class RedisTarget implements BenchTarget {
   }
 
   @Override
-  public void open(int clients, int valueSize) {
+  public void open(int clients, int valueSize, int keysPerClient) {
     connections = new RespConnection[clients];
     try {
       for (int c = 0; c < clients; c++) {
@@ -33,7 +33,7 @@ final class RedisTarget implements BenchTarget {
   }
 
   @Override
-  public void put(int client, String key, ByteBuffer value) {
+  public void put(int client, int index, String key, ByteBuffer value) {
     try {
       connections[client].set(key, value);
     } catch (IOException e) {
@@ -42,7 +42,7 @@ final class RedisTarget implements BenchTarget {
   }
 
   @Override
-  public int get(int client, String key, ByteBuffer dst) {
+  public int get(int client, int index, String key, ByteBuffer dst) {
     try {
       return connections[client].get(key, dst);
     } catch (IOException e) {

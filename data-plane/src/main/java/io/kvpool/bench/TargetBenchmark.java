@@ -11,9 +11,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Runs a {@link BenchPlan} against one {@link BenchTarget}: an untimed warm-up round, timed put rounds
- * (keys of the previous round are removed between rounds, untimed, so the store never fills up), then a
- * timed get phase over the keys of the last round. Each get is checked: length always, and the 8-byte
+ * Runs a {@link BenchPlan} against one {@link BenchTarget}: an untimed warm-up, timed put rounds (keys of
+ * the previous round, never read, are removed between rounds, untimed, so the store never fills up), then
+ * a timed get phase over the keys of the last round. Keys that were read (warm-up, last round) are removed
+ * at the end only when {@code cleanUp} is set, since a store may hold them under read leases for a while. Each get is checked: length always, and the 8-byte
  * stamp written into every value where the target stores values.
  */
 final class TargetBenchmark {
@@ -26,8 +27,11 @@ final class TargetBenchmark {
   private final ByteBuffer[] values;
   private final ByteBuffer[] readBuffers;
 
-  TargetBenchmark(BenchPlan plan, BenchTarget target) {
+  private final boolean cleanUp;
+
+  TargetBenchmark(BenchPlan plan, BenchTarget target, boolean cleanUp) {
     this.plan = plan;
+    this.cleanUp = cleanUp;
     this.target = target;
     this.threads = Executors.newFixedThreadPool(plan.clients(), runnable -> {
       Thread thread = new Thread(runnable, "bench-" + target.name());
@@ -49,10 +53,9 @@ final class TargetBenchmark {
   /** Returns the put and the get result, in that order. */
   List<PhaseResult> run() {
     try {
-      target.open(plan.clients(), plan.valueSize());
+      target.open(plan.clients(), plan.valueSize(), plan.keysPerClient());
       putRound("warmup", Math.min(WARMUP_KEYS, plan.keysPerClient()), new Latencies[plan.clients()]);
       getUntil("warmup", Math.min(WARMUP_KEYS, plan.keysPerClient()), System.nanoTime() + 500_000_000L);
-      removeRound("warmup", Math.min(WARMUP_KEYS, plan.keysPerClient()));
 
       Latencies putLatencies = new Latencies();
       long putWall = 0;
@@ -79,7 +82,10 @@ final class TargetBenchmark {
       for (Latencies l : getPerClient) {
         getLatencies.addAll(l);
       }
-      removeRound(lastRound, plan.keysPerClient());
+      if (cleanUp) {
+        removeRound("warmup", Math.min(WARMUP_KEYS, plan.keysPerClient()));
+        removeRound(lastRound, plan.keysPerClient());
+      }
       return List.of(PhaseResult.of(target.name(), "put", plan.valueSize(), putWall, putLatencies),
           PhaseResult.of(target.name(), "get", plan.valueSize(), getWall, getLatencies));
     } finally {
@@ -97,7 +103,7 @@ final class TargetBenchmark {
         value.clear();
         value.putLong(0, stamp(round, client, i));
         long t0 = System.nanoTime();
-        target.put(client, key, value);
+        target.put(client, i, key, value);
         latencies.add(System.nanoTime() - t0);
       }
       perClient[client] = latencies;
@@ -113,7 +119,7 @@ final class TargetBenchmark {
         String key = key(round, client, i);
         dst.clear();
         long t0 = System.nanoTime();
-        int length = target.get(client, key, dst);
+        int length = target.get(client, i, key, dst);
         latencies.add(System.nanoTime() - t0);
         check(key, length, dst, stamp(round, client, i));
       }

@@ -18,7 +18,7 @@ final class BenchCommand implements Command {
   @Override
   public String usage() {
     return "bench [--master HOST:PORT] [--value-size 1MiB] [--clients 4] [--replicas 1] [--seconds 10] "
-        + "[--storage-nodes 3] [--memory 512MiB]";
+        + "[--storage-nodes 3] [--memory 512MiB] [--huge-pages none|transparent|explicit]";
   }
 
   @Override
@@ -28,7 +28,8 @@ final class BenchCommand implements Command {
 
   @Override
   public Set<String> options() {
-    return Set.of("master", "value-size", "clients", "replicas", "seconds", "storage-nodes", "memory");
+    return Set.of("master", "value-size", "clients", "replicas", "seconds", "storage-nodes", "memory",
+        "huge-pages");
   }
 
   @Override
@@ -47,25 +48,23 @@ final class BenchCommand implements Command {
       throw new UsageException("--replicas " + replicas + " needs at least as many --storage-nodes, got " + nodes);
     }
     Optional<HostPort> master = args.endpoint("master");
-    Benchmark.Settings settings = new Benchmark.Settings((int) valueSize, clients, replicas,
-        Duration.ofSeconds(seconds), null);
+    Duration perTarget = Duration.ofSeconds(seconds);
     if (master.isPresent()) {
       out.println("kvpool bench against the pool at " + master.get());
-      Benchmark.run(withMaster(settings, master.get().toString()), out);
+      Benchmark.run(new Benchmark.Settings((int) valueSize, clients, replicas, perTarget, master.get().toString(),
+          true), out);
       return 0;
     }
     LocalPoolConfig config = LocalPool.builder().poolId("bench").storageNodes(nodes)
-        .memoryPerNode(Long.toString(memory)).build();
+        .memoryPerNode(Long.toString(memory))
+        .storageOption("--huge-pages", args.choice("huge-pages", "none", LocalCommand.HUGE_PAGES)).build();
     out.println("kvpool bench: starting a local pool of " + nodes + " storage nodes x " + StatusTable.bytes(memory)
         + " (logs in " + config.logDir() + ")");
     try (LocalPool pool = config.start()) {
-      Benchmark.run(withMaster(settings, pool.masterAddress()), out);
+      // the pool is thrown away afterwards: no need to wait out read leases to remove the keys
+      Benchmark.run(new Benchmark.Settings((int) valueSize, clients, replicas, perTarget, pool.masterAddress(),
+          false), out);
     }
     return 0;
-  }
-
-  private static Benchmark.Settings withMaster(Benchmark.Settings settings, String master) {
-    return new Benchmark.Settings(settings.valueSize(), settings.clients(), settings.replicas(),
-        settings.perTarget(), master);
   }
 }

@@ -132,6 +132,15 @@ final class CliArguments {
     });
   }
 
+  /** One of {@code allowed}, or the default. */
+  String choice(String name, String defaultValue, Set<String> allowed) {
+    String value = option(name, defaultValue);
+    if (!allowed.contains(value)) {
+      throw new UsageException("--" + name + " must be one of " + new TreeSet<>(allowed) + ", got '" + value + "'");
+    }
+    return value;
+  }
+
   /** Exactly {@code names.length} positional words, named in the error when the count is wrong. */
   List<String> positionals(String... names) {
     if (positionals.size() != names.length) {

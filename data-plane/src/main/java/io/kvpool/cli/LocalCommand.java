@@ -7,6 +7,8 @@ import java.util.concurrent.CountDownLatch;
 /** {@code kvpool local}: runs a pool on this machine until Ctrl-C. */
 final class LocalCommand implements Command {
 
+  static final Set<String> HUGE_PAGES = Set.of("none", "transparent", "explicit");
+
   @Override
   public String name() {
     return "local";
@@ -14,7 +16,8 @@ final class LocalCommand implements Command {
 
   @Override
   public String usage() {
-    return "local [--storage-nodes 3] [--memory 256MiB] [--node-ttl 10s] [--pool-id local]";
+    return "local [--storage-nodes 3] [--memory 256MiB] [--huge-pages none|transparent|explicit] [--node-ttl 10s] "
+        + "[--pool-id local]";
   }
 
   @Override
@@ -24,7 +27,7 @@ final class LocalCommand implements Command {
 
   @Override
   public Set<String> options() {
-    return Set.of("storage-nodes", "memory", "node-ttl", "pool-id");
+    return Set.of("storage-nodes", "memory", "huge-pages", "node-ttl", "pool-id");
   }
 
   @Override
@@ -34,7 +37,8 @@ final class LocalCommand implements Command {
     long memory = args.size("memory", "256MiB");
     args.duration("node-ttl", "10s");
     LocalPoolConfig config = LocalPool.builder().poolId(args.option("pool-id", "local")).storageNodes(nodes)
-        .memoryPerNode(Long.toString(memory)).nodeTtl(args.option("node-ttl", "10s")).build();
+        .memoryPerNode(Long.toString(memory)).nodeTtl(args.option("node-ttl", "10s"))
+        .storageOption("--huge-pages", args.choice("huge-pages", "none", HUGE_PAGES)).build();
     out.println("starting " + nodes + " storage nodes of " + StatusTable.bytes(memory) + " and a master; logs in "
         + config.logDir());
     // the pool's shutdown hook stops every process on Ctrl-C; this thread only has to wait

@@ -3,6 +3,7 @@ package io.kvpool.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvpool.client.PoolStats;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,17 +16,21 @@ final class StatusTable {
 
   static String render(JsonNode status) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "pool %s  role %s  view %s  version %s%n",
-        text(status, "poolId"), text(status, "role"), text(status, "viewNumber"), version(status)));
-    String format = "%-10s %-22s %-9s %12s %12s %6s %-10s %10s%n";
+    out.append(String.format(Locale.ROOT, "pool %s  role %s  view %s  release %s  protocol %s%n",
+        text(status, "poolId"), text(status, "role"), text(status, "viewNumber"), text(status, "releaseVersion"),
+        text(status, "protocolVersion")));
+    String format = "%-10s %-22s %-9s %12s %12s %6s %-8s %12s%n";
     out.append(String.format(Locale.ROOT, format, "NODE", "ENDPOINT", "STATE", "CAPACITY", "USED", "USED%",
         "VERSION", "HEARTBEAT"));
-    for (JsonNode node : status.path("nodes")) {
+    List<JsonNode> nodes = new ArrayList<>();
+    status.path("nodes").forEach(nodes::add);
+    nodes.sort(Comparator.comparing(node -> node.path("id").asText()));
+    for (JsonNode node : nodes) {
       long capacity = node.path("capacityBytes").asLong();
       long used = node.path("usedBytes").asLong();
       out.append(String.format(Locale.ROOT, format, text(node, "id"), text(node, "endpoint"), text(node, "state"),
           bytes(capacity), bytes(used), percent(used, capacity), text(node, "version"),
-          node.has("lastHeartbeatMillisAgo") ? node.path("lastHeartbeatMillisAgo").asLong() + " ms" : "-"));
+          node.has("lastHeartbeatMillisAgo") ? node.path("lastHeartbeatMillisAgo").asLong() + " ms ago" : "-"));
     }
     long capacity = status.path("capacityBytes").asLong();
     long used = status.path("usedBytes").asLong();
@@ -47,16 +52,6 @@ final class StatusTable {
     return String.format(Locale.ROOT, "nodes %d  capacity %s  used %s (%s)  objects %d", stats.nodes(),
         bytes(stats.capacityBytes()), bytes(stats.usedBytes()), percent(stats.usedBytes(), stats.capacityBytes()),
         stats.objects());
-  }
-
-  private static String version(JsonNode status) {
-    for (String field : List.of("version", "releaseVersion", "release")) {
-      if (status.hasNonNull(field)) {
-        String protocol = text(status, status.has("protocolVersion") ? "protocolVersion" : "protocol");
-        return text(status, field) + ("-".equals(protocol) ? "" : " protocol " + protocol);
-      }
-    }
-    return "-";
   }
 
   private static String text(JsonNode node, String field) {

@@ -1,8 +1,12 @@
 package io.kvpool.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvpool.cli.StorageNodeProcess;
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.VersionMismatchException;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.ErrorCode;
@@ -35,6 +39,16 @@ class VersionSkewIT {
   void storageNodeRefusesAnotherProtocolMajorNamingBothVersions() throws IOException {
     StorageNodeProcess node = pool.pool().storageNodes().get(0);
     assertRefused(HostPort.parse(node.rpcAddress()));
+  }
+
+  @Test
+  void clientClaimingAnotherMajorFailsLoudlyNamingBothVersions() {
+    ClientConfig skewed = ClientConfig.builder().master(pool.pool().masterAddress()).clientId("it-skewed")
+        .advertisedVersion(FUTURE).build();
+    assertThatThrownBy(() -> KvPoolClient.connect(skewed).close())
+        .isInstanceOf(VersionMismatchException.class)
+        .hasMessageContaining(FUTURE.protocol()).hasMessageContaining(VersionInfo.CURRENT.protocol())
+        .hasMessageContaining(FUTURE.release()).hasMessageContaining(VersionInfo.CURRENT.release());
   }
 
   @Test
