@@ -3,6 +3,7 @@ package io.kvpool.common;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -59,7 +60,7 @@ public final class MetricsRegistry {
         if (!s.labels().isEmpty()) {
           out.append('{');
           boolean first = true;
-          for (Map.Entry<String, String> e : s.labels().entrySet()) {
+          for (Map.Entry<String, String> e : new TreeMap<>(s.labels()).entrySet()) { // stable label order
             if (!first) {
               out.append(',');
             }
