@@ -34,6 +34,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
@@ -49,6 +53,11 @@ public final class KvPoolClient implements AutoCloseable {
   private final MasterChannel master;
   private final StorageConnections storage;
   private final Handshake masterHandshake;
+  private final ExecutorService replicaWriters = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "kvpool-client-replica-writer");
+    t.setDaemon(true);
+    return t;
+  });
 
   private KvPoolClient(ClientConfig config) {
     this.config = config;
@@ -96,9 +105,7 @@ public final class KvPoolClient implements AutoCloseable {
         throw Failures.fromCode(start.status(), "put of key '" + key + "' refused by master: " + start.message(), null);
       }
       try {
-        for (ReplicaGrant g : start.replicas()) {
-          write(key, g, value, checksum);
-        }
+        writeReplicas(key, start.replicas(), value, checksum);
       } catch (KvPoolException e) {
         revokeQuietly(List.of(key));
         if (!Failures.transientFailure(e)) {
@@ -148,9 +155,7 @@ public final class KvPoolClient implements AutoCloseable {
         failed.put(key, Failures.fromCode(r.status(), "put of key '" + key + "' refused: " + r.message(), null));
       } else {
         try {
-          for (ReplicaGrant g : r.replicas()) {
-            write(key, g, values.get(key), checksums[i]);
-          }
+          writeReplicas(key, r.replicas(), values.get(key), checksums[i]);
           written.add(key);
         } catch (KvPoolException e) {
           failed.put(key, e);
@@ -182,6 +187,40 @@ public final class KvPoolClient implements AutoCloseable {
     List<PutStartResult> results = master.call(Opcode.PUT_START, w, r -> PutStartReply.decode(r).results(), false);
     expectCount(results.size(), items.size(), Opcode.PUT_START);
     return results;
+  }
+
+  /** Writes all replicas, the extra ones in parallel with the first; fails with the first error after all ended. */
+  private void writeReplicas(String key, List<ReplicaGrant> grants, ByteBuffer value, int checksum) {
+    if (grants.size() == 1) {
+      write(key, grants.get(0), value, checksum);
+      return;
+    }
+    List<Future<?>> others = new ArrayList<>(grants.size() - 1);
+    for (ReplicaGrant g : grants.subList(1, grants.size())) {
+      others.add(replicaWriters.submit(() -> write(key, g, value, checksum)));
+    }
+    KvPoolException failure = null;
+    try {
+      write(key, grants.get(0), value, checksum);
+    } catch (KvPoolException e) {
+      failure = e;
+    }
+    for (Future<?> f : others) {
+      try {
+        f.get();
+      } catch (ExecutionException e) {
+        if (failure == null) {
+          failure = e.getCause() instanceof KvPoolException k ? k
+              : new KvPoolException("writing key '" + key + "' failed: " + e.getCause(), e.getCause());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KvPoolException("interrupted while writing replicas of key '" + key + "'", e);
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
   }
 
   private void write(String key, ReplicaGrant grant, ByteBuffer value, int checksum) {
@@ -427,6 +466,7 @@ public final class KvPoolClient implements AutoCloseable {
 
   @Override
   public void close() {
+    replicaWriters.shutdownNow();
     master.close();
     storage.close();
   }
