@@ -41,7 +41,10 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
     return parse(uri, response.body());
   }
 
-  /** Parses a /status document; field names are the data plane's, missing numbers count as zero. */
+  /**
+   * Parses a /status document of the data plane's master. {@code leader} (the leader's pod name) is optional:
+   * without it the reconciler falls back to the pod labelled {@code kvpool.io/role=leader}.
+   */
   static MasterStatus parse(URI uri, String body) throws PoolAdminException {
     JsonNode root;
     try {
@@ -65,25 +68,15 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
     return new MasterStatus(
         text(root, "poolId"),
         text(root, "role"),
-        firstText(root, "leader", "leaderId", "nodeId", "podName"),
+        text(root, "leader"),
         root.path("viewNumber").asLong(0),
-        firstText(root, "releaseVersion", "release", "version"),
-        firstText(root, "protocolVersion", "protocol"),
+        text(root, "releaseVersion"),
+        text(root, "protocolVersion"),
         nodes.isArray() ? nodes.size() : 0,
         alive,
         root.path("capacityBytes").asLong(0),
         root.path("usedBytes").asLong(0),
         root.path("objectCount").asLong(0));
-  }
-
-  private static String firstText(JsonNode root, String... names) {
-    for (String name : names) {
-      String value = text(root, name);
-      if (value != null) {
-        return value;
-      }
-    }
-    return null;
   }
 
   private static String text(JsonNode root, String name) {

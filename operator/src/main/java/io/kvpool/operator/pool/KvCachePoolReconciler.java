@@ -1,10 +1,14 @@
 package io.kvpool.operator.pool;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
@@ -95,21 +99,43 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     if (problems.isEmpty()) {
       context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
     } else {
-      LOG.info("pool={} namespace={} spec invalid, dependents left as they run: {}", pool.getMetadata().getName(),
+      LOG.debug("pool={} namespace={} spec invalid, dependents left as they run: {}", pool.getMetadata().getName(),
           pool.getMetadata().getNamespace(), problems);
     }
-    PoolStatusUpdate update = aggregator.aggregate(pool.getStatus(), observe(pool, context, problems));
-    KubernetesEventRecorder recorder = new KubernetesEventRecorder(context.getClient());
-    update.events().forEach(e -> recorder.record(pool, e.reason().type(), e.reason().name(), e.message()));
+    updateStatus(pool, context, observe(pool, context, problems, null));
     // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures.
-    if (update.status().equals(pool.getStatus())) {
-      return UpdateControl.<KvCachePool>noUpdate().rescheduleAfter(statusInterval);
-    }
-    pool.setStatus(update.status());
-    return UpdateControl.patchStatus(pool).rescheduleAfter(statusInterval);
+    return UpdateControl.<KvCachePool>noUpdate().rescheduleAfter(statusInterval);
   }
 
-  private PoolObservation observe(KvCachePool pool, Context<KvCachePool> context, List<String> problems) {
+  /** Applying the dependents failed (API error, conflict...): say so in the status; JOSDK retries with backoff. */
+  @Override
+  public ErrorStatusUpdateControl<KvCachePool> updateErrorStatus(KvCachePool pool, Context<KvCachePool> context,
+      Exception e) {
+    updateStatus(pool, context, observe(pool, context, List.of(), e.getClass().getSimpleName() + ": " + e.getMessage()));
+    return ErrorStatusUpdateControl.noStatusUpdate();
+  }
+
+  /**
+   * Patches the status when it differs from the stored one, then publishes the transitions' events. The patch
+   * goes through JOSDK's cache so the next reconciliation compares with this status even if the informer has not
+   * delivered it yet: without that, a quick second reconciliation would see the old status and announce the same
+   * transition twice.
+   */
+  private void updateStatus(KvCachePool pool, Context<KvCachePool> context, PoolObservation observation) {
+    PoolStatusUpdate update = aggregator.aggregate(pool.getStatus(), observation);
+    if (!update.status().equals(pool.getStatus())) {
+      KvCachePool patch = new KvCachePool();
+      patch.setMetadata(new ObjectMetaBuilder().withName(pool.getMetadata().getName())
+          .withNamespace(pool.getMetadata().getNamespace()).build());
+      patch.setStatus(update.status());
+      PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(pool, patch, context);
+    }
+    KubernetesEventRecorder recorder = new KubernetesEventRecorder(context.getClient());
+    update.events().forEach(e -> recorder.record(pool, e.reason().type(), e.reason().name(), e.message()));
+  }
+
+  private PoolObservation observe(KvCachePool pool, Context<KvCachePool> context, List<String> problems,
+      String reconcileError) {
     Optional<ReplicaState> masters = statefulSet(context, PoolNames.master(pool)).map(ReplicaState::of);
     Optional<ReplicaState> storage = statefulSet(context, PoolNames.storage(pool)).map(ReplicaState::of);
     Optional<MasterStatus> master = Optional.empty();
@@ -133,7 +159,8 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
         master,
         masterError,
         master.isPresent() && master.get().leader() == null ? leaderPod(pool, context) : Optional.empty(),
-        PoolLabels.selectorString(pool, Component.STORAGE));
+        PoolLabels.selectorString(pool, Component.STORAGE),
+        reconcileError);
   }
 
   private static Optional<StatefulSet> statefulSet(Context<KvCachePool> context, String name) {
@@ -147,6 +174,6 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     Map<String, String> selector = PoolLabels.selector(pool, Component.MASTER);
     selector.put(PoolLabels.ROLE, PoolLabels.ROLE_LEADER);
     return context.getClient().pods().inNamespace(pool.getMetadata().getNamespace()).withLabels(selector)
-        .list().getItems().stream().map(Pod::getMetadata).map(m -> m.getName()).findFirst();
+        .list().getItems().stream().map(Pod::getMetadata).map(ObjectMeta::getName).findFirst();
   }
 }

@@ -7,6 +7,7 @@ public enum PoolEventReason {
   PoolReady(Type.Normal),
   PoolNotReady(Type.Warning),
   InvalidSpec(Type.Warning),
+  ReconcileFailed(Type.Warning),
   MasterUnreachable(Type.Warning),
   ReplicasUnavailable(Type.Warning),
   Recovered(Type.Normal),

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param masterError why /status could not be read, when it could not
  * @param leaderPod the pod labelled kvpool.io/role=leader, when there is one
  * @param storageSelector label selector of the storage pods, for the scale subresource
+ * @param reconcileError why applying the dependents failed in this reconciliation, or null
  */
 public record PoolObservation(
     long generation,
@@ -27,7 +28,8 @@ public record PoolObservation(
     Optional<MasterStatus> master,
     String masterError,
     Optional<String> leaderPod,
-    String storageSelector) {
+    String storageSelector,
+    String reconcileError) {
 
   public boolean specValid() {
     return specProblems.isEmpty();

@@ -25,8 +25,8 @@ import java.util.Optional;
  *   <li>Available: the pool serves: a reachable leader and at least objectReplicas ready storage nodes.</li>
  *   <li>Progressing: objects are being created, rolled or scaled.</li>
  *   <li>Degraded: something is wrong that waiting alone will not fix: an invalid spec (the last valid state
- *   keeps running), a leader that does not answer while master pods are ready, or pods lost after the
- *   pool was running.</li>
+ *   keeps running), objects that could not be applied, a leader that does not answer while master pods
+ *   are ready, or pods lost after the pool was running.</li>
  * </ul>
  * Figures read from the leader (leader, view, capacity, usage, objects) are cleared when it cannot be
  * read rather than shown stale.
@@ -99,6 +99,9 @@ public final class PoolStatusAggregator {
     if (!o.specValid()) {
       return Verdict.no("InvalidSpec", problems(o));
     }
+    if (o.reconcileError() != null) {
+      return Verdict.no("ReconcileFailed", o.reconcileError());
+    }
     if (!o.deployed()) {
       return Verdict.no("Creating", "creating the master and storage StatefulSets");
     }
@@ -160,6 +163,9 @@ public final class PoolStatusAggregator {
   private static Verdict degraded(KvCachePoolStatus prev, PoolObservation o) {
     if (!o.specValid()) {
       return Verdict.yes("InvalidSpec", problems(o) + " (the last valid state keeps running)");
+    }
+    if (o.reconcileError() != null) {
+      return Verdict.yes("ReconcileFailed", o.reconcileError() + " (retrying)");
     }
     if (o.deployed()) {
       ReplicaState masters = o.masters().get();
@@ -240,6 +246,7 @@ public final class PoolStatusAggregator {
     return switch (degradedReason) {
       case "InvalidSpec" -> PoolEventReason.InvalidSpec;
       case "MasterUnreachable" -> PoolEventReason.MasterUnreachable;
+      case "ReconcileFailed" -> PoolEventReason.ReconcileFailed;
       default -> PoolEventReason.ReplicasUnavailable;
     };
   }

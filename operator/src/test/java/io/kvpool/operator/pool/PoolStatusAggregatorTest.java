@@ -33,7 +33,7 @@ class PoolStatusAggregatorTest {
   private static PoolObservation observation(long generation, List<String> problems, Optional<ReplicaState> masters,
       Optional<ReplicaState> storage, Optional<MasterStatus> master, String masterError) {
     return new PoolObservation(generation, "0.1.0", 2, problems, masters, storage, master, masterError,
-        Optional.empty(), "app.kubernetes.io/name=kvpool");
+        Optional.empty(), "app.kubernetes.io/name=kvpool", null);
   }
 
   private static PoolObservation healthy(long generation) {
@@ -147,7 +147,7 @@ class PoolStatusAggregatorTest {
   void invalidSpecIsDegradedAndKeepsTheLastValidTargetVersion() {
     KvCachePoolStatus running = at(T0).aggregate(null, healthy(1)).status();
     PoolObservation invalid = new PoolObservation(2, "0.2.0", 2, List.of("spec.image changed without version"),
-        Optional.of(ready(1)), Optional.of(ready(3)), Optional.of(MASTER), null, Optional.empty(), "sel");
+        Optional.of(ready(1)), Optional.of(ready(3)), Optional.of(MASTER), null, Optional.empty(), "sel", null);
 
     PoolStatusUpdate update = at(T0.plusSeconds(5)).aggregate(running, invalid);
 
@@ -206,7 +206,7 @@ class PoolStatusAggregatorTest {
     PoolObservation rolling = new PoolObservation(2, "0.2.0", 2, List.of(),
         Optional.of(new ReplicaState(1, 1, 0, false, true, "0.2.0")),
         Optional.of(new ReplicaState(3, 3, 1, false, true, "0.2.0")), Optional.of(MASTER), null, Optional.empty(),
-        "sel");
+        "sel", null);
 
     KvCachePoolStatus status = at(T0.plusSeconds(5)).aggregate(running, rolling).status();
 
@@ -220,8 +220,25 @@ class PoolStatusAggregatorTest {
   void leaderFallsBackToTheLabelledPodWhenStatusDoesNotNameIt() {
     MasterStatus anonymous = new MasterStatus("p", "LEADER", null, 1, "0.1.0", "1.0", 3, 3, 1L << 30, 0, 0);
     PoolObservation o = new PoolObservation(1, "0.1.0", 2, List.of(), Optional.of(ready(1)), Optional.of(ready(3)),
-        Optional.of(anonymous), null, Optional.of("p-master-0"), "sel");
+        Optional.of(anonymous), null, Optional.of("p-master-0"), "sel", null);
 
     assertThat(at(T0).aggregate(null, o).status().getLeader()).isEqualTo("p-master-0");
+  }
+
+  @Test
+  void aFailedApplyIsDegradedUntilItSucceeds() {
+    KvCachePoolStatus running = at(T0).aggregate(null, healthy(1)).status();
+    PoolObservation failing = new PoolObservation(1, "0.1.0", 2, List.of(), Optional.of(ready(1)),
+        Optional.of(ready(3)), Optional.of(MASTER), null, Optional.empty(), "sel",
+        "KubernetesClientException: statefulsets \"p-master\" is forbidden");
+
+    PoolStatusUpdate update = at(T0.plusSeconds(5)).aggregate(running, failing);
+
+    assertThat(condition(update.status(), DEGRADED).getReason()).isEqualTo("ReconcileFailed");
+    assertThat(condition(update.status(), DEGRADED).getMessage()).contains("forbidden");
+    assertThat(condition(update.status(), READY).getReason()).isEqualTo("ReconcileFailed");
+    assertThat(update.events()).extracting(PoolEvent::reason).contains(PoolEventReason.ReconcileFailed);
+    assertThat(at(T0.plusSeconds(10)).aggregate(update.status(), healthy(1)).status().getPhase())
+        .isEqualTo(PoolPhase.Running);
   }
 }
