@@ -49,7 +49,12 @@ public final class PoolMetadata {
   private final Map<String, StoredObject> objects = new HashMap<>();
   private final Set<String> pendingKeys = new HashSet<>();
   private final Set<String> needsRepair = new LinkedHashSet<>();
+  private final List<Quarantined> quarantine = new ArrayList<>();
   private long nextGeneration = 1;
+
+  /** A freed range that is reused only after {@code releaseAtMillis}, when no grant for it is valid any more. */
+  private record Quarantined(Replica replica, long incarnation, long releaseAtMillis) {
+  }
 
   public PoolMetadata(MasterConfig config, LongSupplier clockMillis, ReplicaPlacement placement, MasterCounters counters) {
     this.config = config;
@@ -357,6 +362,7 @@ public final class PoolMetadata {
         counters.pendingExpired.inc();
       }
     }
+    releaseQuarantined(now);
     if (usageRatio() > config.highWatermark()) {
       evict(now, 0);
     }
@@ -406,7 +412,7 @@ public final class PoolMetadata {
       Replica source = healthy.isEmpty() ? draining.get(0) : healthy.get(0);
       o.repairInFlight = true;
       tasks.add(new RepairTask(o.key, o.generation, o.checksum, source, nodes.get(source.nodeId()).endpoint(), t,
-          grant(c.node(), o.key, t, now + config.pendingTimeout().toMillis())));
+          c.node().incarnation(), grant(c.node(), o.key, t, now + config.pendingTimeout().toMillis())));
     }
     return tasks;
   }
@@ -422,7 +428,7 @@ public final class PoolMetadata {
     }
     StorageNodeRecord target = nodes.get(task.target().nodeId());
     boolean targetAlive = target != null && target.state() != NodeState.DEAD
-        && target.segment(task.target().segmentId()) != null;
+        && target.incarnation() == task.targetIncarnation();
     if (copied && current && targetAlive) {
       o.replicas.add(task.target());
       counters.repairs.inc();
@@ -430,7 +436,8 @@ public final class PoolMetadata {
       return;
     }
     if (targetAlive) {
-      free(task.target());
+      // the copy may still land late: keep the range until the grant that allows it has expired
+      quarantine.add(new Quarantined(task.target(), task.targetIncarnation(), task.targetGrant().expiresAtMillis()));
     }
     if (current) {
       counters.repairFailures.inc();
@@ -509,7 +516,28 @@ public final class PoolMetadata {
     pendingKeys.remove(o.key);
     needsRepair.remove(o.key);
     for (Replica r : o.replicas) {
-      free(r);
+      if (o.state == StoredObject.State.PENDING) {
+        // a writer of a revoked or abandoned put may still hold a valid grant: reuse the range only after it expired
+        StorageNodeRecord node = nodes.get(r.nodeId());
+        if (node != null) {
+          quarantine.add(new Quarantined(r, node.incarnation(), o.pendingDeadlineMillis));
+        }
+      } else {
+        free(r);
+      }
+    }
+  }
+
+  private void releaseQuarantined(long now) {
+    for (Iterator<Quarantined> it = quarantine.iterator(); it.hasNext(); ) {
+      Quarantined q = it.next();
+      if (q.releaseAtMillis() < now) {
+        it.remove();
+        StorageNodeRecord node = nodes.get(q.replica().nodeId());
+        if (node != null && node.incarnation() == q.incarnation()) {
+          free(q.replica());
+        }
+      }
     }
   }
 
@@ -519,7 +547,7 @@ public final class PoolMetadata {
       return;
     }
     StorageSegment seg = node.segment(r.segmentId());
-    if (seg != null) {
+    if (seg != null && seg.allocator().isAllocated(r.offset())) {
       seg.allocator().free(r.offset());
       node.released(new Location(r.segmentId(), r.offset()));
     }

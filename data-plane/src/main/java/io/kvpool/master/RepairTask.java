@@ -4,5 +4,5 @@ import io.kvpool.protocol.ReplicaGrant;
 
 /** Copy one replica of {@code key} from {@code source} (a live holder) to the already allocated {@code target}. */
 public record RepairTask(String key, long generation, int checksum, Replica source, String sourceEndpoint,
-                         Replica target, ReplicaGrant targetGrant) {
+                         Replica target, long targetIncarnation, ReplicaGrant targetGrant) {
 }

@@ -80,6 +80,10 @@ public final class SegmentAllocator {
     return true;
   }
 
+  public boolean isAllocated(long offset) {
+    return allocated.containsKey(offset);
+  }
+
   /** Frees the block that starts at {@code offset}. */
   public void free(long offset) {
     Long length = allocated.remove(offset);

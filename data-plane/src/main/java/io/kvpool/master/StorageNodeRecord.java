@@ -5,10 +5,15 @@ import io.kvpool.protocol.GrantSigner;
 import io.kvpool.protocol.Location;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** The master's record of one registered storage node. Guarded by the metadata lock. */
 public final class StorageNodeRecord {
+  private static final AtomicLong INCARNATIONS = new AtomicLong();
+
   private final String id;
+  /** Distinguishes registrations of the same node id: a restarted node has fresh, empty segments. */
+  private final long incarnation = INCARNATIONS.incrementAndGet();
   private final String endpoint;
   private final VersionInfo version;
   private final List<StorageSegment> segments;
@@ -29,6 +34,10 @@ public final class StorageNodeRecord {
 
   public String id() {
     return id;
+  }
+
+  long incarnation() {
+    return incarnation;
   }
 
   public String endpoint() {

@@ -95,6 +95,20 @@ class PoolMetadataTest {
   }
 
   @Test
+  void revokedRangeIsReusedOnlyAfterItsGrantExpired() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 1 << 20);
+    ReplicaGrant g = f.start("late", 1000, 1).replicas().get(0);
+    f.pool.putRevoke(List.of("late"));
+    f.put("next", 1000, 1);
+    long nextOffset = f.pool.getReplicas(List.of("next")).get(0).replicas().get(0).offset();
+    assertThat(nextOffset).as("a late writer with the old grant cannot hit the new object").isNotEqualTo(g.offset());
+    f.advance(Duration.ofSeconds(31));
+    f.pool.heartbeat("a");
+    f.pool.tick();
+    assertThat(f.pool.snapshot().usedBytes()).isEqualTo(SegmentAllocator.blockSize(1000));
+  }
+
+  @Test
   void revokeFreesAPendingPutButNotACompleteOne() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 1 << 20);
     f.start("p", 1000, 1);
