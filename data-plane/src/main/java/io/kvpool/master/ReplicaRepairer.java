@@ -1,6 +1,7 @@
 package io.kvpool.master;
 
 import io.kvpool.common.HostPort;
+import io.kvpool.common.RateLimitedLog;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.Handshake;
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
 final class ReplicaRepairer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaRepairer.class);
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(30);
+  private static final RateLimitedLog COPY_FAILURES = new RateLimitedLog(LOG, 2_000);
 
   private final PoolMetadata metadata;
   private final Handshake identity;
@@ -67,7 +69,7 @@ final class ReplicaRepairer implements AutoCloseable {
       LOG.debug("event=replica_copied key={} from={} to={}", t.key(), t.source().nodeId(), t.target().nodeId());
       return true;
     } catch (IOException | RuntimeException e) {
-      LOG.warn("event=replica_copy_failed key={} from={} to={} error=\"{}\"", t.key(), t.source().nodeId(),
+      COPY_FAILURES.warn("event=replica_copy_failed key={} from={} to={} error=\"{}\"", t.key(), t.source().nodeId(),
           t.target().nodeId(), e.getMessage());
       return false;
     }
