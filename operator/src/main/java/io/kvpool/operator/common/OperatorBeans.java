@@ -30,8 +30,10 @@ public class OperatorBeans {
 
   @Produces
   @Singleton
-  MasterAddressResolver masterAddressResolver() {
-    return MasterAddressResolver.leaderService();
+  MasterAddressResolver masterAddressResolver(
+      @ConfigProperty(name = "kvpool.operator.master-admin-url",
+          defaultValue = MasterAddressResolver.LEADER_SERVICE_TEMPLATE) String template) {
+    return MasterAddressResolver.fromTemplate(template);
   }
 
   @Produces
