@@ -3,6 +3,7 @@ package io.kvpool.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvpool.client.ChecksumMismatchException;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.VersionInfo;
@@ -162,10 +163,31 @@ class StorageNodeSafetyTest {
     }
   }
 
-  private ReplicaGrant startPut(String key, int size) throws Exception {
+  @Test
+  void bytesThatDoNotMatchTheRecordedChecksumAreReportedNotReturned() throws Exception {
+    ReplicaGrant g = startPut("corrupt", 4096, 0x1234);
+    try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
+      BodyWriter w = new BodyWriter();
+      WriteRequest.of("corrupt", g, 0x1234).encode(w);
+      c.call(Opcode.WRITE, w, junk(4096));
+    }
     try (RpcConnection m = open(master.rpcEndpoint()); RpcConnection.Deadline d = m.deadline(T)) {
       BodyWriter w = new BodyWriter();
-      new PutStartRequest(List.of(new PutStartItem(key, size, 0, 1))).encode(w);
+      new KeyList(List.of("corrupt")).encode(w);
+      m.call(Opcode.PUT_END, w, null);
+    }
+    assertThatThrownBy(() -> client.get("corrupt")).isInstanceOf(ChecksumMismatchException.class)
+        .hasMessageContaining("corrupt").hasMessageContaining("0x00001234");
+  }
+
+  private ReplicaGrant startPut(String key, int size) throws Exception {
+    return startPut(key, size, 0);
+  }
+
+  private ReplicaGrant startPut(String key, int size, int checksum) throws Exception {
+    try (RpcConnection m = open(master.rpcEndpoint()); RpcConnection.Deadline d = m.deadline(T)) {
+      BodyWriter w = new BodyWriter();
+      new PutStartRequest(List.of(new PutStartItem(key, size, checksum, 1))).encode(w);
       return PutStartReply.decode(m.call(Opcode.PUT_START, w, null).reader()).results().get(0).replicas().get(0);
     }
   }
