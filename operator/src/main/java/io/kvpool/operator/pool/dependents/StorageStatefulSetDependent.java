@@ -15,7 +15,6 @@ import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import io.kvpool.api.v1alpha1.DriverMount;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.Ownership;
@@ -26,6 +25,7 @@ import io.kvpool.operator.pool.PodTemplates;
 import io.kvpool.operator.pool.PoolNames;
 import io.kvpool.operator.pool.PoolTransport;
 import io.kvpool.operator.pool.StorageResources;
+import io.kvpool.operator.pool.TransportAttachments;
 import io.kvpool.operator.transferengine.TransportSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,9 +87,7 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
       volumes.add(new VolumeBuilder().withName(HUGEPAGES_VOLUME)
           .withNewEmptyDir().withMedium("HugePages-2Mi").endEmptyDir().build());
     }
-    transport.devices().ifPresent(devices -> devices.driverMounts().forEach(mount ->
-        volumes.add(new VolumeBuilder().withName(mount.getName())
-            .withNewHostPath().withPath(mount.getHostPath()).endHostPath().build())));
+    volumes.addAll(TransportAttachments.driverVolumes(transport));
     PodSpec spec = new PodSpecBuilder()
         // Storage nodes never call the Kubernetes API: no token in the pod.
         .withAutomountServiceAccountToken(false)
@@ -120,13 +118,15 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
     if (settings.hugePages() == HugePages.EXPLICIT) {
       mounts.add(new VolumeMountBuilder().withName(HUGEPAGES_VOLUME).withMountPath("/dev/hugepages").build());
     }
-    transport.devices().ifPresent(devices -> devices.driverMounts().forEach(mount -> mounts.add(mountOf(mount))));
+    mounts.addAll(TransportAttachments.driverMounts(transport));
+    List<EnvVar> env = new ArrayList<>(PodTemplates.podIdentityEnv());
+    env.addAll(TransportAttachments.env(transport));
     return new ContainerBuilder()
         .withName("storage")
         .withImage(settings.image())
         .withImagePullPolicy(settings.imagePullPolicy())
         .withCommand(command)
-        .withEnv(env(transport))
+        .withEnv(env)
         .addNewPort().withName("rpc").withContainerPort(settings.storagePort()).withProtocol("TCP").endPort()
         .addNewPort().withName("admin").withContainerPort(settings.storageAdminPort()).withProtocol("TCP").endPort()
         .addNewPort().withName("transfer").withContainerPort(transport.port()).withProtocol("TCP").endPort()
@@ -136,33 +136,6 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
         .withVolumeMounts(mounts)
         // mlock of the segments needs IPC_LOCK; nothing else is added.
         .withNewSecurityContext().withNewCapabilities().withAdd("IPC_LOCK").endCapabilities().endSecurityContext()
-        .build();
-  }
-
-  /**
-   * Identity plus transport. The device plugin itself sets the visibility variable (e.g.
-   * ASCEND_VISIBLE_DEVICES) to the devices it allocated; the pod only learns its name, because setting
-   * it here would override the plugin's allocation.
-   */
-  private static List<EnvVar> env(TransportSettings transport) {
-    List<EnvVar> env = new ArrayList<>(PodTemplates.podIdentityEnv());
-    env.add(new EnvVar("KVPOOL_TRANSPORT_PROTOCOL", transport.protocolName(), null));
-    env.add(new EnvVar("KVPOOL_TRANSPORT_PORT", Integer.toString(transport.port()), null));
-    env.add(new EnvVar("KVPOOL_BUFFER_POOL_SIZE", Long.toString(transport.bufferPoolBytes()), null));
-    env.add(new EnvVar("KVPOOL_BUFFERS", Integer.toString(transport.buffers()), null));
-    transport.devices().ifPresent(devices -> {
-      env.add(new EnvVar("KVPOOL_DEVICE_RESOURCE", devices.resourceName(), null));
-      env.add(new EnvVar("KVPOOL_DEVICE_COUNT", Integer.toString(devices.count()), null));
-      env.add(new EnvVar("KVPOOL_VISIBLE_DEVICES_ENV", devices.visibleDevicesEnv(), null));
-    });
-    return env;
-  }
-
-  private static VolumeMount mountOf(DriverMount mount) {
-    return new VolumeMountBuilder()
-        .withName(mount.getName())
-        .withMountPath(mount.getMountPath())
-        .withReadOnly(!Boolean.FALSE.equals(mount.getReadOnly()))
         .build();
   }
 }
