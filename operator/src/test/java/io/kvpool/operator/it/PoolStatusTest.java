@@ -13,13 +13,9 @@ import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -107,7 +103,7 @@ class PoolStatusTest {
     assertThat(Conditions.isTrue(ready.getConditions(), "Degraded")).isFalse();
     assertThat(Conditions.isTrue(ready.getConditions(), "Progressing")).isFalse();
 
-    String table = kubectl("get", "kvcachepools", "-n", NS, "-o", "wide");
+    String table = Kubectl.run("get", "kvcachepools", "-n", NS, "-o", "wide");
     System.out.println("kubectl get kvcachepools -o wide (ready):\n" + table);
     assertThat(table).contains("PHASE", "VERSION", "LEADER", "MASTERS", "STORAGE", "CAPACITY", "USED", "OBJECTS")
         .contains("Running").contains(POOL + "-master-0").contains("192Mi");
@@ -124,7 +120,7 @@ class PoolStatusTest {
       assertThat(degraded.getMessage()).contains(master.adminBase() + "/status");
     });
     System.out.println("kubectl get kvcachepools -o wide (master killed):\n"
-        + kubectl("get", "kvcachepools", "-n", NS, "-o", "wide"));
+        + Kubectl.run("get", "kvcachepools", "-n", NS, "-o", "wide"));
     // Several status cycles later the transition is still announced exactly once.
     Thread.sleep(TestOperator.STATUS_INTERVAL.multipliedBy(3).toMillis());
     assertThat(events("MasterUnreachable")).isEqualTo(1);
@@ -135,21 +131,5 @@ class PoolStatusTest {
     return client.v1().events().inNamespace(NS).list().getItems().stream()
         .filter(e -> POOL.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason()))
         .count();
-  }
-
-  private static String kubectl(String... args) throws IOException, InterruptedException {
-    Path kubeconfig = Files.createTempFile("kvpool-kubeconfig", ".yaml");
-    try {
-      Files.writeString(kubeconfig, RealKubeApiServer.kubeconfigYaml());
-      List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
-      command.addAll(List.of(args));
-      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(process.exitValue()).as("kubectl %s: %s", String.join(" ", args), output).isZero();
-      return output;
-    } finally {
-      Files.deleteIfExists(kubeconfig);
-    }
   }
 }
