@@ -77,17 +77,18 @@ public final class Benchmark {
           String.format(Locale.ROOT, "%.0f", r.p99Micros()));
     }
     for (String op : List.of("put", "get")) {
-      PhaseResult baseline = find(results, "nio-baseline", op);
-      PhaseResult kvpool = find(results, "kvpool", op);
+      PhaseResult kvpool = find(results, "kvpool", op).orElseThrow();
+      PhaseResult baseline = find(results, "nio-baseline", op).orElseThrow();
       out.printf(Locale.ROOT, "ratio kvpool/nio-baseline %s: %.2f%s%n", op,
           kvpool.gigabytesPerSecond() / baseline.gigabytesPerSecond(),
           op.equals("put") && replicas > 1 ? " (GB/s of values stored; kvpool sends each value " + replicas
               + " times)" : "");
+      find(results, "redis", op).ifPresent(redis -> out.printf(Locale.ROOT, "ratio kvpool/redis %s: %.2f%n", op,
+          kvpool.gigabytesPerSecond() / redis.gigabytesPerSecond()));
     }
   }
 
-  private static PhaseResult find(List<PhaseResult> results, String target, String op) {
-    return results.stream().filter(r -> r.target().equals(target) && r.operation().equals(op)).findFirst()
-        .orElseThrow();
+  private static Optional<PhaseResult> find(List<PhaseResult> results, String target, String op) {
+    return results.stream().filter(r -> r.target().equals(target) && r.operation().equals(op)).findFirst();
   }
 }

@@ -37,12 +37,19 @@ final class StatusTable {
     out.append(String.format(Locale.ROOT, format, "total", "", "", bytes(capacity), bytes(used),
         percent(used, capacity), "", ""));
     out.append("objects ").append(status.path("objectCount").asLong()).append(System.lineSeparator());
-    List<String> counters = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> counter : status.path("counters").properties()) {
-      counters.add(counter.getKey() + "=" + counter.getValue().asText());
+    JsonNode counters = status.path("counters");
+    long hits = counters.path("getHits").asLong();
+    long lookups = hits + counters.path("getMisses").asLong();
+    out.append(String.format(Locale.ROOT, "puts %d  gets %d  hit ratio %s  evictions %d  repairs %d%n",
+        counters.path("puts").asLong(), counters.path("gets").asLong(),
+        lookups == 0 ? "-" : String.format(Locale.ROOT, "%.2f", hits / (double) lookups),
+        counters.path("evictions").asLong(), counters.path("repairs").asLong()));
+    List<String> all = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> counter : counters.properties()) {
+      all.add(counter.getKey() + "=" + counter.getValue().asText());
     }
-    if (!counters.isEmpty()) {
-      out.append("counters ").append(String.join(" ", counters)).append(System.lineSeparator());
+    if (!all.isEmpty()) {
+      out.append("counters ").append(String.join(" ", all)).append(System.lineSeparator());
     }
     return out.toString();
   }
