@@ -89,6 +89,7 @@ prepare_kubernetes_module() {
   step "resolving k8s.io/kubernetes v$kube_version and its staging modules ($staging_version) in $dir"
   local upstream_mod
   upstream_mod="$(upstream_go_mod)"
+  mkdir -p "$dir"
   {
     echo "module kvpool.local/kube-binaries"
     echo
