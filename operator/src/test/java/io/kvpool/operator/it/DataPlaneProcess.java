@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,7 +40,25 @@ final class DataPlaneProcess implements AutoCloseable {
         "127.0.0.1", "--port", "0", "--admin-port", "0", "--memory", memory);
   }
 
-  private static DataPlaneProcess start(String mainClass, String... args) throws IOException {
+  /** Runs the kvpool CLI ({@code io.kvpool.cli.KvPoolCli}) to completion; returns its output. */
+  static String cli(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(java().toString(), "-Xmx128m", "-cp", classpath(),
+        "io.kvpool.cli.KvPoolCli"));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      process.destroyForcibly();
+      throw new IllegalStateException("kvpool " + String.join(" ", args) + " failed: " + output);
+    }
+    return output;
+  }
+
+  private static Path java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java");
+  }
+
+  private static String classpath() {
     Path target = Path.of(System.getProperty("kvpool.dataPlaneDir", "../data-plane/target")).toAbsolutePath()
         .normalize();
     Path jar;
@@ -53,9 +72,11 @@ final class DataPlaneProcess implements AutoCloseable {
       throw new IllegalStateException("no packaged data plane under " + target + " (expected kvpool-data-plane-*.jar"
           + " and lib/); build it first: ./mvnw -pl data-plane -am package -DskipTests");
     }
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx128m", "-cp",
-        jar + ":" + target.resolve("lib") + "/*", mainClass));
+    return jar + ":" + target.resolve("lib") + "/*";
+  }
+
+  private static DataPlaneProcess start(String mainClass, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(java().toString(), "-Xmx128m", "-cp", classpath(), mainClass));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     Process process = builder.start();

@@ -13,6 +13,8 @@ import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,13 +40,24 @@ class PoolStatusTest {
   private static TestOperator operator;
 
   @BeforeAll
-  static void start(KubernetesClient kubernetes) throws IOException {
+  static void start(KubernetesClient kubernetes) throws IOException, InterruptedException {
     client = kubernetes;
     client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
     master = DataPlaneProcess.master(POOL);
     processes.add(master);
     for (int i = 0; i < 3; i++) {
       processes.add(DataPlaneProcess.storage(master.rpc(), POOL + "-storage-" + i, "64MiB"));
+    }
+    // Real objects, so used and objectCount are not just zeros: 3 × 1 MiB, 2 replicas each.
+    Path value = Files.createTempFile("kvpool-value", ".bin");
+    try {
+      Files.write(value, new byte[1 << 20]);
+      for (int i = 0; i < 3; i++) {
+        DataPlaneProcess.cli("put", "--master", master.rpc(), "block-" + i, "--file", value.toString(),
+            "--replicas", "2");
+      }
+    } finally {
+      Files.deleteIfExists(value);
     }
     // The pool's leader Service is a cluster address; the test resolves it to the master process instead.
     operator = TestOperator.start(NS, pool -> master.adminBase());
@@ -94,7 +107,9 @@ class PoolStatusTest {
     assertThat(ready.getStorageReadyReplicas()).isEqualTo(3);
     assertThat(ready.getLeader()).isEqualTo(POOL + "-master-0");
     assertThat(ready.getCurrentVersion()).isEqualTo("0.1.0");
-    assertThat(ready.getUsed()).isEqualTo("0");
+    assertThat(ready.getUsed()).isEqualTo("6Mi");
+    assertThat(ready.getObjectCount()).isEqualTo(3);
+    assertThat(ready.getUsedRatio()).isEqualTo(0.031);
     assertThat(ready.getObservedGeneration()).isEqualTo(1);
     assertThat(ready.getStorageSelector()).contains("app.kubernetes.io/component=storage");
     for (String type : List.of("Ready", "Available")) {
@@ -106,7 +121,7 @@ class PoolStatusTest {
     String table = Kubectl.run("get", "kvcachepools", "-n", NS, "-o", "wide");
     System.out.println("kubectl get kvcachepools -o wide (ready):\n" + table);
     assertThat(table).contains("PHASE", "VERSION", "LEADER", "MASTERS", "STORAGE", "CAPACITY", "USED", "OBJECTS")
-        .contains("Running").contains(POOL + "-master-0").contains("192Mi");
+        .contains("Running").contains(POOL + "-master-0").contains("192Mi").contains("6Mi");
     assertThat(events("PoolReady")).isEqualTo(1);
 
     master.kill();
