@@ -151,9 +151,12 @@ class KvCachePoolReconcilerTest {
     client.resources(KvCachePool.class).inNamespace(NS).withName("scale").scale(5);
 
     await().atMost(TIMEOUT).until(() -> objects.statefulSet("scale-storage").getSpec().getReplicas() == 5);
-    await().atMost(TIMEOUT).until(() -> Long.valueOf(2).equals(read("scale").getStatus().getObservedGeneration()));
-    // A few more status cycles: nothing may drift afterwards either.
+    await().atMost(TIMEOUT).until(() -> Long.valueOf(2).equals(read("scale").getStatus().getObservedGeneration())
+        && "0/5".equals(read("scale").getStatus().getStorage()));
+    String poolVersion = read("scale").getMetadata().getResourceVersion();
+    // A few more status cycles: nothing may drift afterwards, and an unchanged status is not patched again.
     Thread.sleep(TestOperator.STATUS_INTERVAL.multipliedBy(3).toMillis());
+    assertThat(read("scale").getMetadata().getResourceVersion()).isEqualTo(poolVersion);
     Map<String, String> after = resourceVersions("scale");
     StatefulSet storageAfter = objects.statefulSet("scale-storage");
 
