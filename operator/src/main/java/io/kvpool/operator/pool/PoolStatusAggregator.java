@@ -162,7 +162,8 @@ public final class PoolStatusAggregator {
 
   private static Verdict degraded(KvCachePoolStatus prev, PoolObservation o) {
     if (!o.specValid()) {
-      return Verdict.yes("InvalidSpec", problems(o) + " (the last valid state keeps running)");
+      return Verdict.yes("InvalidSpec", problems(o) + (o.deployed() ? " (the last valid state keeps running)"
+          : " (nothing is created until the spec is fixed)"));
     }
     if (o.reconcileError() != null) {
       return Verdict.yes("ReconcileFailed", o.reconcileError() + " (retrying)");
