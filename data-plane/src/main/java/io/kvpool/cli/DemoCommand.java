@@ -89,7 +89,8 @@ final class DemoCommand implements Command {
       putNanos += System.nanoTime() - t0;
       totalBytes += size;
     }
-    out.printf(Locale.ROOT, "put   %d values of 64 KiB..4 MiB (%s, replicas=%d) in %.2f s: %.3f GB/s, %.0f ops/s%n",
+    out.printf(Locale.ROOT, "put   %d values of 64 KiB..4 MiB (%s, replicas=%d), one client thread, in %.2f s: "
+            + "%.3f GB/s, %.0f ops/s%n",
         VALUES, StatusTable.bytes(totalBytes), REPLICAS, putNanos / 1e9, totalBytes / (double) putNanos,
         VALUES * 1e9 / putNanos);
 
