@@ -39,7 +39,7 @@ public final class PodTemplates {
     return command;
   }
 
-  /** Ready only once the process serves its RPCs (for a master: once it leads or knows the leader). */
+  /** Ready only once the process serves its RPCs; the leader Service and clients rely on it. */
   public static Probe readiness() {
     return new ProbeBuilder()
         .withNewHttpGet().withPath("/ready").withPort(new IntOrString("admin")).endHttpGet()
