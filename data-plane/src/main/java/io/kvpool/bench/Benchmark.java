@@ -2,6 +2,7 @@ package io.kvpool.bench;
 
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.PoolStats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -18,8 +19,10 @@ import java.util.Optional;
  */
 public final class Benchmark {
 
-  /** Fraction of the pool's capacity one put round may fill, far from the eviction watermark. */
+  /** Fraction of the pool's capacity one put round may fill. */
   private static final double POOL_FILL = 0.5;
+  /** Usage the benchmark never goes beyond, below the default eviction watermark of 0.90. */
+  private static final double SAFE_USAGE = 0.8;
   private static final int MAX_KEYS_PER_CLIENT = 2048;
 
   /**
@@ -34,14 +37,22 @@ public final class Benchmark {
   }
 
   public static void run(Settings settings, PrintStream out) throws IOException, InterruptedException {
-    long capacity;
+    PoolStats stats;
     try (KvPoolClient probe = KvPoolClient.connect(ClientConfig.builder().master(settings.masterAddress())
         .clientId("bench-probe").build())) {
-      capacity = probe.stats().capacityBytes();
+      stats = probe.stats();
     }
+    // stay clear of the eviction watermark so the benchmark never evicts what a shared pool already holds
+    long room = Math.min((long) (stats.capacityBytes() * POOL_FILL),
+        (long) (stats.capacityBytes() * SAFE_USAGE) - stats.usedBytes());
     long perKey = (long) settings.valueSize() * settings.replicas();
-    int keysPerClient = (int) Math.max(1, Math.min(MAX_KEYS_PER_CLIENT,
-        (long) (capacity * POOL_FILL) / perKey / settings.clients()));
+    if (room < perKey * settings.clients()) {
+      throw new BenchmarkFailedException("the pool at " + settings.masterAddress() + " has " + stats.usedBytes()
+          + " of " + stats.capacityBytes() + " bytes in use: too full to hold " + settings.clients() + " values of "
+          + settings.valueSize() + " bytes x " + settings.replicas() + " replicas without evicting; use fewer or "
+          + "smaller values or a pool with more free memory");
+    }
+    int keysPerClient = (int) Math.min(MAX_KEYS_PER_CLIENT, room / perKey / settings.clients());
     Duration phase = settings.perTarget().dividedBy(2);
     BenchPlan plan = new BenchPlan(settings.valueSize(), settings.clients(), keysPerClient, phase, phase);
     out.printf(Locale.ROOT, "value %d bytes, %d clients, replicas %d, %d keys per client per round, "
