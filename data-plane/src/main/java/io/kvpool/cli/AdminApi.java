@@ -46,11 +46,6 @@ public final class AdminApi {
     return send("GET", path).statusCode();
   }
 
-  /** {@code POST path}, returning the status code. */
-  public int post(String path) {
-    return send("POST", path).statusCode();
-  }
-
   private HttpResponse<String> send(String method, String path) {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + endpoint + path)).timeout(TIMEOUT)
         .method(method, HttpRequest.BodyPublishers.noBody()).build();

@@ -81,11 +81,6 @@ public final class LocalPool implements AutoCloseable {
     return "node-" + nextNodeNumber++;
   }
 
-  /** Adds a storage node with a fresh id and waits until it has registered. */
-  public StorageNodeProcess addStorageNode() {
-    return startStorageNodes(List.of(nextNodeId())).get(0);
-  }
-
   /** Starts (or restarts after a kill) the storage node with this id. */
   public StorageNodeProcess startStorageNode(String id) {
     return startStorageNodes(List.of(id)).get(0);

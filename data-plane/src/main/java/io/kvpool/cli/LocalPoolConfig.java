@@ -48,10 +48,9 @@ public record LocalPoolConfig(
     private String heartbeat = "1s";
     private final List<String> masterOptions = new ArrayList<>();
     private final List<String> storageOptions = new ArrayList<>();
-    private List<String> jvmOptions = childJvmOptionsFromEnvironment();
-    private String classpath = System.getProperty("java.class.path");
-    private Path logDir;
-    private Duration readyTimeout = Duration.ofSeconds(60);
+    private final List<String> jvmOptions = childJvmOptionsFromEnvironment();
+    private final String classpath = System.getProperty("java.class.path");
+    private final Duration readyTimeout = Duration.ofSeconds(60);
 
     public Builder poolId(String poolId) {
       this.poolId = poolId;
@@ -100,35 +99,12 @@ public record LocalPoolConfig(
       return this;
     }
 
-    public Builder jvmOptions(List<String> jvmOptions) {
-      this.jvmOptions = List.copyOf(jvmOptions);
-      return this;
-    }
-
-    public Builder classpath(String classpath) {
-      this.classpath = classpath;
-      return this;
-    }
-
-    /** Folder for the process logs; a fresh temporary folder when not set. */
-    public Builder logDir(Path logDir) {
-      this.logDir = logDir;
-      return this;
-    }
-
-    public Builder readyTimeout(Duration readyTimeout) {
-      this.readyTimeout = readyTimeout;
-      return this;
-    }
-
     public LocalPoolConfig build() {
-      Path dir = logDir;
-      if (dir == null) {
-        try {
-          dir = Files.createTempDirectory("kvpool-" + poolId + "-");
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot create a temporary folder for the pool's logs", e);
-        }
+      Path dir;
+      try {
+        dir = Files.createTempDirectory("kvpool-" + poolId + "-");
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create a temporary folder for the pool's logs", e);
       }
       return new LocalPoolConfig(poolId, storageNodes, memoryPerNode, nodeTtl, leaseTtl, heartbeat,
           List.copyOf(masterOptions), List.copyOf(storageOptions), jvmOptions, classpath, dir, readyTimeout);

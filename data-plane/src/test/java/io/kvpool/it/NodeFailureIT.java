@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** kill -9 of a storage node: nothing is lost, and the master repairs every object back to two replicas. */
+/**
+ * kill -9 of a storage node: nothing is lost, the master repairs every object back to two replicas, and
+ * the node, restarted under the same id, joins again.
+ */
 class NodeFailureIT {
 
   private static final int VALUES = 300;
@@ -65,6 +68,17 @@ class NodeFailureIT {
     assertThat(status.path("counters").path("repairs").asLong()).isPositive();
     assertAllReadable(client, keys, checksums);
     assertThat(pool.pool().exitedProcesses()).containsExactly("node-2 exit=137");
+
+    // the machine comes back: the same node id registers again, empty, and takes new replicas
+    pool.pool().startStorageNode("node-2");
+    assertThat(nodeState(pool.masterAdmin().status(), "node-2")).isEqualTo("ALIVE");
+    ByteBuffer fresh = Values.random(64 << 10, random);
+    for (int i = 0; i < 30; i++) {
+      client.put("it/failure/after/" + i, fresh, 3);
+    }
+    assertThat(ReplicaCounts.query(pool.pool().masterAddress(), "", List.of("it/failure/after/0")))
+        .containsEntry("it/failure/after/0", 3);
+    assertThat(pool.pool().exitedProcesses()).isEmpty();
   }
 
   private static String nodeState(JsonNode status, String id) {
