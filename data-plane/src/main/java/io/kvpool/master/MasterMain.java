@@ -1,6 +1,7 @@
 package io.kvpool.master;
 
 import io.kvpool.common.CommandLine;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -23,7 +24,15 @@ public final class MasterMain {
           cl.getDuration("node-ttl", Duration.ofSeconds(10)), cl.getDuration("lease-ttl", Duration.ofSeconds(5)),
           cl.getDuration("pending-timeout", Duration.ofSeconds(30)), cl.getDouble("high-watermark", 0.90),
           cl.getDouble("evict-ratio", 0.10));
-      master = new Master(config, cl.get("host", "127.0.0.1"), cl.getInt("port", 0), cl.getInt("admin-port", 0));
+      String host = cl.get("host", "127.0.0.1");
+      try {
+        master = new Master(config, host, cl.getInt("port", 0), cl.getInt("admin-port", 0));
+      } catch (IOException e) {
+        System.err.println("kvpool-master: cannot listen on " + host + " (--port " + cl.get("port", "0")
+            + ", --admin-port " + cl.get("admin-port", "0") + "): " + e.getMessage());
+        System.exit(1);
+        return;
+      }
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);

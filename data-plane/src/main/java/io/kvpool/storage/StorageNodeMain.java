@@ -35,7 +35,16 @@ public final class StorageNodeMain {
       System.exit(2);
       return;
     }
-    StorageNode node = new StorageNode(config);
+    StorageNode node;
+    try {
+      node = new StorageNode(config);
+    } catch (IOException | RuntimeException e) {
+      // port in use, or the memory could not be mapped: say which, without a stack trace
+      System.err.println("kvpool-storage: cannot start node " + config.nodeId() + " with " + config.memoryBytes()
+          + " bytes on " + config.host() + ":" + config.port() + ": " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       node.close();
