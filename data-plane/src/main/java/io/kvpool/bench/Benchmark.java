@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -24,13 +26,17 @@ public final class Benchmark {
   /** Usage the benchmark never goes beyond, below the default eviction watermark of 0.90. */
   private static final double SAFE_USAGE = 0.8;
   private static final int MAX_KEYS_PER_CLIENT = 2048;
+  private static final String BENCH_JVM = "client+server";
+  private static final String CLIENT = "client";
 
   /**
    * What to run; {@code perTarget} is split evenly between the put and the get phase. {@code cleanUp} removes
-   * the benchmark's keys at the end (for a pool that outlives the benchmark).
+   * the benchmark's keys at the end (for a pool that outlives the benchmark). {@code poolProcesses} are the
+   * pool's processes by role ({@code master}, {@code storage}) when they run on this machine, so their CPU
+   * time can be measured; empty for a remote pool.
    */
   public record Settings(int valueSize, int clients, int replicas, Duration perTarget, String masterAddress,
-      boolean cleanUp) {
+      boolean cleanUp, Map<String, List<ProcessHandle>> poolProcesses) {
   }
 
   private Benchmark() {
@@ -60,15 +66,23 @@ public final class Benchmark {
         keysPerClient, phase.toMillis() / 1e3, phase.toMillis() / 1e3);
 
     List<PhaseResult> results = new ArrayList<>();
-    results.addAll(new TargetBenchmark(plan, new LoopbackBaseline(), true).run());
+    results.addAll(new TargetBenchmark(plan, new LoopbackBaseline(), true, CpuMeter.thisProcessOnly(BENCH_JVM))
+        .run());
+    Map<String, List<ProcessHandle>> kvpoolProcesses = new LinkedHashMap<>();
+    kvpoolProcesses.put(CLIENT, List.of(ProcessHandle.current()));
+    kvpoolProcesses.putAll(settings.poolProcesses());
     results.addAll(new TargetBenchmark(plan, new KvPoolTarget(settings.masterAddress(), settings.replicas()),
-        settings.cleanUp()).run());
+        settings.cleanUp(), new CpuMeter(kvpoolProcesses)).run());
     Optional<Path> redisBinary = RedisServer.findBinary();
     String redisNote = null;
     if (redisBinary.isPresent()) {
       Path log = Files.createTempFile("kvpool-bench-redis-", ".log");
       try (RedisServer redis = RedisServer.start(redisBinary.get(), log)) {
-        results.addAll(new TargetBenchmark(plan, new RedisTarget(redis.address()), false).run());
+        Map<String, List<ProcessHandle>> redisProcesses = new LinkedHashMap<>();
+        redisProcesses.put(CLIENT, List.of(ProcessHandle.current()));
+        redisProcesses.put("redis-server", List.of(redis.handle()));
+        results.addAll(new TargetBenchmark(plan, new RedisTarget(redis.address()), false,
+            new CpuMeter(redisProcesses)).run());
       }
     } else {
       redisNote = "redis: skipped, no redis-server on PATH (apt-get install redis-server to compare)";
@@ -77,15 +91,20 @@ public final class Benchmark {
     if (redisNote != null) {
       out.println(redisNote);
     }
+    if (settings.poolProcesses().isEmpty()) {
+      out.println("(kvpool CPU counts only this client: the pool's processes are not on this machine's process list)");
+    }
   }
 
   private static void print(List<PhaseResult> results, int replicas, PrintStream out) {
-    String format = "%-13s %-4s %8s %10s %10s %10s%n";
-    out.printf(Locale.ROOT, format, "TARGET", "OP", "GB/s", "ops/s", "p50 us", "p99 us");
+    String format = "%-13s %-4s %8s %10s %10s %10s %11s  %s%n";
+    out.printf(Locale.ROOT, format, "TARGET", "OP", "GB/s", "ops/s", "p50 us", "p99 us", "CPU us/op", "CPU us/op by process");
     for (PhaseResult r : results) {
+      List<String> split = new ArrayList<>();
+      r.cpuNanos().keySet().forEach(group -> split.add(group + " " + round(r.cpuMicrosPerOp(group))));
       out.printf(Locale.ROOT, format, r.target(), r.operation(), String.format(Locale.ROOT, "%.3f", r.gigabytesPerSecond()),
-          String.format(Locale.ROOT, "%.0f", r.opsPerSecond()), String.format(Locale.ROOT, "%.0f", r.p50Micros()),
-          String.format(Locale.ROOT, "%.0f", r.p99Micros()));
+          round(r.opsPerSecond()), round(r.p50Micros()), round(r.p99Micros()), round(r.cpuMicrosPerOp(null)),
+          String.join(", ", split));
     }
     for (String op : List.of("put", "get")) {
       PhaseResult kvpool = find(results, "kvpool", op).orElseThrow();
@@ -97,6 +116,10 @@ public final class Benchmark {
       find(results, "redis", op).ifPresent(redis -> out.printf(Locale.ROOT, "ratio kvpool/redis %s: %.2f%n", op,
           kvpool.gigabytesPerSecond() / redis.gigabytesPerSecond()));
     }
+  }
+
+  private static String round(double value) {
+    return String.format(Locale.ROOT, "%.0f", value);
   }
 
   private static Optional<PhaseResult> find(List<PhaseResult> results, String target, String op) {

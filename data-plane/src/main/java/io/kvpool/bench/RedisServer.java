@@ -65,6 +65,10 @@ final class RedisServer implements AutoCloseable {
     return address;
   }
 
+  ProcessHandle handle() {
+    return process.toHandle();
+  }
+
   @Override
   public void close() {
     try {

@@ -2,7 +2,9 @@ package io.kvpool.bench;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -28,10 +30,12 @@ final class TargetBenchmark {
   private final ByteBuffer[] readBuffers;
 
   private final boolean cleanUp;
+  private final CpuMeter cpu;
 
-  TargetBenchmark(BenchPlan plan, BenchTarget target, boolean cleanUp) {
+  TargetBenchmark(BenchPlan plan, BenchTarget target, boolean cleanUp, CpuMeter cpu) {
     this.plan = plan;
     this.cleanUp = cleanUp;
+    this.cpu = cpu;
     this.target = target;
     this.threads = Executors.newFixedThreadPool(plan.clients(), runnable -> {
       Thread thread = new Thread(runnable, "bench-" + target.name());
@@ -59,15 +63,18 @@ final class TargetBenchmark {
 
       Latencies putLatencies = new Latencies();
       long putWall = 0;
+      Map<String, Long> putCpu = new LinkedHashMap<>();
       int round = 0;
       while (putWall < plan.putTime().toNanos()) {
         if (round > 0) {
           removeRound("r" + (round - 1), plan.keysPerClient());
         }
         Latencies[] perClient = new Latencies[plan.clients()];
+        Map<String, Long> cpuBefore = cpu.read();
         long start = System.nanoTime();
         putRound("r" + round, plan.keysPerClient(), perClient);
         putWall += System.nanoTime() - start;
+        CpuMeter.used(cpuBefore, cpu.read()).forEach((group, nanos) -> putCpu.merge(group, nanos, Long::sum));
         for (Latencies l : perClient) {
           putLatencies.addAll(l);
         }
@@ -75,9 +82,11 @@ final class TargetBenchmark {
       }
       String lastRound = "r" + (round - 1);
 
+      Map<String, Long> cpuBefore = cpu.read();
       long start = System.nanoTime();
       Latencies[] getPerClient = getUntil(lastRound, plan.keysPerClient(), start + plan.getTime().toNanos());
       long getWall = System.nanoTime() - start;
+      Map<String, Long> getCpu = CpuMeter.used(cpuBefore, cpu.read());
       Latencies getLatencies = new Latencies();
       for (Latencies l : getPerClient) {
         getLatencies.addAll(l);
@@ -86,8 +95,8 @@ final class TargetBenchmark {
         removeRound("warmup", Math.min(WARMUP_KEYS, plan.keysPerClient()));
         removeRound(lastRound, plan.keysPerClient());
       }
-      return List.of(PhaseResult.of(target.name(), "put", plan.valueSize(), putWall, putLatencies),
-          PhaseResult.of(target.name(), "get", plan.valueSize(), getWall, getLatencies));
+      return List.of(PhaseResult.of(target.name(), "put", plan.valueSize(), putWall, putLatencies, putCpu),
+          PhaseResult.of(target.name(), "get", plan.valueSize(), getWall, getLatencies, getCpu));
     } finally {
       threads.shutdownNow();
       target.close();

@@ -4,6 +4,9 @@ import io.kvpool.bench.Benchmark;
 import io.kvpool.common.HostPort;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -52,7 +55,7 @@ final class BenchCommand implements Command {
     if (master.isPresent()) {
       out.println("kvpool bench against the pool at " + master.get());
       Benchmark.run(new Benchmark.Settings((int) valueSize, clients, replicas, perTarget, master.get().toString(),
-          true), out);
+          true, Map.of()), out);
       return 0;
     }
     LocalPoolConfig config = LocalPool.builder().poolId("bench").storageNodes(nodes)
@@ -62,8 +65,11 @@ final class BenchCommand implements Command {
         + " (logs in " + config.logDir() + ")");
     try (LocalPool pool = config.start()) {
       // the pool is thrown away afterwards: no need to wait out read leases to remove the keys
+      Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
+      processes.put("master", List.of(pool.master().handle()));
+      processes.put("storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
       Benchmark.run(new Benchmark.Settings((int) valueSize, clients, replicas, perTarget, pool.masterAddress(),
-          false), out);
+          false, processes), out);
     }
     return 0;
   }

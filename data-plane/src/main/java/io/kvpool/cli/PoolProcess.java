@@ -73,6 +73,11 @@ public final class PoolProcess {
     return process.pid();
   }
 
+  /** The OS process, e.g. to read its CPU time. */
+  public ProcessHandle handle() {
+    return process.toHandle();
+  }
+
   public boolean isAlive() {
     return process.isAlive();
   }
