@@ -23,6 +23,8 @@ import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.protocol.ReplicaLocation;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatsReply;
 import io.kvpool.protocol.StatusList;
 import io.kvpool.protocol.WriteRequest;
@@ -223,12 +225,17 @@ public final class KvPoolClient implements AutoCloseable {
     }
   }
 
+  /** Writes one replica: each slice carries its part of the value as the payload (a view, not a copy). */
   private void write(String key, ReplicaGrant grant, ByteBuffer value, int checksum) {
     RpcConnection c = storage.borrow(grant.endpoint());
     try (RpcConnection.Deadline d = c.deadline(config.timeout())) {
-      BodyWriter w = new BodyWriter(128 + key.length());
-      WriteRequest.of(key, grant, checksum).encode(w);
-      c.call(Opcode.WRITE, w, value.duplicate());
+      for (SliceGrant s : grant.slices()) {
+        BodyWriter w = new BodyWriter(128 + key.length());
+        WriteRequest.of(key, grant, s, value.remaining(), checksum).encode(w);
+        ByteBuffer part = value.duplicate();
+        part.position(value.position() + s.valueOffset()).limit(value.position() + s.valueOffset() + s.length());
+        c.call(Opcode.WRITE, w, part);
+      }
     } catch (IOException e) {
       throw Failures.translate(e, c.endpoint(), "writing key '" + key + "' to node " + grant.nodeId());
     } finally {
@@ -346,20 +353,26 @@ public final class KvPoolClient implements AutoCloseable {
     throw last;
   }
 
+  /** Reads every slice of one replica into its place in {@code dst} (from dst's position). */
   private void readReplica(ReplicaLocation loc, ByteBuffer dst) {
     RpcConnection c = storage.borrow(loc.endpoint());
     try (RpcConnection.Deadline d = c.deadline(config.timeout())) {
-      BodyWriter w = new BodyWriter(24);
-      new ReadRequest(loc.segmentId(), loc.offset(), loc.length()).encode(w);
-      ReadReply reply = ReadReply.decode(c.call(Opcode.READ, w, null).reader());
-      if (reply.length() != loc.length()) {
-        c.markBroken();
-        throw new ProtocolException("node " + loc.nodeId() + " sent " + reply.length() + " bytes, expected "
-            + loc.length());
+      for (Slice s : loc.slices()) {
+        if ((long) s.valueOffset() + s.length() > dst.remaining()) {
+          throw new ProtocolException("slice of node " + loc.nodeId() + " ends past the value's size");
+        }
+        BodyWriter w = new BodyWriter(24);
+        new ReadRequest(s.segmentId(), s.offset(), s.length()).encode(w);
+        ReadReply reply = ReadReply.decode(c.call(Opcode.READ, w).reader());
+        if (reply.length() != s.length()) {
+          c.markBroken();
+          throw new ProtocolException("node " + loc.nodeId() + " sent " + reply.length() + " bytes, expected "
+              + s.length());
+        }
+        ByteBuffer target = dst.duplicate();
+        target.position(dst.position() + s.valueOffset()).limit(dst.position() + s.valueOffset() + s.length());
+        c.readPayload(target);
       }
-      ByteBuffer target = dst.duplicate();
-      target.limit(target.position() + loc.length());
-      c.readPayload(target);
     } catch (RemoteErrorException e) {
       throw new ConnectionFailedException("node " + loc.nodeId() + " refused the read: " + e.getMessage(), e);
     } catch (IOException e) {

@@ -58,7 +58,7 @@ final class MasterChannel implements AutoCloseable {
     for (int i = 1; ; i++) {
       RpcConnection c = ensure();
       try (RpcConnection.Deadline d = c.deadline(timeout)) {
-        Frame reply = c.call(op, body, null);
+        Frame reply = c.call(op, body);
         return decoder.decode(reply.reader());
       } catch (RemoteErrorException e) {
         throw Failures.translate(e, master, op.name());

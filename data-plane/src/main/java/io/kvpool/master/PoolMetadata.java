@@ -14,6 +14,8 @@ import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.protocol.ReplicaLocation;
 import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatsReply;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -83,10 +85,7 @@ public final class PoolMetadata {
     byte[] grantKey = GrantSigner.newKey();
     StorageNodeRecord node = new StorageNodeRecord(msg.nodeId(), msg.endpoint(), version, segments,
         new GrantSigner(grantKey), now);
-    Map<Replica, InventoryEntry> inventory = new HashMap<>();
-    for (InventoryEntry e : msg.inventory()) {
-      inventory.put(new Replica(msg.nodeId(), e.segmentId(), e.offset(), e.length()), e);
-    }
+    Map<Replica, InventoryEntry> inventory = replicasInInventory(msg);
     if (old != null && old.state() != NodeState.DEAD) {
       // the process restarted within its TTL: whatever its inventory does not list is gone
       dropReplicasOf(msg.nodeId(), inventory.keySet(), now);
@@ -95,11 +94,10 @@ public final class PoolMetadata {
     int adopted = 0;
     for (Map.Entry<Replica, InventoryEntry> e : inventory.entrySet()) {
       Replica r = e.getKey();
-      StorageSegment seg = node.segment(r.segmentId());
-      StoredObject o = objects.get(e.getValue().key());
+      InventoryEntry first = e.getValue();
+      StoredObject o = objects.get(first.key());
       boolean known = o != null && o.replicas.contains(r);
-      if (seg == null || !seg.allocator().reserve(r.offset(), r.length())) {
-        node.released(new Location(r.segmentId(), r.offset()));
+      if (!reserve(node, r)) {
         if (known) {
           forgetReplica(o, r);
         }
@@ -109,8 +107,8 @@ public final class PoolMetadata {
         continue;
       }
       if (o == null) {
-        StoredObject adoptedObject = new StoredObject(e.getValue().key(), nextGeneration++, r.length(),
-            e.getValue().checksum(), 1);
+        StoredObject adoptedObject = new StoredObject(first.key(), nextGeneration++, first.valueSize(),
+            first.checksum(), 1);
         adoptedObject.state = StoredObject.State.COMPLETE;
         adoptedObject.lastAccessMillis = now;
         // a recovered object is protected for one lease TTL, like a freshly read one
@@ -118,17 +116,59 @@ public final class PoolMetadata {
         adoptedObject.replicas.add(r);
         objects.put(adoptedObject.key, adoptedObject);
         adopted++;
-      } else if (o.state == StoredObject.State.COMPLETE && o.size == r.length() && o.checksum == e.getValue().checksum()
-          && o.replicas.size() < o.wantedReplicas) {
+      } else if (o.state == StoredObject.State.COMPLETE && o.size == first.valueSize()
+          && o.checksum == first.checksum() && o.replicas.size() < o.wantedReplicas) {
         o.replicas.add(r);
       } else {
-        seg.allocator().free(r.offset());
-        node.released(new Location(r.segmentId(), r.offset()));
+        free(r);
       }
     }
     LOG.info("event=node_registered node={} endpoint={} version={} segments={} capacity={} inventory={} adopted={}",
         node.id(), node.endpoint(), version, segments.size(), node.capacityBytes(), inventory.size(), adopted);
     return new RegisterReply(VIEW_NUMBER, grantKey);
+  }
+
+  /**
+   * Groups the node's inventory slices by key into replicas; only keys whose slices cover exactly [0, size) form a
+   * replica, the rest cannot be served and are released. Maps each replica to one of its entries.
+   */
+  private static Map<Replica, InventoryEntry> replicasInInventory(RegisterNode msg) {
+    Map<String, List<InventoryEntry>> byKey = new HashMap<>();
+    for (InventoryEntry e : msg.inventory()) {
+      byKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
+    }
+    Map<Replica, InventoryEntry> out = new HashMap<>();
+    for (List<InventoryEntry> entries : byKey.values()) {
+      entries.sort(Comparator.comparingInt(InventoryEntry::valueOffset));
+      long covered = 0;
+      boolean consistent = true;
+      for (InventoryEntry e : entries) {
+        consistent &= e.valueOffset() == covered && e.valueSize() == entries.get(0).valueSize()
+            && e.checksum() == entries.get(0).checksum();
+        covered += e.length();
+      }
+      if (consistent && covered == entries.get(0).valueSize()) {
+        out.put(new Replica(msg.nodeId(), entries.stream().map(InventoryEntry::slice).toList()), entries.get(0));
+      }
+    }
+    return out;
+  }
+
+  /** Claims a replica's ranges in a freshly registered node's allocators; all or nothing. */
+  private static boolean reserve(StorageNodeRecord node, Replica r) {
+    List<Slice> done = new ArrayList<>();
+    for (Slice s : r.slices()) {
+      StorageSegment seg = node.segment(s.segmentId());
+      if (seg == null || !seg.allocator().reserve(s.offset(), s.length())) {
+        for (Slice d : done) {
+          node.segment(d.segmentId()).allocator().free(d.offset());
+        }
+        r.slices().forEach(x -> node.released(new Location(x.segmentId(), x.offset())));
+        return false;
+      }
+      done.add(s);
+    }
+    return true;
   }
 
   public synchronized HeartbeatReply heartbeat(String nodeId) {
@@ -176,7 +216,7 @@ public final class PoolMetadata {
     if (objects.containsKey(item.key())) {
       return new PutStartResult(ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it", List.of());
     }
-    List<ReplicaPlacement.Choice> choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
+    List<StorageNodeRecord> choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
     if (choices == null && evict(now, (long) item.replicas() * SegmentAllocator.blockSize(item.size())) > 0) {
       choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
     }
@@ -187,11 +227,10 @@ public final class PoolMetadata {
     o.pendingDeadlineMillis = now + config.pendingTimeout().toMillis();
     o.lastAccessMillis = now;
     List<ReplicaGrant> grants = new ArrayList<>();
-    for (ReplicaPlacement.Choice c : choices) {
-      long offset = c.segment().allocator().allocate(item.size());
-      Replica r = new Replica(c.node().id(), c.segment().id(), offset, item.size());
+    for (StorageNodeRecord node : choices) {
+      Replica r = new Replica(node.id(), node.allocate(item.size()));
       o.replicas.add(r);
-      grants.add(grant(c.node(), item.key(), r, o.pendingDeadlineMillis));
+      grants.add(grant(node, item.key(), r, o.pendingDeadlineMillis));
     }
     objects.put(o.key, o);
     pendingKeys.add(o.key);
@@ -200,16 +239,20 @@ public final class PoolMetadata {
 
   private String noSpaceMessage(PutStartItem item) {
     long alive = nodes.values().stream().filter(n -> n.state() == NodeState.ALIVE).count();
-    long largest = nodes.values().stream().filter(n -> n.state() == NodeState.ALIVE)
-        .flatMap(n -> n.segments().stream()).mapToLong(s -> s.allocator().largestFreeBlock()).max().orElse(0);
+    long mostFree = nodes.values().stream().filter(n -> n.state() == NodeState.ALIVE)
+        .mapToLong(n -> n.capacityBytes() - n.usedBytes()).max().orElse(0);
     return "no room for " + item.size() + " bytes x " + item.replicas() + " replicas: " + alive
-        + " alive nodes, largest free block " + largest + " bytes (after eviction); add storage, lower the replica"
-        + " count, or store smaller values";
+        + " alive nodes, at most " + mostFree + " bytes free on one node (after eviction); add storage, lower the"
+        + " replica count, or store smaller values";
   }
 
   private static ReplicaGrant grant(StorageNodeRecord node, String key, Replica r, long expiresAtMillis) {
-    byte[] token = node.signer().sign(key, r.segmentId(), r.offset(), r.length(), expiresAtMillis);
-    return new ReplicaGrant(node.id(), node.endpoint(), r.segmentId(), r.offset(), r.length(), expiresAtMillis, token);
+    List<SliceGrant> slices = new ArrayList<>(r.slices().size());
+    for (Slice s : r.slices()) {
+      byte[] token = node.signer().sign(key, s.segmentId(), s.offset(), s.length(), expiresAtMillis);
+      slices.add(new SliceGrant(s.segmentId(), s.offset(), s.length(), s.valueOffset(), token));
+    }
+    return new ReplicaGrant(node.id(), node.endpoint(), expiresAtMillis, slices);
   }
 
   public synchronized List<ErrorCode> putEnd(List<String> keys) {
@@ -269,8 +312,7 @@ public final class PoolMetadata {
       o.leaseExpiryMillis = Math.max(o.leaseExpiryMillis, now + config.leaseTtl().toMillis());
       List<ReplicaLocation> locations = new ArrayList<>(o.replicas.size());
       for (Replica r : o.replicas) {
-        locations.add(new ReplicaLocation(r.nodeId(), nodes.get(r.nodeId()).endpoint(), r.segmentId(), r.offset(),
-            r.length()));
+        locations.add(new ReplicaLocation(r.nodeId(), nodes.get(r.nodeId()).endpoint(), r.slices()));
       }
       out.add(new ReplicaListResult(ErrorCode.OK, o.size, o.checksum, config.leaseTtl().toMillis(), locations));
     }
@@ -397,7 +439,7 @@ public final class PoolMetadata {
       }
       Set<String> holders = new HashSet<>();
       o.replicas.forEach(r -> holders.add(r.nodeId()));
-      List<ReplicaPlacement.Choice> target = placement.choose(nodes.values(), o.size, 1, holders);
+      List<StorageNodeRecord> target = placement.choose(nodes.values(), o.size, 1, holders);
       if (target == null) {
         if (draining.isEmpty()) {
           it.remove(); // no node can take another copy; the object stays readable with fewer replicas
@@ -406,13 +448,12 @@ public final class PoolMetadata {
         }
         continue;
       }
-      ReplicaPlacement.Choice c = target.get(0);
-      long offset = c.segment().allocator().allocate(o.size);
-      Replica t = new Replica(c.node().id(), c.segment().id(), offset, o.size);
+      StorageNodeRecord targetNode = target.get(0);
+      Replica t = new Replica(targetNode.id(), targetNode.allocate(o.size));
       Replica source = healthy.isEmpty() ? draining.get(0) : healthy.get(0);
       o.repairInFlight = true;
-      tasks.add(new RepairTask(o.key, o.generation, o.checksum, source, nodes.get(source.nodeId()).endpoint(), t,
-          c.node().incarnation(), grant(c.node(), o.key, t, now + config.pendingTimeout().toMillis())));
+      tasks.add(new RepairTask(o.key, o.generation, o.size, o.checksum, source, nodes.get(source.nodeId()).endpoint(),
+          t, targetNode.incarnation(), grant(targetNode, o.key, t, now + config.pendingTimeout().toMillis())));
     }
     return tasks;
   }
@@ -546,10 +587,12 @@ public final class PoolMetadata {
     if (node == null || node.state() == NodeState.DEAD) {
       return;
     }
-    StorageSegment seg = node.segment(r.segmentId());
-    if (seg != null && seg.allocator().isAllocated(r.offset())) {
-      seg.allocator().free(r.offset());
-      node.released(new Location(r.segmentId(), r.offset()));
+    for (Slice s : r.slices()) {
+      StorageSegment seg = node.segment(s.segmentId());
+      if (seg != null && seg.allocator().isAllocated(s.offset())) {
+        seg.allocator().free(s.offset());
+        node.released(new Location(s.segmentId(), s.offset()));
+      }
     }
   }
 

@@ -1,5 +1,19 @@
 package io.kvpool.master;
 
-/** One copy of an object: which node, segment and range. */
-public record Replica(String nodeId, int segmentId, long offset, int length) {
+import io.kvpool.protocol.Slice;
+import java.util.List;
+
+/** One copy of an object on one node: usually a single slice, several when no free block was large enough. */
+public record Replica(String nodeId, List<Slice> slices) {
+  public Replica {
+    slices = List.copyOf(slices);
+  }
+
+  long allocatedBytes() {
+    long b = 0;
+    for (Slice s : slices) {
+      b += SegmentAllocator.blockSize(s.length());
+    }
+    return b;
+  }
 }

@@ -12,9 +12,6 @@ import java.util.Set;
  * put (always picking the emptiest node is a known hotspot), and placement stays O(1) per replica.
  */
 public final class ReplicaPlacement {
-  /** A chosen node and segment. */
-  public record Choice(StorageNodeRecord node, StorageSegment segment) {
-  }
 
   private final Random random;
 
@@ -23,23 +20,21 @@ public final class ReplicaPlacement {
   }
 
   /**
-   * R distinct ALIVE nodes (not in {@code exclude}) each with a segment that fits {@code length}, or null when fewer
-   * than R qualify. Does not allocate.
+   * R distinct ALIVE nodes (not in {@code exclude}) that can each hold {@code size} bytes, or null when fewer than R
+   * qualify. Does not allocate.
    */
-  public List<Choice> choose(Collection<StorageNodeRecord> nodes, long length, int replicas, Set<String> exclude) {
-    List<Choice> eligible = new ArrayList<>();
+  public List<StorageNodeRecord> choose(Collection<StorageNodeRecord> nodes, int size, int replicas,
+                                        Set<String> exclude) {
+    List<StorageNodeRecord> eligible = new ArrayList<>();
     for (StorageNodeRecord n : nodes) {
-      if (n.state() == NodeState.ALIVE && !exclude.contains(n.id())) {
-        StorageSegment s = n.segmentFor(length);
-        if (s != null) {
-          eligible.add(new Choice(n, s));
-        }
+      if (n.state() == NodeState.ALIVE && !exclude.contains(n.id()) && n.canHold(size)) {
+        eligible.add(n);
       }
     }
     if (eligible.size() < replicas) {
       return null;
     }
-    List<Choice> chosen = new ArrayList<>(replicas);
+    List<StorageNodeRecord> chosen = new ArrayList<>(replicas);
     for (int i = 0; i < replicas; i++) {
       int a = random.nextInt(eligible.size());
       int pick = a;
@@ -48,7 +43,7 @@ public final class ReplicaPlacement {
         if (b >= a) {
           b++;
         }
-        pick = eligible.get(b).node().freeRatio() > eligible.get(a).node().freeRatio() ? b : a;
+        pick = eligible.get(b).freeRatio() > eligible.get(a).freeRatio() ? b : a;
       }
       chosen.add(eligible.remove(pick));
     }

@@ -63,9 +63,8 @@ final class ReplicaRepairer implements AutoCloseable {
     try (RpcConnection c = RpcConnection.open(HostPort.parse(t.sourceEndpoint()), identity, COPY_TIMEOUT);
          RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
       BodyWriter w = new BodyWriter();
-      new ReplicateRequest(t.key(), t.source().segmentId(), t.source().offset(), t.source().length(), t.checksum(),
-          t.targetGrant()).encode(w);
-      c.call(Opcode.REPLICATE, w, null);
+      new ReplicateRequest(t.key(), t.size(), t.checksum(), t.source().slices(), t.targetGrant()).encode(w);
+      c.call(Opcode.REPLICATE, w);
       LOG.debug("event=replica_copied key={} from={} to={}", t.key(), t.source().nodeId(), t.target().nodeId());
       return true;
     } catch (IOException | RuntimeException e) {

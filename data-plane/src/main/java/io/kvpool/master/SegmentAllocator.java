@@ -131,6 +131,19 @@ public final class SegmentAllocator {
     return freeBySize.isEmpty() ? 0 : freeBySize.last().length();
   }
 
+  /** Sizes of the largest free blocks, largest first, at most {@code limit} of them. */
+  public long[] largestFreeBlocks(int limit) {
+    long[] out = new long[Math.min(limit, freeBySize.size())];
+    int i = 0;
+    for (Block b : freeBySize.descendingSet()) {
+      if (i == out.length) {
+        break;
+      }
+      out[i++] = b.length();
+    }
+    return out;
+  }
+
   public int freeBlockCount() {
     return freeByOffset.size();
   }

@@ -3,7 +3,10 @@ package io.kvpool.master;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.GrantSigner;
 import io.kvpool.protocol.Location;
+import io.kvpool.protocol.ProtocolLimits;
+import io.kvpool.protocol.Slice;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -117,7 +120,7 @@ public final class StorageNodeRecord {
   }
 
   /** The segment with the most free space that has a block of {@code length}; null if none. */
-  StorageSegment segmentFor(long length) {
+  private StorageSegment segmentFor(long length) {
     long need = SegmentAllocator.blockSize(length);
     StorageSegment best = null;
     for (StorageSegment s : segments) {
@@ -127,5 +130,63 @@ public final class StorageNodeRecord {
       }
     }
     return best;
+  }
+
+  /** Whether {@link #allocate} would succeed: one block fits, or the largest blocks together hold the value. */
+  boolean canHold(int size) {
+    if (segmentFor(size) != null) {
+      return true;
+    }
+    long[] blocks = new long[0];
+    for (StorageSegment s : segments) {
+      long[] more = s.allocator().largestFreeBlocks(ProtocolLimits.MAX_SLICES);
+      long[] merged = Arrays.copyOf(blocks, blocks.length + more.length);
+      System.arraycopy(more, 0, merged, blocks.length, more.length);
+      blocks = merged;
+    }
+    Arrays.sort(blocks);
+    long covered = 0;
+    for (int i = blocks.length - 1, n = 0; i >= 0 && n < ProtocolLimits.MAX_SLICES; i--, n++) {
+      covered += blocks[i];
+      if (covered >= size) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Allocates a replica of {@code size} bytes: one block when one fits, else slices from the largest free blocks
+   * (at most {@link ProtocolLimits#MAX_SLICES}). Null, with nothing allocated, when the node cannot hold it.
+   */
+  List<Slice> allocate(int size) {
+    StorageSegment single = segmentFor(size);
+    if (single != null) {
+      return List.of(new Slice(single.id(), single.allocator().allocate(size), size, 0));
+    }
+    List<Slice> slices = new ArrayList<>();
+    int valueOffset = 0;
+    while (valueOffset < size && slices.size() < ProtocolLimits.MAX_SLICES) {
+      StorageSegment largest = null;
+      for (StorageSegment s : segments) {
+        if (largest == null || s.allocator().largestFreeBlock() > largest.allocator().largestFreeBlock()) {
+          largest = s;
+        }
+      }
+      long block = largest == null ? 0 : largest.allocator().largestFreeBlock();
+      if (block == 0) {
+        break;
+      }
+      int length = (int) Math.min(block, size - valueOffset);
+      slices.add(new Slice(largest.id(), largest.allocator().allocate(length), length, valueOffset));
+      valueOffset += length;
+    }
+    if (valueOffset < size) {
+      for (Slice s : slices) {
+        segment(s.segmentId()).allocator().free(s.offset());
+      }
+      return null;
+    }
+    return slices;
   }
 }

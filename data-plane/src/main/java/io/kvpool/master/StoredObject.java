@@ -40,6 +40,10 @@ final class StoredObject {
   }
 
   long allocatedBytes() {
-    return replicas.size() * SegmentAllocator.blockSize(size);
+    long b = 0;
+    for (Replica r : replicas) {
+      b += r.allocatedBytes();
+    }
+    return b;
   }
 }

@@ -16,8 +16,7 @@ public final class FrameChannel implements Closeable {
 
   private final SocketChannel channel;
   private final ByteBuffer header = ByteBuffer.allocateDirect(ProtocolLimits.HEADER_BYTES);
-  private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
-  private final ByteBuffer[] gather = new ByteBuffer[3];
+  private final ByteBuffer[] headerAndBody = new ByteBuffer[2];
   private final int protocolMajor;
   private final int protocolMinor;
 
@@ -80,20 +79,24 @@ public final class FrameChannel implements Closeable {
     }
   }
 
-  /** Writes header, body and optional payload (position..limit) as one gathering write. */
-  public void write(int opcode, int flags, long requestId, ByteBuffer body, ByteBuffer payload) throws IOException {
+  /** Writes header, body and payload buffers (each position..limit) as one gathering write. */
+  public void write(int opcode, int flags, long requestId, ByteBuffer body, ByteBuffer... payload) throws IOException {
     header.clear();
     new FrameHeader(protocolMajor, protocolMinor, opcode, flags, requestId, body.remaining()).encode(header);
     header.flip();
+    int parts = payload == null ? 0 : payload.length;
+    ByteBuffer[] gather = parts == 0 ? headerAndBody : new ByteBuffer[2 + parts];
     gather[0] = header;
     gather[1] = body;
-    gather[2] = payload == null ? NO_PAYLOAD : payload;
-    long left = header.remaining() + (long) body.remaining() + gather[2].remaining();
+    long left = header.remaining() + (long) body.remaining();
+    for (int i = 0; i < parts; i++) {
+      gather[2 + i] = payload[i];
+      left += payload[i].remaining();
+    }
     while (left > 0) {
       left -= channel.write(gather);
     }
     gather[1] = null;
-    gather[2] = null;
   }
 
   /** Writes raw bytes (used by tests to send malformed input). */

@@ -10,6 +10,8 @@ public final class ProtocolLimits {
   public static final int MAX_KEY_BYTES = 4096;
   /** Most entries in one batch request or reply. */
   public static final int MAX_BATCH = 4096;
+  /** Most slices one replica may be split into. */
+  public static final int MAX_SLICES = 64;
   /** Largest single value (one direct ByteBuffer view). */
   public static final int MAX_VALUE_BYTES = 1 << 30;
   /** Longest free-text string (error messages, endpoints, ids). */

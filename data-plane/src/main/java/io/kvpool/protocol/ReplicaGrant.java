@@ -1,20 +1,20 @@
 package io.kvpool.protocol;
 
+import java.util.List;
+
 /**
- * Permission to write {@code length} bytes at (segment, offset) on one storage node, signed by the master.
- * The token is an HMAC over key, segment, offset, length and expiry with the node's grant key.
+ * Permission to write one replica on one storage node, as one or more slices, until {@code expiresAtMillis}.
+ * Each slice's token is an HMAC over key, segment, offset, length and expiry with the node's grant key.
  */
-public record ReplicaGrant(String nodeId, String endpoint, int segmentId, long offset, int length,
-                           long expiresAtMillis, byte[] token) {
-  static final int MIN_BYTES = 2 + 2 + 4 + 8 + 4 + 8 + 2;
+public record ReplicaGrant(String nodeId, String endpoint, long expiresAtMillis, List<SliceGrant> slices) {
+  static final int MIN_BYTES = 2 + 2 + 8 + 4;
 
   void encode(BodyWriter w) {
-    w.string(nodeId).string(endpoint).i32(segmentId).i64(offset).i32(length).i64(expiresAtMillis).bytes(token);
+    w.string(nodeId).string(endpoint).i64(expiresAtMillis).list(slices, (b, s) -> s.encode(b));
   }
 
   static ReplicaGrant decode(BodyReader r) throws ProtocolException {
-    return new ReplicaGrant(r.string(256, "node id"), r.string(512, "endpoint"), r.index(Integer.MAX_VALUE, "segment id"),
-        r.length(Long.MAX_VALUE, "offset"), r.index(ProtocolLimits.MAX_VALUE_BYTES, "length"), r.i64(),
-        r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "grant token"));
+    return new ReplicaGrant(r.string(256, "node id"), r.string(512, "endpoint"), r.i64(),
+        r.list(ProtocolLimits.MAX_SLICES, SliceGrant.MIN_BYTES, SliceGrant::decode));
   }
 }

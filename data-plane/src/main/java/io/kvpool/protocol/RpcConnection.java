@@ -52,7 +52,7 @@ public final class RpcConnection implements Closeable {
       FrameChannel fc = new FrameChannel(ch, local.version().protocolMajor(), local.version().protocolMinor());
       BodyWriter w = new BodyWriter();
       local.encode(w);
-      fc.write(Opcode.HANDSHAKE.code(), 0, 0, w.toBuffer(), null);
+      fc.write(Opcode.HANDSHAKE.code(), 0, 0, w.toBuffer());
       Frame reply = fc.read();
       if (reply == null) {
         throw new ProtocolException("peer " + endpoint + " closed the connection during the handshake");
@@ -111,7 +111,7 @@ public final class RpcConnection implements Closeable {
    * Sends a request (with an optional payload) and returns the reply frame; any payload of the reply is still
    * on the socket for {@link #readPayload}. An error reply throws {@link RemoteErrorException}.
    */
-  public Frame call(Opcode opcode, BodyWriter body, ByteBuffer payload) throws IOException {
+  public Frame call(Opcode opcode, BodyWriter body, ByteBuffer... payload) throws IOException {
     long id = nextRequestId++;
     try {
       channel.write(opcode.code(), 0, id, body == null ? EMPTY.duplicate() : body.toBuffer(), payload);

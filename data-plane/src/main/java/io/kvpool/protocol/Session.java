@@ -29,10 +29,10 @@ public final class Session {
   }
 
   public void reply(Frame request, BodyWriter body) throws IOException {
-    reply(request, body, null);
+    reply(request, body, (ByteBuffer[]) null);
   }
 
-  public void reply(Frame request, BodyWriter body, ByteBuffer payload) throws IOException {
+  public void reply(Frame request, BodyWriter body, ByteBuffer... payload) throws IOException {
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
         body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
   }
@@ -41,6 +41,6 @@ public final class Session {
     BodyWriter w = new BodyWriter();
     new ErrorReply(code, message).encode(w);
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR,
-        request.header().requestId(), w.toBuffer(), null);
+        request.header().requestId(), w.toBuffer());
   }
 }

@@ -127,7 +127,7 @@ final class MasterLink implements AutoCloseable {
     BodyWriter w = new BodyWriter();
     new RegisterNode(nodeId, endpoint, segments, inventory.entries()).encode(w);
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      Frame reply = connection.call(Opcode.REGISTER_NODE, w, null);
+      Frame reply = connection.call(Opcode.REGISTER_NODE, w);
       RegisterReply r = RegisterReply.decode(reply.reader());
       signer = new GrantSigner(r.grantKey());
       viewNumber = r.viewNumber();
@@ -143,7 +143,7 @@ final class MasterLink implements AutoCloseable {
     new Heartbeat(nodeId, viewNumber).encode(w);
     HeartbeatReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      reply = HeartbeatReply.decode(connection.call(Opcode.HEARTBEAT, w, null).reader());
+      reply = HeartbeatReply.decode(connection.call(Opcode.HEARTBEAT, w).reader());
     }
     for (Location l : reply.released()) {
       inventory.drop(l);

@@ -20,11 +20,16 @@ import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.RpcServer;
 import io.kvpool.protocol.Session;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.WriteRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.zip.CRC32C;
 import java.util.function.Supplier;
 
 /**
@@ -113,7 +118,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     if (w.length() > 0) {
       session.channel().readPayload(segments.get(w.segmentId()).view(w.offset(), w.length()));
     }
-    inventory.record(new InventoryEntry(w.key(), w.segmentId(), w.offset(), w.length(), w.checksum()));
+    inventory.record(new InventoryEntry(w.key(), w.segmentId(), w.offset(), w.length(), w.valueOffset(), w.valueSize(),
+        w.checksum()));
     writes.inc();
     writeBytes.add(w.length());
     session.reply(request, null);
@@ -137,25 +143,34 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private void replicate(Session session, Frame request) throws IOException {
     ReplicateRequest r = ReplicateRequest.decode(request.reader());
-    String problem = outOfBounds(r.sourceSegmentId(), r.sourceOffset(), r.length());
-    if (problem != null) {
-      session.replyError(request, ErrorCode.OUT_OF_BOUNDS, problem);
-      return;
+    List<Slice> source = new ArrayList<>(r.source());
+    source.sort(Comparator.comparingInt(Slice::valueOffset));
+    long covered = 0;
+    CRC32C crc = new CRC32C();
+    for (Slice s : source) {
+      String problem = outOfBounds(s.segmentId(), s.offset(), s.length());
+      if (problem != null || s.valueOffset() != covered) {
+        session.replyError(request, ErrorCode.OUT_OF_BOUNDS, problem != null ? problem
+            : "source slices of key " + r.key() + " do not cover the value contiguously");
+        return;
+      }
+      crc.update(view(s, 0, s.length()));
+      covered += s.length();
     }
-    NativeSegment segment = segments.get(r.sourceSegmentId());
-    if (r.length() > 0 && segment.crc32c(r.sourceOffset(), r.length()) != r.checksum()) {
+    if (covered != r.size() || (int) crc.getValue() != r.checksum()) {
       session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, "replica of key " + r.key() + " on node " + nodeId
-          + " does not match its checksum; not copying a corrupt value");
+          + " does not match its size or checksum; not copying a corrupt value");
       return;
     }
     ReplicaGrant target = r.target();
     Handshake me = new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId.get(), nodeId);
     try (RpcConnection c = RpcConnection.open(HostPort.parse(target.endpoint()), me, COPY_TIMEOUT);
          RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
-      BodyWriter w = new BodyWriter();
-      WriteRequest.of(r.key(), target, r.checksum()).encode(w);
-      ByteBuffer view = r.length() == 0 ? EMPTY.duplicate() : segment.view(r.sourceOffset(), r.length());
-      c.call(Opcode.WRITE, w, view);
+      for (SliceGrant g : target.slices()) {
+        BodyWriter w = new BodyWriter();
+        WriteRequest.of(r.key(), target, g, r.size(), r.checksum()).encode(w);
+        c.call(Opcode.WRITE, w, views(source, g.valueOffset(), g.length()));
+      }
     } catch (RemoteErrorException e) {
       session.replyError(request, e.code(), "target " + target.nodeId() + " refused the copy: " + e.remoteMessage());
       return;
@@ -165,5 +180,23 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     session.reply(request, null);
+  }
+
+  private ByteBuffer view(Slice s, int from, int length) {
+    return length == 0 ? EMPTY.duplicate() : segments.get(s.segmentId()).view(s.offset() + from, length);
+  }
+
+  /** Views of the value's bytes [valueOffset, valueOffset + length) across the source slices (sorted, contiguous). */
+  private ByteBuffer[] views(List<Slice> source, int valueOffset, int length) {
+    List<ByteBuffer> out = new ArrayList<>();
+    int end = valueOffset + length;
+    for (Slice s : source) {
+      int from = Math.max(valueOffset, s.valueOffset());
+      int to = Math.min(end, s.valueOffset() + s.length());
+      if (from < to) {
+        out.add(view(s, from - s.valueOffset(), to - from));
+      }
+    }
+    return out.toArray(new ByteBuffer[0]);
   }
 }

@@ -8,6 +8,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.nativemem.HugePageMode;
+import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
 import java.nio.ByteBuffer;
@@ -139,11 +140,36 @@ class LoopbackPoolTest {
   }
 
   @Test
-  void valueLargerThanAnySegmentIsRefusedWithNoSpace() {
-    ByteBuffer big = ByteBuffer.allocateDirect((int) NODE_MEMORY);
+  void valueLargerThanANodeIsRefusedWithNoSpace() {
+    ByteBuffer big = ByteBuffer.allocateDirect((int) NODE_MEMORY + (1 << 20));
     assertThatThrownBy(() -> client.put("big", big, 1)).isInstanceOf(NoSpaceException.class)
-        .hasMessageContaining("largest free block");
+        .hasMessageContaining("bytes free on one node");
     assertThat(client.exists("big")).isFalse();
+  }
+
+  @Test
+  void valueLargerThanASegmentIsSplitIntoSlicesAndReassembled() throws Exception {
+    ByteBuffer value = randomValue(12 << 20, 11); // segments are 8 MiB
+    client.put("sliced", value, 2);
+    ReplicaListResult r = master.metadata().getReplicas(List.of("sliced")).get(0);
+    assertThat(r.replicas()).allSatisfy(loc -> assertThat(loc.slices()).hasSizeGreaterThan(1));
+    assertThat(client.get("sliced")).isEqualTo(value);
+
+    // a sliced replica also survives the loss of its node: the survivor copies it slice by slice
+    String holder = r.replicas().get(0).nodeId();
+    StorageNode victim = nodes.stream().filter(n -> n.nodeId().equals(holder)).findFirst().orElseThrow();
+    nodes.remove(victim);
+    victim.close();
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (System.currentTimeMillis() < deadline && master.counters().repairs() == 0) {
+      Thread.sleep(100);
+    }
+    assertThat(master.counters().repairs()).isEqualTo(1);
+    assertThat(master.metadata().getReplicas(List.of("sliced")).get(0).replicas()).extracting(loc -> loc.nodeId())
+        .hasSize(2).doesNotContain(holder);
+    for (int i = 0; i < 4; i++) {
+      assertThat(client.get("sliced")).isEqualTo(value);
+    }
   }
 
   @Test

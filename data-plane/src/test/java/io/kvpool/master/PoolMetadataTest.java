@@ -10,6 +10,8 @@ import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -100,8 +102,9 @@ class PoolMetadataTest {
     ReplicaGrant g = f.start("late", 1000, 1).replicas().get(0);
     f.pool.putRevoke(List.of("late"));
     f.put("next", 1000, 1);
-    long nextOffset = f.pool.getReplicas(List.of("next")).get(0).replicas().get(0).offset();
-    assertThat(nextOffset).as("a late writer with the old grant cannot hit the new object").isNotEqualTo(g.offset());
+    long nextOffset = f.pool.getReplicas(List.of("next")).get(0).replicas().get(0).slices().get(0).offset();
+    assertThat(nextOffset).as("a late writer with the old grant cannot hit the new object")
+        .isNotEqualTo(g.slices().get(0).offset());
     f.advance(Duration.ofSeconds(31));
     f.pool.heartbeat("a");
     f.pool.tick();
@@ -160,9 +163,9 @@ class PoolMetadataTest {
     PutStartResult kept = f.start("kept", 1000, 1);
     f.pool.putEnd(List.of("kept"));
     f.put("gone", 1000, 1);
-    ReplicaGrant g = kept.replicas().get(0);
+    SliceGrant g = kept.replicas().get(0).slices().get(0);
     f.pool.register(new RegisterNode("a", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)),
-        List.of(new InventoryEntry("kept", g.segmentId(), g.offset(), g.length(), 0))), VersionInfo.CURRENT);
+        List.of(new InventoryEntry("kept", g.segmentId(), g.offset(), g.length(), 0, 1000, 0))), VersionInfo.CURRENT);
     assertThat(f.exists("kept")).isTrue();
     assertThat(f.exists("gone")).isFalse();
     assertThat(f.pool.snapshot().usedBytes()).isEqualTo(SegmentAllocator.blockSize(1000));
@@ -172,11 +175,11 @@ class PoolMetadataTest {
   void inventoryOfUnknownObjectsIsAdoptedAfterAMasterRestart() {
     PoolFixture f = new PoolFixture(0.9, 0.1);
     f.pool.register(new RegisterNode("a", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)),
-        List.of(new InventoryEntry("old", 0, 4096, 500, 77))), VersionInfo.CURRENT);
+        List.of(new InventoryEntry("old", 0, 4096, 500, 0, 500, 77))), VersionInfo.CURRENT);
     ReplicaListResult r = f.pool.getReplicas(List.of("old")).get(0);
     assertThat(r.status()).isEqualTo(ErrorCode.OK);
     assertThat(r.checksum()).isEqualTo(77);
-    assertThat(r.replicas().get(0).offset()).isEqualTo(4096);
+    assertThat(r.replicas().get(0).slices()).containsExactly(new Slice(0, 4096, 500, 0));
   }
 
   @Test

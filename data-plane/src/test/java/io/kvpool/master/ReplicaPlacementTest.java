@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.PutStartResult;
 import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.SliceGrant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -58,6 +60,29 @@ class ReplicaPlacementTest {
     long min = s.nodes().stream().mapToLong(PoolSnapshot.Node::usedBytes).min().orElseThrow();
     long max = s.nodes().stream().mapToLong(PoolSnapshot.Node::usedBytes).max().orElseThrow();
     assertThat(max - min).as("power of two choices keeps nodes within a few values").isLessThan(10L * (64 << 10));
+  }
+
+  @Test
+  void fragmentedNodeHoldsAValueInSlicesCoveringItExactly() {
+    PoolFixture f = new PoolFixture(1.0, 0.1).node("a", 1 << 20);
+    for (int i = 0; i < 16; i++) {
+      f.put("k" + i, 64 << 10, 1);
+    }
+    for (int i = 0; i < 16; i += 2) {
+      f.pool.remove(List.of("k" + i)); // eight separate 64 KiB holes
+      f.pool.pin("k" + (i + 1), true); // and nothing evictable to make more room
+    }
+    PutStartResult r = f.start("big", 200_000, 1);
+    assertThat(r.status()).isEqualTo(ErrorCode.OK);
+    List<SliceGrant> slices = r.replicas().get(0).slices();
+    assertThat(slices).hasSize(4);
+    int covered = 0;
+    for (SliceGrant s : slices) {
+      assertThat(s.valueOffset()).isEqualTo(covered);
+      covered += s.length();
+    }
+    assertThat(covered).isEqualTo(200_000);
+    assertThat(f.start("too-big", 400_000, 1).status()).as("about 320 KiB left").isEqualTo(ErrorCode.NO_SPACE);
   }
 
   @Test

@@ -52,15 +52,18 @@ class CodecTest {
     PutStartRequest ps = new PutStartRequest(List.of(new PutStartItem("k1", 100, -5, 2), new PutStartItem("k2", 0, 7, 1)));
     assertThat(PutStartRequest.decode(encoded(ps::encode))).isEqualTo(ps);
 
-    ReplicaGrant g = new ReplicaGrant("n", "127.0.0.1:5", 1, 4096, 100, 99L, new byte[] {1, 2, 3});
+    ReplicaGrant g = new ReplicaGrant("n", "127.0.0.1:5", 99L, List.of(new SliceGrant(1, 4096, 100, 0, new byte[] {1, 2, 3}),
+        new SliceGrant(0, 0, 50, 100, new byte[] {4})));
     PutStartReply sent = new PutStartReply(List.of(new PutStartResult(ErrorCode.OK, "", List.of(g))));
     PutStartReply reply = PutStartReply.decode(encoded(sent::encode));
     ReplicaGrant back = reply.results().get(0).replicas().get(0);
-    assertThat(back.token()).containsExactly(1, 2, 3);
-    assertThat(back.offset()).isEqualTo(4096);
+    assertThat(back.slices()).hasSize(2);
+    assertThat(back.slices().get(0).token()).containsExactly(1, 2, 3);
+    assertThat(back.slices().get(0).offset()).isEqualTo(4096);
+    assertThat(back.slices().get(1).slice()).isEqualTo(new Slice(0, 0, 50, 100));
 
     ReplicaListReply rl = new ReplicaListReply(List.of(new ReplicaListResult(ErrorCode.OK, 10, 3, 5000,
-        List.of(new ReplicaLocation("n", "h:1", 0, 64, 10))), ReplicaListResult.missing(ErrorCode.NOT_FOUND)));
+        List.of(new ReplicaLocation("n", "h:1", List.of(new Slice(0, 64, 10, 0))))), ReplicaListResult.missing(ErrorCode.NOT_FOUND)));
     assertThat(ReplicaListReply.decode(encoded(rl::encode))).isEqualTo(rl);
 
     KeyList keys = new KeyList(List.of("a", "ключ", "c"));
@@ -70,7 +73,7 @@ class CodecTest {
     assertThat(StatusList.decode(encoded(st::encode))).isEqualTo(st);
 
     RegisterNode rn = new RegisterNode("n", "h:1", List.of(new SegmentInfo(0, 1 << 20)),
-        List.of(new InventoryEntry("k", 0, 64, 10, 9)));
+        List.of(new InventoryEntry("k", 0, 64, 10, 0, 10, 9)));
     assertThat(RegisterNode.decode(encoded(rn::encode))).isEqualTo(rn);
 
     HeartbeatReply hb = new HeartbeatReply(true, 1, List.of(new Location(0, 128)));

@@ -24,9 +24,10 @@ import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListReply;
-import io.kvpool.protocol.ReplicaLocation;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.WriteRequest;
 import io.kvpool.common.HostPort;
 import java.nio.ByteBuffer;
@@ -45,7 +46,7 @@ class StorageNodeSafetyTest {
   private StorageNode node;
   private KvPoolClient client;
   private ByteBuffer stored;
-  private ReplicaLocation storedAt;
+  private Slice storedAt;
 
   @BeforeEach
   void start() throws Exception {
@@ -60,7 +61,8 @@ class StorageNodeSafetyTest {
     try (RpcConnection m = open(master.rpcEndpoint()); RpcConnection.Deadline d = m.deadline(T)) {
       BodyWriter w = new BodyWriter();
       new KeyList(List.of("neighbour")).encode(w);
-      storedAt = ReplicaListReply.decode(m.call(Opcode.GET_REPLICAS, w, null).reader()).results().get(0).replicas().get(0);
+      storedAt = ReplicaListReply.decode(m.call(Opcode.GET_REPLICAS, w, null).reader()).results().get(0).replicas().get(0)
+          .slices().get(0);
     }
   }
 
@@ -91,7 +93,7 @@ class StorageNodeSafetyTest {
   void writeWithoutAValidGrantIsRefusedAndTheConnectionStaysUsable() throws Exception {
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
       BodyWriter w = new BodyWriter();
-      new WriteRequest("neighbour", storedAt.segmentId(), storedAt.offset(), 4096, 0,
+      new WriteRequest("neighbour", storedAt.segmentId(), storedAt.offset(), 4096, 0, 4096, 0,
           System.currentTimeMillis() + 60_000, new byte[16]).encode(w);
       assertThatThrownBy(() -> c.call(Opcode.WRITE, w, junk(4096))).isInstanceOf(RemoteErrorException.class)
           .satisfies(e -> assertThat(((RemoteErrorException) e).code()).isEqualTo(ErrorCode.GRANT_REJECTED));
@@ -106,8 +108,9 @@ class StorageNodeSafetyTest {
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
       BodyWriter w = new BodyWriter();
       // the token is valid for "other"'s range, not for the neighbour's offset
-      new WriteRequest("other", g.segmentId(), storedAt.offset(), g.length(), 0, g.expiresAtMillis(), g.token())
-          .encode(w);
+      SliceGrant s = g.slices().get(0);
+      new WriteRequest("other", s.segmentId(), storedAt.offset(), s.length(), 0, 4096, 0, g.expiresAtMillis(),
+          s.token()).encode(w);
       assertThatThrownBy(() -> c.call(Opcode.WRITE, w, junk(4096))).isInstanceOf(RemoteErrorException.class)
           .hasMessageContaining("GRANT_REJECTED");
     }
@@ -118,7 +121,7 @@ class StorageNodeSafetyTest {
   void outOfBoundsReadsAndWritesAreRefused() throws Exception {
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
       BodyWriter w = new BodyWriter();
-      new WriteRequest("x", 7, 0, 16, 0, Long.MAX_VALUE, new byte[16]).encode(w);
+      new WriteRequest("x", 7, 0, 16, 0, 16, 0, Long.MAX_VALUE, new byte[16]).encode(w);
       assertThatThrownBy(() -> c.call(Opcode.WRITE, w, junk(16))).hasMessageContaining("OUT_OF_BOUNDS");
       BodyWriter r = new BodyWriter();
       new ReadRequest(0, (4L << 20) - 8, 64).encode(r);
@@ -131,7 +134,7 @@ class StorageNodeSafetyTest {
   void truncatedPayloadOnlyTouchesTheGrantedRange() throws Exception {
     ReplicaGrant g = startPut("partial", 64 << 10);
     BodyWriter w = new BodyWriter();
-    WriteRequest.of("partial", g, 0).encode(w);
+    WriteRequest.of("partial", g, g.slices().get(0), 64 << 10, 0).encode(w);
     ByteBuffer body = w.toBuffer();
     ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining() + 1000);
     new FrameHeader(1, 0, Opcode.WRITE.code(), 0, 9, body.remaining()).encode(frame);
@@ -168,7 +171,7 @@ class StorageNodeSafetyTest {
     ReplicaGrant g = startPut("corrupt", 4096, 0x1234);
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
       BodyWriter w = new BodyWriter();
-      WriteRequest.of("corrupt", g, 0x1234).encode(w);
+      WriteRequest.of("corrupt", g, g.slices().get(0), 4096, 0x1234).encode(w);
       c.call(Opcode.WRITE, w, junk(4096));
     }
     try (RpcConnection m = open(master.rpcEndpoint()); RpcConnection.Deadline d = m.deadline(T)) {
