@@ -10,11 +10,17 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.TestPools;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -59,6 +65,7 @@ class PackagedOperatorIT {
       Lease lease = client.leases().inNamespace(NS).withName("kvpool-operator").get();
       assertThat(lease).as("leader election lease").isNotNull();
       assertThat(lease.getSpec().getHolderIdentity()).isNotBlank();
+      assertProbesAnswer(log);
     } finally {
       operator.destroy();
       if (!operator.waitFor(20, TimeUnit.SECONDS)) {
@@ -67,6 +74,19 @@ class PackagedOperatorIT {
       System.out.println("packaged operator log:\n" + tail(log));
       Files.deleteIfExists(kubeconfig);
       Files.deleteIfExists(log);
+    }
+  }
+
+  /** The Helm chart's liveness and readiness probes point at these paths. */
+  private static void assertProbesAnswer(Path log) throws Exception {
+    Pattern listening = Pattern.compile("Listening on: (http://127\\.0\\.0\\.1:\\d+)");
+    String base = Files.readAllLines(log).stream().map(listening::matcher).filter(Matcher::find)
+        .map(m -> m.group(1)).findFirst().orElseThrow(() -> new AssertionError("no HTTP address in the operator log"));
+    HttpClient http = HttpClient.newHttpClient();
+    for (String probe : List.of("/q/health/live", "/q/health/ready")) {
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(http.send(
+          HttpRequest.newBuilder(URI.create(base + probe)).build(), HttpResponse.BodyHandlers.ofString())
+          .statusCode()).as(probe).isEqualTo(200));
     }
   }
 
