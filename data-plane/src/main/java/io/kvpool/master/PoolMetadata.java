@@ -42,6 +42,7 @@ public final class PoolMetadata {
   public static final long VIEW_NUMBER = 1;
   private static final int MAX_REPAIRS_PER_TICK = 64;
   private static final long REPAIR_RETRY_MILLIS = 1_000;
+  private static final long FRUITLESS_EVICTION_PAUSE_MILLIS = 100;
 
   private final MasterConfig config;
   private final LongSupplier clock;
@@ -53,6 +54,7 @@ public final class PoolMetadata {
   private final Set<String> needsRepair = new LinkedHashSet<>();
   private final List<Quarantined> quarantine = new ArrayList<>();
   private long nextGeneration = 1;
+  private long lastFruitlessEvictionMillis = Long.MIN_VALUE / 2;
 
   /** A freed range that is reused only after {@code releaseAtMillis}, when no grant for it is valid any more. */
   private record Quarantined(Replica replica, long incarnation, long releaseAtMillis) {
@@ -206,7 +208,7 @@ public final class PoolMetadata {
     for (PutStartItem item : items) {
       results.add(putStartOne(item, now));
     }
-    if (usageRatio() > config.highWatermark()) {
+    if (usageRatio() > config.highWatermark() && now - lastFruitlessEvictionMillis > FRUITLESS_EVICTION_PAUSE_MILLIS) {
       evict(now, 0);
     }
     return results;
@@ -511,6 +513,8 @@ public final class PoolMetadata {
       evicted++;
     }
     counters.evictions.add(evicted);
+    // when everything is leased, pinned or pending, do not rescan the table on every put
+    lastFruitlessEvictionMillis = evicted == 0 ? now : Long.MIN_VALUE / 2;
     if (evicted > 0) {
       LOG.info("event=eviction_round evicted={} freed_bytes={} candidates={}", evicted, freed, candidates.size());
     }
