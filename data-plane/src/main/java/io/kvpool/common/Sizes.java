@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses and prints byte sizes: {@code 123}, {@code 64KiB}, {@code 1MiB}, {@code 4GiB} (also KB/MB/GB as powers of 1024). */
+/** Parses byte sizes: {@code 123}, {@code 64KiB}, {@code 1MiB}, {@code 4GiB} (also KB/MB/GB as powers of 1024). */
 public final class Sizes {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]i?B?|B)?", Pattern.CASE_INSENSITIVE);
 
@@ -29,16 +29,5 @@ public final class Sizes {
       throw new IllegalArgumentException("size '" + text + "' is too large");
     }
     return value << shift;
-  }
-
-  /** Human-readable form using the largest binary unit that divides the value exactly. */
-  public static String format(long bytes) {
-    String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    while (unit < units.length - 1 && bytes != 0 && bytes % 1024 == 0) {
-      bytes /= 1024;
-      unit++;
-    }
-    return unit == 0 ? Long.toString(bytes) : bytes + units[unit];
   }
 }

@@ -1,19 +1,17 @@
 package io.kvpool.common;
 
 import java.util.Objects;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Release version (semver) and wire protocol version (major.minor) of a kvpool binary.
- * Every connection exchanges these in its handshake; {@link #checkCompatible} is the one rule.
+ * Every connection exchanges these in its handshake; {@link #incompatibilityWith} is the one rule.
  */
 public final class VersionInfo {
   private static final Pattern SEMVER =
       Pattern.compile("(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?");
-  private static final Pattern PROTOCOL = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})");
 
-  /** The release and protocol this build speaks (declared after the patterns its constructor uses). */
+  /** The release and protocol this build speaks (declared after the pattern its constructor uses). */
   public static final VersionInfo CURRENT = new VersionInfo("0.1.0", 1, 0);
 
   private final String release;
@@ -31,19 +29,6 @@ public final class VersionInfo {
     this.release = release;
     this.protocolMajor = protocolMajor;
     this.protocolMinor = protocolMinor;
-  }
-
-  /** Parses {@code release/protocol}, e.g. {@code 0.1.0/1.0}, as printed by {@link #toString()}. */
-  public static VersionInfo parse(String text) {
-    int slash = text == null ? -1 : text.indexOf('/');
-    if (slash < 0) {
-      throw new IllegalArgumentException("version '" + text + "' must look like RELEASE/PROTOCOL, e.g. 0.1.0/1.0");
-    }
-    Matcher m = PROTOCOL.matcher(text.substring(slash + 1));
-    if (!m.matches()) {
-      throw new IllegalArgumentException("protocol version in '" + text + "' must be MAJOR.MINOR, e.g. 1.0");
-    }
-    return new VersionInfo(text.substring(0, slash), Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
   }
 
   public String release() {
@@ -73,11 +58,6 @@ public final class VersionInfo {
           + " (same major and minors at most one apart are required; upgrade or downgrade one side)";
     }
     return null;
-  }
-
-  /** The protocol minor both sides use: the older one. */
-  public int negotiatedMinor(VersionInfo peer) {
-    return Math.min(protocolMinor, peer.protocolMinor);
   }
 
   @Override

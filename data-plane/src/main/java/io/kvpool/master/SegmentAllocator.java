@@ -147,8 +147,4 @@ public final class SegmentAllocator {
   public int freeBlockCount() {
     return freeByOffset.size();
   }
-
-  public int allocatedBlockCount() {
-    return allocated.size();
-  }
 }

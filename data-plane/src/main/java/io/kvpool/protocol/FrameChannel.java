@@ -1,7 +1,6 @@
 package io.kvpool.protocol;
 
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -97,19 +96,6 @@ public final class FrameChannel implements Closeable {
       left -= channel.write(gather);
     }
     gather[1] = null;
-  }
-
-  /** Writes raw bytes (used by tests to send malformed input). */
-  public void writeRaw(ByteBuffer bytes) throws IOException {
-    while (bytes.hasRemaining()) {
-      channel.write(bytes);
-    }
-  }
-
-  public void expectOpen() throws IOException {
-    if (!channel.isOpen()) {
-      throw new EOFException("connection closed");
-    }
   }
 
   @Override

@@ -14,7 +14,6 @@ class ParsingTest {
     assertThat(Sizes.parse("1MiB")).isEqualTo(1 << 20);
     assertThat(Sizes.parse("4GiB")).isEqualTo(4L << 30);
     assertThat(Sizes.parse("256mb")).isEqualTo(256L << 20);
-    assertThat(Sizes.format(256L << 20)).isEqualTo("256MiB");
     assertThatThrownBy(() -> Sizes.parse("12 parsecs")).hasMessageContaining("64KiB");
     assertThatThrownBy(() -> Sizes.parse("99999999999TiB")).hasMessageContaining("too large");
   }
@@ -37,11 +36,10 @@ class ParsingTest {
   void versionRuleNeedsSameMajorAndMinorsAtMostOneApart() {
     VersionInfo v10 = new VersionInfo("0.1.0", 1, 0);
     assertThat(v10.incompatibilityWith(new VersionInfo("0.2.0", 1, 1))).isNull();
-    assertThat(v10.negotiatedMinor(new VersionInfo("0.2.0", 1, 1))).isZero();
     assertThat(v10.incompatibilityWith(new VersionInfo("0.3.0", 1, 2))).contains("1.0").contains("1.2");
     assertThat(v10.incompatibilityWith(new VersionInfo("1.0.0", 2, 0)))
         .contains("0.1.0").contains("1.0").contains("1.0.0").contains("2.0");
-    assertThat(VersionInfo.parse("0.1.0-rc.1/1.0").release()).isEqualTo("0.1.0-rc.1");
+    assertThat(new VersionInfo("0.1.0-rc.1", 1, 0).release()).isEqualTo("0.1.0-rc.1");
     assertThatThrownBy(() -> new VersionInfo("1.0", 1, 0)).hasMessageContaining("semver");
   }
 }
