@@ -7,46 +7,33 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Client side of one connection: handshake on open, then strictly one request at a time. Blocking socket reads
- * cannot time out by themselves, so a shared watchdog closes a connection whose exchange overruns its deadline.
+ * Client side of one connection: handshake on open, then strictly one request at a time. A shared
+ * {@link DeadlineWatchdog} closes a connection whose exchange overruns its deadline.
  */
 public final class RpcConnection implements Closeable {
-  private static final ScheduledThreadPoolExecutor WATCHDOG = newWatchdog();
   private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-
-  private static ScheduledThreadPoolExecutor newWatchdog() {
-    ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "kvpool-rpc-watchdog");
-      t.setDaemon(true);
-      return t;
-    });
-    // every exchange arms and cancels a deadline: drop cancelled ones at once instead of keeping them queued
-    w.setRemoveOnCancelPolicy(true);
-    return w;
-  }
 
   private final HostPort endpoint;
   private final FrameChannel channel;
   private final Handshake peer;
+  private final DeadlineWatchdog.Watched watchdog;
   private long nextRequestId = 1;
-  private volatile boolean timedOut;
   private boolean broken;
 
-  private RpcConnection(HostPort endpoint, FrameChannel channel, Handshake peer) {
+  private RpcConnection(HostPort endpoint, FrameChannel channel, Handshake peer, DeadlineWatchdog.Watched watchdog) {
     this.endpoint = endpoint;
     this.channel = channel;
     this.peer = peer;
+    this.watchdog = watchdog;
   }
 
   /** Connects and handshakes; a refused handshake throws {@link HandshakeException} naming both sides' versions. */
   public static RpcConnection open(HostPort endpoint, Handshake local, Duration timeout) throws IOException {
     SocketChannel ch = SocketChannel.open();
-    ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> closeQuietly(ch), timeout.toMillis(), TimeUnit.MILLISECONDS);
+    DeadlineWatchdog.Watched watchdog = DeadlineWatchdog.watch(ch);
+    watchdog.arm(timeout.toNanos());
     try {
       ch.connect(endpoint.toSocketAddress());
       FrameChannel fc = new FrameChannel(ch, local.version().protocolMajor(), local.version().protocolMinor());
@@ -66,15 +53,15 @@ public final class RpcConnection implements Closeable {
       if (refusal != null) {
         throw new HandshakeException(refusal.code(), "refusing " + endpoint + ": " + refusal.getMessage());
       }
-      return new RpcConnection(endpoint, fc, peer);
-    } catch (IOException e) {
+      watchdog.disarm();
+      return new RpcConnection(endpoint, fc, peer, watchdog);
+    } catch (IOException | RuntimeException e) {
+      DeadlineWatchdog.unwatch(watchdog);
       closeQuietly(ch);
-      if (watchdog.isDone() && !(e instanceof HandshakeException)) {
+      if (watchdog.expired() && !(e instanceof HandshakeException)) {
         throw new SocketTimeoutException("no handshake from " + endpoint + " within " + timeout.toMillis() + " ms");
       }
       throw e;
-    } finally {
-      watchdog.cancel(false);
     }
   }
 
@@ -93,12 +80,8 @@ public final class RpcConnection implements Closeable {
 
   /** Arms the deadline for one exchange (request, reply and payload); close the returned handle when done. */
   public Deadline deadline(Duration timeout) {
-    timedOut = false;
-    ScheduledFuture<?> f = WATCHDOG.schedule(() -> {
-      timedOut = true;
-      closeQuietly(channel.channel());
-    }, timeout.toMillis(), TimeUnit.MILLISECONDS);
-    return () -> f.cancel(false);
+    watchdog.arm(timeout.toNanos());
+    return watchdog::disarm;
   }
 
   /** Cancels a watchdog armed by {@link #deadline}. */
@@ -131,7 +114,7 @@ public final class RpcConnection implements Closeable {
       throw e;
     } catch (IOException e) {
       broken = true;
-      throw timedOut ? timeout(opcode, e) : e;
+      throw watchdog.expired() ? timeout(opcode, e) : e;
     }
   }
 
@@ -140,7 +123,7 @@ public final class RpcConnection implements Closeable {
       channel.readPayload(dst);
     } catch (IOException e) {
       broken = true;
-      throw timedOut ? timeout(null, e) : e;
+      throw watchdog.expired() ? timeout(null, e) : e;
     }
   }
 
@@ -166,6 +149,7 @@ public final class RpcConnection implements Closeable {
 
   @Override
   public void close() {
+    DeadlineWatchdog.unwatch(watchdog);
     closeQuietly(channel.channel());
   }
 }

@@ -144,6 +144,34 @@ class RpcServerTest {
   }
 
   @Test
+  void silentPeersTimeOutInsteadOfBlockingForever() throws Exception {
+    try (java.nio.channels.ServerSocketChannel mute = java.nio.channels.ServerSocketChannel.open()) {
+      mute.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+      HostPort at = HostPort.of((java.net.InetSocketAddress) mute.getLocalAddress());
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> RpcConnection.open(at, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "c"),
+          Duration.ofMillis(200))).isInstanceOf(java.net.SocketTimeoutException.class).hasMessageContaining("handshake");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+    }
+    RpcServer.Identity id = new RpcServer.Identity(VersionInfo.CURRENT, Role.MASTER, () -> "", "slow");
+    try (RpcServer slow = new RpcServer("slow", "127.0.0.1", 0, id, (session, frame) -> {
+      try {
+        Thread.sleep(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, 4, null)) {
+      slow.start();
+      try (RpcConnection c = RpcConnection.open(slow.endpoint(), new Handshake(VersionInfo.CURRENT, Role.CLIENT, "",
+          "c"), TIMEOUT); RpcConnection.Deadline d = c.deadline(Duration.ofMillis(200))) {
+        assertThatThrownBy(() -> c.call(Opcode.PING, null)).isInstanceOf(java.net.SocketTimeoutException.class)
+            .hasMessageContaining("deadline");
+        assertThat(c.isUsable()).isFalse();
+      }
+    }
+  }
+
+  @Test
   void unknownOpcodeGetsAnErrorAndTheConnectionStaysUsable() throws IOException {
     try (RpcConnection c = client(VersionInfo.CURRENT, ""); RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
       assertThat(c.peer().poolId()).isEqualTo("pool");
