@@ -302,7 +302,10 @@ public final class KvPoolClient implements AutoCloseable {
     throw last;
   }
 
-  /** Values of the keys that exist (missing keys are absent), with one master round trip. */
+  /**
+   * Values of the keys that exist (missing keys are absent), with one master round trip. A stored value that no
+   * replica can deliver intact fails the whole call with the typed exception, as {@link #get(String)} would.
+   */
   public Map<String, ByteBuffer> getBatch(List<String> keys) {
     checkBatch(keys);
     keys.forEach(KvPoolClient::checkKey);
