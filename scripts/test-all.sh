@@ -13,9 +13,11 @@ step() {
   echo "<== $name ($((SECONDS - t)) s)"
 }
 
+# Go (>= 1.25, for kube-apiserver) is checked by e2e/cluster/kube-binaries.sh, which says what to do:
+# Debian 12's golang-go is too old to help.
 need_tools() {
   local missing=()
-  for tool in java gcc make go; do
+  for tool in java gcc make; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -25,7 +27,6 @@ need_tools() {
       case $tool in
         java) pkgs+=(openjdk-17-jdk-headless) ;;
         gcc|make) pkgs+=(build-essential) ;;
-        go) pkgs+=(golang-go) ;;
       esac
     done
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${pkgs[@]}"
