@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -333,11 +332,13 @@ public final class KvPoolClient implements AutoCloseable {
 
   /** Reads one replica chosen at random, falling back to the others; verifies CRC32C. */
   private void readAny(String key, ReplicaListResult r, ByteBuffer dst) {
-    List<ReplicaLocation> order = new ArrayList<>(r.replicas());
-    Collections.rotate(order, ThreadLocalRandom.current().nextInt(Math.max(1, order.size())));
-    KvPoolException last = new ObjectNotFoundException("key '" + key + "' has no readable replica");
+    List<ReplicaLocation> replicas = r.replicas();
+    int count = replicas.size();
+    int first = count > 1 ? ThreadLocalRandom.current().nextInt(count) : 0;
+    KvPoolException last = null; // built only when a replica fails: the success path creates no exception
     int start = dst.position();
-    for (ReplicaLocation loc : order) {
+    for (int i = 0; i < count; i++) {
+      ReplicaLocation loc = replicas.get((first + i) % count);
       dst.position(start);
       try {
         readReplica(loc, dst);
@@ -351,9 +352,9 @@ public final class KvPoolClient implements AutoCloseable {
         return;
       }
       last = new ChecksumMismatchException(String.format("value of key '%s' read from node %s has CRC32C 0x%08x,"
-          + " expected 0x%08x; tried %d replica(s)", key, loc.nodeId(), actual, r.checksum(), order.size()));
+          + " expected 0x%08x; tried %d replica(s)", key, loc.nodeId(), actual, r.checksum(), count));
     }
-    throw last;
+    throw last != null ? last : new ObjectNotFoundException("key '" + key + "' has no readable replica");
   }
 
   /** Reads every slice of one replica into its place in {@code dst} (from dst's position). */
@@ -446,6 +447,9 @@ public final class KvPoolClient implements AutoCloseable {
   private static void checkKey(String key) {
     if (key == null || key.isEmpty()) {
       throw new IllegalArgumentException("key must not be empty");
+    }
+    if (key.length() * 3 <= ProtocolLimits.MAX_KEY_BYTES) {
+      return; // a UTF-16 unit never takes more than 3 UTF-8 bytes: short keys need no encoding to check
     }
     int bytes = key.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > ProtocolLimits.MAX_KEY_BYTES) {

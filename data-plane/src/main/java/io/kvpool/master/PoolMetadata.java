@@ -202,41 +202,67 @@ public final class PoolMetadata {
 
   // ---- puts ----
 
-  public synchronized List<PutStartResult> putStart(List<PutStartItem> items) {
-    long now = clock.getAsLong();
-    List<PutStartResult> results = new ArrayList<>(items.size());
-    for (PutStartItem item : items) {
-      results.add(putStartOne(item, now));
+  /**
+   * Allocates and records under the lock; signs the grants (an HMAC per slice) after releasing it, so concurrent
+   * requests do not wait for the signing.
+   */
+  public List<PutStartResult> putStart(List<PutStartItem> items) {
+    List<Placement> placed = new ArrayList<>(items.size());
+    synchronized (this) {
+      long now = clock.getAsLong();
+      for (PutStartItem item : items) {
+        placed.add(putStartOne(item, now));
+      }
+      if (usageRatio() > config.highWatermark() && now - lastFruitlessEvictionMillis > FRUITLESS_EVICTION_PAUSE_MILLIS) {
+        evict(now, 0);
+      }
     }
-    if (usageRatio() > config.highWatermark() && now - lastFruitlessEvictionMillis > FRUITLESS_EVICTION_PAUSE_MILLIS) {
-      evict(now, 0);
+    List<PutStartResult> results = new ArrayList<>(placed.size());
+    for (Placement p : placed) {
+      results.add(p.sign());
     }
     return results;
   }
 
-  private PutStartResult putStartOne(PutStartItem item, long now) {
+  /** The outcome of placing one PutStart item: a refusal, or replicas allocated but not yet signed. */
+  private record Placement(PutStartResult refusal, String key, long expiresAtMillis, List<StorageNodeRecord> nodes,
+                           List<Replica> replicas) {
+    static Placement refused(ErrorCode code, String message) {
+      return new Placement(new PutStartResult(code, message, List.of()), null, 0, List.of(), List.of());
+    }
+
+    PutStartResult sign() {
+      if (refusal != null) {
+        return refusal;
+      }
+      List<ReplicaGrant> grants = new ArrayList<>(replicas.size());
+      for (int i = 0; i < replicas.size(); i++) {
+        grants.add(grant(nodes.get(i), key, replicas.get(i), expiresAtMillis));
+      }
+      return new PutStartResult(ErrorCode.OK, "", grants);
+    }
+  }
+
+  private Placement putStartOne(PutStartItem item, long now) {
     if (objects.containsKey(item.key())) {
-      return new PutStartResult(ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it", List.of());
+      return Placement.refused(ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it");
     }
     List<StorageNodeRecord> choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
     if (choices == null && evict(now, (long) item.replicas() * SegmentAllocator.blockSize(item.size())) > 0) {
       choices = placement.choose(nodes.values(), item.size(), item.replicas(), Set.of());
     }
     if (choices == null) {
-      return new PutStartResult(ErrorCode.NO_SPACE, noSpaceMessage(item), List.of());
+      return Placement.refused(ErrorCode.NO_SPACE, noSpaceMessage(item));
     }
     StoredObject o = new StoredObject(item.key(), nextGeneration++, item.size(), item.checksum(), item.replicas());
     o.pendingDeadlineMillis = now + config.pendingTimeout().toMillis();
     o.lastAccessMillis = now;
-    List<ReplicaGrant> grants = new ArrayList<>();
     for (StorageNodeRecord node : choices) {
-      Replica r = new Replica(node.id(), node.allocate(item.size()));
-      o.replicas.add(r);
-      grants.add(grant(node, item.key(), r, o.pendingDeadlineMillis));
+      o.replicas.add(new Replica(node.id(), node.allocate(item.size())));
     }
     objects.put(o.key, o);
     pendingKeys.add(o.key);
-    return new PutStartResult(ErrorCode.OK, "", grants);
+    return new Placement(null, item.key(), o.pendingDeadlineMillis, List.copyOf(choices), List.copyOf(o.replicas));
   }
 
   private String noSpaceMessage(PutStartItem item) {
