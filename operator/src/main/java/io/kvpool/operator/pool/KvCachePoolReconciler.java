@@ -54,23 +54,37 @@ import org.slf4j.LoggerFactory;
     @Dependent(name = "master-role", type = MasterRoleDependent.class),
     @Dependent(name = "master-role-binding", type = MasterRoleBindingDependent.class,
         dependsOn = {"master-service-account", "master-role"}),
-    @Dependent(name = "pool-config", type = PoolConfigMapDependent.class),
-    @Dependent(name = "client-config", type = ClientConfigMapDependent.class),
-    @Dependent(name = "master-peer-service", type = MasterPeerServiceDependent.class),
-    @Dependent(name = "master-leader-service", type = MasterLeaderServiceDependent.class),
-    @Dependent(name = "storage-service", type = StorageServiceDependent.class),
-    @Dependent(name = "master-statefulset", type = MasterStatefulSetDependent.class,
-        dependsOn = {"master-role-binding", "pool-config", "master-peer-service"}),
+    @Dependent(name = KvCachePoolReconciler.CONFIG_MAPS, type = PoolConfigMapDependent.class),
+    @Dependent(name = "client-config", type = ClientConfigMapDependent.class,
+        useEventSourceWithName = KvCachePoolReconciler.CONFIG_MAPS),
+    @Dependent(name = KvCachePoolReconciler.SERVICES, type = MasterPeerServiceDependent.class),
+    @Dependent(name = "master-leader-service", type = MasterLeaderServiceDependent.class,
+        useEventSourceWithName = KvCachePoolReconciler.SERVICES),
+    @Dependent(name = "storage-service", type = StorageServiceDependent.class,
+        useEventSourceWithName = KvCachePoolReconciler.SERVICES),
+    @Dependent(name = KvCachePoolReconciler.STATEFUL_SETS, type = MasterStatefulSetDependent.class,
+        dependsOn = {"master-role-binding", KvCachePoolReconciler.CONFIG_MAPS, KvCachePoolReconciler.SERVICES}),
     @Dependent(name = "storage-statefulset", type = StorageStatefulSetDependent.class,
-        dependsOn = {"pool-config", "storage-service"}),
-    @Dependent(name = "master-pdb", type = MasterDisruptionBudgetDependent.class),
-    @Dependent(name = "storage-pdb", type = StorageDisruptionBudgetDependent.class),
+        dependsOn = {KvCachePoolReconciler.CONFIG_MAPS, "storage-service"},
+        useEventSourceWithName = KvCachePoolReconciler.STATEFUL_SETS),
+    @Dependent(name = KvCachePoolReconciler.DISRUPTION_BUDGETS, type = MasterDisruptionBudgetDependent.class),
+    @Dependent(name = "storage-pdb", type = StorageDisruptionBudgetDependent.class,
+        useEventSourceWithName = KvCachePoolReconciler.DISRUPTION_BUDGETS),
 })
 @RBACRule(apiGroups = "", resources = "events", verbs = {"create"})
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list"})
 @RBACRule(apiGroups = "kvpool.io", resources = "transferengines", verbs = {"get", "list", "watch"})
 public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   public static final String NAME = "kvcachepool";
+  /*
+   * A dependent's informer is named after the dependent. Dependents of the same kind share the informer of the
+   * first one (useEventSourceWithName): all of them watch the same managed-by label, so a second informer would
+   * only hold a second copy of the same objects. Each dependent still finds its own object by name.
+   */
+  static final String CONFIG_MAPS = "pool-config";
+  static final String SERVICES = "master-peer-service";
+  static final String STATEFUL_SETS = "master-statefulset";
+  static final String DISRUPTION_BUDGETS = "master-pdb";
   private static final Logger LOG = LoggerFactory.getLogger(KvCachePoolReconciler.class);
 
   private final PoolAdminClient adminClient;

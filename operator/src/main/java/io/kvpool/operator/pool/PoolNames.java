@@ -1,6 +1,7 @@
 package io.kvpool.operator.pool;
 
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.operator.common.PoolLabels.Component;
 
 /** Names of the objects the operator creates for a pool; one place so tests and dependents agree. */
 public final class PoolNames {
@@ -17,6 +18,11 @@ public final class PoolNames {
 
   public static String storage(KvCachePool pool) {
     return pool.getMetadata().getName() + "-storage";
+  }
+
+  /** The StatefulSet and disruption budget of a data-plane component. */
+  public static String of(KvCachePool pool, Component component) {
+    return component == Component.MASTER ? master(pool) : storage(pool);
   }
 
   public static String poolConfig(KvCachePool pool) {

@@ -2,13 +2,10 @@ package io.kvpool.operator.pool.dependents;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
-import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
-import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.common.PoolObjectMeta;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
 import io.kvpool.operator.pool.PoolTransport;
@@ -19,8 +16,8 @@ import java.util.Map;
 /**
  * {@code <pool>-client}: what an inference pod needs to use the pool ({@code envFrom} it): the leader's
  * RPC and admin addresses, the release it should speak, and the transfer settings.
+ * Reads ConfigMaps through the pool ConfigMap dependent's informer.
  */
-@KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class ClientConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
 
   public ClientConfigMapDependent() {
@@ -43,12 +40,7 @@ public class ClientConfigMapDependent extends CRUDKubernetesDependentResource<Co
     data.put("KVPOOL_LEASE_TTL", settings.leaseTtl());
     data.putAll(PoolConfigMapDependent.transportEntries(transport));
     return new ConfigMapBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.clientConfig(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.common(pool))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.clientConfig(pool)))
         .withData(data)
         .build();
   }

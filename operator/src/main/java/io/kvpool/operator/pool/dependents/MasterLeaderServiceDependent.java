@@ -2,14 +2,13 @@ package io.kvpool.operator.pool.dependents;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
-import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
+import io.kvpool.operator.common.PoolObjectMeta;
+import io.kvpool.operator.pool.DataPlanePorts;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
 import java.util.Map;
@@ -17,8 +16,8 @@ import java.util.Map;
 /**
  * {@code <pool>-master}: the address clients and storage nodes use. It selects only the pod the
  * elected master labelled {@code kvpool.io/role=leader}, so a failover moves the address with the lease.
+ * Reads Services through the peer Service dependent's informer.
  */
-@KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class MasterLeaderServiceDependent extends CRUDKubernetesDependentResource<Service, KvCachePool> {
 
   public MasterLeaderServiceDependent() {
@@ -35,19 +34,11 @@ public class MasterLeaderServiceDependent extends CRUDKubernetesDependentResourc
     Map<String, String> selector = PoolLabels.selector(pool, Component.MASTER);
     selector.put(PoolLabels.ROLE, PoolLabels.ROLE_LEADER);
     return new ServiceBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.master(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.component(pool, Component.MASTER, settings.version()))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.master(pool), Component.MASTER, settings.version()))
         .withNewSpec()
         .withType("ClusterIP")
         .withSelector(selector)
-        .addNewPort().withName("rpc").withProtocol("TCP").withPort(settings.masterPort())
-        .withNewTargetPort("rpc").endPort()
-        .addNewPort().withName("admin").withProtocol("TCP").withPort(settings.masterAdminPort())
-        .withNewTargetPort("admin").endPort()
+        .withPorts(DataPlanePorts.servicePorts(settings.masterPort(), settings.masterAdminPort()))
         .endSpec()
         .build();
   }

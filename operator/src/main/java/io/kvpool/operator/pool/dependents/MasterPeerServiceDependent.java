@@ -7,15 +7,17 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
+import io.kvpool.operator.common.PoolObjectMeta;
+import io.kvpool.operator.pool.DataPlanePorts;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
 
 /**
  * {@code <pool>-master-peers}: headless governing Service of the master StatefulSet; gives every master
  * a stable DNS name, published before it is ready so standbys can reach a recovering leader.
+ * Its informer watches every Service of the operator; the leader and storage Service dependents share it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class MasterPeerServiceDependent extends CRUDKubernetesDependentResource<Service, KvCachePool> {
@@ -32,20 +34,12 @@ public class MasterPeerServiceDependent extends CRUDKubernetesDependentResource<
   public static Service desired(KvCachePool pool) {
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
     return new ServiceBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.masterPeers(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.component(pool, Component.MASTER, settings.version()))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.masterPeers(pool), Component.MASTER, settings.version()))
         .withNewSpec()
         .withClusterIP("None")
         .withPublishNotReadyAddresses(true)
         .withSelector(PoolLabels.selector(pool, Component.MASTER))
-        .addNewPort().withName("rpc").withProtocol("TCP").withPort(settings.masterPort())
-        .withNewTargetPort("rpc").endPort()
-        .addNewPort().withName("admin").withProtocol("TCP").withPort(settings.masterAdminPort())
-        .withNewTargetPort("admin").endPort()
+        .withPorts(DataPlanePorts.servicePorts(settings.masterPort(), settings.masterAdminPort()))
         .endSpec()
         .build();
   }

@@ -7,8 +7,8 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.common.PoolObjectMeta;
 import io.kvpool.operator.pool.PoolNames;
 
 /** Grants the masters' Role to the masters' ServiceAccount. */
@@ -26,12 +26,7 @@ public class MasterRoleBindingDependent extends CRUDKubernetesDependentResource<
 
   public static RoleBinding desired(KvCachePool pool) {
     return new RoleBindingBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.master(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.common(pool))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.master(pool)))
         .withNewRoleRef()
         .withApiGroup("rbac.authorization.k8s.io")
         .withKind("Role")

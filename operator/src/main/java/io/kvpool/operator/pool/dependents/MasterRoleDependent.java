@@ -8,8 +8,8 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.common.PoolObjectMeta;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
 import java.util.ArrayList;
@@ -39,12 +39,7 @@ public class MasterRoleDependent extends CRUDKubernetesDependentResource<Role, K
       masterPods.add(PoolNames.master(pool) + "-" + i);
     }
     return new RoleBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.master(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.common(pool))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.master(pool)))
         .withRules(
             new PolicyRuleBuilder()
                 .withApiGroups("coordination.k8s.io")

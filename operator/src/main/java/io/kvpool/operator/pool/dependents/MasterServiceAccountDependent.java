@@ -7,8 +7,8 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.common.PoolObjectMeta;
 import io.kvpool.operator.pool.PoolNames;
 
 /** The identity the masters use for leader election and for labelling their own pod. */
@@ -26,12 +26,7 @@ public class MasterServiceAccountDependent extends CRUDKubernetesDependentResour
 
   public static ServiceAccount desired(KvCachePool pool) {
     return new ServiceAccountBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.master(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.common(pool))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.master(pool)))
         .build();
   }
 }

@@ -7,8 +7,8 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.common.PoolObjectMeta;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
 import io.kvpool.operator.pool.PoolTransport;
@@ -20,6 +20,7 @@ import java.util.Map;
  * {@code <pool>-config}: the data-plane settings of the pool, mounted into master and storage pods at
  * /etc/kvpool (one file per key; keys are environment-variable names so a pod may also envFrom it).
  * Deliberately leaves out the storage replica count: scaling must not touch this object.
+ * Its informer watches every ConfigMap of the operator; the client ConfigMap dependent shares it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
@@ -55,12 +56,7 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
     data.put("KVPOOL_HUGE_PAGES", settings.hugePagesFlag());
     data.putAll(transportEntries(transport));
     return new ConfigMapBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.poolConfig(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.common(pool))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.poolConfig(pool)))
         .withData(data)
         .build();
   }

@@ -2,14 +2,13 @@ package io.kvpool.operator.pool.dependents;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
-import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.common.Ownership;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
+import io.kvpool.operator.common.PoolObjectMeta;
+import io.kvpool.operator.pool.DataPlanePorts;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.PoolNames;
 import io.kvpool.operator.pool.PoolTransport;
@@ -18,8 +17,8 @@ import io.kvpool.operator.transferengine.TransportSettings;
 /**
  * {@code <pool>-storage}: headless governing Service of the storage StatefulSet. Clients reach storage
  * nodes directly by the per-pod DNS names the master hands out in replica lists.
+ * Reads Services through the peer Service dependent's informer.
  */
-@KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class StorageServiceDependent extends CRUDKubernetesDependentResource<Service, KvCachePool> {
 
   public StorageServiceDependent() {
@@ -34,22 +33,13 @@ public class StorageServiceDependent extends CRUDKubernetesDependentResource<Ser
   public static Service desired(KvCachePool pool, TransportSettings transport) {
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
     return new ServiceBuilder()
-        .withNewMetadata()
-        .withName(PoolNames.storage(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .withOwnerReferences(Ownership.controlledBy(pool))
-        .withLabels(PoolLabels.component(pool, Component.STORAGE, settings.version()))
-        .endMetadata()
+        .withMetadata(PoolObjectMeta.of(pool, PoolNames.storage(pool), Component.STORAGE, settings.version()))
         .withNewSpec()
         .withClusterIP("None")
         .withPublishNotReadyAddresses(true)
         .withSelector(PoolLabels.selector(pool, Component.STORAGE))
-        .addNewPort().withName("rpc").withProtocol("TCP").withPort(settings.storagePort())
-        .withNewTargetPort("rpc").endPort()
-        .addNewPort().withName("admin").withProtocol("TCP").withPort(settings.storageAdminPort())
-        .withNewTargetPort("admin").endPort()
-        .addNewPort().withName("transfer").withProtocol("TCP").withPort(transport.port())
-        .withNewTargetPort("transfer").endPort()
+        .withPorts(DataPlanePorts.servicePorts(settings.storagePort(), settings.storageAdminPort()))
+        .addToPorts(DataPlanePorts.servicePort(DataPlanePorts.TRANSFER, transport.port()))
         .endSpec()
         .build();
   }
