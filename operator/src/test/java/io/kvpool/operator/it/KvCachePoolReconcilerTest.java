@@ -3,14 +3,21 @@ package io.kvpool.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kvpool.api.v1alpha1.BufferPoolSpec;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
@@ -136,6 +143,17 @@ class KvCachePoolReconcilerTest {
       assertThat(engine.getStatus().getNodesWithDevice()).isEqualTo(1);
       assertThat(Conditions.isTrue(engine.getStatus().getConditions(), "DevicesAvailable")).isTrue();
     });
+  }
+
+  @Test
+  void dependentsOfOneKindShareOneInformer() {
+    Map<Class<?>, Long> informersByKind = operator.poolInformers().stream()
+        .collect(Collectors.groupingBy(InformerEventSource::resourceType, Collectors.counting()));
+
+    assertThat(informersByKind).containsOnly(
+        Map.entry(ServiceAccount.class, 1L), Map.entry(Role.class, 1L), Map.entry(RoleBinding.class, 1L),
+        Map.entry(ConfigMap.class, 1L), Map.entry(Service.class, 1L), Map.entry(StatefulSet.class, 1L),
+        Map.entry(PodDisruptionBudget.class, 1L), Map.entry(TransferEngine.class, 1L));
   }
 
   @Test

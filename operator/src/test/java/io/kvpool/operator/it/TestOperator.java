@@ -2,6 +2,8 @@ package io.kvpool.operator.it;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.processing.Controller;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kvpool.operator.pool.HttpPoolAdminClient;
 import io.kvpool.operator.pool.KvCachePoolReconciler;
 import io.kvpool.operator.pool.MasterAddressResolver;
@@ -10,6 +12,7 @@ import io.kvpool.operator.transferengine.TransferEngineReconciler;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The operator's two reconcilers in a plain Java Operator SDK {@link Operator} in the test JVM, against the
@@ -36,6 +39,16 @@ final class TestOperator implements AutoCloseable {
     operator.register(new TransferEngineReconciler(Clock.systemUTC()), c -> c.settingNamespace(namespace));
     operator.start();
     return new TestOperator(operator);
+  }
+
+  /** The informers the pool controller watches the cluster with (its own primary informer excluded). */
+  List<InformerEventSource<?, ?>> poolInformers() {
+    Controller<?> controller = (Controller<?>) operator.getRegisteredController(KvCachePoolReconciler.NAME)
+        .orElseThrow();
+    return controller.getEventSourceManager().allEventSources().stream()
+        .filter(InformerEventSource.class::isInstance)
+        .<InformerEventSource<?, ?>>map(InformerEventSource.class::cast)
+        .toList();
   }
 
   @Override
