@@ -57,8 +57,9 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
   private static Container container(KvCachePool pool, DataPlaneStatefulSet storage, TransportSettings transport,
       boolean hugePages) {
     DataPlaneSettings settings = storage.settings();
-    // The storage main learns its pool from the master it registers with; it takes no --pool-id.
+    // --pool-id makes the node refuse a master of another pool instead of joining whatever the address reaches.
     var container = storage.container(MAIN_CLASS, StorageResources.STORAGE_MAX_HEAP, List.of(
+            "--pool-id", settings.poolId(),
             "--master", PoolNames.masterAddress(pool, settings.masterPort()),
             "--node-id", "$(POD_NAME)",
             "--host", "0.0.0.0",

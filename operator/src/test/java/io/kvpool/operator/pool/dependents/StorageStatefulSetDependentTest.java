@@ -36,7 +36,7 @@ class StorageStatefulSetDependentTest {
     assertThat(String.join(" ", storage.getCommand())).contains("io.kvpool.storage.StorageNodeMain")
         .contains("--master p-master.ns.svc:50051").contains("--node-id $(POD_NAME)")
         .contains("--memory 4294967296").contains("--segments 4").contains("--huge-pages transparent")
-        .contains("--port 50052").contains("--admin-port 8081").doesNotContain("--pool-id");
+        .contains("--port 50052").contains("--admin-port 8081").contains("--pool-id p");
     assertThat(storage.getResources().getLimits()).containsEntry("memory", new Quantity("4608Mi"));
     assertThat(storage.getResources().getRequests()).containsEntry("memory", new Quantity("4608Mi"));
     assertThat(storage.getResources().getLimits()).doesNotContainKey("hugepages-2Mi");
