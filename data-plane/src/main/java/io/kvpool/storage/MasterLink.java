@@ -3,6 +3,7 @@ package io.kvpool.storage;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.GrantSigner;
 import io.kvpool.protocol.Handshake;
@@ -32,22 +33,27 @@ final class MasterLink implements AutoCloseable {
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(5);
 
   private final HostPort master;
+  private final String configuredPoolId;
   private final String nodeId;
   private final String endpoint;
   private final List<SegmentInfo> segments;
   private final ObjectInventory inventory;
   private final Duration interval;
   private final CountDownLatch registered = new CountDownLatch(1);
+  private final CountDownLatch settled = new CountDownLatch(1); // registered, or refused for its configured pool
   private final Thread thread;
   private volatile GrantSigner signer;
-  private volatile String poolId = "";
+  private volatile String poolId;
+  private volatile HandshakeException poolRefusal;
   private volatile long viewNumber = -1;
   private volatile boolean closed;
   private RpcConnection connection;
 
-  MasterLink(HostPort master, String nodeId, String endpoint, List<SegmentInfo> segments, ObjectInventory inventory,
-             Duration interval) {
+  MasterLink(HostPort master, String poolId, String nodeId, String endpoint, List<SegmentInfo> segments,
+             ObjectInventory inventory, Duration interval) {
     this.master = master;
+    this.configuredPoolId = poolId;
+    this.poolId = poolId;
     this.nodeId = nodeId;
     this.endpoint = endpoint;
     this.segments = segments;
@@ -61,9 +67,18 @@ final class MasterLink implements AutoCloseable {
     thread.start();
   }
 
-  /** Blocks until the first registration succeeded; false on timeout. */
+  /**
+   * Blocks until the first registration succeeded (true), the master refused the node's configured pool id (false,
+   * see {@link #poolRefusal}; the link then stops) or the timeout passed (false).
+   */
   boolean awaitRegistered(Duration timeout) throws InterruptedException {
-    return registered.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    settled.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return registered.getCount() == 0;
+  }
+
+  /** Why the master refused the pool id given with {@code --pool-id} before the first registration, or null. */
+  HandshakeException poolRefusal() {
+    return poolRefusal;
   }
 
   boolean isRegistered() {
@@ -86,7 +101,9 @@ final class MasterLink implements AutoCloseable {
         if (connection == null || !connection.isUsable()) {
           connection = RpcConnection.open(master, new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId),
               RPC_TIMEOUT);
-          poolId = connection.peer().poolId();
+          if (configuredPoolId.isEmpty()) {
+            poolId = connection.peer().poolId();
+          }
         }
         if (needRegister) {
           register();
@@ -101,6 +118,12 @@ final class MasterLink implements AutoCloseable {
         return;
       } catch (HandshakeException e) {
         LOG.error("event=master_refused_node master={} node={} reason=\"{}\"", master, nodeId, e.getMessage());
+        if (e.code() == ErrorCode.POOL_MISMATCH && !configuredPoolId.isEmpty() && registered.getCount() > 0) {
+          // a node started for another pool is misconfigured: waiting will not fix it, so stop and let start() fail
+          poolRefusal = e;
+          settled.countDown();
+          return;
+        }
         backoff = sleepBackoff(Math.max(backoff, 5_000));
       } catch (IOException | RuntimeException e) {
         if (!closed) {
@@ -135,6 +158,7 @@ final class MasterLink implements AutoCloseable {
     LOG.info("event=registered master={} node={} pool={} view={} inventory={}", master, nodeId, poolId, viewNumber,
         inventory.size());
     registered.countDown();
+    settled.countDown();
   }
 
   /** False when the master asks for a new registration. */

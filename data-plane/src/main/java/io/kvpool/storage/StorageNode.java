@@ -59,8 +59,8 @@ public final class StorageNode implements AutoCloseable {
           new StorageRequestHandler(config.nodeId(), segments, inventory, () -> linkRef[0].signer(),
               () -> linkRef[0].poolId(), metrics),
           MAX_CONNECTIONS, mismatches);
-      this.link = new MasterLink(config.master(), config.nodeId(), rpc.endpoint().toString(), infos, inventory,
-          config.heartbeat());
+      this.link = new MasterLink(config.master(), config.poolId(), config.nodeId(), rpc.endpoint().toString(), infos,
+          inventory, config.heartbeat());
       linkRef[0] = link;
       this.admin = new AdminHttpServer(config.host(), config.adminPort());
     } catch (IOException | RuntimeException e) {
@@ -104,7 +104,12 @@ public final class StorageNode implements AutoCloseable {
     rpc.start();
     admin.start();
     link.start();
-    if (!link.awaitRegistered(timeout)) {
+    boolean registered = link.awaitRegistered(timeout);
+    if (link.poolRefusal() != null) {
+      throw new IOException("storage node " + config.nodeId() + " was started for pool '" + config.poolId()
+          + "' but master " + config.master() + " refused it: " + link.poolRefusal().getMessage());
+    }
+    if (!registered) {
       throw new IOException("storage node " + config.nodeId() + " could not register with master " + config.master()
           + " within " + timeout.toSeconds() + " s; is the master running and of a compatible version?");
     }

@@ -18,7 +18,7 @@ public final class StorageNodeMain {
     StorageConfig config;
     try {
       CommandLine cl = CommandLine.parse("kvpool-storage", args, Set.of("master", "node-id", "host", "port",
-          "admin-port", "memory", "segments", "heartbeat", "huge-pages"));
+          "admin-port", "memory", "segments", "heartbeat", "huge-pages", "pool-id"));
       String huge = cl.get("huge-pages", "none").toUpperCase(Locale.ROOT);
       HugePageMode mode;
       try {
@@ -29,7 +29,7 @@ public final class StorageNodeMain {
       config = new StorageConfig(HostPort.parse(cl.required("master")), cl.required("node-id"),
           cl.get("host", "127.0.0.1"), cl.getInt("port", 0), cl.getInt("admin-port", 0),
           cl.getSize("memory", 256L << 20), cl.getInt("segments", 1), cl.getDuration("heartbeat", Duration.ofSeconds(1)),
-          mode);
+          mode, cl.get("pool-id", ""));
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);

@@ -252,4 +252,34 @@ class LoopbackPoolTest {
         java.net.URI.create("http://" + admin + "/ready")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     assertThat(resp.statusCode()).isEqualTo(200);
   }
+
+  @Test
+  void storageNodeStartedForThisPoolRegistersAndStoresValues() throws Exception {
+    StorageNode named = new StorageNode(new StorageConfig(master.rpcEndpoint(), "named", "127.0.0.1", 0, 0,
+        NODE_MEMORY, 1, Duration.ofMillis(200), HugePageMode.NONE, "test-pool")).start(Duration.ofSeconds(10));
+    nodes.add(named);
+    assertThat(master.metadata().snapshot().nodes()).anyMatch(n -> n.id().equals("named"));
+    for (int i = 0; i < 8; i++) {
+      client.put("named/" + i, randomValue(4096, i), 4); // four replicas: one is on the named node
+      assertThat(client.get("named/" + i)).isEqualTo(randomValue(4096, i));
+    }
+  }
+
+  @Test
+  void storageNodeStartedForAnotherPoolIsRefusedAtStart() throws Exception {
+    StorageNode stranger = new StorageNode(new StorageConfig(master.rpcEndpoint(), "stranger", "127.0.0.1", 0, 0,
+        NODE_MEMORY, 1, Duration.ofMillis(200), HugePageMode.NONE, "other-pool"));
+    try {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> stranger.start(Duration.ofSeconds(30)))
+          .isInstanceOf(java.io.IOException.class)
+          .hasMessageContaining("stranger")
+          .hasMessageContaining("'other-pool'")
+          .hasMessageContaining("'test-pool'");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10)); // no wait for timeout
+      assertThat(master.metadata().snapshot().nodes()).noneMatch(n -> n.id().equals("stranger"));
+    } finally {
+      stranger.close();
+    }
+  }
 }
