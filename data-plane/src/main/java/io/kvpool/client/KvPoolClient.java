@@ -43,8 +43,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
 /**
- * Java client of a kvpool. Metadata goes to the master over one shared connection; value bytes go directly between
- * the caller's (direct) buffers and storage nodes over pooled connections. Thread-safe.
+ * Java client of a kvpool. Metadata goes to the master and value bytes go directly between the caller's (direct)
+ * buffers and storage nodes, both over pooled connections, so threads sharing a client do not wait for each other.
+ * Thread-safe.
  *
  * <p>A put of a key that already exists keeps the stored value (keys of a KV cache name their content); remove
  * the key first to replace it.
@@ -238,7 +239,7 @@ public final class KvPoolClient implements AutoCloseable {
     } catch (IOException e) {
       throw Failures.translate(e, c.endpoint(), "writing key '" + key + "' to node " + grant.nodeId());
     } finally {
-      storage.release(c);
+      storage.release(grant.endpoint(), c);
     }
   }
 
@@ -382,7 +383,7 @@ public final class KvPoolClient implements AutoCloseable {
     } catch (IOException e) {
       throw Failures.translate(e, c.endpoint(), "reading from node " + loc.nodeId());
     } finally {
-      storage.release(c);
+      storage.release(loc.endpoint(), c);
     }
   }
 

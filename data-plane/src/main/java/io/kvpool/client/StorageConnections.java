@@ -42,8 +42,9 @@ final class StorageConnections implements AutoCloseable {
     }
   }
 
-  void release(RpcConnection c) {
-    Deque<RpcConnection> q = idle.computeIfAbsent(c.endpoint().toString(), k -> new ConcurrentLinkedDeque<>());
+  /** Returns a connection borrowed for {@code endpoint} (the same string), or closes it when it is not reusable. */
+  void release(String endpoint, RpcConnection c) {
+    Deque<RpcConnection> q = idle.computeIfAbsent(endpoint, k -> new ConcurrentLinkedDeque<>());
     if (closed || !c.isUsable() || q.size() >= MAX_IDLE_PER_NODE) {
       c.close();
     } else {

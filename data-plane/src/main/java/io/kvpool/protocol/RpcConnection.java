@@ -19,6 +19,7 @@ public final class RpcConnection implements Closeable {
   private final FrameChannel channel;
   private final Handshake peer;
   private final DeadlineWatchdog.Watched watchdog;
+  private final Deadline disarm; // one instance for every exchange
   private long nextRequestId = 1;
   private boolean broken;
 
@@ -27,6 +28,7 @@ public final class RpcConnection implements Closeable {
     this.channel = channel;
     this.peer = peer;
     this.watchdog = watchdog;
+    this.disarm = watchdog::disarm;
   }
 
   /** Connects and handshakes; a refused handshake throws {@link HandshakeException} naming both sides' versions. */
@@ -81,7 +83,7 @@ public final class RpcConnection implements Closeable {
   /** Arms the deadline for one exchange (request, reply and payload); close the returned handle when done. */
   public Deadline deadline(Duration timeout) {
     watchdog.arm(timeout.toNanos());
-    return watchdog::disarm;
+    return disarm;
   }
 
   /** Cancels a watchdog armed by {@link #deadline}. */

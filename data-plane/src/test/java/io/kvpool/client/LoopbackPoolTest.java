@@ -282,4 +282,31 @@ class LoopbackPoolTest {
       stranger.close();
     }
   }
+
+  @Test
+  void threadsSharingOneClientEachGetTheirOwnValues() throws Exception {
+    int threads = 6;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        done.add(pool.submit(() -> {
+          for (int i = 0; i < 30; i++) {
+            String key = "shared/" + thread + "/" + i;
+            client.put(key, randomValue(16 << 10, thread * 1000L + i), 2);
+            assertThat(client.get(key)).isEqualTo(randomValue(16 << 10, thread * 1000L + i));
+            assertThat(client.exists(key)).isTrue();
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(client.stats().objects()).isEqualTo(threads * 30L);
+  }
 }
