@@ -35,10 +35,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
@@ -55,11 +51,6 @@ public final class KvPoolClient implements AutoCloseable {
   private final MasterChannel master;
   private final StorageConnections storage;
   private final Handshake masterHandshake;
-  private final ExecutorService replicaWriters = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "kvpool-client-replica-writer");
-    t.setDaemon(true);
-    return t;
-  });
 
   private KvPoolClient(ClientConfig config) {
     this.config = config;
@@ -191,33 +182,47 @@ public final class KvPoolClient implements AutoCloseable {
     return results;
   }
 
-  /** Writes all replicas, the extra ones in parallel with the first; fails with the first error after all ended. */
+  /**
+   * Writes all replicas without helper threads: first every node gets the WRITE requests of its slices (each payload a
+   * view of the value, not a copy), then the replies are collected, so the nodes store their copies at the same time.
+   * Fails with the first error after every reply was read (or its connection given up).
+   */
   private void writeReplicas(String key, List<ReplicaGrant> grants, ByteBuffer value, int checksum) {
-    if (grants.size() == 1) {
-      write(key, grants.get(0), value, checksum);
-      return;
-    }
-    List<Future<?>> others = new ArrayList<>(grants.size() - 1);
-    for (ReplicaGrant g : grants.subList(1, grants.size())) {
-      others.add(replicaWriters.submit(() -> write(key, g, value, checksum)));
-    }
+    int n = grants.size();
+    RpcConnection[] connections = new RpcConnection[n];
+    RpcConnection.Deadline[] deadlines = new RpcConnection.Deadline[n];
+    long[][] requestIds = new long[n][];
     KvPoolException failure = null;
-    try {
-      write(key, grants.get(0), value, checksum);
-    } catch (KvPoolException e) {
-      failure = e;
-    }
-    for (Future<?> f : others) {
+    for (int i = 0; i < n && failure == null; i++) {
+      ReplicaGrant grant = grants.get(i);
       try {
-        f.get();
-      } catch (ExecutionException e) {
-        if (failure == null) {
-          failure = e.getCause() instanceof KvPoolException k ? k
-              : new KvPoolException("writing key '" + key + "' failed: " + e.getCause(), e.getCause());
+        connections[i] = storage.borrow(grant.endpoint());
+      } catch (KvPoolException e) {
+        failure = e;
+        break;
+      }
+      RpcConnection c = connections[i];
+      deadlines[i] = c.deadline(config.timeout()); // disarmed once its replies are read
+      List<SliceGrant> slices = grant.slices();
+      requestIds[i] = new long[slices.size()];
+      try {
+        for (int s = 0; s < slices.size(); s++) {
+          SliceGrant slice = slices.get(s);
+          BodyWriter w = new BodyWriter(128 + key.length());
+          WriteRequest.of(key, grant, slice, value.remaining(), checksum).encode(w);
+          ByteBuffer part = value.duplicate();
+          part.position(value.position() + slice.valueOffset())
+              .limit(value.position() + slice.valueOffset() + slice.length());
+          requestIds[i][s] = c.send(Opcode.WRITE, w, part);
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new KvPoolException("interrupted while writing replicas of key '" + key + "'", e);
+      } catch (IOException e) {
+        failure = Failures.translate(e, c.endpoint(), "writing key '" + key + "' to node " + grant.nodeId());
+      }
+    }
+    for (int i = 0; i < n && connections[i] != null; i++) {
+      KvPoolException e = awaitWrites(key, grants.get(i), connections[i], deadlines[i], requestIds[i]);
+      if (failure == null) {
+        failure = e;
       }
     }
     if (failure != null) {
@@ -225,22 +230,28 @@ public final class KvPoolClient implements AutoCloseable {
     }
   }
 
-  /** Writes one replica: each slice carries its part of the value as the payload (a view, not a copy). */
-  private void write(String key, ReplicaGrant grant, ByteBuffer value, int checksum) {
-    RpcConnection c = storage.borrow(grant.endpoint());
-    try (RpcConnection.Deadline d = c.deadline(config.timeout())) {
-      for (SliceGrant s : grant.slices()) {
-        BodyWriter w = new BodyWriter(128 + key.length());
-        WriteRequest.of(key, grant, s, value.remaining(), checksum).encode(w);
-        ByteBuffer part = value.duplicate();
-        part.position(value.position() + s.valueOffset()).limit(value.position() + s.valueOffset() + s.length());
-        c.call(Opcode.WRITE, w, part);
+  /** Reads the replies to one node's WRITE requests, then returns the connection; the first failure, or null. */
+  private KvPoolException awaitWrites(String key, ReplicaGrant grant, RpcConnection c, RpcConnection.Deadline deadline,
+                                      long[] requestIds) {
+    KvPoolException failure = null;
+    try (RpcConnection.Deadline d = deadline) {
+      for (long id : requestIds) {
+        if (!c.isUsable()) {
+          break; // a send or read failed part-way: the stream is out of step and the connection will be closed
+        }
+        try {
+          c.receive(Opcode.WRITE, id);
+        } catch (IOException e) {
+          // a refused slice (RemoteErrorException) leaves the stream in step: the replies of the others still follow
+          if (failure == null) {
+            failure = Failures.translate(e, c.endpoint(), "writing key '" + key + "' to node " + grant.nodeId());
+          }
+        }
       }
-    } catch (IOException e) {
-      throw Failures.translate(e, c.endpoint(), "writing key '" + key + "' to node " + grant.nodeId());
     } finally {
       storage.release(grant.endpoint(), c);
     }
+    return failure;
   }
 
   private void revokeQuietly(List<String> keys) {
@@ -487,7 +498,6 @@ public final class KvPoolClient implements AutoCloseable {
 
   @Override
   public void close() {
-    replicaWriters.shutdownNow();
     master.close();
     storage.close();
   }

@@ -97,9 +97,27 @@ public final class RpcConnection implements Closeable {
    * on the socket for {@link #readPayload}. An error reply throws {@link RemoteErrorException}.
    */
   public Frame call(Opcode opcode, BodyWriter body, ByteBuffer... payload) throws IOException {
+    return receive(opcode, send(opcode, body, payload));
+  }
+
+  /**
+   * Sends a request without waiting for its reply and returns its request id. Replies come in the order the
+   * requests were sent; read each with {@link #receive} (the peer serves one connection's requests in order).
+   */
+  public long send(Opcode opcode, BodyWriter body, ByteBuffer... payload) throws IOException {
     long id = nextRequestId++;
     try {
       channel.write(opcode.code(), 0, id, body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
+      return id;
+    } catch (IOException e) {
+      broken = true;
+      throw watchdog.expired() ? timeout(opcode, e) : e;
+    }
+  }
+
+  /** The reply to request {@code id} sent with {@link #send}; an error reply throws {@link RemoteErrorException}. */
+  public Frame receive(Opcode opcode, long id) throws IOException {
+    try {
       Frame reply = channel.read();
       if (reply == null) {
         throw new ProtocolException("peer " + endpoint + " closed the connection before replying to " + opcode);
