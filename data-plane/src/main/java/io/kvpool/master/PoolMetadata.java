@@ -541,8 +541,9 @@ public final class PoolMetadata {
     counters.evictions.add(evicted);
     // when everything is leased, pinned or pending, do not rescan the table on every put
     lastFruitlessEvictionMillis = evicted == 0 ? now : Long.MIN_VALUE / 2;
+    // under steady pressure this runs every few puts: the evictions counter in /metrics is the record
     if (evicted > 0) {
-      LOG.info("event=eviction_round evicted={} freed_bytes={} candidates={}", evicted, freed, candidates.size());
+      LOG.debug("event=eviction_round evicted={} freed_bytes={} candidates={}", evicted, freed, candidates.size());
     }
     return freed;
   }
