@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -639,23 +640,22 @@ public final class PoolMetadata {
   // ---- views for status and metrics ----
 
   private long capacityBytes() {
-    long c = 0;
-    for (StorageNodeRecord n : nodes.values()) {
-      if (n.state() != NodeState.DEAD) {
-        c += n.capacityBytes();
-      }
-    }
-    return c;
+    return sumOverLiveNodes(StorageNodeRecord::capacityBytes);
   }
 
   private long usedBytes() {
-    long u = 0;
+    return sumOverLiveNodes(StorageNodeRecord::usedBytes);
+  }
+
+  /** Dead nodes' memory is gone: it counts neither as capacity nor as use. */
+  private long sumOverLiveNodes(ToLongFunction<StorageNodeRecord> figure) {
+    long sum = 0;
     for (StorageNodeRecord n : nodes.values()) {
       if (n.state() != NodeState.DEAD) {
-        u += n.usedBytes();
+        sum += figure.applyAsLong(n);
       }
     }
-    return u;
+    return sum;
   }
 
   private double usageRatio() {
