@@ -1,10 +1,16 @@
-/* Segments: anonymous mappings with huge pages, NUMA preference and mlock (see kvpool_segment.h). */
+/*
+ * Segments: anonymous mappings with huge pages, NUMA preference and mlock, and shared mappings of node-local
+ * memory files (see kvpool_segment.h).
+ */
 #include "kvpool_segment.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -13,6 +19,8 @@
 /* Node mask large enough for any kernel configuration (CONFIG_NODES_SHIFT <= 10). */
 #define KVPOOL_MAX_NUMA_NODES 1024
 #define KVPOOL_BITS_PER_LONG (8 * sizeof(unsigned long))
+/* f_type of hugetlbfs in statfs(2); defined here to avoid depending on linux/magic.h. */
+#define KVPOOL_HUGETLBFS_MAGIC 0x958458f6
 
 uint64_t kvpool_page_size(void) {
     long page = sysconf(_SC_PAGESIZE);
@@ -45,16 +53,27 @@ static uint64_t round_up(uint64_t size, uint64_t align) {
     return (size + align - 1) & ~(align - 1);
 }
 
-/* Transparent huge pages help only when the kernel's policy is not "never". */
-static int transparent_huge_pages_enabled(void) {
-    FILE *policy = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+/* Whether the kernel's transparent huge page policy in the file at path is neither "never" nor "deny". */
+static int policy_allows_huge_pages(const char *path) {
+    FILE *policy = fopen(path, "re");
     if (policy == NULL) {
         return 0;
     }
     char line[128] = {0};
-    int enabled = fgets(line, sizeof line, policy) != NULL && strstr(line, "[never]") == NULL;
+    int enabled = fgets(line, sizeof line, policy) != NULL && strstr(line, "[never]") == NULL &&
+                  strstr(line, "[deny]") == NULL;
     fclose(policy);
     return enabled;
+}
+
+/* Transparent huge pages help anonymous memory only when the kernel's policy is not "never". */
+static int transparent_huge_pages_enabled(void) {
+    return policy_allows_huge_pages("/sys/kernel/mm/transparent_hugepage/enabled");
+}
+
+/* Shared memory (tmpfs) has a policy of its own. */
+static int shmem_huge_pages_enabled(void) {
+    return policy_allows_huge_pages("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
 }
 
 static int map_explicit_huge(uint64_t size, uint64_t huge_size, void **base, uint64_t *mapped) {
@@ -111,6 +130,32 @@ static int bind_preferred_node(void *base, uint64_t length, int32_t node) {
     return rc == 0 ? 0 : errno;
 }
 
+/* Binds and locks a fresh mapping as asked, reporting failures in out; fills out's address, size and mode. */
+static void finish_mapping(void *base, uint64_t mapped, int32_t obtained, int32_t numa_node, int32_t lock,
+                           kvpool_segment *out) {
+    /* Bind before anything touches the pages, so that they are allocated on the preferred node. */
+    if (numa_node >= 0) {
+        int rc = bind_preferred_node(base, mapped, numa_node);
+        if (rc == 0) {
+            out->flags |= KVPOOL_SEGMENT_NUMA_BOUND;
+        } else {
+            out->flags |= KVPOOL_SEGMENT_NUMA_FAILED;
+            out->numa_errno = rc;
+        }
+    }
+    if (lock) {
+        if (mlock(base, mapped) == 0) {
+            out->flags |= KVPOOL_SEGMENT_LOCKED;
+        } else {
+            out->flags |= KVPOOL_SEGMENT_LOCK_FAILED;
+            out->lock_errno = errno;
+        }
+    }
+    out->base = (uint64_t)(uintptr_t)base;
+    out->size = mapped;
+    out->huge_mode = obtained;
+}
+
 int kvpool_segment_create(uint64_t size, int32_t huge_mode, int32_t numa_node, int32_t lock,
                           kvpool_segment *out) {
     if (out == NULL || size == 0 || huge_mode < KVPOOL_HUGE_NONE || huge_mode > KVPOOL_HUGE_EXPLICIT ||
@@ -144,27 +189,87 @@ int kvpool_segment_create(uint64_t size, int32_t huge_mode, int32_t numa_node, i
         }
     }
 
-    /* Bind before anything touches the pages, so that they are allocated on the preferred node. */
-    if (numa_node >= 0) {
-        int rc = bind_preferred_node(base, mapped, numa_node);
-        if (rc == 0) {
-            out->flags |= KVPOOL_SEGMENT_NUMA_BOUND;
-        } else {
-            out->flags |= KVPOOL_SEGMENT_NUMA_FAILED;
-            out->numa_errno = rc;
-        }
+    finish_mapping(base, mapped, obtained, numa_node, lock, out);
+    return 0;
+}
+
+/* Gives the open file exactly length bytes; *fresh tells whether its earlier bytes were dropped. */
+static int size_file(int fd, uint64_t length, int *fresh) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        return errno;
     }
-    if (lock) {
-        if (mlock(base, mapped) == 0) {
-            out->flags |= KVPOOL_SEGMENT_LOCKED;
-        } else {
-            out->flags |= KVPOOL_SEGMENT_LOCK_FAILED;
-            out->lock_errno = errno;
-        }
+    if (!S_ISREG(st.st_mode)) {
+        return EINVAL;
     }
-    out->base = (uint64_t)(uintptr_t)base;
-    out->size = mapped;
-    out->huge_mode = obtained;
+    if ((uint64_t)st.st_size == length) {
+        *fresh = 0;
+        return 0;
+    }
+    /* Emptied first: bytes of another layout must never show through at a new size. */
+    if (ftruncate(fd, 0) != 0 || ftruncate(fd, (off_t)length) != 0) {
+        return errno;
+    }
+    *fresh = 1;
+    return 0;
+}
+
+/*
+ * Reserves the file's blocks now, so that a full tmpfs or too few huge pages fail here with ENOSPC rather than as a
+ * SIGBUS on the first touch of a page much later. Filesystems that cannot reserve are left as they are.
+ */
+static int reserve_file(int fd, uint64_t length) {
+    if (fallocate(fd, 0, 0, (off_t)length) == 0) {
+        return 0;
+    }
+    return errno == EOPNOTSUPP || errno == ENOSYS ? 0 : errno;
+}
+
+int kvpool_segment_map_file(const char *path, uint64_t size, int32_t huge_mode, int32_t numa_node,
+                            int32_t lock, kvpool_segment *out) {
+    if (out == NULL || path == NULL || path[0] == '\0' || size == 0 || huge_mode < KVPOOL_HUGE_NONE ||
+        huge_mode > KVPOOL_HUGE_EXPLICIT || numa_node < -1 || size > (uint64_t)INT64_MAX) {
+        return EINVAL;
+    }
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        return errno;
+    }
+    struct statfs fs;
+    if (fstatfs(fd, &fs) != 0) {
+        int rc = errno;
+        close(fd);
+        return rc;
+    }
+    int hugetlbfs = (unsigned long)fs.f_type == (unsigned long)KVPOOL_HUGETLBFS_MAGIC;
+    /* hugetlbfs maps and sizes in its own page size, which statfs reports as the block size. */
+    uint64_t page = hugetlbfs && fs.f_bsize > 0 ? (uint64_t)fs.f_bsize : kvpool_page_size();
+    uint64_t length = round_up(size, page);
+    int fresh = 0;
+    int rc = length == 0 || length > (uint64_t)INT64_MAX ? EFBIG : size_file(fd, length, &fresh);
+    if (rc == 0) {
+        rc = reserve_file(fd, length);
+    }
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    void *base = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    rc = base == MAP_FAILED ? errno : 0;
+    close(fd); /* the mapping keeps the file open */
+    if (rc != 0) {
+        return rc;
+    }
+    int32_t obtained = KVPOOL_HUGE_NONE;
+    if (hugetlbfs) {
+        obtained = KVPOOL_HUGE_EXPLICIT;
+    } else if (huge_mode != KVPOOL_HUGE_NONE && shmem_huge_pages_enabled() &&
+               madvise(base, length, MADV_HUGEPAGE) == 0) {
+        obtained = KVPOOL_HUGE_TRANSPARENT;
+    }
+    out->flags |= fresh ? KVPOOL_SEGMENT_FILE_FRESH : KVPOOL_SEGMENT_FILE_KEPT;
+    finish_mapping(base, length, obtained, numa_node, lock, out);
     return 0;
 }
 

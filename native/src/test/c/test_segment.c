@@ -1,5 +1,9 @@
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kvpool_segment.h"
 #include "test_runner.h"
@@ -69,7 +73,90 @@ static void binding_to_missing_node_fails_softly(void) {
     }
 }
 
+/* A fresh path in a private folder under /dev/shm (tmpfs), else under /tmp; the caller removes both. */
+static int temp_file(char *dir, size_t dir_len, char *file, size_t file_len) {
+    const char *bases[] = {"/dev/shm", "/tmp"};
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        snprintf(dir, dir_len, "%s/kvpool-segment-test-XXXXXX", bases[i]);
+        if (mkdtemp(dir) != NULL) {
+            snprintf(file, file_len, "%s/segment-0.mem", dir);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void file_segment_keeps_its_bytes_for_the_next_mapping(void) {
+    char dir[128];
+    char file[192];
+    CHECK(temp_file(dir, sizeof dir, file, sizeof file) == 0);
+    kvpool_segment seg;
+    CHECK(kvpool_segment_map_file(file, 10000, KVPOOL_HUGE_NONE, -1, 0, &seg) == 0);
+    uint64_t page = kvpool_page_size();
+    CHECK(seg.size == ((10000 + page - 1) / page) * page);
+    CHECK((seg.flags & KVPOOL_SEGMENT_FILE_FRESH) != 0);
+    CHECK((seg.flags & KVPOOL_SEGMENT_FILE_KEPT) == 0);
+    unsigned char *p = (unsigned char *)(uintptr_t)seg.base;
+    CHECK(p[0] == 0 && p[seg.size - 1] == 0);
+    memset(p, 0x5A, seg.size);
+    p[17] = 0x11;
+    CHECK(kvpool_segment_destroy(seg.base, seg.size) == 0);
+
+    /* as a replacement process would: the same file, the same size */
+    CHECK(kvpool_segment_map_file(file, 10000, KVPOOL_HUGE_TRANSPARENT, -1, 0, &seg) == 0);
+    CHECK((seg.flags & KVPOOL_SEGMENT_FILE_KEPT) != 0);
+    CHECK((seg.flags & KVPOOL_SEGMENT_FILE_FRESH) == 0);
+    p = (unsigned char *)(uintptr_t)seg.base;
+    CHECK(p[0] == 0x5A && p[17] == 0x11 && p[seg.size - 1] == 0x5A);
+    CHECK(kvpool_segment_destroy(seg.base, seg.size) == 0);
+
+    /* another size: the old bytes must not show through */
+    CHECK(kvpool_segment_map_file(file, 5 * page, KVPOOL_HUGE_NONE, -1, 0, &seg) == 0);
+    CHECK((seg.flags & KVPOOL_SEGMENT_FILE_FRESH) != 0);
+    CHECK(seg.size == 5 * page);
+    p = (unsigned char *)(uintptr_t)seg.base;
+    CHECK(p[0] == 0 && p[17] == 0 && p[seg.size - 1] == 0);
+    CHECK(kvpool_segment_destroy(seg.base, seg.size) == 0);
+
+    struct stat st;
+    CHECK(stat(file, &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    CHECK(unlink(file) == 0);
+    CHECK(rmdir(dir) == 0);
+}
+
+static void file_segment_rejects_bad_arguments(void) {
+    kvpool_segment seg;
+    CHECK(kvpool_segment_map_file(NULL, 4096, KVPOOL_HUGE_NONE, -1, 0, &seg) == EINVAL);
+    CHECK(kvpool_segment_map_file("", 4096, KVPOOL_HUGE_NONE, -1, 0, &seg) == EINVAL);
+    CHECK(kvpool_segment_map_file("/tmp/x", 0, KVPOOL_HUGE_NONE, -1, 0, &seg) == EINVAL);
+    CHECK(kvpool_segment_map_file("/tmp/x", 4096, 9, -1, 0, &seg) == EINVAL);
+    CHECK(kvpool_segment_map_file("/tmp/x", 4096, KVPOOL_HUGE_NONE, -3, 0, &seg) == EINVAL);
+    CHECK(kvpool_segment_map_file("/tmp/x", 4096, KVPOOL_HUGE_NONE, -1, 0, NULL) == EINVAL);
+    CHECK(kvpool_segment_map_file("/tmp/x", UINT64_MAX, KVPOOL_HUGE_NONE, -1, 0, &seg) == EINVAL);
+    /* a folder, a missing parent */
+    CHECK(kvpool_segment_map_file("/tmp", 4096, KVPOOL_HUGE_NONE, -1, 0, &seg) != 0);
+    CHECK(kvpool_segment_map_file("/nonexistent-kvpool-dir/segment", 4096, KVPOOL_HUGE_NONE, -1, 0, &seg) == ENOENT);
+}
+
+static void file_segment_refuses_a_symbolic_link(void) {
+    char dir[128];
+    char file[192];
+    char link[224];
+    CHECK(temp_file(dir, sizeof dir, file, sizeof file) == 0);
+    snprintf(link, sizeof link, "%s/link.mem", dir);
+    CHECK(symlink(file, link) == 0);
+    kvpool_segment seg;
+    CHECK(kvpool_segment_map_file(link, 4096, KVPOOL_HUGE_NONE, -1, 0, &seg) == ELOOP);
+    CHECK(unlink(link) == 0);
+    unlink(file);
+    CHECK(rmdir(dir) == 0);
+}
+
 const struct kvpool_test_case kvpool_segment_tests[] = {
+    KVPOOL_TEST(file_segment_keeps_its_bytes_for_the_next_mapping),
+    KVPOOL_TEST(file_segment_rejects_bad_arguments),
+    KVPOOL_TEST(file_segment_refuses_a_symbolic_link),
     KVPOOL_TEST(create_rounds_up_to_page_and_zeroes),
     KVPOOL_TEST(rejects_bad_arguments),
     KVPOOL_TEST(explicit_request_reports_obtained_mode),

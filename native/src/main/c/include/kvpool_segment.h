@@ -1,5 +1,6 @@
 /*
- * Segments: page-aligned anonymous memory with optional huge pages, NUMA preference and mlock.
+ * Segments: page-aligned anonymous memory with optional huge pages, NUMA preference and mlock, or the shared
+ * mapping of a node-local memory file (tmpfs or hugetlbfs) that outlives the process, for warm restarts.
  */
 #ifndef KVPOOL_SEGMENT_H
 #define KVPOOL_SEGMENT_H
@@ -24,6 +25,10 @@ enum kvpool_huge_mode {
 #define KVPOOL_SEGMENT_LOCK_FAILED 0x2u
 #define KVPOOL_SEGMENT_NUMA_BOUND 0x4u
 #define KVPOOL_SEGMENT_NUMA_FAILED 0x8u
+/* kvpool_segment_map_file only: the file was created or resized, so its bytes are zero... */
+#define KVPOOL_SEGMENT_FILE_FRESH 0x10u
+/* ...or it already had the size mapped, and its bytes are what an earlier process left there. */
+#define KVPOOL_SEGMENT_FILE_KEPT 0x20u
 
 /* What kvpool_segment_create obtained. Fixed-width fields: the layout is shared with the JNA binding. */
 typedef struct kvpool_segment {
@@ -43,7 +48,25 @@ typedef struct kvpool_segment {
 KVPOOL_API int kvpool_segment_create(uint64_t size, int32_t huge_mode, int32_t numa_node, int32_t lock,
                           kvpool_segment *out);
 
-/* Unmaps a segment created by kvpool_segment_create (base and size as reported). Returns 0 or errno. */
+/*
+ * Maps size bytes (> 0) of the file at path shared (MAP_SHARED), so that the bytes stay in the file's filesystem
+ * (tmpfs or hugetlbfs on the node) after this process exits and a later process can map them again.
+ * The file is created with mode 0600 when missing. Its size must be the size mapped: size rounded up to the page
+ * size, or to the huge page size on hugetlbfs (then huge_mode EXPLICIT is obtained). A file of exactly that size
+ * keeps its bytes (KVPOOL_SEGMENT_FILE_KEPT); any other file is emptied and resized, its bytes then read as zero
+ * (KVPOOL_SEGMENT_FILE_FRESH). The file's blocks are reserved (fallocate), so a full filesystem is ENOSPC here,
+ * never a SIGBUS when a page is first touched. On tmpfs, huge_mode TRANSPARENT asks for huge pages where the kernel allows them for
+ * shared memory. numa_node and lock as for kvpool_segment_create.
+ * Returns 0 and fills *out, or an errno value (EINVAL for bad arguments, else that of open, ftruncate or mmap).
+ * Unmap with kvpool_segment_destroy; the file stays until someone removes it.
+ */
+KVPOOL_API int kvpool_segment_map_file(const char *path, uint64_t size, int32_t huge_mode, int32_t numa_node,
+                                       int32_t lock, kvpool_segment *out);
+
+/*
+ * Unmaps a segment of kvpool_segment_create or kvpool_segment_map_file (base and size as reported).
+ * Returns 0 or errno.
+ */
 KVPOOL_API int kvpool_segment_destroy(uint64_t base, uint64_t size);
 
 /* The system page size and the default huge page size (0 when the kernel reports none). */

@@ -32,6 +32,10 @@ final class KvpoolNative {
      */
     static native int kvpool_segment_create(long size, int hugeMode, int numaNode, int lock, long[] out);
 
+    /** As {@link #kvpool_segment_create}, over the file at {@code path} (see kvpool_segment.h). */
+    static native int kvpool_segment_map_file(String path, long size, int hugeMode, int numaNode, int lock,
+            long[] out);
+
     static native int kvpool_segment_destroy(long base, long size);
 
     static native long kvpool_page_size();

@@ -2,6 +2,7 @@ package io.kvpool.nativemem;
 
 import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
@@ -11,7 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A block of native memory (an anonymous mapping) owned by this object until {@link #close()}.
+ * A block of native memory owned by this object until {@link #close()}: an anonymous mapping, or the shared
+ * mapping of a memory file ({@link #mapFile}) whose bytes outlive the process for the next one to map again.
  *
  * <p>Thread safety: every method may be called from any thread. Copies, checksums and
  * {@link #view} run under a read lock and {@link #close()} takes the write lock, so a close that
@@ -33,15 +35,19 @@ public final class NativeSegment implements AutoCloseable {
     private final HugePageMode hugePages;
     private final boolean locked;
     private final boolean numaBound;
+    private final Path file;
+    private final boolean keptFile;
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private boolean closed; // guarded by lifecycle
 
-    private NativeSegment(SegmentReport report) {
+    private NativeSegment(SegmentReport report, Path file) {
         this.address = report.base();
         this.size = report.size();
         this.hugePages = report.hugePages();
         this.locked = report.locked();
         this.numaBound = report.numaBound();
+        this.file = file;
+        this.keptFile = file != null && report.fileKept();
     }
 
     /**
@@ -64,8 +70,44 @@ public final class NativeSegment implements AutoCloseable {
                     + Errno.describe(rc) + "; free memory on this node or ask for a smaller segment");
         }
         SegmentReport report = SegmentReport.decode(out);
-        NativeSegment segment = new NativeSegment(report);
+        NativeSegment segment = new NativeSegment(report, null);
         segment.logShortfalls(options, report);
+        return segment;
+    }
+
+    /**
+     * Maps the memory file {@code file} shared, creating it (mode 0600) when missing: its bytes stay in the file's
+     * filesystem (tmpfs, or hugetlbfs for explicit huge pages) after this process, for the next one to map. A file
+     * that already has the size mapped ({@code size} rounded up to the page, or hugetlbfs page) keeps its bytes
+     * ({@link #keptFile()}); any other is emptied and resized to it, so its bytes read as zero. The file stays after
+     * {@link #close()}; whoever no longer wants its bytes deletes it.
+     *
+     * @throws IllegalArgumentException when size &lt;= 0
+     * @throws NativeMemoryException when the file cannot be created, sized or mapped
+     */
+    public static NativeSegment mapFile(Path file, long size, SegmentOptions options) {
+        Objects.requireNonNull(file, "memory file");
+        Objects.requireNonNull(options, "segment options");
+        if (size <= 0) {
+            throw new IllegalArgumentException("segment size must be > 0 bytes but was " + size);
+        }
+        long[] out = new long[SegmentReport.WORDS];
+        int rc = KvpoolNative.kvpool_segment_map_file(file.toString(), size, options.hugePages().ordinal(),
+                options.numaNode(), options.lock() ? 1 : 0, out);
+        if (rc != 0) {
+            throw new NativeMemoryException("cannot map memory file " + file + " of " + size + " bytes: "
+                    + Errno.describe(rc) + "; the folder must exist, be writable by this process and have room"
+                    + " (tmpfs size, or reserved huge pages for hugetlbfs)");
+        }
+        SegmentReport report = SegmentReport.decode(out);
+        NativeSegment segment = new NativeSegment(report, file);
+        if (options.hugePages() == HugePageMode.EXPLICIT && report.hugePages() != HugePageMode.EXPLICIT) {
+            LOG.warn("huge pages fell back requested={} obtained={} size={} file={} hint=put memory files on"
+                    + " hugetlbfs for explicit huge pages", options.hugePages(), report.hugePages(), size, file);
+        }
+        if (report.numaFailed() || report.lockFailed()) {
+            segment.logShortfalls(options.hugePages(report.hugePages()), report);
+        }
         return segment;
     }
 
@@ -103,6 +145,16 @@ public final class NativeSegment implements AutoCloseable {
     /** Whether the pages are locked in memory (mlock succeeded). */
     public boolean locked() {
         return locked;
+    }
+
+    /** The memory file behind this segment, or null for anonymous memory. */
+    public Path file() {
+        return file;
+    }
+
+    /** Whether this segment mapped a memory file with the bytes an earlier process left there. */
+    public boolean keptFile() {
+        return keptFile;
     }
 
     /** Whether the memory policy prefers the requested NUMA node (mbind succeeded). */
@@ -219,6 +271,7 @@ public final class NativeSegment implements AutoCloseable {
     @Override
     public String toString() {
         return "NativeSegment{address=0x" + Long.toHexString(address) + ", size=" + size + ", hugePages="
-                + hugePages + ", locked=" + locked + '}';
+                + hugePages + ", locked=" + locked + (file == null ? "" : ", file=" + file + ", kept=" + keptFile)
+                + '}';
     }
 }

@@ -10,6 +10,7 @@ record SegmentReport(long base, long size, HugePageMode hugePages, int flags, in
     private static final int LOCK_FAILED = 0x2;
     private static final int NUMA_BOUND = 0x4;
     private static final int NUMA_FAILED = 0x8;
+    private static final int FILE_KEPT = 0x20;
 
     static SegmentReport decode(long[] words) {
         return new SegmentReport(words[0], words[1], HugePageMode.ofNative((int) words[2]), (int) (words[2] >>> 32),
@@ -30,5 +31,10 @@ record SegmentReport(long base, long size, HugePageMode hugePages, int flags, in
 
     boolean numaFailed() {
         return (flags & NUMA_FAILED) != 0;
+    }
+
+    /** A memory file mapped with the bytes an earlier process left in it (else they read as zero). */
+    boolean fileKept() {
+        return (flags & FILE_KEPT) != 0;
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class NativeSegmentTest {
     private static final long PAGE = 4096;
@@ -26,6 +27,37 @@ class NativeSegmentTest {
                 assertThat(view.get(i)).isZero();
             }
         }
+    }
+
+    @Test
+    void aMemoryFileKeepsItsBytesForTheNextMappingAndNotForAnotherSize(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("segment-0.mem");
+        SegmentOptions options = SegmentOptions.defaults().hugePages(HugePageMode.NONE);
+        try (NativeSegment segment = NativeSegment.mapFile(file, 3 * PAGE, options)) {
+            assertThat(segment.keptFile()).isFalse();
+            assertThat(segment.file()).isEqualTo(file);
+            assertThat(segment.view(0, 8).getLong(0)).isZero();
+            segment.view(PAGE, 8).putLong(0, 0x1122334455667788L);
+        }
+        assertThat(Files.size(file)).isEqualTo(3 * PAGE);
+        try (NativeSegment segment = NativeSegment.mapFile(file, 3 * PAGE, options)) {
+            assertThat(segment.keptFile()).isTrue();
+            assertThat(segment.view(PAGE, 8).getLong(0)).isEqualTo(0x1122334455667788L);
+            assertThat(segment.crc32c(PAGE, 8)).isEqualTo(segment.crc32c(PAGE, 8));
+        }
+        try (NativeSegment segment = NativeSegment.mapFile(file, 4 * PAGE, options)) {
+            assertThat(segment.keptFile()).isFalse();
+            assertThat(segment.view(PAGE, 8).getLong(0)).isZero();
+        }
+    }
+
+    @Test
+    void aMemoryFileInAMissingFolderIsRefusedNamingTheFile(@TempDir Path dir) {
+        Path file = dir.resolve("missing").resolve("segment-0.mem");
+        assertThatThrownBy(() -> NativeSegment.mapFile(file, PAGE, SegmentOptions.defaults()))
+                .isInstanceOf(NativeMemoryException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("No such file");
     }
 
     @Test
