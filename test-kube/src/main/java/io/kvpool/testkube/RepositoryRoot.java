@@ -8,12 +8,12 @@ import java.nio.file.Path;
  * working directory, so the root is found by walking up to the folder that holds the Maven wrapper's
  * {@code .mvn/} directory.
  */
-final class RepositoryRoot {
+public final class RepositoryRoot {
 
   private RepositoryRoot() {
   }
 
-  static Path find() {
+  public static Path find() {
     Path start = Path.of("").toAbsolutePath();
     for (Path dir = start; dir != null; dir = dir.getParent()) {
       if (Files.isDirectory(dir.resolve(".mvn"))) {

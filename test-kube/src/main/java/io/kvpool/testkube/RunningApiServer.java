@@ -59,7 +59,8 @@ final class RunningApiServer {
         .withUpdateKubeConfig(false)
         .withWaitForEtcdHealthCheckOnStartup(true)
         .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
-        .withApiServerFlag("--bind-address", "127.0.0.1")
+        // all addresses: pods of the test kubelet reach it from their own network namespaces
+        .withApiServerFlag("--bind-address", "0.0.0.0")
         .build());
     long startedAt = System.nanoTime();
     try {
