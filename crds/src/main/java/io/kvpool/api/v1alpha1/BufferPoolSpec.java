@@ -3,6 +3,7 @@ package io.kvpool.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -13,14 +14,17 @@ import java.util.Objects;
 public class BufferPoolSpec {
 
   @Default("256Mi")
-  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
-      message = "spec.bufferPool.size must be a positive quantity such as 256Mi",
+  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isInteger()"
+      + " && quantity(string(self)).compareTo(quantity('1Mi')) >= 0"
+      + " && quantity(string(self)).compareTo(quantity('64Gi')) <= 0",
+      message = "spec.bufferPool.size must be a whole number of bytes from 1Mi to 64Gi, such as 256Mi",
       reason = "FieldValueInvalid")
-  @JsonPropertyDescription("Total size of the buffer pool, e.g. 256Mi.")
+  @JsonPropertyDescription("Total size of the buffer pool, 1Mi to 64Gi, e.g. 256Mi.")
   private Quantity size;
 
   @Default("8")
   @Min(1)
+  @Max(4096)
   @JsonPropertyDescription("Number of buffers the size is split into.")
   private Integer buffers;
 

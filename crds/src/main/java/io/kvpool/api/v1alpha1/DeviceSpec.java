@@ -3,8 +3,11 @@ package io.kvpool.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
 import java.util.Objects;
 
@@ -16,18 +19,35 @@ import java.util.Objects;
 public class DeviceSpec {
 
   @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+  @Size(max = 317)
   @JsonPropertyDescription("Extended resource advertised by the device plugin, e.g. huawei.com/Ascend910.")
   private String resourceName;
 
   @Min(1)
+  @Max(64)
   @JsonPropertyDescription("Devices requested per storage pod.")
   private Integer count;
 
-  @JsonPropertyDescription("Host paths mounted into storage pods; empty means the Ascend driver defaults.")
+  @Size(max = 32)
+  @ValidationRule(value = "self.all(a, self.exists_one(b, b.name == a.name))",
+      message = "driverMounts names must be unique: each becomes a volume of the storage pods",
+      reason = "FieldValueInvalid")
+  @ValidationRule(value = "self.all(a, self.exists_one(b, b.mountPath == a.mountPath))",
+      message = "driverMounts mountPaths must be unique: a container cannot mount two volumes at one path",
+      reason = "FieldValueInvalid")
+  @ValidationRule(value = "self.all(m, !(m.name in ['" + ApiLimits.CONFIG_VOLUME + "', '" + ApiLimits.TMP_VOLUME
+      + "', '" + ApiLimits.HUGEPAGES_VOLUME + "']) && !(m.mountPath in ['" + ApiLimits.CONFIG_DIR + "', '"
+      + ApiLimits.TMP_DIR + "', '" + ApiLimits.HUGEPAGES_DIR + "']))",
+      message = "driverMounts must not use the names " + ApiLimits.CONFIG_VOLUME + ", " + ApiLimits.TMP_VOLUME + " or "
+          + ApiLimits.HUGEPAGES_VOLUME + " nor the mount paths " + ApiLimits.CONFIG_DIR + ", " + ApiLimits.TMP_DIR
+          + " or " + ApiLimits.HUGEPAGES_DIR + ": the operator mounts its own volumes there",
+      reason = "FieldValueForbidden")
+  @JsonPropertyDescription("Host paths mounted read-only into storage pods; empty means the Ascend driver defaults.")
   private List<DriverMount> driverMounts;
 
   @Default("ASCEND_VISIBLE_DEVICES")
   @Pattern("^[A-Za-z_][A-Za-z0-9_]*$")
+  @Size(max = 128)
   @JsonPropertyDescription("Environment variable that carries the allocated device ids.")
   private String visibleDevicesEnv;
 

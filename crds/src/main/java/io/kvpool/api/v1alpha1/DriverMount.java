@@ -5,6 +5,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
 import java.util.Objects;
 
@@ -37,21 +39,27 @@ public class DriverMount {
 
   @Required
   @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+  @Size(max = 63)
   @JsonPropertyDescription("Volume name, a DNS label.")
   private String name;
 
   @Required
-  @Pattern("^/.*")
-  @JsonPropertyDescription("Absolute path on the node.")
+  @Pattern("^/[^\\s]*$")
+  @Size(max = 512)
+  @JsonPropertyDescription("Absolute path on the node, without spaces.")
   private String hostPath;
 
   @Required
-  @Pattern("^/.*")
-  @JsonPropertyDescription("Absolute path in the container.")
+  @Pattern("^/[^\\s]*$")
+  @Size(max = 512)
+  @JsonPropertyDescription("Absolute path in the container, without spaces.")
   private String mountPath;
 
   @Default("true")
-  @JsonPropertyDescription("Mount read-only (the default).")
+  @ValidationRule(value = "self",
+      message = "driver mounts are always read-only: a storage pod must not change the node's driver files",
+      reason = "FieldValueForbidden")
+  @JsonPropertyDescription("Always true: driver host paths are mounted read-only.")
   private Boolean readOnly;
 
   public String getName() {

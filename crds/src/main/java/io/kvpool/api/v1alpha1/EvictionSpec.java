@@ -11,12 +11,14 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class EvictionSpec {
 
+  @SpecDiff(SpecDiff.Impact.LIVE)
   @Default("0.9")
   @Min(value = 0, inclusive = false)
   @Max(1)
   @JsonPropertyDescription("Used fraction of capacity, in (0, 1], above which the master evicts.")
   private Double highWatermark;
 
+  @SpecDiff(SpecDiff.Impact.LIVE)
   @Default("0.1")
   @Min(value = 0, inclusive = false)
   @Max(1)

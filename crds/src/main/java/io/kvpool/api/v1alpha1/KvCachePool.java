@@ -35,6 +35,13 @@ import io.fabric8.kubernetes.model.annotation.Version;
     message = "spec is required: set at least spec.version and spec.storage.memoryPerNode",
     fieldPath = ".spec",
     reason = "FieldValueRequired")
+@ValidationRule(
+    value = "size(self.metadata.name) <= " + ApiLimits.MAX_POOL_NAME
+        + " && self.metadata.name.matches('" + ApiLimits.POOL_NAME_PATTERN + "')",
+    message = "metadata.name of a KvCachePool must be at most " + ApiLimits.MAX_POOL_NAME + " characters of lowercase"
+        + " letters, digits and '-', starting with a letter and ending with a letter or digit: the pool's Services"
+        + " and StatefulSets are named after it (<name>-master-peers, <name>-storage)",
+    reason = "FieldValueInvalid")
 public class KvCachePool extends CustomResource<KvCachePoolSpec, KvCachePoolStatus> implements Namespaced {
 
   public static final String GROUP = "kvpool.io";

@@ -3,6 +3,7 @@ package io.kvpool.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
@@ -22,29 +23,40 @@ import java.util.Objects;
         + " own storage node; lower objectReplicas (default 2) or add storage replicas",
     fieldPath = ".objectReplicas",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.leaseTtl) || !has(self.nodeTtl) || !self.leaseTtl.matches('" + ApiLimits.DURATION_PATTERN
+        + "') || !self.nodeTtl.matches('" + ApiLimits.DURATION_PATTERN + "')"
+        + " || duration(self.leaseTtl) <= duration(self.nodeTtl)",
+    message = "spec.leaseTtl must not exceed spec.nodeTtl: a read lease that outlives the time after which a silent"
+        + " storage node is declared dead protects a replica that may already be gone; lower leaseTtl (default 5s)"
+        + " or raise nodeTtl (default 10s)",
+    fieldPath = ".leaseTtl",
+    reason = "FieldValueInvalid")
 public class KvCachePoolSpec {
 
-  /**
-   * Semantic version 2.0.0 without a leading "v" (it is also the default image tag). Written with
-   * character classes instead of backslashes so it can sit inside a CEL string literal.
-   */
-  static final String SEMVER_PATTERN = "^(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)"
-      + "(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$";
-  /** Durations the data plane parses: whole milliseconds, seconds or minutes. */
-  static final String DURATION_PATTERN = "^[0-9]+(ms|s|m)$";
-
+  @SpecDiff(SpecDiff.Impact.UPGRADE)
   @Required
-  // A CEL rule rather than @Pattern: the user reads what a version looks like instead of a regex.
-  @ValidationRule(value = "self.matches('" + SEMVER_PATTERN + "')",
-      message = "spec.version must be a semantic version such as 1.2.0 or 1.3.0-rc.1, without a leading v",
+  // CEL rules rather than @Pattern: the user reads what a version looks like instead of a regex.
+  @ValidationRule(value = "self.matches('" + ApiLimits.VERSION_PATTERN + "') && self.matches('"
+      + ApiLimits.ENDS_ALPHANUMERIC + "')",
+      message = "spec.version must be a semantic version such as 1.2.0 or 1.3.0-rc.1: no leading v, no +build"
+          + " metadata, ending in a letter or digit (it becomes the app.kubernetes.io/version label and the image tag)",
       reason = "FieldValueInvalid")
-  @Size(max = 64) // bounds the CEL cost estimate; the API server refuses unbounded rules
-  @JsonPropertyDescription("Data-plane release to run, a semantic version such as 1.2.0 (no leading v).")
+  @Size(max = ApiLimits.MAX_VERSION) // a label value; also bounds the CEL cost estimate
+  @JsonPropertyDescription("Data-plane release to run, a semantic version such as 1.2.0 (no leading v, no build"
+      + " metadata, at most 63 characters).")
   private String version;
 
+  @SpecDiff(SpecDiff.Impact.UPGRADE)
+  @ValidationRule(value = "self.matches('" + ApiLimits.IMAGE_PATTERN + "')",
+      message = "spec.image must be an image reference such as registry.example.com/kvpool/data-plane:1.2.0"
+          + " (lowercase repository path, optional tag and @sha256 digest, no spaces)",
+      reason = "FieldValueInvalid")
+  @Size(max = ApiLimits.MAX_IMAGE)
   @JsonPropertyDescription("Data-plane image; the operator uses kvpool/data-plane:<version> when empty.")
   private String image;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Default("IfNotPresent")
   @JsonPropertyDescription("Pull policy of the data-plane image.")
   private ImagePullPolicy imagePullPolicy;
@@ -57,19 +69,34 @@ public class KvCachePoolSpec {
   @JsonPropertyDescription("Storage nodes: replicas, memory per node, segments, huge pages, ports and resources.")
   private StorageSpec storage;
 
+  @SpecDiff(SpecDiff.Impact.NONE)
   @Default("2")
   @Min(1)
+  @Max(16)
   @JsonPropertyDescription("Number of storage nodes that hold a copy of each object; at most storage.replicas.")
   private Integer objectReplicas;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
   @Default("5s")
-  @Pattern(DURATION_PATTERN)
-  @JsonPropertyDescription("Read lease that protects an object from eviction while a client reads it, e.g. 5s.")
+  @Pattern(ApiLimits.DURATION_PATTERN)
+  @Size(max = ApiLimits.MAX_DURATION)
+  @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"
+      + " || (duration(self) >= duration('1s') && duration(self) <= duration('10m'))",
+      message = "spec.leaseTtl must be between 1s and 10m, e.g. 5s",
+      reason = "FieldValueInvalid")
+  @JsonPropertyDescription("Read lease that protects an object from eviction while a client reads it, 1s to 10m,"
+      + " at most nodeTtl, e.g. 5s.")
   private String leaseTtl;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
   @Default("10s")
-  @Pattern(DURATION_PATTERN)
-  @JsonPropertyDescription("A storage node silent for this long is declared dead, e.g. 10s.")
+  @Pattern(ApiLimits.DURATION_PATTERN)
+  @Size(max = ApiLimits.MAX_DURATION)
+  @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"
+      + " || (duration(self) >= duration('3s') && duration(self) <= duration('10m'))",
+      message = "spec.nodeTtl must be between 3s (three heartbeats) and 10m, e.g. 10s",
+      reason = "FieldValueInvalid")
+  @JsonPropertyDescription("A storage node silent for this long is declared dead, 3s to 10m, e.g. 10s.")
   private String nodeTtl;
 
   @Default("{}")
@@ -80,11 +107,18 @@ public class KvCachePoolSpec {
   @JsonPropertyDescription("How a change of version is rolled out.")
   private UpgradeSpec upgrade;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @JsonPropertyDescription("TransferEngine in the same namespace; without it the pool uses plain TCP defaults.")
   private TransferEngineRef transferEngineRef;
 
-  @JsonPropertyDescription("Where master and storage pods may run.")
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
+  @JsonPropertyDescription("Where storage pods may run (masters are placed by spec.master.scheduling); without"
+      + " topologySpreadConstraints the storage pods are spread across nodes (kubernetes.io/hostname).")
   private SchedulingSpec scheduling;
+
+  @Default("{}")
+  @JsonPropertyDescription("Keys proven in every data-plane handshake, TLS, and the pool's NetworkPolicy.")
+  private SecuritySpec security;
 
   public String getVersion() {
     return version;
@@ -174,6 +208,14 @@ public class KvCachePoolSpec {
     this.transferEngineRef = transferEngineRef;
   }
 
+  public SecuritySpec getSecurity() {
+    return security;
+  }
+
+  public void setSecurity(SecuritySpec security) {
+    this.security = security;
+  }
+
   public SchedulingSpec getScheduling() {
     return scheduling;
   }
@@ -201,13 +243,14 @@ public class KvCachePoolSpec {
         Objects.equals(eviction, that.eviction) &&
         Objects.equals(upgrade, that.upgrade) &&
         Objects.equals(transferEngineRef, that.transferEngineRef) &&
-        Objects.equals(scheduling, that.scheduling);
+        Objects.equals(scheduling, that.scheduling) &&
+        Objects.equals(security, that.security);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(version, image, imagePullPolicy, master, storage, objectReplicas, leaseTtl, nodeTtl, eviction,
-        upgrade, transferEngineRef, scheduling);
+        upgrade, transferEngineRef, scheduling, security);
   }
 
   @Override
@@ -225,6 +268,7 @@ public class KvCachePoolSpec {
         ", upgrade=" + upgrade +
         ", transferEngineRef=" + transferEngineRef +
         ", scheduling=" + scheduling +
+        ", security=" + security +
         '}';
   }
 }

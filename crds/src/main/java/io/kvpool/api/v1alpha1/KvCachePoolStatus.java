@@ -1,6 +1,7 @@
 package io.kvpool.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.model.annotation.LabelSelector;
 import io.fabric8.kubernetes.model.annotation.StatusReplicas;
@@ -41,6 +42,9 @@ public class KvCachePoolStatus {
   private Double usedRatio;
   private Long objectCount;
   private UpgradeStatus upgrade;
+  private List<FailingPod> failingPods;
+  @JsonPropertyDescription("How the live storage nodes move bytes and which devices they opened, from the leader.")
+  private TransportUsage transport;
   private String message;
 
   public PoolPhase getPhase() {
@@ -179,12 +183,28 @@ public class KvCachePoolStatus {
     this.upgrade = upgrade;
   }
 
+  public List<FailingPod> getFailingPods() {
+    return failingPods;
+  }
+
+  public void setFailingPods(List<FailingPod> failingPods) {
+    this.failingPods = failingPods;
+  }
+
   public String getMessage() {
     return message;
   }
 
   public void setMessage(String message) {
     this.message = message;
+  }
+
+  public TransportUsage getTransport() {
+    return transport;
+  }
+
+  public void setTransport(TransportUsage transport) {
+    this.transport = transport;
   }
 
   @Override
@@ -212,14 +232,16 @@ public class KvCachePoolStatus {
         Objects.equals(usedRatio, that.usedRatio) &&
         Objects.equals(objectCount, that.objectCount) &&
         Objects.equals(upgrade, that.upgrade) &&
-        Objects.equals(message, that.message);
+        Objects.equals(failingPods, that.failingPods) &&
+        Objects.equals(message, that.message) &&
+        Objects.equals(transport, that.transport);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(phase, conditions, observedGeneration, currentVersion, targetVersion, leader, viewNumber,
         masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio,
-        objectCount, upgrade, message);
+        objectCount, upgrade, failingPods, message, transport);
   }
 
   @Override
@@ -242,6 +264,7 @@ public class KvCachePoolStatus {
         ", usedRatio=" + usedRatio +
         ", objectCount=" + objectCount +
         ", upgrade=" + upgrade +
+        ", failingPods=" + failingPods +
         ", message=" + message +
         '}';
   }

@@ -6,7 +6,6 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.ValidationRule;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.util.Objects;
 
 /** Masters of a pool: one, or three for a leader plus two standbys elected through a Lease. */
@@ -16,8 +15,20 @@ import java.util.Objects;
     message = "spec.master.port and spec.master.adminPort must differ: both are bound in the same pod",
     fieldPath = ".adminPort",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.resources) || ("
+        + "(!has(self.resources.requests) || !('memory' in self.resources.requests)"
+        + " || !isQuantity(string(self.resources.requests['memory']))"
+        + " || quantity(string(self.resources.requests['memory'])).compareTo(quantity('256Mi')) >= 0)"
+        + " && (!has(self.resources.limits) || !('memory' in self.resources.limits)"
+        + " || !isQuantity(string(self.resources.limits['memory']))"
+        + " || quantity(string(self.resources.limits['memory'])).compareTo(quantity('256Mi')) >= 0))",
+    message = "spec.master.resources memory must be at least 256Mi: the master's JVM takes half of it as heap",
+    fieldPath = ".resources",
+    reason = "FieldValueInvalid")
 public class MasterSpec {
 
+  @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Default("1")
   @ValidationRule(value = "self == 1 || self == 3",
       message = "spec.master.replicas must be 1 (single master) or 3 (leader plus two standbys)",
@@ -25,20 +36,29 @@ public class MasterSpec {
   @JsonPropertyDescription("1 (single master) or 3 (leader plus two standbys).")
   private Integer replicas;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Default("50051")
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("RPC port of the master.")
   private Integer port;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
   @Default("8080")
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("HTTP admin port of the master (status, drain, step-down, metrics).")
   private Integer adminPort;
 
-  @JsonPropertyDescription("CPU and memory of each master container.")
-  private ResourceRequirements resources;
+  @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
+  @JsonPropertyDescription("CPU and memory of each master container; memory defaults to 1Gi (request and limit) and"
+      + " the cpu request to 250m. The JVM heap is half the memory limit (or request), direct memory a quarter.")
+  private ComputeResources resources;
+
+  @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
+  @JsonPropertyDescription("Where masters may run; independent of spec.scheduling (storage), no constraint when"
+      + " left out except spreading the masters across nodes.")
+  private SchedulingSpec scheduling;
 
   public Integer getReplicas() {
     return replicas;
@@ -64,12 +84,20 @@ public class MasterSpec {
     this.adminPort = adminPort;
   }
 
-  public ResourceRequirements getResources() {
+  public ComputeResources getResources() {
     return resources;
   }
 
-  public void setResources(ResourceRequirements resources) {
+  public void setResources(ComputeResources resources) {
     this.resources = resources;
+  }
+
+  public SchedulingSpec getScheduling() {
+    return scheduling;
+  }
+
+  public void setScheduling(SchedulingSpec scheduling) {
+    this.scheduling = scheduling;
   }
 
   @Override
@@ -83,12 +111,13 @@ public class MasterSpec {
     return Objects.equals(replicas, that.replicas) &&
         Objects.equals(port, that.port) &&
         Objects.equals(adminPort, that.adminPort) &&
-        Objects.equals(resources, that.resources);
+        Objects.equals(resources, that.resources) &&
+        Objects.equals(scheduling, that.scheduling);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(replicas, port, adminPort, resources);
+    return Objects.hash(replicas, port, adminPort, resources, scheduling);
   }
 
   @Override
@@ -98,6 +127,7 @@ public class MasterSpec {
         ", port=" + port +
         ", adminPort=" + adminPort +
         ", resources=" + resources +
+        ", scheduling=" + scheduling +
         '}';
   }
 }

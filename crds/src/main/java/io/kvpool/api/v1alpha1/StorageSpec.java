@@ -8,7 +8,6 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import java.util.Objects;
 
@@ -19,45 +18,72 @@ import java.util.Objects;
     message = "spec.storage.port and spec.storage.adminPort must differ: both are bound in the same pod",
     fieldPath = ".adminPort",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.memoryPerNode) || !has(self.segments) || !isQuantity(string(self.memoryPerNode))"
+        + " || !quantity(string(self.memoryPerNode)).isInteger()"
+        + " || quantity(string(self.memoryPerNode)).compareTo(quantity('" + ApiLimits.MAX_MEMORY_PER_NODE + "')) > 0"
+        + " || quantity(string(self.memoryPerNode)).asInteger() / self.segments >= " + ApiLimits.MIN_SEGMENT_BYTES,
+    message = "spec.storage.memoryPerNode split into spec.storage.segments must give at least "
+        + ApiLimits.MIN_SEGMENT + " per segment, so that the largest KV value (16 MiB) fits in one; lower segments"
+        + " or raise memoryPerNode",
+    fieldPath = ".segments",
+    reason = "FieldValueInvalid")
 public class StorageSpec {
 
+  @SpecDiff(SpecDiff.Impact.SCALE)
   @SpecReplicas
   @Default("3")
   @Min(1)
+  @Max(ApiLimits.MAX_STORAGE_REPLICAS)
   @JsonPropertyDescription("Number of storage nodes (kubectl scale changes it).")
   private Integer replicas;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Required
   // string() makes the rule hold for both forms of an int-or-string quantity (4294967296 and "4Gi")
-  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
-      message = "spec.storage.memoryPerNode must be a positive quantity such as 4Gi",
+  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isInteger()"
+      + " && quantity(string(self)).compareTo(quantity('" + ApiLimits.MIN_SEGMENT + "')) >= 0"
+      + " && quantity(string(self)).compareTo(quantity('" + ApiLimits.MAX_MEMORY_PER_NODE + "')) <= 0",
+      message = "spec.storage.memoryPerNode must be a whole number of bytes from " + ApiLimits.MIN_SEGMENT + " to "
+          + ApiLimits.MAX_MEMORY_PER_NODE + ", such as 4Gi",
       reason = "FieldValueInvalid")
-  @JsonPropertyDescription("Memory each storage node contributes to the pool, e.g. 4Gi.")
+  @JsonPropertyDescription("Memory each storage node contributes to the pool, 16Mi to 64Ti, e.g. 4Gi.")
   private Quantity memoryPerNode;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("1")
   @Min(1)
-  @JsonPropertyDescription("Number of segments memoryPerNode is split into.")
+  @Max(ApiLimits.MAX_SEGMENTS)
+  @JsonPropertyDescription("Number of segments memoryPerNode is split into; each must hold at least 16Mi.")
   private Integer segments;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("transparent")
   @JsonPropertyDescription("Huge pages for segments: none, transparent or explicit (hugepages-2Mi resources).")
   private HugePages hugePages;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("50052")
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("Data port of each storage node.")
   private Integer port;
 
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("8081")
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("HTTP admin port of each storage node.")
   private Integer adminPort;
 
-  @JsonPropertyDescription("CPU and memory of each storage container, on top of memoryPerNode.")
-  private ResourceRequirements resources;
+  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
+  @JsonPropertyDescription("CPU and memory of each storage container. The memory request and limit are at least"
+      + " memoryPerNode (unless hugePages is explicit) plus 512Mi for the JVM; a larger limit gives the JVM more.")
+  private ComputeResources resources;
+
+  @Default("{}")
+  @JsonPropertyDescription("Warm restarts: replicas kept in node-local memory files across pod replacement.")
+  private WarmRestartSpec warmRestart;
 
   public Integer getReplicas() {
     return replicas;
@@ -107,12 +133,20 @@ public class StorageSpec {
     this.adminPort = adminPort;
   }
 
-  public ResourceRequirements getResources() {
+  public ComputeResources getResources() {
     return resources;
   }
 
-  public void setResources(ResourceRequirements resources) {
+  public void setResources(ComputeResources resources) {
     this.resources = resources;
+  }
+
+  public WarmRestartSpec getWarmRestart() {
+    return warmRestart;
+  }
+
+  public void setWarmRestart(WarmRestartSpec warmRestart) {
+    this.warmRestart = warmRestart;
   }
 
   @Override
@@ -129,12 +163,13 @@ public class StorageSpec {
         Objects.equals(hugePages, that.hugePages) &&
         Objects.equals(port, that.port) &&
         Objects.equals(adminPort, that.adminPort) &&
-        Objects.equals(resources, that.resources);
+        Objects.equals(resources, that.resources) &&
+        Objects.equals(warmRestart, that.warmRestart);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(replicas, memoryPerNode, segments, hugePages, port, adminPort, resources);
+    return Objects.hash(replicas, memoryPerNode, segments, hugePages, port, adminPort, resources, warmRestart);
   }
 
   @Override
@@ -147,6 +182,7 @@ public class StorageSpec {
         ", port=" + port +
         ", adminPort=" + adminPort +
         ", resources=" + resources +
+        ", warmRestart=" + warmRestart +
         '}';
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import java.util.Objects;
 
 /** Reference to a {@link TransferEngine} in the pool's namespace. */
@@ -12,6 +13,7 @@ public class TransferEngineRef {
 
   @Required
   @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+  @Size(max = 253)
   @JsonPropertyDescription("Name of the TransferEngine.")
   private String name;
 

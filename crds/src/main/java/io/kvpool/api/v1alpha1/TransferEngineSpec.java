@@ -17,6 +17,12 @@ import java.util.Objects;
         + " and a count of at least 1",
     fieldPath = ".devices",
     reason = "FieldValueRequired")
+@ValidationRule(
+    value = "self.protocol != 'tcp' || !has(self.devices)",
+    message = "protocol tcp moves bytes through plain sockets and takes no spec.devices (storage pods would request"
+        + " devices they never use): remove spec.devices or set protocol ascend",
+    fieldPath = ".devices",
+    reason = "FieldValueForbidden")
 public class TransferEngineSpec {
 
   @Default("tcp")

@@ -1,6 +1,7 @@
 package io.kvpool.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Objects;
@@ -14,6 +15,8 @@ public class TransferEngineStatus {
   private Boolean deviceResourceAdvertised;
   private Integer nodesWithDevice;
   private Long observedGeneration;
+  @JsonPropertyDescription("Per pool using this engine: its live storage nodes and the devices they opened.")
+  private List<TransportUsage> usage;
 
   public List<String> getPools() {
     return pools;
@@ -55,6 +58,14 @@ public class TransferEngineStatus {
     this.observedGeneration = observedGeneration;
   }
 
+  public List<TransportUsage> getUsage() {
+    return usage;
+  }
+
+  public void setUsage(List<TransportUsage> usage) {
+    this.usage = usage;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -67,12 +78,13 @@ public class TransferEngineStatus {
         Objects.equals(conditions, that.conditions) &&
         Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
         Objects.equals(nodesWithDevice, that.nodesWithDevice) &&
-        Objects.equals(observedGeneration, that.observedGeneration);
+        Objects.equals(observedGeneration, that.observedGeneration) &&
+        Objects.equals(usage, that.usage);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(pools, conditions, deviceResourceAdvertised, nodesWithDevice, observedGeneration);
+    return Objects.hash(pools, conditions, deviceResourceAdvertised, nodesWithDevice, observedGeneration, usage);
   }
 
   @Override

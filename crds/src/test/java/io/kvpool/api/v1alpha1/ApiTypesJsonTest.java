@@ -19,12 +19,12 @@ class ApiTypesJsonTest {
     TransferEngineSpec engine = new TransferEngineSpec();
     engine.setProtocol(TransferProtocol.ASCEND);
     UpgradeSpec upgrade = new UpgradeSpec();
-    upgrade.setStrategy(UpgradeStrategy.RollingUpdate);
+    upgrade.setPaused(true);
     upgrade.setOnFailure(UpgradeFailurePolicy.Rollback);
 
     assertThat(serialization.asJson(storage)).isEqualTo("{\"hugePages\":\"explicit\"}");
     assertThat(serialization.asJson(engine)).isEqualTo("{\"protocol\":\"ascend\"}");
-    assertThat(serialization.asJson(upgrade)).isEqualTo("{\"strategy\":\"RollingUpdate\",\"onFailure\":\"Rollback\"}");
+    assertThat(serialization.asJson(upgrade)).isEqualTo("{\"paused\":true,\"onFailure\":\"Rollback\"}");
     assertThat(serialization.unmarshal("{\"hugePages\":\"none\"}", StorageSpec.class).getHugePages())
         .isEqualTo(HugePages.NONE);
   }
@@ -58,14 +58,22 @@ class ApiTypesJsonTest {
     status.setMasters("3/3");
     status.setViewNumber(7L);
     UpgradeStatus upgrade = new UpgradeStatus();
-    upgrade.setStep("storage-1");
-    upgrade.setCompletedSteps(1);
-    upgrade.setTotalSteps(6);
+    upgrade.setFrom("1.0.0");
+    upgrade.setTo("1.1.0");
+    upgrade.setPhase(RolloutPhase.StorageNodes);
+    upgrade.setUpdated(1);
+    upgrade.setTotal(7);
+    upgrade.setBytesMoved(1L << 33);
+    RolloutStep step = new RolloutStep();
+    step.setPod("p-storage-2");
+    step.setAction("WarmRestart");
+    upgrade.setStep(step);
     status.setUpgrade(upgrade);
 
     String json = serialization.asJson(status);
 
     assertThat(serialization.unmarshal(json, KvCachePoolStatus.class)).isEqualTo(status);
     assertThat(serialization.unmarshal(json, Map.class)).containsEntry("phase", "Upgrading");
+    assertThat(json).contains("\"phase\":\"StorageNodes\"");
   }
 }

@@ -11,7 +11,8 @@ import java.util.stream.Stream;
 
 /**
  * A YAML manifest used by the CRD tests. Invalid ones carry what the API server must answer in
- * header comments: {@code # expect-field: spec.master.replicas} and {@code # expect-message: ...}.
+ * header comments: {@code # expect-field: spec.master.replicas} and {@code # expect-message: ...}; the field
+ * {@code (object)} stands for a rule on the whole object (the message then names the field).
  */
 record Manifest(Path file, String yaml) {
 
