@@ -1,0 +1,1 @@
+"""Adapters of the kvpool client to inference engines."""

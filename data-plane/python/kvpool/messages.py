@@ -1,0 +1,397 @@
+"""Request encoders and reply decoders of the client's side of the protocol (PROTOCOL.md, "Requests")."""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple, Sequence
+
+from .codec import (MAX_BATCH, MAX_ENDPOINT_BYTES, MAX_ID_BYTES, MAX_SLICES, MAX_TOKEN_BYTES, MAX_VALUE_BYTES,
+                    BodyReader, BodyWriter, to_i32)
+from .errors import ErrorCode, ProtocolError
+
+
+class Opcode(enum.IntEnum):
+    HANDSHAKE = 1
+    PING = 2
+    AUTH = 3
+    PUT_START = 20
+    PUT_END = 21
+    PUT_REVOKE = 22
+    GET_REPLICAS = 23
+    EXISTS = 24
+    REMOVE = 25
+    REMOVE_ALL = 26
+    PIN = 27
+    STATS = 28
+    WRITE = 40
+    READ = 41
+    READ_BATCH = 43  # protocol 2.1
+    WRITE_BATCH = 44  # protocol 2.1
+
+
+class Role(enum.IntEnum):
+    CLIENT = 1
+    STORAGE = 2
+    MASTER = 3
+
+
+class ServerState(enum.IntEnum):
+    SERVING = 0
+    STANDBY = 1
+    RECOVERING = 2
+
+
+NONCE_BYTES = 32
+_INT_LIMIT = 2**31 - 1
+_LONG_LIMIT = 2**63 - 1
+
+
+def _enum(kind, code: int, what: str):
+    try:
+        return kind(code)
+    except ValueError:
+        raise ProtocolError(f"unknown {what} {code}") from None
+
+
+def error_code(code: int) -> ErrorCode:
+    return _enum(ErrorCode, code, "error code")
+
+
+# ---- handshake ----
+
+class HandshakePrefix(NamedTuple):
+    """The common prefix of every HANDSHAKE body, stable across protocol versions."""
+    release: str
+    major: int
+    minor: int
+    role: int
+    pool_id: str
+    peer_id: str
+
+    def encode(self, w: BodyWriter) -> None:
+        w.string(self.release).u8(self.major).u8(self.minor).u8(self.role).string(self.pool_id).string(self.peer_id)
+
+    @staticmethod
+    def decode(r: BodyReader) -> "HandshakePrefix":
+        release = r.string(128, "release")
+        major = r.u8()
+        minor = r.u8()
+        role = r.u8()
+        pool_id = r.string(256, "pool id")
+        peer_id = r.string(256, "peer id")
+        return HandshakePrefix(release, major, minor, role, pool_id, peer_id)
+
+
+def encode_handshake(prefix: HandshakePrefix, nonce: bytes, view: int = 0, key_id: bytes = b"") -> BodyWriter:
+    w = BodyWriter()
+    prefix.encode(w)
+    w.i64(view).bytes(key_id).bytes(nonce)
+    return w
+
+
+class HandshakeReply(NamedTuple):
+    prefix: HandshakePrefix
+    view: int
+    state: ServerState
+    leader: str
+    auth: bool
+    nonce: bytes
+    proof: bytes
+
+    @staticmethod
+    def decode_rest(prefix: HandshakePrefix, r: BodyReader) -> "HandshakeReply":
+        view = r.i64()
+        state = _enum(ServerState, r.u8(), "server state")
+        leader = r.string(MAX_ENDPOINT_BYTES, "leader endpoint")
+        auth = r.bool()
+        nonce = r.bytes(NONCE_BYTES, "nonce")
+        proof = r.bytes(MAX_TOKEN_BYTES, "proof")
+        r.finish()
+        if prefix.role not in (Role.MASTER, Role.STORAGE):
+            raise ProtocolError(f"handshake reply from a peer of role {prefix.role}, expected a master or storage node")
+        return HandshakeReply(prefix, view, state, leader, auth, nonce, proof)
+
+
+class ErrorReply(NamedTuple):
+    code: ErrorCode
+    message: str
+
+    @staticmethod
+    def decode(r: BodyReader) -> "ErrorReply":
+        code = error_code(r.u16())
+        message = r.text()
+        r.finish()
+        return ErrorReply(code, message)
+
+
+# ---- slices, grants, locations ----
+
+class Slice(NamedTuple):
+    """``length`` bytes at (segment, offset) holding the value's bytes from ``value_offset``."""
+    segment: int
+    offset: int
+    length: int
+    value_offset: int
+
+    MIN_BYTES = 20
+
+    @staticmethod
+    def decode(r: BodyReader) -> "Slice":
+        return Slice(r.index(_INT_LIMIT, "segment id"), r.length(_LONG_LIMIT, "offset"),
+                     r.index(MAX_VALUE_BYTES, "slice length"), r.index(MAX_VALUE_BYTES, "value offset"))
+
+
+class SliceGrant(NamedTuple):
+    slice: Slice
+    token: bytes
+
+
+class ReplicaGrant(NamedTuple):
+    node_id: str
+    endpoint: str
+    slices: list  # list[SliceGrant]
+
+    @staticmethod
+    def decode(r: BodyReader) -> "ReplicaGrant":
+        node_id = r.string(MAX_ID_BYTES, "node id")
+        endpoint = r.string(MAX_ENDPOINT_BYTES, "endpoint")
+        n = r.count(MAX_SLICES, Slice.MIN_BYTES + 2, "slice grants")
+        slices = [SliceGrant(Slice.decode(r), r.bytes(MAX_TOKEN_BYTES, "grant token")) for _ in range(n)]
+        return ReplicaGrant(node_id, endpoint, slices)
+
+
+class ReplicaLocation(NamedTuple):
+    node_id: str
+    endpoint: str
+    token: bytes
+    slices: list  # list[Slice]
+
+    @staticmethod
+    def decode(r: BodyReader) -> "ReplicaLocation":
+        node_id = r.string(MAX_ID_BYTES, "node id")
+        endpoint = r.string(MAX_ENDPOINT_BYTES, "endpoint")
+        token = r.bytes(MAX_TOKEN_BYTES, "read token")
+        n = r.count(MAX_SLICES, Slice.MIN_BYTES, "slices")
+        return ReplicaLocation(node_id, endpoint, token, [Slice.decode(r) for _ in range(n)])
+
+
+# ---- PUT_START / PUT_END / PUT_REVOKE ----
+
+class PutStartItem(NamedTuple):
+    key: str
+    size: int
+    crc: int
+    replicas: int
+    put_id: int
+    avoid: Sequence[str] = ()
+
+
+def encode_put_start(items: Sequence[PutStartItem]) -> BodyWriter:
+    w = BodyWriter().count(len(items))
+    for it in items:
+        w.string(it.key).i32(it.size).i32(it.crc).u8(it.replicas).i64(it.put_id).count(len(it.avoid))
+        for node in it.avoid:
+            w.string(node)
+    return w
+
+
+class PutStartResult(NamedTuple):
+    status: ErrorCode
+    message: str
+    generation: int
+    expires_at: int
+    replicas: list  # list[ReplicaGrant]
+
+    MIN_BYTES = 2 + 2 + 8 + 8 + 4
+
+    @staticmethod
+    def decode(r: BodyReader) -> "PutStartResult":
+        status = error_code(r.u16())
+        message = r.text()
+        generation = r.i64()
+        expires_at = r.i64()
+        n = r.count(255, 8, "replica grants")
+        return PutStartResult(status, message, generation, expires_at, [ReplicaGrant.decode(r) for _ in range(n)])
+
+
+def decode_put_start_reply(r: BodyReader) -> list:
+    n = r.count(MAX_BATCH, PutStartResult.MIN_BYTES, "put start results")
+    out = [PutStartResult.decode(r) for _ in range(n)]
+    r.finish()
+    return out
+
+
+class PutEndItem(NamedTuple):
+    key: str
+    generation: int
+    receipts: Sequence[tuple]  # (node id, receipt bytes)
+
+
+def encode_put_end(items: Sequence[PutEndItem]) -> BodyWriter:
+    w = BodyWriter().count(len(items))
+    for it in items:
+        w.string(it.key).i64(it.generation).count(len(it.receipts))
+        for node, receipt in it.receipts:
+            w.string(node).bytes(receipt)
+    return w
+
+
+def encode_put_refs(refs: Sequence[tuple]) -> BodyWriter:
+    """PUT_REVOKE: (key, generation) pairs."""
+    w = BodyWriter().count(len(refs))
+    for key, generation in refs:
+        w.string(key).i64(generation)
+    return w
+
+
+def decode_status_list(r: BodyReader) -> list:
+    n = r.count(MAX_BATCH, 2, "statuses")
+    out = [error_code(r.u16()) for _ in range(n)]
+    r.finish()
+    return out
+
+
+# ---- GET_REPLICAS / EXISTS / REMOVE ----
+
+def encode_keys(keys: Sequence[str]) -> BodyWriter:
+    w = BodyWriter().count(len(keys))
+    for k in keys:
+        w.string(k)
+    return w
+
+
+class ReplicaListResult(NamedTuple):
+    status: ErrorCode
+    size: int
+    crc: int
+    generation: int
+    expires_at: int
+    replicas: list  # list[ReplicaLocation]
+
+    MIN_BYTES = 2 + 4 + 4 + 8 + 8 + 4
+
+    @staticmethod
+    def decode(r: BodyReader) -> "ReplicaListResult":
+        status = error_code(r.u16())
+        size = r.index(MAX_VALUE_BYTES, "size")
+        crc = r.u32()
+        generation = r.i64()
+        expires_at = r.i64()
+        n = r.count(255, 10, "replica locations")
+        return ReplicaListResult(status, size, crc, generation, expires_at,
+                                 [ReplicaLocation.decode(r) for _ in range(n)])
+
+
+def decode_replica_list_reply(r: BodyReader) -> list:
+    n = r.count(MAX_BATCH, ReplicaListResult.MIN_BYTES, "replica lists")
+    out = [ReplicaListResult.decode(r) for _ in range(n)]
+    r.finish()
+    return out
+
+
+# ---- WRITE / READ ----
+
+def encode_write(key: str, generation: int, s: Slice, value_size: int, crc: int, replicas: int,
+                 expires_at: int, token: bytes) -> BodyWriter:
+    w = BodyWriter()
+    w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i32(s.value_offset)
+    w.i32(value_size).i32(to_i32(crc)).u8(replicas).i64(expires_at).bytes(token)
+    return w
+
+
+def decode_receipt(r: BodyReader) -> bytes:
+    receipt = r.bytes(MAX_TOKEN_BYTES, "receipt")
+    r.finish()
+    return receipt
+
+
+def encode_read(key: str, generation: int, s: Slice, expires_at: int, token: bytes) -> BodyWriter:
+    w = BodyWriter()
+    w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i64(expires_at).bytes(token)
+    return w
+
+
+def decode_read_reply(r: BodyReader) -> int:
+    n = r.index(MAX_VALUE_BYTES, "payload length")
+    r.finish()
+    return n
+
+
+# ---- READ_BATCH / WRITE_BATCH (protocol 2.1) ----
+
+def encode_read_batch(items: Sequence[tuple]) -> BodyWriter:
+    """READ_BATCH: items (key, generation, slice, expires-at, token), each exactly a READ body."""
+    w = BodyWriter().count(len(items))
+    for key, generation, s, expires_at, token in items:
+        w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i64(expires_at).bytes(token)
+    return w
+
+
+class BatchResult(NamedTuple):
+    """One item's outcome in a READ_BATCH reply (``length`` payload bytes when OK) or a WRITE_BATCH reply
+    (``receipt`` when that write completed a verified replica)."""
+    status: ErrorCode
+    length: int
+    message: str
+    receipt: bytes = b""
+
+
+def decode_read_batch_reply(r: BodyReader) -> list:
+    n = r.count(MAX_BATCH, 2 + 4 + 2, "read results")
+    out = []
+    for _ in range(n):
+        status = error_code(r.u16())
+        length = r.index(MAX_VALUE_BYTES, "payload length")
+        message = r.text()
+        if status != ErrorCode.OK and length:
+            raise ProtocolError(f"a refused read announces {length} payload bytes")
+        out.append(BatchResult(status, length, message))
+    r.finish()
+    return out
+
+
+def encode_write_batch(items: Sequence[tuple]) -> BodyWriter:
+    """WRITE_BATCH: items (key, generation, slice, value size, crc, replicas, expires-at, token), each exactly a
+    WRITE body; the payload is every item's slice bytes in order."""
+    w = BodyWriter().count(len(items))
+    for key, generation, s, value_size, crc, replicas, expires_at, token in items:
+        w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i32(s.value_offset)
+        w.i32(value_size).i32(to_i32(crc)).u8(replicas).i64(expires_at).bytes(token)
+    return w
+
+
+def decode_write_batch_reply(r: BodyReader) -> list:
+    n = r.count(MAX_BATCH, 2 + 2 + 2, "write results")
+    out = []
+    for _ in range(n):
+        status = error_code(r.u16())
+        message = r.text()
+        out.append(BatchResult(status, 0, message, r.bytes(MAX_TOKEN_BYTES, "receipt")))
+    r.finish()
+    return out
+
+
+# ---- STATS / REMOVE_ALL / PIN ----
+
+class PoolStats(NamedTuple):
+    capacity: int
+    used: int
+    objects: int
+    alive_nodes: int
+    state: ServerState
+
+    @staticmethod
+    def decode(r: BodyReader) -> "PoolStats":
+        s = PoolStats(r.i64(), r.i64(), r.i64(), r.i32(), _enum(ServerState, r.u8(), "server state"))
+        r.finish()
+        return s
+
+
+def decode_count(r: BodyReader) -> int:
+    n = r.i64()
+    r.finish()
+    return n
+
+
+def encode_pin(key: str, pinned: bool) -> BodyWriter:
+    return BodyWriter().string(key).bool(pinned)

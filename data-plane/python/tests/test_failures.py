@@ -1,0 +1,78 @@
+"""Crashes of pool processes in the middle of the client's work, on a pool of its own: a storage node killed
+(kill -9) with 2 replicas per value, then the master killed and restarted (lease recovery)."""
+
+import random
+
+import pytest
+
+from conftest import start_pool
+from pool import wait_for
+
+from kvpool import ClientConfig, KvPoolClient, Regions
+
+
+@pytest.fixture(scope="module")
+def crash_pool():
+    p = start_pool(node_ttl="3s", memory="128MiB", pool_id="crash")
+    yield p
+    p.stop()
+    import conftest
+    conftest._POOLS.remove(p)
+
+
+@pytest.fixture(scope="module")
+def crash_client(crash_pool):
+    c = KvPoolClient(ClientConfig(crash_pool.master, pool_id="crash", replicas=2, timeout=10, operation_timeout=90))
+    yield c
+    c.close()
+
+
+def _values(prefix, count):
+    rnd = random.Random(prefix)
+    return {f"{prefix}/{i}": rnd.randbytes(rnd.choice([1, 100, 4096, 65536, 300_000, 1 << 20])) for i in range(count)}
+
+
+def _read_all(client, values):
+    keys = list(values)
+    got = client.get_batch(keys)
+    for key, value in zip(keys, got):
+        assert value is not None, f"{key} is missing"
+        assert bytes(value) == values[key], f"{key} differs"
+    for key in random.Random(1).sample(keys, 10):
+        assert bytes(client.get(key)) == values[key]
+
+
+def test_values_survive_a_storage_node_killed_mid_test(crash_pool, crash_client):
+    before = _values("node-kill/before", 60)
+    keys = list(before)
+    assert crash_client.put_batch(keys, [Regions.of_buffer(before[k]) for k in keys]) == [None] * len(keys)
+    victim = crash_pool.storage_nodes()[0]
+    crash_pool.kill9(victim.pid)
+    # every value has a replica elsewhere: readable at once, before the master even notices the death
+    _read_all(crash_client, before)
+    # puts keep working at once, single and batched: a replica granted on the dead node fails, the other one's
+    # receipt completes the put (the master places nothing on the node once its TTL has run out)
+    after = _values("node-kill/after", 30)
+    keys = list(after)
+    for key in keys[:15]:
+        crash_client.put(key, after[key])
+    assert crash_client.put_batch(keys[15:], [Regions.of_buffer(after[k]) for k in keys[15:]]) == [None] * 15
+    _read_all(crash_client, after)
+    wait_for(lambda: crash_client.stats().alive_nodes == 2, 60, "the master to declare the killed node dead")
+    _read_all(crash_client, before)
+
+
+def test_committed_values_survive_a_master_kill_and_restart(crash_pool, crash_client):
+    values = _values("master-kill", 80)
+    keys = list(values)
+    half = len(keys) // 2
+    assert crash_client.put_batch(keys[:half], [Regions.of_buffer(values[k]) for k in keys[:half]]) == [None] * half
+    crash_pool.restart_master()
+    # the same client: its pooled connection to the old master is dead; it reconnects, waits out RECOVERING
+    for key in keys[half:]:
+        crash_client.put(key, values[key])
+    _read_all(crash_client, values)
+    wait_for(lambda: crash_client.stats().state.name == "SERVING", 60, "the new master to finish recovering")
+    _read_all(crash_client, values)
+    for key in keys[:5]:
+        assert crash_client.exists(key)

@@ -1,0 +1,127 @@
+"""Values of 1 B to 16 MiB through the client and the Mooncake-compatible store, byte for byte."""
+
+import ctypes
+import os
+import random
+
+import pytest
+
+from kvpool import BufferTooSmall, ObjectNotFound, Regions
+from kvpool.store import KvPoolStore, MooncakeError, ReplicateConfig
+
+SIZES = [1, 2, 7, 100, 4095, 4096, 4097, 65536, 262144 + 3, 1 << 20, (4 << 20) + 1, 16 << 20]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_put_get_round_trip(client, size):
+    key = f"rt/{size}/{random.getrandbits(32)}"
+    value = os.urandom(size)
+    assert client.put(key, value) is True
+    assert client.put(key, b"something else") is False  # the stored value is kept
+    assert bytes(client.get(key)) == value
+    into = bytearray(size + 10)
+    assert client.get_into(key, into) == size
+    assert bytes(into[:size]) == value
+    assert client.exists(key)
+
+
+def test_get_into_too_small_buffer_writes_nothing(client):
+    client.put("rt/small-buffer", b"x" * 100)
+    target = bytearray(b"\0" * 99)
+    with pytest.raises(BufferTooSmall):
+        client.get_into("rt/small-buffer", target)
+    assert target == bytearray(99)
+
+
+def test_missing_key(client):
+    with pytest.raises(ObjectNotFound):
+        client.get("rt/never-stored")
+    assert not client.exists("rt/never-stored")
+    assert client.remove("rt/never-stored") is False
+
+
+def test_invalid_keys_and_values_are_refused_locally(client):
+    with pytest.raises(ValueError):
+        client.put("", b"x")
+    with pytest.raises(ValueError):
+        client.put("k" * 4097, b"x")
+    with pytest.raises(ValueError):
+        client.put("rt/empty", b"")
+
+
+def test_zero_copy_from_numpy_and_memoryview(client):
+    np = pytest.importorskip("numpy")
+    array = np.arange(1 << 18, dtype=np.float32)
+    assert client.put("rt/numpy", array)
+    back = np.empty_like(array)
+    assert client.get_into("rt/numpy", back) == array.nbytes
+    assert (back == array).all()
+
+
+def test_gather_and_scatter_regions(client):
+    parts = [os.urandom(n) for n in (1, 4096, 70000, 3)]
+    client.put_regions("rt/regions", Regions([memoryview(p) for p in parts]))
+    targets = [bytearray(n) for n in (5000, 5000, 70000)]
+    n = client.get_regions("rt/regions", Regions([memoryview(t) for t in targets]))
+    assert n == sum(map(len, parts))
+    assert b"".join(targets)[:n] == b"".join(parts)
+
+
+def test_remove_and_stats(client):
+    client.put("rt/removed", b"bye")
+    assert client.remove_batch(["rt/removed"])[0].name in ("OK", "OBJECT_LEASED")
+    stats = client.stats()
+    assert stats.alive_nodes == 3 and stats.capacity == 3 * (256 << 20)
+
+
+@pytest.fixture
+def store(pool):
+    s = KvPoolStore()
+    assert s.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master) == 0
+    yield s
+    s.close()
+
+
+def test_store_mooncake_conventions(store):
+    assert store.put("st/a", b"alpha") == 0
+    assert store.put("st/a", b"other") == 0  # Mooncake treats an existing key as success
+    assert store.get("st/a") == b"alpha"
+    assert store.get("st/missing") == b""
+    assert store.is_exist("st/a") == 1 and store.is_exist("st/missing") == 0
+    assert store.batch_is_exist(["st/a", "st/missing"]) == [1, 0]
+    assert store.get_size("st/a") == 5 and store.get_size("st/missing") == MooncakeError.OBJECT_NOT_FOUND
+    assert store.put_batch(["st/b", "st/c"], [b"bee", bytearray(b"sea")]) == 0
+    assert store.get_batch(["st/b", "st/c", "st/missing"]) == [b"bee", b"sea", b""]
+    assert store.remove("st/missing") == MooncakeError.OBJECT_NOT_FOUND
+    assert store.put("", b"x") == MooncakeError.INVALID_KEY
+    assert store.health_check() == 0
+
+
+def test_store_put_from_get_into_raw_addresses_and_buffers(store):
+    size = 300_000
+    src = (ctypes.c_ubyte * size).from_buffer_copy(os.urandom(size))
+    assert store.register_buffer(ctypes.addressof(src), size) == 0
+    assert store.put_from("st/raw", ctypes.addressof(src), size, ReplicateConfig(replica_num=2)) == 0
+    dst = (ctypes.c_ubyte * size)()
+    assert store.get_into("st/raw", ctypes.addressof(dst), size) == size
+    assert bytes(dst) == bytes(src)
+    assert store.get_into("st/raw", ctypes.addressof(dst), size - 1) == MooncakeError.INVALID_PARAMS
+    assert store.get_into("st/missing", ctypes.addressof(dst), size) == MooncakeError.OBJECT_NOT_FOUND
+    # any buffer-protocol object works in place of an address
+    buf = bytearray(size)
+    assert store.get_into("st/raw", buf, size) == size and bytes(buf) == bytes(src)
+    assert store.put_from("st/from-buffer", memoryview(buf)[:1000], 1000) == 0
+    assert store.get("st/from-buffer") == bytes(src)[:1000]
+    assert store.unregister_buffer(ctypes.addressof(src)) == 0
+
+
+def test_store_batch_put_from_and_get_into(store):
+    n, size = 20, 50_000
+    srcs = [(ctypes.c_ubyte * size).from_buffer_copy(os.urandom(size)) for _ in range(n)]
+    keys = [f"st/batch/{i}" for i in range(n)]
+    assert store.batch_put_from(keys, [ctypes.addressof(s) for s in srcs], [size] * n) == [0] * n
+    dsts = [(ctypes.c_ubyte * size)() for _ in range(n)]
+    got = store.batch_get_into(keys + ["st/missing"], [ctypes.addressof(d) for d in dsts] + [ctypes.addressof(dsts[0])],
+                               [size] * (n + 1))
+    assert got == [size] * n + [MooncakeError.OBJECT_NOT_FOUND]
+    assert all(bytes(d) == bytes(s) for d, s in zip(dsts, srcs))

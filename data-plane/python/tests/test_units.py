@@ -1,0 +1,93 @@
+"""Pieces without a pool: CRC32C (wheel and pure fallback), strict body decoding, endpoints, configuration."""
+
+import os
+import random
+import struct
+
+import pytest
+
+from kvpool import checksum
+from kvpool.codec import BodyReader, BodyWriter
+from kvpool.config import ClientConfig, parse_duration
+from kvpool.connection import Endpoint
+from kvpool.errors import ProtocolError
+from kvpool.memory import Regions
+from kvpool.messages import decode_replica_list_reply, decode_status_list
+
+
+def _bytewise(data, value=0):
+    return checksum._update_bytewise(value ^ 0xFFFFFFFF, data) ^ 0xFFFFFFFF
+
+
+def test_crc32c_check_value():
+    assert checksum.crc32c(b"123456789") == 0xE3069283
+    assert checksum._pure_crc32c(b"123456789") == 0xE3069283
+
+
+@pytest.mark.parametrize("size", [0, 1, 255, 4095, 4096, 4097, 65537, 300_001, (1 << 20) + 3, (3 << 20) + 255])
+def test_pure_crc32c_matches_the_definition(size):
+    data = random.Random(size).randbytes(size)
+    expected = _bytewise(data)
+    assert checksum._pure_crc32c(data) == expected
+    assert checksum.crc32c(data) == expected
+    cut = size // 3
+    assert checksum._pure_crc32c(data[cut:], checksum._pure_crc32c(data[:cut])) == expected
+    assert checksum.crc32c_of_regions([data[:cut], memoryview(data)[cut:]]) == expected
+
+
+def test_reader_refuses_truncation_trailing_bytes_and_forged_counts():
+    with pytest.raises(ProtocolError, match="truncated"):
+        BodyReader(b"\x00").u16()
+    r = BodyReader(b"\x00\x01\x02")
+    r.u16()
+    with pytest.raises(ProtocolError, match="trailing"):
+        r.finish()
+    with pytest.raises(ProtocolError, match="cannot fit"):
+        decode_status_list(BodyReader(struct.pack(">i", 4000) + b"\0\0"))
+    with pytest.raises(ProtocolError, match="outside"):
+        decode_status_list(BodyReader(struct.pack(">i", -1)))
+    with pytest.raises(ProtocolError, match="outside"):
+        decode_replica_list_reply(BodyReader(struct.pack(">i", 1_000_000)))
+    with pytest.raises(ProtocolError, match="UTF-8"):
+        BodyReader(b"\x00\x02\xff\xfe").string(10, "text")
+    with pytest.raises(ProtocolError, match="error code"):
+        decode_status_list(BodyReader(struct.pack(">iH", 1, 999)))
+
+
+def test_writer_round_trip():
+    w = BodyWriter().u8(7).bool(True).u16(65535).i32(0xFFFFFFFF).i64(-2).string("ключ").bytes(b"\x01")
+    r = BodyReader(bytes(w.buf))
+    assert (r.u8(), r.bool(), r.u16(), r.i32(), r.i64(), r.string(100, "s"), r.bytes(1, "b")) == \
+        (7, True, 65535, -1, -2, "ключ", b"\x01")
+    r.finish()
+
+
+def test_endpoints():
+    assert Endpoint.parse("127.0.0.1:7000") == Endpoint("127.0.0.1", 7000)
+    assert Endpoint.parse("[fd00::5]:50052") == Endpoint("fd00::5", 50052)
+    assert str(Endpoint("fd00::5", 1)) == "[fd00::5]:1"
+    assert Endpoint.parse_list("a:1, b:2") == [Endpoint("a", 1), Endpoint("b", 2)]
+    for bad in ("nohost", "h:0", "h:99999", "fd00::5:1", ""):
+        with pytest.raises(ValueError):
+            Endpoint.parse_list(bad)
+
+
+def test_config_from_the_client_configmap_environment():
+    env = {"KVPOOL_MASTER_ADDRESS": "pool-master-0.pool:7000,pool-master-1.pool:7000", "KVPOOL_POOL_ID": "demo",
+           "KVPOOL_OBJECT_REPLICAS": "2", "KVPOOL_LEASE_TTL": "5s", "KVPOOL_RELEASE": "0.2.0"}
+    c = ClientConfig.from_env(env)
+    assert [str(m) for m in c.masters] == ["pool-master-0.pool:7000", "pool-master-1.pool:7000"]
+    assert (c.pool_id, c.replicas, c.lease_ttl) == ("demo", 2, 5.0)
+    assert ClientConfig.from_env(env, replicas=3).replicas == 3
+    with pytest.raises(ValueError, match="KVPOOL_MASTER_ADDRESS"):
+        ClientConfig.from_env({})
+    assert parse_duration("500ms") == 0.5 and parse_duration("2m") == 120
+
+
+def test_regions_slice_across_boundaries():
+    parts = [os.urandom(n) for n in (3, 5, 7)]
+    regions = Regions([memoryview(p) for p in parts])
+    joined = b"".join(parts)
+    for offset in range(15):
+        for length in range(15 - offset + 1):
+            assert b"".join(bytes(v) for v in regions.slice(offset, length)) == joined[offset:offset + length]
