@@ -1,0 +1,83 @@
+package io.kvpool.admin;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
+
+/**
+ * The master's {@code GET /status} document, version {@link AdminJson#API_VERSION}: one type for the master that
+ * writes it and the operator and CLI that read it. Readers ignore fields they do not know, so a newer master's
+ * additions never break an older reader; a reader checks {@code apiVersion} before trusting the rest.
+ *
+ * @param role {@code LEADER} or {@code STANDBY}
+ * @param state {@code SERVING}, {@code RECOVERING} (a new leader rebuilding its index) or {@code STANDBY}
+ * @param view the leadership view this master serves (0 for a standby)
+ * @param leader the current leader as this master knows it, or null
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record MasterStatus(String apiVersion, String poolId, String role, String state, long view, Leader leader,
+                           String releaseVersion, String protocolVersion, Recovery recovery, List<NodeStatus> nodes,
+                           long capacityBytes, long usedBytes, long objectCount, Counters counters) {
+  public MasterStatus {
+    nodes = nodes == null ? List.of() : List.copyOf(nodes);
+  }
+
+  /** Nodes the master counts as ALIVE. */
+  public int aliveNodes() {
+    return (int) nodes.stream().filter(n -> "ALIVE".equals(n.state())).count();
+  }
+
+  public boolean leading() {
+    return "LEADER".equals(role);
+  }
+
+  /** The leading master: its pod (empty outside Kubernetes), RPC endpoint and admin endpoint. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Leader(String pod, String endpoint, String adminEndpoint) {
+  }
+
+  /** Lease recovery of the current view: whether it is under way and how many objects inventories brought back. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Recovery(boolean recovering, long objectsRecovered) {
+  }
+
+  /**
+   * One storage node as the master sees it.
+   *
+   * @param transport the node's TransferEngine protocol (tcp, rdma, ascend)
+   * @param devices the devices it opened, e.g. {@code ascend:3}
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record NodeStatus(String id, String endpoint, String state, long capacityBytes, long usedBytes, long replicas,
+                           String version, String protocolVersion, long lastHeartbeatMillisAgo, String transport,
+                           List<String> devices) {
+    public NodeStatus {
+      devices = devices == null ? List.of() : List.copyOf(devices);
+    }
+
+    /** A TCP node without devices. */
+    public NodeStatus(String id, String endpoint, String state, long capacityBytes, long usedBytes, long replicas,
+                      String version, String protocolVersion, long lastHeartbeatMillisAgo) {
+      this(id, endpoint, state, capacityBytes, usedBytes, replicas, version, protocolVersion, lastHeartbeatMillisAgo,
+          "tcp", List.of());
+    }
+  }
+
+  /**
+   * Event counters since the master process started, and current counts.
+   *
+   * @param repairedBytes bytes of values this master had copied between storage nodes (repairs and drains); with
+   *     {@code repairs}, what re-replication cost
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Counters(long puts, long gets, long getHits, long getMisses, long evictions, long objectsLost,
+                         long repairs, long versionMismatches, long pendingObjects, long pinnedObjects,
+                         long underReplicated, long tombstones, long repairedBytes) {
+    /** Counters of a master that does not report copied bytes (before 0.3). */
+    public Counters(long puts, long gets, long getHits, long getMisses, long evictions, long objectsLost,
+                    long repairs, long versionMismatches, long pendingObjects, long pinnedObjects,
+                    long underReplicated, long tombstones) {
+      this(puts, gets, getHits, getMisses, evictions, objectsLost, repairs, versionMismatches, pendingObjects,
+          pinnedObjects, underReplicated, tombstones, 0);
+    }
+  }
+}

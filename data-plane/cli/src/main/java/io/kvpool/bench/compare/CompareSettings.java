@@ -1,0 +1,59 @@
+package io.kvpool.bench.compare;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What {@code kvpool bench compare} runs: rounds, phase lengths, the working set, which workloads and targets, where
+ * the checkout (agent, report script) and the Python environment are, and where the report goes.
+ */
+public record CompareSettings(int rounds, Phase phase, boolean fullMatrix, Set<String> onlyTargets, Path home,
+                              Path venv, Path outputDir, boolean install, boolean warmUp) {
+
+  public static CompareSettings of(int rounds, long workingSetBytes, double putMaxSeconds, double getSeconds,
+                                   boolean fullMatrix, Set<String> onlyTargets, Path home, Path venv, Path outputDir,
+                                   boolean install, boolean warmUp) {
+    return new CompareSettings(rounds, new Phase(workingSetBytes, putMaxSeconds, getSeconds), fullMatrix, onlyTargets,
+        home, venv, outputDir, install, warmUp);
+  }
+
+  /**
+   * The workloads: single values of 64 KiB, 1 MiB and 4 MiB with 4 clients and 1 MiB with 1 and 8 clients (every
+   * size and every client count of the full matrix, which runs all nine); inference-shaped batches (a request's
+   * prefix of 128 x 64 KiB, 32 x 512 KiB); the master's metadata requests with 1, 4 and 8 clients.
+   */
+  List<Workload> workloads() {
+    List<Workload> out = new ArrayList<>();
+    int k64 = 64 << 10;
+    int m1 = 1 << 20;
+    int m4 = 4 << 20;
+    if (fullMatrix) {
+      for (int size : new int[] {k64, m1, m4}) {
+        for (int clients : new int[] {1, 4, 8}) {
+          out.add(Workload.single(size, clients));
+        }
+      }
+    } else {
+      out.add(Workload.single(k64, 4));
+      out.add(Workload.single(m1, 1));
+      out.add(Workload.single(m1, 4));
+      out.add(Workload.single(m1, 8));
+      out.add(Workload.single(m4, 4));
+    }
+    out.add(Workload.batch(128, k64, 1));
+    out.add(Workload.batch(128, k64, 4));
+    out.add(Workload.batch(32, 512 << 10, 4));
+    for (Workload.MetaOp op : Workload.MetaOp.values()) {
+      for (int clients : new int[] {1, 4, 8}) {
+        out.add(Workload.meta(op, clients));
+      }
+    }
+    return out;
+  }
+
+  boolean wants(String target) {
+    return onlyTargets.isEmpty() || onlyTargets.contains(target);
+  }
+}

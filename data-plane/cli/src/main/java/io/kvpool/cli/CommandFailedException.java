@@ -1,0 +1,13 @@
+package io.kvpool.cli;
+
+/** The command line was fine but the operation could not be done (a file, the network, the pool). Exit code 1. */
+public final class CommandFailedException extends RuntimeException {
+
+  public CommandFailedException(String message) {
+    super(message);
+  }
+
+  public CommandFailedException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,41 @@
+package io.kvpool.client;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Growing, jittered waits between retries, within an operation's deadline. */
+final class Backoff {
+  private static final long FIRST_MILLIS = 20;
+  private static final long MAX_MILLIS = 1_000;
+
+  private final long deadlineNanos;
+  private long next = FIRST_MILLIS;
+
+  Backoff(long deadlineNanos) {
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  static Backoff until(java.time.Duration budget) {
+    return new Backoff(System.nanoTime() + budget.toNanos());
+  }
+
+  boolean expired() {
+    return System.nanoTime() - deadlineNanos >= 0;
+  }
+
+  /** Sleeps the next wait (half fixed, half random); false when the deadline passed instead. */
+  boolean pause() {
+    long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
+    if (left <= 0) {
+      return false;
+    }
+    long wait = Math.min(left, next / 2 + ThreadLocalRandom.current().nextLong(next / 2 + 1));
+    next = Math.min(MAX_MILLIS, next * 2);
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KvPoolException("interrupted while waiting to retry", e);
+    }
+    return !expired();
+  }
+}

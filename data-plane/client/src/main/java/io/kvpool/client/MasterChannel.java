@@ -1,0 +1,177 @@
+package io.kvpool.client;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.protocol.BodyReader;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.HandshakeException;
+import io.kvpool.protocol.HandshakeReply;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ConnectionSecurity;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.ServerState;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * The client's connections to the pool's leader. Each call borrows one (opening it when none is idle), so threads
+ * sharing a client do not queue behind each other's round trips. When the leader is lost (a closed connection, or a
+ * standby's NOT_LEADER) the channel moves through the configured master endpoints with a jittered backoff until one
+ * leads, within the operation's deadline: every master request of the protocol is safe to repeat (PUT_START carries
+ * the put's id, PUT_END is idempotent per generation).
+ */
+final class MasterChannel implements AutoCloseable {
+  private static final int MAX_IDLE = 16;
+  /** Pooled connections idle this long are dropped rather than reused (servers close idle ones after 300 s). */
+  private static final long MAX_IDLE_NANOS = Duration.ofSeconds(60).toNanos();
+
+  private final List<HostPort> masters;
+  private final Handshake local;
+  private final ConnectionSecurity security;
+  private final Duration timeout;
+  private final Duration operationTimeout;
+  private final ConcurrentLinkedDeque<Idle> idle = new ConcurrentLinkedDeque<>();
+  private volatile int leader; // index into masters of the endpoint that led last
+  private volatile boolean closed;
+
+  private record Idle(RpcConnection connection, long sinceNanos) {
+  }
+
+  private final ClientMetrics metrics;
+
+  MasterChannel(List<HostPort> masters, Handshake local, ConnectionSecurity security, Duration timeout,
+                Duration operationTimeout, ClientMetrics metrics) {
+    this.metrics = metrics;
+    this.security = security;
+    this.masters = masters;
+    this.local = local;
+    this.timeout = timeout;
+    this.operationTimeout = operationTimeout;
+  }
+
+  /** Opens the first connection now, so an unreachable or incompatible master fails here; the master's handshake. */
+  Handshake connect() {
+    return call(Opcode.STATS, null, r -> null, c -> c.peer()); // STATS, not PING: a standby refuses it
+  }
+
+  private RpcConnection open(HostPort endpoint) throws IOException {
+    return RpcConnection.open(endpoint, local, 0, security, timeout);
+  }
+
+  private RpcConnection borrow() throws IOException {
+    Idle i;
+    while ((i = idle.pollFirst()) != null) {
+      if (i.connection().isUsable() && System.nanoTime() - i.sinceNanos() < MAX_IDLE_NANOS) {
+        return i.connection();
+      }
+      i.connection().close();
+    }
+    RpcConnection c = open(masters.get(leader % masters.size()));
+    HandshakeReply hello = c.peerReply();
+    if (hello.state() == ServerState.STANDBY && !hello.leaderEndpoint().isEmpty()) {
+      // a standby names the leader: go there at once instead of trying the other endpoints
+      c.close();
+      return open(HostPort.parse(hello.leaderEndpoint()));
+    }
+    return c;
+  }
+
+  private void release(RpcConnection c) {
+    if (closed || !c.isUsable() || idle.size() >= MAX_IDLE) {
+      c.close();
+      return;
+    }
+    idle.offerFirst(new Idle(c, System.nanoTime()));
+    if (closed) {
+      closeIdle(); // close() ran between the check and the offer
+    }
+  }
+
+  private void closeIdle() {
+    Idle i;
+    while ((i = idle.pollFirst()) != null) {
+      i.connection().close();
+    }
+  }
+
+  /** A decoder of reply bodies. */
+  @FunctionalInterface
+  interface Decoder<T> {
+    T decode(BodyReader r) throws IOException;
+  }
+
+  /** Reads something off the connection after a successful exchange. */
+  @FunctionalInterface
+  interface After<T> {
+    T apply(RpcConnection c);
+  }
+
+  <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder) {
+    return call(op, body, decoder, null);
+  }
+
+  /**
+   * One request/reply with the leader, following it across failovers within the operation timeout. A refusal other
+   * than NOT_LEADER, a version or pool mismatch and a refused authentication are final.
+   */
+  private <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, After<T> after) {
+    Backoff backoff = Backoff.until(operationTimeout);
+    IOException last = null;
+    int misses = 0;
+    while (true) {
+      RpcConnection c = null;
+      try {
+        c = borrow();
+        T result;
+        // the deadline is disarmed before the connection goes back to the pool, where another thread may arm it
+        try (RpcConnection.Deadline d = c.deadline(timeout)) {
+          long started = System.nanoTime();
+          T decoded = decoder.decode(c.call(op, body).reader());
+          metrics.exchange(op, System.nanoTime() - started);
+          result = after == null ? decoded : after.apply(c);
+        }
+        release(c);
+        return result;
+      } catch (RemoteErrorException e) {
+        if (c != null) {
+          release(c);
+        }
+        if (e.code() != ErrorCode.NOT_LEADER) {
+          throw Failures.translate(e, masters.get(leader % masters.size()), op.name());
+        }
+        last = e;
+      } catch (HandshakeException e) {
+        if (c != null) {
+          c.close();
+        }
+        if (e.code() == ErrorCode.VERSION_MISMATCH || e.code() == ErrorCode.POOL_MISMATCH
+            || e.code() == ErrorCode.AUTH_REQUIRED || e.code() == ErrorCode.AUTH_FAILED) {
+          throw Failures.translate(e, masters.get(leader % masters.size()), "connecting to master");
+        }
+        last = e;
+      } catch (IOException e) {
+        if (c != null) {
+          c.close();
+        }
+        last = e;
+      }
+      // this endpoint does not lead (or is gone): drop its pooled connections, try the next one
+      closeIdle();
+      leader = (leader + 1) % masters.size();
+      if (++misses >= masters.size() && !backoff.pause()) {
+        throw Failures.translate(last, masters.get(leader % masters.size()), op.name()
+            + " (no leading master among " + masters + " within " + operationTimeout.toSeconds() + " s)");
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    closeIdle();
+  }
+}

@@ -1,0 +1,83 @@
+package io.kvpool.client;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.ConnectionSecurity;
+import io.kvpool.protocol.RpcConnection;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Supplier;
+
+/** Pooled connections to storage nodes, reused across requests and threads. */
+final class StorageConnections implements AutoCloseable {
+  private static final int MAX_IDLE_PER_NODE = 16;
+  private static final long MAX_IDLE_NANOS = Duration.ofSeconds(60).toNanos();
+
+  private record Idle(RpcConnection connection, long sinceNanos) {
+  }
+
+  private final Supplier<Handshake> local;
+  private final ConnectionSecurity security;
+  private final Duration timeout;
+  private final Map<String, Deque<Idle>> idle = new ConcurrentHashMap<>();
+  private final boolean batchRequests;
+  private final ClientMetrics metrics;
+  private volatile boolean closed;
+
+  StorageConnections(Supplier<Handshake> local, ConnectionSecurity security, Duration timeout, boolean batchRequests,
+                     ClientMetrics metrics) {
+    this.security = security;
+    this.batchRequests = batchRequests;
+    this.metrics = metrics;
+    this.local = local;
+    this.timeout = timeout;
+  }
+
+  /** Whether a connection to a node may carry READ_BATCH / WRITE_BATCH: the client allows it and the node speaks 2.1. */
+  boolean batches(RpcConnection c) {
+    return batchRequests && c.agreedMinor() >= 1;
+  }
+
+  /** Records one exchange with a node (all of a node's requests of one batch count as one). */
+  void exchanged(io.kvpool.protocol.Opcode op, long startedNanos) {
+    metrics.exchange(op, System.nanoTime() - startedNanos);
+  }
+
+  RpcConnection borrow(String endpoint) {
+    Deque<Idle> q = idle.get(endpoint);
+    Idle i;
+    while (q != null && (i = q.pollFirst()) != null) {
+      if (i.connection().isUsable() && System.nanoTime() - i.sinceNanos() < MAX_IDLE_NANOS) {
+        return i.connection();
+      }
+      i.connection().close();
+    }
+    HostPort hp = HostPort.parse(endpoint);
+    try {
+      return RpcConnection.open(hp, local.get(), 0, security, timeout);
+    } catch (IOException e) {
+      throw Failures.translate(e, hp, "connecting to storage node");
+    }
+  }
+
+  /** Returns a connection borrowed for {@code endpoint} (the same string), or closes it when it is not reusable. */
+  void release(String endpoint, RpcConnection c) {
+    Deque<Idle> q = idle.computeIfAbsent(endpoint, k -> new ConcurrentLinkedDeque<>());
+    if (closed || !c.isUsable() || q.size() >= MAX_IDLE_PER_NODE) {
+      c.close();
+    } else {
+      q.offerFirst(new Idle(c, System.nanoTime()));
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    idle.values().forEach(q -> q.forEach(i -> i.connection().close()));
+    idle.clear();
+  }
+}

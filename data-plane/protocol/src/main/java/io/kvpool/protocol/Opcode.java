@@ -1,0 +1,52 @@
+package io.kvpool.protocol;
+
+/** Request kinds. A reply carries the opcode of its request with the RESPONSE flag. */
+public enum Opcode {
+  HANDSHAKE(1),
+  PING(2),
+  AUTH(3),
+  // storage node -> master
+  REGISTER_NODE(10),
+  HEARTBEAT(11),
+  REGISTER_INVENTORY(12),
+  // client -> master
+  PUT_START(20),
+  PUT_END(21),
+  PUT_REVOKE(22),
+  GET_REPLICAS(23),
+  EXISTS(24),
+  REMOVE(25),
+  REMOVE_ALL(26),
+  PIN(27),
+  STATS(28),
+  // client / master / storage -> storage node
+  WRITE(40),
+  READ(41),
+  REPLICATE(42),
+  // protocol 2.1: many reads or writes of one node in one exchange
+  READ_BATCH(43),
+  WRITE_BATCH(44);
+
+  private static final Opcode[] BY_CODE = new Opcode[64];
+
+  static {
+    for (Opcode o : values()) {
+      BY_CODE[o.code] = o;
+    }
+  }
+
+  private final int code;
+
+  Opcode(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  /** Null when the code is not a known opcode (the frame is well formed; the request is refused). */
+  public static Opcode fromCode(int code) {
+    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  }
+}

@@ -1,0 +1,26 @@
+package io.kvpool.master;
+
+/**
+ * Issues object generations, unique for the pool's life without any stored state: {@code max(last + 1, now << 20)}.
+ * A later leader starts above every generation an earlier one issued as long as the masters' clocks agree within
+ * the time it takes to issue 2^20 puts per millisecond ahead of the clock, which no master does; so generations
+ * of a key only grow, across restarts and failovers.
+ */
+final class GenerationClock {
+  private long last;
+
+  long next(long nowMillis) {
+    last = Math.max(last + 1, nowMillis << 20);
+    return last;
+  }
+
+  /** The master time (ms) at which {@code generation} was issued, give or take the clocks of the masters. */
+  static long issuedAtMillis(long generation) {
+    return generation >> 20;
+  }
+
+  /** Never issue one at or below a generation learned from an inventory. */
+  void observe(long generation) {
+    last = Math.max(last, generation);
+  }
+}

@@ -1,0 +1,27 @@
+package io.kvpool.master;
+
+/**
+ * Decides which master leads. One code path for every deployment: a Kubernetes Lease per pool
+ * ({@link LeaseLeadership}), or {@link SoleLeadership} for a single master outside Kubernetes.
+ */
+interface Leadership extends AutoCloseable {
+  /** Receives leadership changes; called from the leadership's own thread. */
+  interface Listener {
+    /** This master now leads; serve under a new view. */
+    void startedLeading();
+
+    /** This master lost (or gave up) leadership: stop serving at once. */
+    void stoppedLeading();
+
+    /** Another master leads; {@code leaderIdentity} names it (pod and endpoints, see {@link LeaderIdentity}). */
+    void newLeader(String leaderIdentity);
+  }
+
+  void start(Listener listener);
+
+  /** Gives leadership up now (admin step-down) so a standby takes over without waiting for the Lease to expire. */
+  void stepDown();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,66 @@
+package io.kvpool.master;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/** The master's event counters, registered in its Prometheus registry. */
+public final class MasterCounters {
+  final Counter puts;
+  final Counter gets;
+  final Counter getHits;
+  final Counter getMisses;
+  final Counter evictions;
+  final Counter objectsLost;
+  final Counter objectsRecovered;
+  final Counter repairs;
+  final Counter repairFailures;
+  final Counter repairedBytes;
+  final Counter pendingExpired;
+  final Counter tombstonesDropped;
+
+  public MasterCounters(PrometheusRegistry r) {
+    puts = counter(r, "kvpool_puts_total", "Objects made visible by PutEnd");
+    gets = counter(r, "kvpool_gets_total", "Keys looked up by GetReplicaList");
+    getHits = counter(r, "kvpool_get_hits_total", "Lookups that found a complete object");
+    getMisses = counter(r, "kvpool_get_misses_total", "Lookups that found nothing");
+    evictions = counter(r, "kvpool_evictions_total", "Objects evicted to free space");
+    objectsLost = counter(r, "kvpool_objects_lost_total", "Objects whose every replica was on dead nodes");
+    objectsRecovered = counter(r, "kvpool_objects_recovered_total",
+        "Objects adopted from storage-node inventories the master did not know (lease recovery)");
+    repairs = counter(r, "kvpool_repairs_total", "Replicas re-created by copying from a survivor");
+    repairFailures = counter(r, "kvpool_repair_failures_total", "Replica copies that failed (retried later)");
+    repairedBytes = counter(r, "kvpool_repaired_bytes_total",
+        "Bytes of values copied between storage nodes to re-create replicas (repairs and drains)");
+    pendingExpired = counter(r, "kvpool_pending_expired_total", "Puts revoked because PutEnd never came");
+    tombstonesDropped = counter(r, "kvpool_tombstones_dropped_total",
+        "Tombstones forgotten before their time because the tombstone table was full");
+  }
+
+  private static Counter counter(PrometheusRegistry r, String name, String help) {
+    return Counter.builder().name(name).help(help).register(r);
+  }
+
+  static long value(Counter c) {
+    return (long) c.get();
+  }
+
+  public long repairs() {
+    return value(repairs);
+  }
+
+  public long repairedBytes() {
+    return value(repairedBytes);
+  }
+
+  public long evictions() {
+    return value(evictions);
+  }
+
+  public long objectsLost() {
+    return value(objectsLost);
+  }
+
+  public long puts() {
+    return value(puts);
+  }
+}

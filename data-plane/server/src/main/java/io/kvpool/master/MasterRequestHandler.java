@@ -1,0 +1,91 @@
+package io.kvpool.master;
+
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.CountReply;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Frame;
+import io.kvpool.protocol.Heartbeat;
+import io.kvpool.protocol.KeyList;
+import io.kvpool.protocol.PinRequest;
+import io.kvpool.protocol.PutEndRequest;
+import io.kvpool.protocol.PutRevokeRequest;
+import io.kvpool.protocol.PutStartReply;
+import io.kvpool.protocol.PutStartRequest;
+import io.kvpool.protocol.RegisterInventory;
+import io.kvpool.protocol.RegisterNode;
+import io.kvpool.protocol.ReplicaListReply;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.StatusList;
+import io.kvpool.server.RpcServer;
+import io.kvpool.server.Session;
+import java.io.IOException;
+import java.util.List;
+
+/** Decodes master requests, applies them to the leader's {@link PoolMetadata} and encodes the replies. */
+final class MasterRequestHandler implements RpcServer.RequestHandler {
+  private final Master master;
+
+  MasterRequestHandler(Master master) {
+    this.master = master;
+  }
+
+  @Override
+  public void handle(Session session, Frame request) throws IOException {
+    if (request.opcode() == io.kvpool.protocol.Opcode.PING) {
+      request.reader().finish();
+      session.reply(request, null);
+      return;
+    }
+    BodyWriter out = new BodyWriter();
+    try {
+      PoolMetadata metadata = master.metadataOrRefuse();
+      switch (request.opcode()) {
+        case REGISTER_NODE -> {
+          requireStorage(session);
+          metadata.register(RegisterNode.decode(request.reader()), session.peer().version(), session,
+              session::isOpen).encode(out);
+        }
+        case REGISTER_INVENTORY -> {
+          requireStorage(session);
+          metadata.inventory(RegisterInventory.decode(request.reader()));
+        }
+        case HEARTBEAT -> {
+          requireStorage(session);
+          metadata.heartbeat(Heartbeat.decode(request.reader())).encode(out);
+        }
+        case PUT_START ->
+            new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items())).encode(out);
+        case PUT_END -> new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items())).encode(out);
+        case PUT_REVOKE ->
+            new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts())).encode(out);
+        case GET_REPLICAS ->
+            new ReplicaListReply(metadata.getReplicas(KeyList.decode(request.reader()).keys())).encode(out);
+        case EXISTS -> new StatusList(metadata.exists(KeyList.decode(request.reader()).keys())).encode(out);
+        case REMOVE -> new StatusList(metadata.remove(KeyList.decode(request.reader()).keys())).encode(out);
+        case REMOVE_ALL -> {
+          request.reader().finish();
+          new CountReply(metadata.removeAll()).encode(out);
+        }
+        case PIN -> {
+          PinRequest pin = PinRequest.decode(request.reader());
+          new StatusList(List.of(metadata.pin(pin.key(), pin.pinned()))).encode(out);
+        }
+        case STATS -> {
+          request.reader().finish();
+          metadata.stats().encode(out);
+        }
+        default -> throw new RefusedException(ErrorCode.UNKNOWN_OPCODE, request.opcode() + " is not served by the master");
+      }
+    } catch (RefusedException e) {
+      session.replyError(request, e.code(), e.getMessage());
+      return;
+    }
+    session.reply(request, out);
+  }
+
+  private static void requireStorage(Session session) {
+    if (session.peer().role() != Role.STORAGE) {
+      throw new RefusedException(ErrorCode.MALFORMED_REQUEST, "only storage nodes register and heartbeat");
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.kvpool.master;
+
+import io.kvpool.server.PoolSecrets;
+import io.kvpool.server.ServerLimits;
+import java.util.Optional;
+
+/**
+ * How one master process runs: its pool settings, where it listens and what it advertises, who may use its
+ * mutating admin endpoints, and how it takes part in leader election.
+ *
+ * @param advertiseHost the host peers dial (a pod IP or DNS name), never a wildcard
+ * @param secrets the pool's keys (peers authenticate when there are any) and the admin token
+ * @param election empty: a sole master that leads from the start
+ * @param limits what one peer of its RPC server may take (deadlines, caps)
+ */
+public record MasterSettings(MasterConfig config, String host, int port, int adminPort, String advertiseHost,
+                             PoolSecrets secrets, Optional<LeaseElection> election, ServerLimits limits) {
+  public MasterSettings {
+    secrets = secrets == null ? PoolSecrets.none() : secrets;
+    election = election == null ? Optional.empty() : election;
+    limits = limits == null ? ServerLimits.DEFAULTS : limits;
+  }
+
+  public MasterSettings(MasterConfig config, String host, int port, int adminPort, String advertiseHost,
+                        PoolSecrets secrets, Optional<LeaseElection> election) {
+    this(config, host, port, adminPort, advertiseHost, secrets, election, ServerLimits.DEFAULTS);
+  }
+
+  /** A sole master on {@code host} (tests, local pools). */
+  public static MasterSettings local(MasterConfig config, String host, int port, int adminPort) {
+    return new MasterSettings(config, host, port, adminPort, host, PoolSecrets.none(), Optional.empty());
+  }
+}

@@ -1,0 +1,130 @@
+package io.kvpool.master;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The objects, one per key: a map for lookups, an array for O(1) random sampling (eviction) and bounded sweeps,
+ * the pending puts in deadline order, and counts kept as objects come and go so that status and metrics never
+ * scan the table. Guarded by the metadata lock.
+ */
+final class ObjectTable {
+  private final Map<String, StoredObject> byKey = new HashMap<>();
+  private final List<StoredObject> slots = new ArrayList<>();
+  /** Insertion order is deadline order: every put gets the same pending timeout. */
+  private final LinkedHashSet<StoredObject> pending = new LinkedHashSet<>();
+  private final int[] wantedCounts = new int[256];
+  private int pinned;
+  private long completeBytes;
+
+  StoredObject get(String key) {
+    return byKey.get(key);
+  }
+
+  void add(StoredObject o) {
+    byKey.put(o.key, o);
+    o.slot = slots.size();
+    slots.add(o);
+    if (o.state == StoredObject.State.PENDING) {
+      pending.add(o);
+    } else {
+      completeBytes += o.size;
+    }
+    wantedCounts[o.wantedReplicas]++;
+    pinned += o.pinned ? 1 : 0;
+  }
+
+  void remove(StoredObject o) {
+    if (o.slot < 0 || byKey.get(o.key) != o) {
+      return;
+    }
+    byKey.remove(o.key);
+    StoredObject last = slots.remove(slots.size() - 1);
+    if (last != o) {
+      slots.set(o.slot, last);
+      last.slot = o.slot;
+    }
+    o.slot = -1;
+    if (o.state == StoredObject.State.PENDING) {
+      pending.remove(o);
+    } else {
+      completeBytes -= o.size;
+    }
+    wantedCounts[o.wantedReplicas]--;
+    pinned -= o.pinned ? 1 : 0;
+  }
+
+  void markComplete(StoredObject o) {
+    if (o.state == StoredObject.State.PENDING) {
+      o.state = StoredObject.State.COMPLETE;
+      pending.remove(o);
+      completeBytes += o.size;
+    }
+  }
+
+  void setPinned(StoredObject o, boolean value) {
+    if (o.pinned != value) {
+      o.pinned = value;
+      pinned += value ? 1 : -1;
+    }
+  }
+
+  /** Pending puts whose deadline passed, oldest first, at most {@code max}. */
+  List<StoredObject> expiredPending(long nowMillis, int max) {
+    List<StoredObject> out = new ArrayList<>();
+    for (Iterator<StoredObject> it = pending.iterator(); it.hasNext() && out.size() < max; ) {
+      StoredObject o = it.next();
+      if (o.pendingDeadlineMillis >= nowMillis) {
+        break;
+      }
+      out.add(o);
+    }
+    return out;
+  }
+
+  /** A uniformly random object, or null when the table is empty. */
+  StoredObject sample(Random random) {
+    return slots.isEmpty() ? null : slots.get(random.nextInt(slots.size()));
+  }
+
+  /** The object in slot {@code i} (sweeps walk the slots; a removal moves the last object into the freed slot). */
+  StoredObject slot(int i) {
+    return i < slots.size() ? slots.get(i) : null;
+  }
+
+  int size() {
+    return slots.size();
+  }
+
+  int pendingCount() {
+    return pending.size();
+  }
+
+  int pinnedCount() {
+    return pinned;
+  }
+
+  long completeValueBytes() {
+    return completeBytes;
+  }
+
+  /** The largest replica count any object wants (a drain must leave that many other nodes). */
+  int maxWantedReplicas() {
+    for (int i = wantedCounts.length - 1; i > 0; i--) {
+      if (wantedCounts[i] > 0) {
+        return i;
+      }
+    }
+    return 0;
+  }
+
+  /** Every object, for tests and diagnostics only: O(n). */
+  Iterable<StoredObject> all() {
+    return List.copyOf(slots);
+  }
+}

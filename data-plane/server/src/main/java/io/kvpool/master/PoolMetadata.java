@@ -1,0 +1,544 @@
+package io.kvpool.master;
+
+import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Heartbeat;
+import io.kvpool.protocol.HeartbeatReply;
+import io.kvpool.protocol.Keys;
+import io.kvpool.protocol.PutEndItem;
+import io.kvpool.protocol.PutRef;
+import io.kvpool.protocol.PutStartItem;
+import io.kvpool.protocol.PutStartResult;
+import io.kvpool.protocol.Receipt;
+import io.kvpool.protocol.RegisterInventory;
+import io.kvpool.protocol.RegisterNode;
+import io.kvpool.protocol.RegisterReply;
+import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.ReplicaListResult;
+import io.kvpool.protocol.ReplicaLocation;
+import io.kvpool.protocol.ServerState;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
+import io.kvpool.protocol.StatsReply;
+import io.kvpool.server.NodeKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * The master's metadata behind one lock (this object's monitor): every operation on the put/get path costs O(its
+ * batch), never O(objects) — tokens and grants are signed and receipts checked outside the lock; eviction samples;
+ * node loss, drains and re-registrations are swept in bounded steps by the tick. The state and its primitives are in
+ * {@link PoolState}; nodes in {@link NodeRegistry}; eviction, repairs and sweeps in their own classes.
+ */
+public final class PoolMetadata {
+  private static final int MAX_EXPIRED_PER_TICK = 4096;
+  private static final int MAX_WATERMARK_VICTIMS_PER_TICK = 1024;
+  private static final int MAX_VICTIMS_PER_PUT = 256;
+  private static final int MAX_WATERMARK_VICTIMS_PER_PUT = 64;
+  private static final int REMOVE_ALL_CHUNK = 10_000;
+
+  private final LongSupplier clock;
+  private final PoolState pool;
+  private final NodeRegistry registry;
+  private final Eviction eviction;
+  private final Repairs repairs;
+
+  public PoolMetadata(MasterConfig config, LongSupplier clockMillis, ReplicaPlacement placement,
+                      MasterCounters counters, Random random, long view) {
+    this.clock = clockMillis;
+    this.pool = new PoolState(config, counters, placement, random, view, clockMillis.getAsLong());
+    this.registry = new NodeRegistry(pool);
+    this.eviction = new Eviction(pool);
+    this.repairs = new Repairs(pool);
+  }
+
+  public MasterConfig config() {
+    return pool.config;
+  }
+
+  public long view() {
+    return pool.view;
+  }
+
+  public ServerState state() {
+    return pool.serverState;
+  }
+
+  // ---- storage nodes ----
+
+  public synchronized RegisterReply register(RegisterNode msg, VersionInfo version, Object connection,
+                                             BooleanSupplier connectionOpen) {
+    return registry.register(msg, version, connection, connectionOpen, clock.getAsLong());
+  }
+
+  public synchronized void inventory(RegisterInventory chunk) {
+    registry.inventory(chunk, clock.getAsLong());
+  }
+
+  public synchronized HeartbeatReply heartbeat(Heartbeat hb) {
+    return registry.heartbeat(hb, clock.getAsLong());
+  }
+
+  /** New eviction settings, in force from the next put or tick: they need no restart. */
+  public synchronized void updateEviction(double highWatermark, double evictRatio) {
+    pool.config = pool.config.withEviction(highWatermark, evictRatio);
+  }
+
+  /** Drains a node; throws {@link RefusedException} with the reason when it cannot. */
+  public synchronized void drain(String nodeId) {
+    registry.drain(nodeId);
+  }
+
+  // ---- puts ----
+
+  /** Places under the lock; signs the grants (an HMAC per slice) after releasing it. */
+  public List<PutStartResult> putStart(List<PutStartItem> items) {
+    List<Placement> placed = new ArrayList<>(items.size());
+    synchronized (this) {
+      long now = clock.getAsLong();
+      for (PutStartItem item : items) {
+        placed.add(place(item, now));
+      }
+      if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
+        // a bounded share here keeps usage near the watermark under a put storm; the tick does the rest
+        eviction.evict(now, (long) (pool.usedBytes() * pool.config.evictRatio()), MAX_WATERMARK_VICTIMS_PER_PUT);
+      }
+    }
+    List<PutStartResult> results = new ArrayList<>(placed.size());
+    for (Placement p : placed) {
+      results.add(p.sign());
+    }
+    return results;
+  }
+
+  /** One placed put (replicas allocated, grants not yet signed) or a refusal. */
+  private record Placement(PutStartResult refusal, PutStartItem item, long generation, long expiresAtMillis,
+                           List<StorageNodeRecord> nodes, List<Replica> replicas) {
+    static Placement refused(ErrorCode code, String message) {
+      return new Placement(PutStartResult.refused(code, message), null, 0, 0, List.of(), List.of());
+    }
+
+    PutStartResult sign() {
+      if (refusal != null) {
+        return refusal;
+      }
+      List<ReplicaGrant> grants = new ArrayList<>(replicas.size());
+      for (int i = 0; i < replicas.size(); i++) {
+        StorageNodeRecord node = nodes.get(i);
+        List<SliceGrant> slices = new ArrayList<>(replicas.get(i).slices().size());
+        for (Slice s : replicas.get(i).slices()) {
+          slices.add(new SliceGrant(s, node.key().writeGrant(item.key(), generation, s, item.size(), item.checksum(),
+              item.replicas(), expiresAtMillis)));
+        }
+        grants.add(new ReplicaGrant(node.id(), node.endpoint(), slices));
+      }
+      return new PutStartResult(ErrorCode.OK, "", generation, expiresAtMillis, grants);
+    }
+  }
+
+  private Placement place(PutStartItem item, long now) {
+    String problem = item.limitProblem();
+    if (problem != null) {
+      return Placement.refused(ErrorCode.LIMIT_EXCEEDED, problem);
+    }
+    StoredObject existing = pool.objects.get(item.key());
+    if (existing != null && !existing.complete() && existing.putId == item.putId() && existing.size == item.size()
+        && existing.checksum == item.checksum() && existing.wantedReplicas == item.replicas()) {
+      return retried(existing, item);
+    }
+    if (existing != null) {
+      return existing.complete()
+          ? Placement.refused(ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it")
+          : Placement.refused(ErrorCode.PUT_IN_PROGRESS, "another put of this key (generation " + existing.generation
+              + ") is in progress; retry after it completes or expires");
+    }
+    int alive = pool.nodesIn(NodeState.ALIVE);
+    if (alive < item.replicas() && pool.recovering()) {
+      return Placement.refused(ErrorCode.RECOVERING, "this new leader has " + alive + " storage node(s) registered"
+          + " so far; retry while the others re-register");
+    }
+    if (alive < item.replicas()) {
+      return Placement.refused(ErrorCode.NOT_ENOUGH_NODES, item.replicas() + " replicas requested but only " + alive
+          + " storage node(s) are ALIVE; lower the replica count or add storage nodes");
+    }
+    long capable = pool.nodeRecords().stream()
+        .filter(n -> n.state() == NodeState.ALIVE && n.couldEverHold(item.size())).count();
+    if (capable < item.replicas()) {
+      return Placement.refused(ErrorCode.NO_SPACE, "a value of " + item.size() + " bytes fits on only " + capable
+          + " of the " + alive + " ALIVE nodes even when they are empty; " + item.replicas() + " are needed");
+    }
+    List<StorageNodeRecord> chosen = choose(item);
+    for (int round = 0; chosen == null && round < 2 && !pool.recovering(); round++) {
+      long need = (long) item.replicas() * SegmentAllocator.blockSize(item.size());
+      if (eviction.evict(now, need, MAX_VICTIMS_PER_PUT) == 0) {
+        break;
+      }
+      chosen = choose(item);
+    }
+    if (chosen == null && pool.recovering()) {
+      return Placement.refused(ErrorCode.RECOVERING, "no room until this new leader has recovered its index and"
+          + " eviction resumes; retry shortly");
+    }
+    if (chosen == null) {
+      return Placement.refused(ErrorCode.NO_SPACE, "no room for " + item.size() + " bytes x " + item.replicas()
+          + " replicas on distinct nodes, even after eviction; add storage, lower the replica count, or store"
+          + " smaller values");
+    }
+    StoredObject o = new StoredObject(item.key(), pool.generations.next(now), item.size(), item.checksum(),
+        item.replicas());
+    o.pendingDeadlineMillis = now + pool.config.pendingTimeout().toMillis();
+    o.lastAccessMillis = now;
+    o.putId = item.putId();
+    for (StorageNodeRecord node : chosen) {
+      pool.addReplica(o, node.allocate(item.size()));
+    }
+    pool.objects.add(o);
+    return new Placement(null, item, o.generation, o.pendingDeadlineMillis, List.copyOf(chosen),
+        List.copyOf(o.replicas));
+  }
+
+  /** R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach when others can serve. */
+  private List<StorageNodeRecord> choose(PutStartItem item) {
+    List<StorageNodeRecord> chosen = item.avoidNodes().isEmpty() ? null
+        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.copyOf(item.avoidNodes()));
+    return chosen != null ? chosen : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of());
+  }
+
+  /** The pending put a retried PUT_START (same put id) asks for: its grants again, if its nodes still serve. */
+  private Placement retried(StoredObject o, PutStartItem item) {
+    List<StorageNodeRecord> nodes = new ArrayList<>();
+    for (Replica r : o.replicas) {
+      StorageNodeRecord n = pool.holder(r);
+      if (n == null || !n.state().serves()) {
+        return Placement.refused(ErrorCode.PUT_IN_PROGRESS, "this put's storage node " + r.nodeId() + " is gone;"
+            + " retry after the put expires");
+      }
+      nodes.add(n);
+    }
+    return new Placement(null, item, o.generation, o.pendingDeadlineMillis, nodes, List.copyOf(o.replicas));
+  }
+
+  /** A PutEnd item whose receipts are checked outside the lock. */
+  private record Commit(PutEndItem item, StoredObject object, List<Replica> replicas, List<NodeKey> keys) {
+  }
+
+  /**
+   * Completes puts with the replicas their receipts prove. Receipts are checked outside the lock (phase 2); the
+   * object is completed only if it is still the same pending put (phase 3).
+   */
+  public List<ErrorCode> putEnd(List<PutEndItem> items) {
+    ErrorCode[] out = new ErrorCode[items.size()];
+    List<Commit> commits = new ArrayList<>();
+    synchronized (this) {
+      long now = clock.getAsLong();
+      for (int i = 0; i < items.size(); i++) {
+        PutEndItem item = items.get(i);
+        StoredObject o = Keys.problem(item.key()) == null ? pool.objects.get(item.key()) : null;
+        if (Keys.problem(item.key()) != null) {
+          out[i] = ErrorCode.LIMIT_EXCEEDED;
+        } else if (o == null || o.generation < item.generation()) {
+          // a new leader may not have heard of this put yet: its nodes re-register with the replicas they hold
+          out[i] = missing();
+        } else if (o.generation != item.generation()) {
+          out[i] = ErrorCode.NOT_FOUND; // superseded by a later put of the key
+        } else if (o.complete()) {
+          // a retried PutEnd of a put that completed; of an adopted one only while no earlier leader can have
+          // revoked it (its put expires pendingTimeout after its generation was issued), so that no tombstone an
+          // earlier leader sent out can later delete an object whose put this leader acknowledged
+          out[i] = !o.adopted || now < adoptedAckDeadline(o) ? ErrorCode.OK : ErrorCode.NOT_FOUND;
+        } else {
+          List<NodeKey> keys = new ArrayList<>();
+          for (Replica r : o.replicas) {
+            StorageNodeRecord n = pool.holder(r);
+            keys.add(n == null ? null : n.key());
+          }
+          commits.add(new Commit(item, o, List.copyOf(o.replicas), keys));
+        }
+      }
+    }
+    List<List<Replica>> proven = new ArrayList<>(commits.size());
+    for (Commit c : commits) {
+      proven.add(proven(c));
+    }
+    synchronized (this) {
+      long now = clock.getAsLong();
+      int next = 0;
+      for (int i = 0; i < items.size(); i++) {
+        if (out[i] == null) {
+          Commit c = commits.get(next);
+          out[i] = complete(c.object(), proven.get(next++), now);
+        }
+      }
+    }
+    return List.of(out);
+  }
+
+  private static List<Replica> proven(Commit c) {
+    List<Replica> out = new ArrayList<>();
+    StoredObject o = c.object();
+    for (int r = 0; r < c.replicas().size(); r++) {
+      Replica replica = c.replicas().get(r);
+      NodeKey key = c.keys().get(r);
+      if (key == null) {
+        continue;
+      }
+      byte[] expected = key.receipt(o.key, o.generation, o.size, o.checksum);
+      for (Receipt receipt : c.item().receipts()) {
+        if (receipt.nodeId().equals(replica.nodeId()) && NodeKey.matches(expected, receipt.receipt())) {
+          out.add(replica);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  private ErrorCode complete(StoredObject o, List<Replica> proven, long now) {
+    if (pool.objects.get(o.key) != o) {
+      return ErrorCode.NOT_FOUND; // expired or revoked meanwhile
+    }
+    if (o.complete()) {
+      return ErrorCode.OK;
+    }
+    List<Replica> kept = new ArrayList<>();
+    for (Replica r : proven) {
+      if (o.replicas.contains(r) && pool.readable(r)) {
+        kept.add(r);
+      }
+    }
+    if (kept.isEmpty()) {
+      pool.delete(o, now, true, o.pendingDeadlineMillis);
+      return ErrorCode.WRITE_INCOMPLETE;
+    }
+    for (Replica r : new ArrayList<>(o.replicas)) {
+      if (!kept.contains(r)) {
+        StorageNodeRecord n = pool.holder(r);
+        pool.forgetReplica(o, r);
+        if (n != null) {
+          n.release(new io.kvpool.protocol.Release(o.key, o.generation, false));
+          pool.quarantine.hold(r, o.pendingDeadlineMillis); // its writer may still be writing
+        }
+      }
+    }
+    pool.objects.markComplete(o);
+    o.lastAccessMillis = now;
+    boolean onDraining = kept.stream().anyMatch(r -> pool.holder(r).state() == NodeState.DRAINING);
+    if (kept.size() < o.wantedReplicas || onDraining) {
+      pool.needsRepair.add(o);
+    }
+    pool.counters.puts.inc();
+    return ErrorCode.OK;
+  }
+
+  public synchronized List<ErrorCode> putRevoke(List<PutRef> puts) {
+    long now = clock.getAsLong();
+    List<ErrorCode> out = new ArrayList<>(puts.size());
+    for (PutRef p : puts) {
+      StoredObject o = pool.objects.get(p.key());
+      if (o == null || o.generation != p.generation()) {
+        out.add(ErrorCode.NOT_FOUND);
+      } else if (o.complete()) {
+        out.add(ErrorCode.INVALID_STATE);
+      } else {
+        pool.delete(o, now, true, o.pendingDeadlineMillis);
+        out.add(ErrorCode.OK);
+      }
+    }
+    return out;
+  }
+
+  // ---- reads ----
+
+  /** A found object with its readable replicas, tokens signed outside the lock. */
+  private record Lookup(StoredObject object, long expiresAtMillis, List<Replica> replicas,
+                        List<StorageNodeRecord> nodes) {
+  }
+
+  public List<ReplicaListResult> getReplicas(List<String> keys) {
+    Object[] found = new Object[keys.size()];
+    synchronized (this) {
+      long now = clock.getAsLong();
+      long expiresAt = now + pool.config.leaseTtl().toMillis();
+      for (int i = 0; i < keys.size(); i++) {
+        String key = keys.get(i);
+        pool.counters.gets.inc();
+        if (Keys.problem(key) != null) {
+          found[i] = ReplicaListResult.missing(ErrorCode.LIMIT_EXCEEDED);
+          continue;
+        }
+        StoredObject o = pool.objects.get(key);
+        List<Replica> readable = o == null || !o.complete() ? List.of() : pool.readableReplicas(o);
+        if (readable.isEmpty()) {
+          pool.counters.getMisses.inc();
+          found[i] = ReplicaListResult.missing(missing());
+          continue;
+        }
+        pool.counters.getHits.inc();
+        o.lastAccessMillis = now;
+        o.leaseExpiryMillis = Math.max(o.leaseExpiryMillis, expiresAt);
+        List<StorageNodeRecord> nodes = new ArrayList<>(readable.size());
+        readable.forEach(r -> nodes.add(pool.holder(r)));
+        found[i] = new Lookup(o, expiresAt, readable, nodes);
+      }
+    }
+    List<ReplicaListResult> out = new ArrayList<>(keys.size());
+    for (Object f : found) {
+      if (f instanceof Lookup l) {
+        StoredObject o = l.object();
+        List<ReplicaLocation> locations = new ArrayList<>(l.replicas().size());
+        for (int r = 0; r < l.replicas().size(); r++) {
+          StorageNodeRecord n = l.nodes().get(r);
+          locations.add(new ReplicaLocation(n.id(), n.endpoint(),
+              n.key().readToken(o.key, o.generation, l.expiresAtMillis()), l.replicas().get(r).slices()));
+        }
+        out.add(new ReplicaListResult(ErrorCode.OK, o.size, o.checksum, o.generation, l.expiresAtMillis(), locations));
+      } else {
+        out.add((ReplicaListResult) f);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Until when a PUT_END of an object adopted from an inventory may be acknowledged: its put's expiry, less a margin
+   * for the masters' clocks (they must agree within the election lease, as Kubernetes leader election assumes).
+   */
+  private long adoptedAckDeadline(StoredObject o) {
+    long pending = pool.config.pendingTimeout().toMillis();
+    return GenerationClock.issuedAtMillis(o.generation) + pending - Math.min(pending / 4, 5_000);
+  }
+
+  /** What a miss is called: final once serving, retryable while a new leader still rebuilds its index. */
+  private ErrorCode missing() {
+    return pool.recovering() ? ErrorCode.RECOVERING : ErrorCode.NOT_FOUND;
+  }
+
+  public synchronized List<ErrorCode> exists(List<String> keys) {
+    List<ErrorCode> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      StoredObject o = Keys.problem(key) == null ? pool.objects.get(key) : null;
+      if (Keys.problem(key) != null) {
+        out.add(ErrorCode.LIMIT_EXCEEDED);
+      } else {
+        out.add(o != null && o.complete() && !pool.readableReplicas(o).isEmpty() ? ErrorCode.OK : missing());
+      }
+    }
+    return out;
+  }
+
+  public synchronized List<ErrorCode> remove(List<String> keys) {
+    long now = clock.getAsLong();
+    List<ErrorCode> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      StoredObject o = Keys.problem(key) == null ? pool.objects.get(key) : null;
+      if (Keys.problem(key) != null) {
+        out.add(ErrorCode.LIMIT_EXCEEDED);
+      } else if (o == null) {
+        out.add(missing());
+      } else if (!o.complete()) {
+        out.add(ErrorCode.PUT_IN_PROGRESS);
+      } else if (o.leased(now) || o.repairInFlight) {
+        out.add(ErrorCode.OBJECT_LEASED);
+      } else {
+        pool.delete(o, now, false, 0);
+        out.add(ErrorCode.OK);
+      }
+    }
+    return out;
+  }
+
+  /** Removes every complete object that is not leased or being copied, in bounded steps; returns how many. */
+  public long removeAll() {
+    long removed = 0;
+    int slot = 0;
+    while (true) {
+      synchronized (this) {
+        long now = clock.getAsLong();
+        int end = slot + REMOVE_ALL_CHUNK;
+        for (; slot < end; ) {
+          StoredObject o = pool.objects.slot(slot);
+          if (o == null) {
+            return removed;
+          }
+          if (o.complete() && !o.leased(now) && !o.repairInFlight) {
+            pool.delete(o, now, false, 0);
+            removed++; // the last object moved into this slot: look at it next
+          } else {
+            slot++;
+          }
+        }
+      }
+    }
+  }
+
+  public synchronized ErrorCode pin(String key, boolean pinned) {
+    StoredObject o = pool.objects.get(key);
+    if (o == null || !o.complete()) {
+      return missing();
+    }
+    pool.objects.setPinned(o, pinned);
+    return ErrorCode.OK;
+  }
+
+  public synchronized StatsReply stats() {
+    return new StatsReply(pool.capacityBytes(), pool.usedBytes(), pool.objects.size(),
+        pool.nodesIn(NodeState.ALIVE) + pool.nodesIn(NodeState.DRAINING), pool.serverState);
+  }
+
+  // ---- periodic work ----
+
+  /**
+   * Bounded periodic work: declares silent nodes dead, revokes abandoned puts, frees expired quarantine, ends
+   * recovery, evicts above the watermark, advances the sweep, and returns replica copies to start.
+   */
+  public synchronized List<RepairTask> tick() {
+    long now = clock.getAsLong();
+    registry.expireSilentNodes(now);
+    for (StoredObject o : pool.objects.expiredPending(now, MAX_EXPIRED_PER_TICK)) {
+      pool.delete(o, now, true, o.pendingDeadlineMillis);
+      pool.counters.pendingExpired.inc();
+    }
+    pool.freeQuarantined(now);
+    pool.tombstones.expire(now);
+    pool.maybeEndRecovery(now);
+    if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
+      eviction.evict(now, (long) (pool.usedBytes() * pool.config.evictRatio()), MAX_WATERMARK_VICTIMS_PER_TICK);
+    }
+    pool.sweep.step();
+    return repairs.plan(now);
+  }
+
+  /** Records the outcome of a copy started by {@link #tick()}: the target's receipt, or null when it failed. */
+  public synchronized void repairDone(RepairTask task, byte[] receipt) {
+    repairs.done(task, receipt, clock.getAsLong());
+  }
+
+  // ---- views for status and metrics: O(nodes), never O(objects) ----
+
+  public synchronized PoolSnapshot snapshot() {
+    long now = clock.getAsLong();
+    List<PoolSnapshot.Node> nodeViews = new ArrayList<>();
+    for (StorageNodeRecord n : pool.nodeRecords()) {
+      boolean dead = n.state() == NodeState.DEAD;
+      nodeViews.add(new PoolSnapshot.Node(n.id(), n.endpoint(), n.state().name(), dead ? 0 : n.capacityBytes(),
+          dead ? 0 : n.usedBytes(), dead ? 0 : n.replicaCount(), n.version().release(), n.version().protocol(),
+          now - n.lastHeartbeatMillis(), n.transport(), n.devices()));
+    }
+    return new PoolSnapshot(pool.view, pool.serverState, nodeViews, pool.capacityBytes(), pool.usedBytes(),
+        pool.objects.size(), pool.objects.pendingCount(), pool.objects.pinnedCount(), pool.needsRepair.size(),
+        pool.tombstones.size(), MasterCounters.value(pool.counters.objectsRecovered));
+  }
+
+  /** Every object's replica count, for tests only: O(n). */
+  synchronized java.util.Map<String, Integer> replicaCountsForTest() {
+    java.util.Map<String, Integer> out = new java.util.HashMap<>();
+    for (StoredObject o : pool.objects.all()) {
+      out.put(o.key, pool.readableReplicas(o).size());
+    }
+    return out;
+  }
+}

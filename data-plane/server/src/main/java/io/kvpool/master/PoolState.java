@@ -1,0 +1,212 @@
+package io.kvpool.master;
+
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.ServerState;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the master knows, and the few primitives that keep it consistent: a replica is counted on the
+ * registration that holds it, a deleted object leaves a tombstone and a release for each holder, an uncommitted
+ * range is quarantined until its grants expired. Guarded by the metadata lock; the feature classes (node registry,
+ * eviction, repairs, sweeps) work on it.
+ */
+final class PoolState {
+  private static final Logger LOG = LoggerFactory.getLogger(PoolState.class);
+
+  /** Replaced whole when eviction settings change live ({@link PoolMetadata#updateEviction}); under the lock. */
+  MasterConfig config;
+  final MasterCounters counters;
+  final ReplicaPlacement placement;
+  final Random random;
+  final long view;
+  final ObjectTable objects = new ObjectTable();
+  final Map<String, StorageNodeRecord> nodes = new LinkedHashMap<>();
+  final Tombstones tombstones;
+  final GenerationClock generations = new GenerationClock();
+  final Quarantine quarantine = new Quarantine();
+  final LinkedHashSet<StoredObject> needsRepair = new LinkedHashSet<>();
+  final NodeSweep sweep = new NodeSweep(this);
+  /** Volatile: handshakes read it without the metadata lock (a long locked operation must not stall them). */
+  volatile ServerState serverState = ServerState.RECOVERING;
+  long recoveryStartedMillis;
+  long lastRegistrationMillis;
+  private long incarnations;
+
+  PoolState(MasterConfig config, MasterCounters counters, ReplicaPlacement placement, Random random, long view,
+            long nowMillis) {
+    this.config = config;
+    this.counters = counters;
+    this.placement = placement;
+    this.random = random;
+    this.view = view;
+    this.tombstones = new Tombstones(config.tombstoneTtl().toMillis(), config.maxTombstones(),
+        counters.tombstonesDropped::inc);
+    this.recoveryStartedMillis = nowMillis;
+    this.lastRegistrationMillis = nowMillis;
+  }
+
+  long nextIncarnation() {
+    return ++incarnations;
+  }
+
+  boolean recovering() {
+    return serverState == ServerState.RECOVERING;
+  }
+
+  /** The registration that holds {@code r}, or null when the replica belongs to a registration that is gone. */
+  StorageNodeRecord holder(Replica r) {
+    StorageNodeRecord n = nodes.get(r.nodeId());
+    return n != null && n.incarnation() == r.incarnation() ? n : null;
+  }
+
+  /** Whether {@code r} can be read or copied from now. */
+  boolean readable(Replica r) {
+    StorageNodeRecord n = holder(r);
+    return n != null && n.state().serves();
+  }
+
+  List<Replica> readableReplicas(StoredObject o) {
+    List<Replica> out = new ArrayList<>(o.replicas.size());
+    for (Replica r : o.replicas) {
+      if (readable(r)) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  Collection<StorageNodeRecord> nodeRecords() {
+    return nodes.values();
+  }
+
+  void addReplica(StoredObject o, Replica r) {
+    o.replicas.add(r);
+    StorageNodeRecord n = holder(r);
+    if (n != null) {
+      n.replicaAdded();
+    }
+  }
+
+  /** Takes one replica off a live object (it moved or is surplus): freed, and the node told to forget it. */
+  void retireReplica(StoredObject o, Replica r) {
+    o.replicas.remove(r);
+    StorageNodeRecord n = holder(r);
+    if (n != null) {
+      n.replicaRemoved();
+      n.free(r);
+      n.release(new Release(o.key, o.generation, false));
+    }
+  }
+
+  /** Forgets a replica whose registration is gone (nothing to free, nobody to tell). */
+  void forgetReplica(StoredObject o, Replica r) {
+    o.replicas.remove(r);
+    StorageNodeRecord n = holder(r);
+    if (n != null) {
+      n.replicaRemoved();
+    }
+  }
+
+  /**
+   * Deletes an object (remove, eviction, revoke, expiry, a newer generation): a tombstone, a release for every
+   * holder, and its ranges freed — or quarantined until {@code grantsExpireAtMillis} when writers may still hold
+   * grants for them (puts that never completed).
+   */
+  void delete(StoredObject o, long nowMillis, boolean quarantineRanges, long grantsExpireAtMillis) {
+    objects.remove(o);
+    needsRepair.remove(o);
+    tombstones.add(o.key, o.generation, nowMillis);
+    for (Replica r : o.replicas) {
+      StorageNodeRecord n = holder(r);
+      if (n == null) {
+        continue;
+      }
+      n.replicaRemoved();
+      n.release(new Release(o.key, o.generation, true));
+      if (quarantineRanges) {
+        quarantine.hold(r, grantsExpireAtMillis);
+      } else {
+        n.free(r);
+      }
+    }
+  }
+
+  /** An object with no replica left on any live node: gone, but without a tombstone (its node may come back). */
+  void lose(StoredObject o) {
+    objects.remove(o);
+    needsRepair.remove(o);
+    if (o.complete()) {
+      counters.objectsLost.inc();
+    }
+  }
+
+  void freeQuarantined(long nowMillis) {
+    for (Replica r : quarantine.release(nowMillis)) {
+      StorageNodeRecord n = holder(r);
+      if (n != null) {
+        n.free(r);
+      }
+    }
+  }
+
+  long capacityBytes() {
+    return sumOverLiveNodes(StorageNodeRecord::capacityBytes);
+  }
+
+  long usedBytes() {
+    return sumOverLiveNodes(StorageNodeRecord::usedBytes);
+  }
+
+  /** Dead nodes' memory is gone: it counts neither as capacity nor as use. */
+  private long sumOverLiveNodes(ToLongFunction<StorageNodeRecord> figure) {
+    long sum = 0;
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        sum += figure.applyAsLong(n);
+      }
+    }
+    return sum;
+  }
+
+  double usageRatio() {
+    long c = capacityBytes();
+    return c == 0 ? 0 : (double) usedBytes() / c;
+  }
+
+  int nodesIn(NodeState state) {
+    int n = 0;
+    for (StorageNodeRecord r : nodes.values()) {
+      n += r.state() == state ? 1 : 0;
+    }
+    return n;
+  }
+
+  /**
+   * Ends recovery once registrations went quiet after at least one node registered (or the node TTL passed: a node
+   * that has not registered by then would be dead anyway): eviction resumes, misses are final. A leader that heard
+   * from no node at all keeps recovering, so it never answers NOT_FOUND for objects its nodes still hold.
+   */
+  void maybeEndRecovery(long nowMillis) {
+    if (!recovering()) {
+      return;
+    }
+    long quiet = config.recoveryQuietPeriod().toMillis();
+    boolean settled = nodesIn(NodeState.ALIVE) > 0 && nowMillis - lastRegistrationMillis >= quiet
+        && nowMillis - recoveryStartedMillis >= quiet;
+    if (settled || nowMillis - recoveryStartedMillis >= config.nodeTtl().toMillis()) {
+      serverState = ServerState.SERVING;
+      LOG.info("event=recovery_done view={} nodes={} objects={} recovered={} took_ms={}", view,
+          nodesIn(NodeState.ALIVE), objects.size(), MasterCounters.value(counters.objectsRecovered),
+          nowMillis - recoveryStartedMillis);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package io.kvpool.server;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+
+/** Logs a WARN at most once per interval and counts what it suppressed, so a bad peer cannot flood the log. */
+public final class RateLimitedLog {
+  private final Logger log;
+  private final long intervalNanos;
+  private final AtomicLong nextAllowed = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong suppressed = new AtomicLong();
+
+  public RateLimitedLog(Logger log, long intervalMillis) {
+    this.log = log;
+    this.intervalNanos = intervalMillis * 1_000_000L;
+  }
+
+  public void warn(String format, Object... args) {
+    long now = System.nanoTime();
+    long next = nextAllowed.get();
+    if ((next == Long.MIN_VALUE || now - next >= 0) && nextAllowed.compareAndSet(next, now + intervalNanos)) {
+      long dropped = suppressed.getAndSet(0);
+      if (dropped > 0) {
+        log.warn("event=log_suppressed count={} (similar warnings skipped)", dropped);
+      }
+      log.warn(format, args);
+    } else {
+      suppressed.incrementAndGet();
+    }
+  }
+}

@@ -1,0 +1,454 @@
+package io.kvpool.server;
+
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.AuthRequest;
+import io.kvpool.protocol.BodyBudget;
+import io.kvpool.protocol.PoolKey;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import io.kvpool.protocol.ProtocolLimits;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import java.net.StandardSocketOptions;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import jdk.net.ExtendedSocketOptions;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Frame;
+import io.kvpool.protocol.FrameChannel;
+import io.kvpool.protocol.BodyReader;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.HandshakeReply;
+import io.kvpool.protocol.HandshakeRequest;
+import io.kvpool.protocol.ServerState;
+import io.kvpool.protocol.HandshakeException;
+import io.kvpool.protocol.HandshakeRules;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ProtocolException;
+import io.kvpool.protocol.Role;
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Accepts connections and serves each on a thread of its own (blocking NIO: simple and fast enough on loopback).
+ * Runs the handshake, then hands every well-formed request frame to the handler. A malformed frame closes only its
+ * connection. Bounded as PROTOCOL.md says ({@link ServerLimits}): deadlines for the handshake, idle time, a frame
+ * once started, payloads and writes; at most so many connections in their handshake (the oldest is closed to admit a
+ * new one) and so many sessions (more are refused with BUSY); large bodies share a memory budget and nothing is
+ * allocated by a declared length; TCP keepalive finds vanished peers.
+ */
+public final class RpcServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+  private static final RateLimitedLog BAD_FRAMES = new RateLimitedLog(LOG, 5_000);
+  private static final SecureRandom NONCES = new SecureRandom();
+
+  /** Serves one request frame; must write exactly one reply (or throw to close the connection). */
+  @FunctionalInterface
+  public interface RequestHandler {
+    void handle(Session session, Frame request) throws IOException;
+  }
+
+  /**
+   * What this server says in handshakes. The pool id may be learned later (storage nodes learn it from the master);
+   * {@code view}, {@code state} and {@code leader} change with leadership (a storage node: the view it follows,
+   * SERVING, empty).
+   */
+  public record Identity(VersionInfo version, Role role, Supplier<String> poolId, String id, LongSupplier view,
+                         Supplier<ServerState> state, Supplier<String> leader) {
+    /** A server that is always SERVING at view 0 and names no leader. */
+    public Identity(VersionInfo version, Role role, Supplier<String> poolId, String id) {
+      this(version, role, poolId, id, () -> 0, () -> ServerState.SERVING, () -> "");
+    }
+
+    Handshake handshake() {
+      return new Handshake(version, role, poolId.get(), id);
+    }
+
+    HandshakeReply reply() {
+      return HandshakeReply.unauthenticated(handshake(), view.getAsLong(), state.get(), leader.get());
+    }
+
+    HandshakeReply reply(byte[] nonce, byte[] proof) {
+      return new HandshakeReply(handshake(), view.getAsLong(), state.get(), leader.get(), true, nonce, proof);
+    }
+  }
+
+  private final String name;
+  private final Identity identity;
+  private final RequestHandler handler;
+  private final ServerLimits limits;
+  private final PoolSecrets secrets;
+  private final ServerSocketChannel server;
+  private final ThreadPoolExecutor workers;
+  private final BodyBudget bodyBudget;
+  private final Counter versionMismatches;
+  private final Counter closedConnections;
+  private final Counter refusedConnections;
+  private final Counter authFailures;
+  private final RpcMetrics rpcMetrics;
+  private final Set<String> refusedPeersLogged = ConcurrentHashMap.newKeySet();
+  private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
+  /** Connections still in their handshake, oldest first: at the cap, the oldest is closed to admit a new one. */
+  private final Deque<SocketChannel> handshaking = new ConcurrentLinkedDeque<>();
+  private final Set<SocketChannel> evicted = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger sessions = new AtomicInteger();
+  private volatile boolean closed;
+  private Thread acceptor;
+
+  public RpcServer(String name, String host, int port, Identity identity, RequestHandler handler, ServerLimits limits,
+                   PoolSecrets secrets, PrometheusRegistry metrics) throws IOException {
+    this.name = name;
+    this.identity = identity;
+    this.handler = handler;
+    this.limits = limits;
+    this.secrets = secrets;
+    this.bodyBudget = new BodyBudget(limits.bodyBudgetBytes());
+    this.versionMismatches = Counter.builder().name("kvpool_version_mismatch_total")
+        .help("Connections refused for protocol version skew").register(metrics);
+    this.closedConnections = Counter.builder().name("kvpool_connections_closed_total")
+        .help("Connections the server closed, by reason: handshake_timeout, idle, frame_timeout, payload_timeout,"
+            + " write_timeout, handshake_evicted, malformed, internal_error").labelNames("reason").register(metrics);
+    this.refusedConnections = Counter.builder().name("kvpool_connections_refused_total")
+        .help("Handshakes refused, by reason: busy, version_mismatch, pool_mismatch, other")
+        .labelNames("reason").register(metrics);
+    this.rpcMetrics = new RpcMetrics(metrics);
+    this.authFailures = Counter.builder().name("kvpool_auth_failures_total")
+        .help("Peers refused by authentication, by reason: no_key, unknown_key, role, bad_proof")
+        .labelNames("reason").register(metrics);
+    GaugeWithCallback.builder().name("kvpool_connections").help("Open connections by state")
+        .labelNames("state").callback(cb -> {
+          cb.call(handshaking.size(), "handshake");
+          cb.call(sessions.get(), "session");
+        }).register(metrics);
+    GaugeWithCallback.builder().name("kvpool_body_budget_available_bytes")
+        .help("Room left for large control bodies being received").callback(cb -> cb.call(bodyBudget.available()))
+        .register(metrics);
+    this.server = ServerSocketChannel.open();
+    server.bind(new InetSocketAddress(host, port), 256);
+    AtomicInteger n = new AtomicInteger();
+    // the caps bound the threads: handshakes beyond theirs evict the oldest, sessions beyond theirs are refused
+    this.workers = new ThreadPoolExecutor(0, limits.maxHandshaking() + limits.maxSessions() + 64, 30,
+        TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, name + "-conn-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  public HostPort endpoint() throws IOException {
+    return HostPort.of((InetSocketAddress) server.getLocalAddress());
+  }
+
+  /** Connections refused so far for protocol version skew. */
+  public long versionMismatches() {
+    return (long) versionMismatches.get();
+  }
+
+  public void start() {
+    acceptor = new Thread(this::acceptLoop, name + "-accept");
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      SocketChannel ch;
+      try {
+        ch = server.accept();
+      } catch (ClosedChannelException e) {
+        return;
+      } catch (IOException e) {
+        if (!closed) {
+          LOG.warn("event=accept_failed server={} error={}", name, e.toString());
+        }
+        continue;
+      }
+      try {
+        keepAlive(ch);
+      } catch (IOException | RuntimeException | LinkageError e) {
+        // one connection's setup must never end the accept loop: the process would look alive and serve no one
+        LOG.error("event=connection_setup_failed server={} error={}", name, e.toString());
+        closeQuietly(ch);
+        continue;
+      }
+      open.add(ch);
+      handshaking.addLast(ch);
+      while (handshaking.size() > limits.maxHandshaking()) {
+        SocketChannel oldest = handshaking.pollFirst();
+        if (oldest != null && oldest != ch) {
+          evicted.add(oldest);
+          closeQuietly(oldest);
+        }
+      }
+      try {
+        workers.execute(() -> serve(ch));
+      } catch (RejectedExecutionException e) {
+        BAD_FRAMES.warn("event=connection_refused server={} reason=no_worker limit={}", name,
+            workers.getMaximumPoolSize());
+        handshaking.remove(ch);
+        open.remove(ch);
+        closeQuietly(ch);
+      }
+    }
+  }
+
+  /** A peer that vanishes without a FIN (power loss, partition) is found by the kernel instead of never. */
+  private static void keepAlive(SocketChannel ch) throws IOException {
+    ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+    try {
+      ch.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, 30);
+      ch.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, 10);
+      ch.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
+    } catch (UnsupportedOperationException e) {
+      // the platform's defaults then apply
+    }
+  }
+
+  private void serve(SocketChannel ch) {
+    String remote = "?";
+    ConnectionDeadline deadline = new ConnectionDeadline(ch);
+    deadline.arm("handshake_timeout", limits.handshakeTimeout().toNanos());
+    boolean established = false;
+    try {
+      remote = String.valueOf(ch.getRemoteAddress());
+      int major = identity.version().protocolMajor();
+      FrameChannel fc = new FrameChannel(ch, secrets.tls(), true, major, identity.version().protocolMinor());
+      fc.limitBody(ProtocolLimits.MAX_HANDSHAKE_BODY_BYTES);
+      Session session = handshake(fc, remote, deadline);
+      if (session == null) {
+        return;
+      }
+      established = true;
+      handshaking.remove(ch);
+      fc.limitBody(ProtocolLimits.MAX_BODY_BYTES);
+      fc.useBudget(bodyBudget);
+      while (!closed) {
+        deadline.arm("idle", limits.idleTimeout().toNanos());
+        if (!fc.awaitFrame()) {
+          return;
+        }
+        deadline.arm("frame_timeout", limits.frameTimeout().toNanos());
+        Frame frame = fc.read();
+        deadline.disarm();
+        if (frame == null) {
+          return;
+        }
+        if (frame.header().isResponse()) {
+          throw new ProtocolException("unexpected response frame from a client");
+        }
+        if (frame.header().protocolMajor() != major) {
+          throw new ProtocolException("frame protocol major " + frame.header().protocolMajor() + " differs from "
+              + major + " agreed in the handshake");
+        }
+        if (frame.opcode() == null || frame.opcode() == Opcode.HANDSHAKE) {
+          session.replyError(frame, ErrorCode.UNKNOWN_OPCODE, "opcode " + frame.header().opcode()
+              + " is not a request this " + identity.role() + " serves");
+          continue;
+        }
+        long started = System.nanoTime();
+        session.beginRequest();
+        handler.handle(session, frame);
+        rpcMetrics.served(frame.opcode(), System.nanoTime() - started, session.requestError());
+      }
+    } catch (ProtocolException e) {
+      closedConnections.labelValues("malformed").inc();
+      BAD_FRAMES.warn("event=connection_closed server={} peer={} reason=\"malformed frame: {}\"", name, remote,
+          e.getMessage());
+    } catch (IOException e) {
+      String reason = evicted.remove(ch) ? "handshake_evicted" : deadline.expiredReason();
+      if (reason != null && !closed) {
+        closedConnections.labelValues(reason).inc();
+        BAD_FRAMES.warn("event=connection_closed server={} peer={} reason={}", name, remote, reason);
+      } else {
+        LOG.debug("event=connection_ended server={} peer={} error={}", name, remote, e.toString());
+      }
+    } catch (RuntimeException e) {
+      closedConnections.labelValues("internal_error").inc();
+      LOG.warn("event=connection_closed server={} peer={} reason=internal_error", name, remote, e);
+    } finally {
+      if (established) {
+        sessions.decrementAndGet();
+      }
+      handshaking.remove(ch);
+      evicted.remove(ch);
+      open.remove(ch);
+      deadline.forget();
+      closeQuietly(ch);
+    }
+  }
+
+  /** The session, or null when the handshake was refused (answered and to be closed). */
+  private Session handshake(FrameChannel fc, String remote, ConnectionDeadline deadline) throws IOException {
+    Frame first = fc.read();
+    if (first == null) {
+      return null;
+    }
+    if (first.opcode() != Opcode.HANDSHAKE || first.header().isResponse()) {
+      throw new ProtocolException("first frame has opcode " + first.header().opcode() + ", expected HANDSHAKE");
+    }
+    BodyReader body = first.reader();
+    Handshake peer = Handshake.decodePrefix(body);
+    Handshake local = identity.handshake();
+    HandshakeException refusal = HandshakeRules.check(local, peer);
+    HandshakeRequest request = refusal == null ? HandshakeRequest.decodeRest(peer, body) : null;
+    Session session = new Session(fc, peer, request == null ? 0 : request.view(), remote, deadline, limits);
+    if (refusal != null) {
+      if (refusal.code() == ErrorCode.VERSION_MISMATCH) {
+        versionMismatches.inc();
+      }
+      refusedConnections.labelValues(switch (refusal.code()) {
+        case VERSION_MISMATCH -> "version_mismatch";
+        case POOL_MISMATCH -> "pool_mismatch";
+        default -> "other";
+      }).inc();
+      if (refusedPeersLogged.size() > 10_000) {
+        refusedPeersLogged.clear(); // once per distinct peer, but never an unbounded set
+      }
+      if (refusedPeersLogged.add(peer.peerId() + "@" + remote.replaceAll(":\\d+$", "") + "/" + peer.version())) {
+        LOG.warn("event=handshake_refused server={} peer={} peerId={} peerRole={} reason=\"{}\"", name, remote,
+            peer.peerId(), peer.role(), refusal.getMessage());
+      }
+      session.replyError(first, refusal.code(), refusal.getMessage());
+      return null;
+    }
+    if (sessions.incrementAndGet() > limits.maxSessions()) {
+      sessions.decrementAndGet();
+      refusedConnections.labelValues("busy").inc();
+      BAD_FRAMES.warn("event=connection_refused server={} peer={} reason=busy sessions={}", name, remote,
+          limits.maxSessions());
+      session.replyError(first, ErrorCode.BUSY, name + " serves its maximum of " + limits.maxSessions()
+          + " sessions; try again or another replica");
+      return null;
+    }
+    try {
+      if (!secrets.enabled()) {
+        BodyWriter w = new BodyWriter();
+        identity.reply().encode(w);
+        session.reply(first, w);
+      } else if (!authenticate(fc, first, peer, request, session, remote)) {
+        sessions.decrementAndGet();
+        return null;
+      }
+    } catch (IOException | RuntimeException e) {
+      sessions.decrementAndGet();
+      throw e;
+    }
+    return session;
+  }
+
+  /**
+   * PROTOCOL.md, "Authentication": this server proves the key the peer named, then the peer proves it in AUTH, both
+   * over the peer's exact HANDSHAKE body and this server's fresh nonce. False when refused (answered, to be closed).
+   */
+  private boolean authenticate(FrameChannel fc, Frame first, Handshake peer, HandshakeRequest request,
+      Session session, String remote) throws IOException {
+    String refusal = null;
+    String reason = null;
+    ErrorCode code = ErrorCode.AUTH_FAILED;
+    java.util.Optional<PoolSecrets.Accepted> accepted = java.util.Optional.empty();
+    if (request.keyId().length == 0) {
+      reason = "no_key";
+      code = ErrorCode.AUTH_REQUIRED;
+      refusal = name + " requires authentication: give this " + peer.role().name().toLowerCase(java.util.Locale.ROOT)
+          + " the pool's key";
+    } else {
+      accepted = secrets.find(request.keyId());
+      if (accepted.isEmpty()) {
+        reason = "unknown_key";
+        refusal = "the key this peer offers is not one of the pool's keys (a wrong or retired secret)";
+      } else if (!accepted.get().admits(peer.role())) {
+        reason = "role";
+        refusal = "the client key does not admit role " + peer.role() + ": storage nodes and masters need the"
+            + " cluster key";
+      }
+    }
+    if (refusal != null) {
+      authRefused(reason, peer, remote);
+      session.replyError(first, code, refusal);
+      return false;
+    }
+    PoolKey key = accepted.get().key();
+    byte[] requestBody = bodyBytes(first);
+    byte[] nonce = new byte[HandshakeRequest.NONCE_BYTES];
+    NONCES.nextBytes(nonce);
+    BodyWriter w = new BodyWriter();
+    identity.reply(nonce, key.serverProof(requestBody, nonce)).encode(w);
+    session.reply(first, w);
+    Frame auth = fc.read();
+    if (auth == null) {
+      return false;
+    }
+    if (auth.opcode() != Opcode.AUTH || auth.header().isResponse()) {
+      throw new ProtocolException("expected AUTH after an authenticated handshake, got opcode "
+          + auth.header().opcode());
+    }
+    AuthRequest proof = AuthRequest.decode(auth.reader());
+    if (!PoolKey.same(key.clientProof(requestBody, nonce), proof.proof())) {
+      authRefused("bad_proof", peer, remote);
+      session.replyError(auth, ErrorCode.AUTH_FAILED, "wrong proof for the pool key this peer named");
+      return false;
+    }
+    session.reply(auth, null);
+    return true;
+  }
+
+  private void authRefused(String reason, Handshake peer, String remote) {
+    authFailures.labelValues(reason).inc();
+    BAD_FRAMES.warn("event=auth_refused server={} peer={} peerId={} peerRole={} reason={}", name, remote,
+        peer.peerId(), peer.role(), reason);
+  }
+
+  private static byte[] bodyBytes(Frame frame) {
+    ByteBuffer body = frame.body().duplicate();
+    body.rewind();
+    byte[] bytes = new byte[body.remaining()];
+    body.get(bytes);
+    return bytes;
+  }
+
+  private static void closeQuietly(SocketChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // closing a socket that already failed has nothing left to report
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.debug("event=server_close_failed server={} error={}", name, e.toString());
+    }
+    for (SocketChannel ch : open) {
+      closeQuietly(ch);
+    }
+    handshaking.clear();
+    workers.shutdownNow();
+    try {
+      // handlers may hold views of native memory; let them finish before the owner unmaps it
+      workers.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

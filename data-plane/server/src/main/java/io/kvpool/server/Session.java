@@ -1,0 +1,106 @@
+package io.kvpool.server;
+
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.ErrorReply;
+import io.kvpool.protocol.Frame;
+import io.kvpool.protocol.FrameChannel;
+import io.kvpool.protocol.FrameHeader;
+import io.kvpool.protocol.Handshake;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/** Server side of one accepted connection after a successful handshake. */
+public final class Session {
+  private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+  private final FrameChannel channel;
+  private final Handshake peer;
+  private final long peerView;
+  private final String remoteAddress;
+  private final ConnectionDeadline deadline;
+  private final ServerLimits limits;
+  private ErrorCode requestError; // of the request being served: the code it was refused with, or null
+
+  Session(FrameChannel channel, Handshake peer, long peerView, String remoteAddress, ConnectionDeadline deadline,
+          ServerLimits limits) {
+    this.channel = channel;
+    this.peer = peer;
+    this.peerView = peerView;
+    this.remoteAddress = remoteAddress;
+    this.deadline = deadline;
+    this.limits = limits;
+  }
+
+  /** The leadership view the peer announced (a master's; 0 from other roles). */
+  public long peerView() {
+    return peerView;
+  }
+
+  /** Whether the connection is still open (a node id is bound to the connection that registered it). */
+  public boolean isOpen() {
+    return channel.channel().isOpen();
+  }
+
+  public Handshake peer() {
+    return peer;
+  }
+
+  public String remoteAddress() {
+    return remoteAddress;
+  }
+
+  /**
+   * Reads a request's payload into {@code dst} within the payload deadline (a base plus an allowance per MiB): a
+   * peer that stalls mid-payload is disconnected and the caller discards what arrived.
+   */
+  public void readPayload(ByteBuffer dst) throws IOException {
+    deadline.arm("payload_timeout", limits.payloadNanos(dst.remaining()));
+    channel.readPayload(dst);
+    deadline.disarm();
+  }
+
+  /** Reads and drops a refused request's payload, within the payload deadline. */
+  public void skipPayload(long length) throws IOException {
+    deadline.arm("payload_timeout", limits.payloadNanos(length));
+    channel.skipPayload(length);
+    deadline.disarm();
+  }
+
+  public void reply(Frame request, BodyWriter body) throws IOException {
+    reply(request, body, (ByteBuffer[]) null);
+  }
+
+  /** Writes the reply; a peer that does not read it within the frame deadline (plus the payload's) is dropped. */
+  public void reply(Frame request, BodyWriter body, ByteBuffer... payload) throws IOException {
+    long bytes = 0;
+    if (payload != null) {
+      for (ByteBuffer b : payload) {
+        bytes += b.remaining();
+      }
+    }
+    deadline.arm("write_timeout", limits.frameTimeout().toNanos() + limits.payloadNanos(bytes));
+    channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
+        body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
+    deadline.disarm();
+  }
+
+  /** A request starts: no error so far. */
+  void beginRequest() {
+    requestError = null;
+  }
+
+  /** The error code the current request was answered with, or null. */
+  ErrorCode requestError() {
+    return requestError;
+  }
+
+  public void replyError(Frame request, ErrorCode code, String message) throws IOException {
+    requestError = code;
+    BodyWriter w = new BodyWriter();
+    new ErrorReply(code, message).encode(w);
+    deadline.arm("write_timeout", limits.frameTimeout().toNanos());
+    channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR,
+        request.header().requestId(), w.toBuffer());
+    deadline.disarm();
+  }
+}

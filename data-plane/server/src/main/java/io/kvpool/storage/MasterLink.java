@@ -1,0 +1,316 @@
+package io.kvpool.storage;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.HandshakeException;
+import io.kvpool.protocol.HandshakeReply;
+import io.kvpool.protocol.ConnectionSecurity;
+import io.kvpool.server.PoolSecrets;
+import io.kvpool.protocol.ServerState;
+import io.kvpool.protocol.Heartbeat;
+import io.kvpool.protocol.HeartbeatReply;
+import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ProtocolLimits;
+import io.kvpool.protocol.RegisterInventory;
+import io.kvpool.protocol.RegisterNode;
+import io.kvpool.protocol.RegisterReply;
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.protocol.Tombstone;
+import io.kvpool.server.NodeKey;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's link to the pool's leader: finds it among the configured master endpoints (a standby answers
+ * NOT_LEADER; any endpoint may be a Service name), registers with the inventory in bounded chunks, heartbeats,
+ * applies the releases the master sends, and registers again whenever the master no longer knows it or a new view
+ * began. It follows the highest view it has seen and refuses an older master (fencing); each registration brings a
+ * new node key, so grants and tokens of a deposed leader stop working here.
+ */
+final class MasterLink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
+  private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
+  private static final long MAX_BACKOFF_MILLIS = 500;
+
+  private final PoolSecrets secrets;
+  private final String transport;
+  private final List<String> devices;
+  private final List<HostPort> masters;
+  private final String configuredPoolId;
+  private final String nodeId;
+  private final String endpoint;
+  private final List<SegmentInfo> segments;
+  private final ObjectInventory inventory;
+  private final Duration interval;
+  private final CountDownLatch registered = new CountDownLatch(1);
+  private final CountDownLatch settled = new CountDownLatch(1); // registered, or refused for its configured pool
+  private final Thread thread;
+  private volatile NodeKey nodeKey;
+  private volatile boolean serving;
+  private volatile String poolId;
+  private volatile HandshakeException poolRefusal;
+  private volatile long highestView;
+  private volatile long registeredView;
+  private volatile long clockOffsetMillis; // master time - local time
+  private volatile boolean closed;
+  private int next; // index of the master endpoint to try next
+  private byte[] registrationId;
+  private RpcConnection connection;
+
+  MasterLink(List<HostPort> masters, String poolId, String nodeId, String endpoint, List<SegmentInfo> segments,
+             ObjectInventory inventory, Duration interval, PoolSecrets secrets, String transport, List<String> devices) {
+    this.secrets = secrets;
+    this.transport = transport;
+    this.devices = List.copyOf(devices);
+    this.masters = List.copyOf(masters);
+    this.configuredPoolId = poolId;
+    this.poolId = poolId;
+    this.nodeId = nodeId;
+    this.endpoint = endpoint;
+    this.segments = segments;
+    this.inventory = inventory;
+    this.interval = interval;
+    this.thread = new Thread(this::run, "storage-master-link");
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /**
+   * Blocks until the first registration succeeded (true), the master refused the node's configured pool id (false,
+   * see {@link #poolRefusal}; the link then stops) or the timeout passed (false).
+   */
+  boolean awaitRegistered(Duration timeout) throws InterruptedException {
+    settled.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return registered.getCount() == 0;
+  }
+
+  HandshakeException poolRefusal() {
+    return poolRefusal;
+  }
+
+  /** Registered with the current leader and its inventory delivered: the node is placed on and read from. */
+  boolean isRegistered() {
+    return serving;
+  }
+
+  /** The key of the current registration; null before the first one. */
+  NodeKey nodeKey() {
+    return nodeKey;
+  }
+
+  /** Now, in the master's clock (expiries of grants and tokens are master time). */
+  long masterNow() {
+    return System.currentTimeMillis() + clockOffsetMillis;
+  }
+
+  String poolId() {
+    return poolId;
+  }
+
+  long view() {
+    return registeredView;
+  }
+
+  /** How this node connects to masters and to the nodes it copies replicas to. */
+  ConnectionSecurity outbound() {
+    return secrets.outbound();
+  }
+
+  /** The newest master view this node has accepted: older masters are refused. */
+  long highestView() {
+    return highestView;
+  }
+
+  private void run() {
+    boolean needRegister = true;
+    long backoff = 100;
+    while (!closed) {
+      try {
+        if (connection == null || !connection.isUsable()) {
+          connect();
+          needRegister = true;
+        }
+        if (needRegister) {
+          register();
+          needRegister = false;
+        }
+        HeartbeatReply reply = heartbeat();
+        needRegister = !reply.known() || reply.view() != registeredView;
+        if (needRegister) {
+          serving = false;
+          LOG.info("event=reregistering node={} reason={} view={}", nodeId, reply.known() ? "new_master_view"
+              : "unknown_to_master", reply.view());
+        }
+        backoff = 100;
+        if (!needRegister && !reply.more()) {
+          Thread.sleep(interval.toMillis());
+        }
+        inventory.expireWrites(masterNow());
+        inventory.expireTombstones(System.currentTimeMillis());
+      } catch (InterruptedException e) {
+        return;
+      } catch (HandshakeException e) {
+        LOG.error("event=master_refused_node master={} node={} reason=\"{}\"", current(), nodeId, e.getMessage());
+        if (e.code() == ErrorCode.POOL_MISMATCH && !configuredPoolId.isEmpty() && registered.getCount() > 0) {
+          // a node started for another pool is misconfigured: waiting will not fix it, so stop and let start() fail
+          poolRefusal = e;
+          settled.countDown();
+          return;
+        }
+        backoff = switchMaster(Math.max(backoff, 1_000));
+      } catch (RemoteErrorException e) {
+        if (e.code() != ErrorCode.NOT_LEADER) {
+          LOG.warn("event=master_refused_request master={} node={} code={} reason=\"{}\"", current(), nodeId,
+              e.code(), e.remoteMessage());
+        }
+        backoff = switchMaster(backoff);
+      } catch (IOException | RuntimeException e) {
+        if (!closed) {
+          LOG.warn("event=master_unreachable master={} node={} error=\"{}\"", current(), nodeId, e.getMessage());
+        }
+        backoff = switchMaster(backoff);
+      }
+    }
+  }
+
+  private HostPort current() {
+    return masters.get(next % masters.size());
+  }
+
+  /** Where the current connection really goes (the leader a standby named, else the configured endpoint). */
+  private HostPort connected() {
+    return connection != null ? connection.endpoint() : current();
+  }
+
+  /** Drops the connection, moves to the next master endpoint and sleeps a jittered, growing backoff. */
+  private long switchMaster(long backoff) {
+    closeConnection();
+    next++;
+    try {
+      Thread.sleep(backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closed = true;
+    }
+    return Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+  }
+
+  private void connect() throws IOException {
+    closeConnection();
+    connection = RpcConnection.open(current(), new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
+        secrets.outbound(), RPC_TIMEOUT);
+    HandshakeReply hello = connection.peerReply();
+    if (hello.state() == ServerState.STANDBY && !hello.leaderEndpoint().isEmpty()) {
+      // a standby names the leader: go there directly (it may be none of the configured endpoints, e.g. behind a
+      // Service name)
+      HostPort leader = HostPort.parse(hello.leaderEndpoint());
+      closeConnection();
+      connection = RpcConnection.open(leader, new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
+          secrets.outbound(), RPC_TIMEOUT);
+    }
+    if (connection.peerReply().view() != 0 && connection.peerReply().view() < highestView) {
+      throw new IOException("master " + connection.endpoint() + " serves view " + connection.peerReply().view()
+          + ", older than view " + highestView + " this node already follows: refusing a deposed leader");
+    }
+    if (configuredPoolId.isEmpty()) {
+      poolId = connection.peer().poolId();
+    }
+  }
+
+  private void register() throws IOException {
+    ObjectInventory.Snapshot snapshot = inventory.snapshot();
+    boolean follows = !snapshot.objects().isEmpty() || !snapshot.tombstones().isEmpty();
+    BodyWriter w = new BodyWriter();
+    new RegisterNode(nodeId, endpoint, segments, highestView, follows, transport, devices).encode(w);
+    RegisterReply reply;
+    try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
+      reply = RegisterReply.decode(connection.call(Opcode.REGISTER_NODE, w).reader());
+    }
+    if (reply.view() < highestView) {
+      throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
+          + highestView + " this node already follows: refusing a deposed leader");
+    }
+    serving = false;
+    nodeKey = new NodeKey(reply.nodeKey()); // grants and tokens of any earlier master stop working here
+    registrationId = reply.registrationId();
+    highestView = reply.view();
+    registeredView = reply.view();
+    clockOffsetMillis = reply.masterTimeMillis() - System.currentTimeMillis();
+    if (follows) {
+      sendInventory(snapshot);
+    }
+    serving = true;
+    LOG.info("event=registered master={} node={} pool={} view={} objects={} tombstones={}", connected(), nodeId, poolId,
+        registeredView, snapshot.objects().size(), snapshot.tombstones().size());
+    registered.countDown();
+    settled.countDown();
+  }
+
+  /** The inventory in chunks of at most {@link ProtocolLimits#MAX_INVENTORY_CHUNK} objects and tombstones. */
+  private void sendInventory(ObjectInventory.Snapshot snapshot) throws IOException {
+    List<InventoryObject> objects = snapshot.objects();
+    List<Tombstone> tombs = snapshot.tombstones();
+    int chunk = ProtocolLimits.MAX_INVENTORY_CHUNK;
+    int chunks = Math.max(1, Math.max((objects.size() + chunk - 1) / chunk, (tombs.size() + chunk - 1) / chunk));
+    for (int i = 0; i < chunks; i++) {
+      List<InventoryObject> o = objects.subList(Math.min(objects.size(), i * chunk),
+          Math.min(objects.size(), (i + 1) * chunk));
+      List<Tombstone> t = tombs.subList(Math.min(tombs.size(), i * chunk), Math.min(tombs.size(), (i + 1) * chunk));
+      BodyWriter w = new BodyWriter(64 + o.size() * 96);
+      new RegisterInventory(registrationId, i == chunks - 1, o, t).encode(w);
+      try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
+        connection.call(Opcode.REGISTER_INVENTORY, w);
+      }
+    }
+  }
+
+  private HeartbeatReply heartbeat() throws IOException {
+    BodyWriter w = new BodyWriter();
+    new Heartbeat(nodeId, registrationId, highestView).encode(w);
+    HeartbeatReply reply;
+    try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
+      reply = HeartbeatReply.decode(connection.call(Opcode.HEARTBEAT, w).reader());
+    }
+    if (reply.view() < highestView) {
+      throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
+          + highestView + " this node follows");
+    }
+    clockOffsetMillis = reply.masterTimeMillis() - System.currentTimeMillis();
+    long now = System.currentTimeMillis();
+    for (Release r : reply.releases()) {
+      inventory.release(r, now);
+    }
+    return reply;
+  }
+
+  private void closeConnection() {
+    if (connection != null) {
+      connection.close();
+      connection = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    thread.interrupt();
+    closeConnection();
+  }
+}

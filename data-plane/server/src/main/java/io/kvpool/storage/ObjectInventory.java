@@ -1,0 +1,326 @@
+package io.kvpool.storage;
+
+import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.Tombstone;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the node holds, by object (key and generation) — never by range alone: complete replicas (checksum-verified,
+ * the node's receipts), writes in progress, and tombstones of objects it was told are deleted. It answers whether a
+ * WRITE may start (not for a deleted or already complete object), whether a READ may be served (only inside a slice
+ * of that very object), and what the node re-registers with after a master change. A write drops every record
+ * overlapping its range (the master reuses space only after releasing it) and tombstones the complete objects it
+ * overwrites, so a late writer of such an object is refused. Thread-safe.
+ */
+final class ObjectInventory {
+  /** An object: key and generation. */
+  record ObjectId(String key, long generation) {
+  }
+
+  /** A replica on this node: complete, or still being written (slices received so far). */
+  private static final class Held {
+    final ObjectId id;
+    final int size;
+    final int checksum;
+    final int wantedReplicas;
+    final List<Slice> slices = new ArrayList<>(1);
+    final long expiresAtMillis; // of the grant, for writes in progress
+    boolean complete;
+
+    Held(ObjectId id, int size, int checksum, int wantedReplicas, long expiresAtMillis) {
+      this.id = id;
+      this.size = size;
+      this.checksum = checksum;
+      this.wantedReplicas = wantedReplicas;
+      this.expiresAtMillis = expiresAtMillis;
+    }
+
+    long covered() {
+      long c = 0;
+      for (Slice s : slices) {
+        c += s.length();
+      }
+      return c;
+    }
+
+    InventoryObject toInventory() {
+      return new InventoryObject(id.key, id.generation, wantedReplicas, size, checksum, List.copyOf(slices));
+    }
+  }
+
+  private record Range(Held held, Slice slice) {
+  }
+
+  private record Tomb(long generation, long atMillis) {
+  }
+
+  private final Map<ObjectId, Held> byObject = new HashMap<>();
+  private final Map<Integer, TreeMap<Long, Range>> bySegment = new HashMap<>();
+  private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
+  private final long tombstoneTtlMillis;
+  private final int maxTombstones;
+  private long tombstonesDropped;
+  private int complete;
+
+  ObjectInventory(long tombstoneTtlMillis, int maxTombstones) {
+    this.tombstoneTtlMillis = tombstoneTtlMillis;
+    this.maxTombstones = maxTombstones;
+  }
+
+  /**
+   * Admits a WRITE of {@code slice} of object {@code id}: null when it may proceed (its range is now reserved for it),
+   * else why not. {@code nowMillis} is local time (tombstone ages).
+   */
+  synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
+                                 long expiresAtMillis, long nowMillis) {
+    Tomb t = tombstones.get(id.key);
+    if (t != null && t.generation >= id.generation) {
+      return "object " + id.key + " generation " + id.generation + " was deleted; start a new put";
+    }
+    Held held = byObject.get(id);
+    if (held != null && held.complete) {
+      return "this node already holds a complete replica of " + id.key + " generation " + id.generation;
+    }
+    dropOverlapping(slice, id, nowMillis);
+    if (held == null) {
+      held = new Held(id, size, checksum, wantedReplicas, expiresAtMillis);
+      byObject.put(id, held);
+    } else if (held.size != size || held.checksum != checksum) {
+      return "slices of " + id.key + " generation " + id.generation + " disagree on the value's size or checksum";
+    }
+    held.slices.add(slice);
+    segment(slice.segmentId()).put(slice.offset(), new Range(held, slice));
+    return null;
+  }
+
+  /** The slices of the object in value order when its bytes now cover the value (check its CRC), else null. */
+  synchronized List<Slice> completedBy(ObjectId id) {
+    Held held = byObject.get(id);
+    if (held == null || held.complete || held.covered() != held.size) {
+      return null;
+    }
+    List<Slice> slices = new ArrayList<>(held.slices);
+    slices.sort(Comparator.comparingInt(Slice::valueOffset));
+    return slices;
+  }
+
+  /** Records the replica as complete after its checksum matched; false if it was dropped meanwhile. */
+  synchronized boolean markComplete(ObjectId id) {
+    Held held = byObject.get(id);
+    if (held == null || held.complete) {
+      return false;
+    }
+    held.complete = true;
+    complete++;
+    return true;
+  }
+
+  /** Forgets an object's slices (a failed or corrupt write). */
+  synchronized void discard(ObjectId id) {
+    Held held = byObject.remove(id);
+    if (held != null) {
+      unindex(held);
+    }
+  }
+
+  /** Forgets an object's slices unless its replica is complete (a batch cut off after this write verified). */
+  synchronized void discardIncomplete(ObjectId id) {
+    Held held = byObject.get(id);
+    if (held != null && !held.complete) {
+      byObject.remove(id);
+      unindex(held);
+    }
+  }
+
+  /** Whether a READ of [offset, offset + length) in the segment lies inside a complete replica of the object. */
+  synchronized boolean holds(ObjectId id, int segmentId, long offset, int length) {
+    Held held = byObject.get(id);
+    if (held == null || !held.complete) {
+      return false;
+    }
+    for (Slice s : held.slices) {
+      if (s.segmentId() == segmentId && offset >= s.offset() && offset + length <= s.end()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The complete replica's slices and figures, or null. */
+  synchronized InventoryObject replica(ObjectId id) {
+    Held held = byObject.get(id);
+    return held == null || !held.complete ? null : held.toInventory();
+  }
+
+  /** Applies a master's release: forget the object; remember it as deleted when it is gone for good. */
+  synchronized void release(Release r, long nowMillis) {
+    ObjectId id = new ObjectId(r.key(), r.generation());
+    Held held = byObject.remove(id);
+    if (held != null) {
+      unindex(held);
+    }
+    if (r.deleted()) {
+      tombstone(id, nowMillis);
+    }
+  }
+
+  /** Drops writes in progress whose grants expired ({@code masterNowMillis} in master time). */
+  synchronized void expireWrites(long masterNowMillis) {
+    for (Iterator<Held> it = byObject.values().iterator(); it.hasNext(); ) {
+      Held h = it.next();
+      if (!h.complete && h.expiresAtMillis < masterNowMillis) {
+        it.remove();
+        unindex(h);
+      }
+    }
+  }
+
+  synchronized void expireTombstones(long nowMillis) {
+    for (Iterator<Tomb> it = tombstones.values().iterator(); it.hasNext(); ) {
+      if (nowMillis - it.next().atMillis < tombstoneTtlMillis) {
+        return;
+      }
+      it.remove();
+    }
+  }
+
+  /**
+   * Takes a complete replica a previous process of this node left in the memory files (a warm restart), after its
+   * bytes were verified. Null when taken, else why not (it overlaps a replica taken before it).
+   */
+  synchronized String adopt(InventoryObject replica) {
+    ObjectId id = new ObjectId(replica.key(), replica.generation());
+    if (byObject.containsKey(id)) {
+      return "listed twice";
+    }
+    for (Slice s : replica.slices()) {
+      TreeMap<Long, Range> seg = segment(s.segmentId());
+      Map.Entry<Long, Range> before = seg.floorEntry(s.offset());
+      Map.Entry<Long, Range> after = seg.ceilingEntry(s.offset());
+      if ((before != null && before.getValue().slice().end() > s.offset())
+          || (after != null && after.getKey() < s.end())) {
+        return "its range [" + s.offset() + ", " + s.end() + ") of segment " + s.segmentId()
+            + " overlaps another replica";
+      }
+    }
+    Held held = new Held(id, replica.size(), replica.checksum(), replica.wantedReplicas(), Long.MAX_VALUE);
+    for (Slice s : replica.slices()) {
+      held.slices.add(s);
+      segment(s.segmentId()).put(s.offset(), new Range(held, s));
+    }
+    held.complete = true;
+    complete++;
+    byObject.put(id, held);
+    return null;
+  }
+
+  /** Takes a tombstone a previous process of this node kept, with its original time. */
+  synchronized void restoreTombstone(String key, long generation, long atMillis) {
+    Tomb old = tombstones.get(key);
+    if (old == null || old.generation < generation) {
+      tombstones.put(key, new Tomb(generation, atMillis));
+    }
+  }
+
+  /** The tombstones with the local time each was made, oldest first (what a warm restart keeps). */
+  synchronized List<InventoryFile.SavedTombstone> savedTombstones() {
+    List<InventoryFile.SavedTombstone> out = new ArrayList<>(tombstones.size());
+    tombstones.forEach((k, t) -> out.add(new InventoryFile.SavedTombstone(k, t.generation, t.atMillis)));
+    return out;
+  }
+
+  /** What the node re-registers with: its complete replicas and its tombstones. */
+  synchronized Snapshot snapshot() {
+    List<InventoryObject> objects = new ArrayList<>(complete);
+    for (Held h : byObject.values()) {
+      if (h.complete) {
+        objects.add(h.toInventory());
+      }
+    }
+    List<Tombstone> tombs = new ArrayList<>(tombstones.size());
+    tombstones.forEach((k, t) -> tombs.add(new Tombstone(k, t.generation)));
+    return new Snapshot(objects, tombs);
+  }
+
+  /** The node's inventory at one moment. */
+  record Snapshot(List<InventoryObject> objects, List<Tombstone> tombstones) {
+  }
+
+  synchronized int completeCount() {
+    return complete;
+  }
+
+  synchronized int tombstoneCount() {
+    return tombstones.size();
+  }
+
+  synchronized long tombstonesDropped() {
+    return tombstonesDropped;
+  }
+
+  private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis) {
+    TreeMap<Long, Range> seg = segment(slice.segmentId());
+    long start = slice.offset();
+    long end = slice.end();
+    Map.Entry<Long, Range> e = seg.floorEntry(start);
+    if (e == null || e.getValue().slice().end() <= start) {
+      e = seg.ceilingEntry(start);
+    }
+    List<Held> victims = new ArrayList<>();
+    while (e != null && e.getKey() < end) {
+      Held h = e.getValue().held();
+      if (!h.id.equals(writer)) {
+        victims.add(h);
+      }
+      e = seg.higherEntry(e.getKey());
+    }
+    for (Held h : victims) {
+      boolean wasComplete = h.complete;
+      byObject.remove(h.id);
+      unindex(h);
+      if (wasComplete) {
+        tombstone(h.id, nowMillis); // its range was reused: the object is gone, and its late writers must be refused
+      }
+    }
+  }
+
+  private void unindex(Held held) {
+    if (held.complete) {
+      complete--;
+      held.complete = false;
+    }
+    for (Slice s : held.slices) {
+      TreeMap<Long, Range> seg = bySegment.get(s.segmentId());
+      if (seg != null) {
+        Range r = seg.get(s.offset());
+        if (r != null && r.held() == held) {
+          seg.remove(s.offset());
+        }
+      }
+    }
+  }
+
+  private void tombstone(ObjectId id, long nowMillis) {
+    Tomb old = tombstones.remove(id.key);
+    tombstones.put(id.key, new Tomb(old == null ? id.generation : Math.max(old.generation, id.generation), nowMillis));
+    if (tombstones.size() > maxTombstones) {
+      Iterator<Tomb> it = tombstones.values().iterator();
+      it.next();
+      it.remove();
+      tombstonesDropped++;
+    }
+  }
+
+  private TreeMap<Long, Range> segment(int id) {
+    return bySegment.computeIfAbsent(id, k -> new TreeMap<>());
+  }
+}

@@ -1,0 +1,410 @@
+package io.kvpool.storage;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.kvpool.nativemem.NativeSegment;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Frame;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ReadBatchReply;
+import io.kvpool.protocol.ReadBatchRequest;
+import io.kvpool.protocol.ReadReply;
+import io.kvpool.protocol.ReadRequest;
+import io.kvpool.protocol.ReceiptReply;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.ReplicateRequest;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
+import io.kvpool.protocol.WriteBatchReply;
+import io.kvpool.protocol.WriteBatchRequest;
+import io.kvpool.protocol.WriteRequest;
+import io.kvpool.server.NodeKey;
+import io.kvpool.server.RpcServer;
+import io.kvpool.server.Session;
+import io.kvpool.storage.ObjectInventory.ObjectId;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Serves WRITE, READ and REPLICATE. Value bytes move between the socket and views of native memory. A WRITE is
+ * admitted only with the master's grant for that object and range, and not for a deleted or already complete object;
+ * once the object's bytes are all here their CRC32C is checked and the node returns its receipt. A READ is served
+ * only with the master's read token for that object, inside a slice of that object.
+ */
+final class StorageRequestHandler implements RpcServer.RequestHandler {
+  private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
+  private static final byte[] NO_RECEIPT = new byte[0];
+  private static final Duration COPY_TIMEOUT = Duration.ofSeconds(30);
+
+  private final String nodeId;
+  private final List<NativeSegment> segments;
+  private final ObjectInventory inventory;
+  private final MasterLink link;
+  private final Counter writes;
+  private final Counter writeBytes;
+  private final Counter reads;
+  private final Counter readBytes;
+  private final Counter refused;
+  /** Requests using segment memory now, and outbound copy connections: waited for or closed before unmapping. */
+  private final InFlight inFlight = new InFlight();
+
+  StorageRequestHandler(String nodeId, List<NativeSegment> segments, ObjectInventory inventory, MasterLink link,
+                        PrometheusRegistry metrics) {
+    this.nodeId = nodeId;
+    this.segments = segments;
+    this.inventory = inventory;
+    this.link = link;
+    this.writes = counter(metrics, "kvpool_storage_writes_total", "Replica slices written");
+    this.writeBytes = counter(metrics, "kvpool_storage_write_bytes_total", "Bytes written into segments");
+    this.reads = counter(metrics, "kvpool_storage_reads_total", "Reads served");
+    this.readBytes = counter(metrics, "kvpool_storage_read_bytes_total", "Bytes read from segments");
+    this.refused = Counter.builder().name("kvpool_storage_refused_total")
+        .help("Reads and writes refused, by reason").labelNames("reason").register(metrics);
+  }
+
+  private static Counter counter(PrometheusRegistry r, String name, String help) {
+    return Counter.builder().name(name).help(help).register(r);
+  }
+
+  @Override
+  public void handle(Session session, Frame request) throws IOException {
+    if (!inFlight.enter()) {
+      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, "node " + nodeId + " is shutting down");
+      return;
+    }
+    try {
+      serve(session, request);
+    } finally {
+      inFlight.exit();
+    }
+  }
+
+  /** Stops admitting requests, cuts outbound copies, and waits for requests using segment memory to finish. */
+  boolean quiesce(Duration timeout) throws InterruptedException {
+    return inFlight.closeAndAwait(timeout);
+  }
+
+  private void serve(Session session, Frame request) throws IOException {
+    switch (request.opcode()) {
+      case PING -> {
+        request.reader().finish();
+        session.reply(request, null);
+      }
+      case WRITE -> write(session, request);
+      case READ -> read(session, request);
+      case READ_BATCH -> readBatch(session, request);
+      case WRITE_BATCH -> writeBatch(session, request);
+      case REPLICATE -> replicate(session, request);
+      default -> session.replyError(request, ErrorCode.UNKNOWN_OPCODE,
+          request.opcode() + " is not served by a storage node");
+    }
+  }
+
+  /** Null if the range lies inside a segment, else why not. */
+  private String outOfBounds(int segmentId, long offset, long length) {
+    if (segmentId >= segments.size()) {
+      return "segment " + segmentId + " does not exist on node " + nodeId + " (it has " + segments.size() + ")";
+    }
+    long size = segments.get(segmentId).size();
+    if (offset > size || length > size - offset) {
+      return "range [" + offset + ", " + (offset + length) + ") exceeds segment " + segmentId + " of " + size + " bytes";
+    }
+    return null;
+  }
+
+  /** Why a WRITE may not proceed (null: it may, its range now reserved for it); {@code code} gets the error code. */
+  private String admit(WriteRequest w, ErrorCode[] code) {
+    Slice slice = w.slice();
+    String problem = outOfBounds(slice.segmentId(), slice.offset(), slice.length());
+    code[0] = ErrorCode.OUT_OF_BOUNDS;
+    if (problem == null) {
+      code[0] = ErrorCode.GRANT_REJECTED;
+      NodeKey key = link.nodeKey();
+      if (key == null) {
+        problem = "node " + nodeId + " is not registered with a master";
+      } else if (w.expiresAtMillis() < link.masterNow()) {
+        problem = "write grant for key " + w.key() + " expired; start the put again";
+      } else if (!NodeKey.matches(key.writeGrant(w.key(), w.generation(), slice, w.valueSize(), w.checksum(),
+          w.replicas(), w.expiresAtMillis()), w.token())) {
+        problem = "write grant for key " + w.key() + " does not match this object and range (not allocated by the"
+            + " master this node follows)";
+      } else {
+        problem = inventory.admitWrite(new ObjectId(w.key(), w.generation()), slice, w.valueSize(), w.checksum(),
+            w.replicas(), w.expiresAtMillis(), System.currentTimeMillis());
+      }
+    }
+    if (problem != null) {
+      refused.labelValues(code[0] == ErrorCode.OUT_OF_BOUNDS ? "out_of_bounds" : "grant").inc();
+    }
+    return problem;
+  }
+
+  /** Reads an admitted write's payload into its range; a cut-off or stalled payload never becomes visible. */
+  private void receive(Session session, WriteRequest w) throws IOException {
+    Slice slice = w.slice();
+    try {
+      if (slice.length() > 0) {
+        session.readPayload(segments.get(slice.segmentId()).view(slice.offset(), slice.length()));
+      }
+    } catch (IOException | RuntimeException e) {
+      inventory.discard(new ObjectId(w.key(), w.generation()));
+      throw e;
+    }
+    writes.inc();
+    writeBytes.inc(slice.length());
+  }
+
+  private String checksumProblem(WriteRequest w) {
+    refused.labelValues("checksum").inc();
+    return "the bytes of " + w.key() + " written to node " + nodeId + " do not match the value's CRC32C; start the"
+        + " put again";
+  }
+
+  private void write(Session session, Frame request) throws IOException {
+    WriteRequest w = WriteRequest.decode(request.reader());
+    ErrorCode[] code = new ErrorCode[1];
+    String problem = admit(w, code);
+    if (problem != null) {
+      // consume the payload so the connection stays usable for the client's next request
+      session.skipPayload(w.slice().length());
+      session.replyError(request, code[0], problem);
+      return;
+    }
+    receive(session, w);
+    byte[] receipt = verifyIfComplete(new ObjectId(w.key(), w.generation()), w.valueSize(), w.checksum());
+    if (receipt == null) {
+      session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w));
+      return;
+    }
+    BodyWriter out = new BodyWriter(32);
+    new ReceiptReply(receipt).encode(out);
+    session.reply(request, out);
+  }
+
+  /**
+   * WRITE_BATCH: each write admitted (or refused) as a WRITE, its payload read into its range (or skipped), in order;
+   * one reply with a result per write.
+   */
+  private void writeBatch(Session session, Frame request) throws IOException {
+    WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
+    List<WriteBatchReply.Result> results = new ArrayList<>(batch.writes().size());
+    ErrorCode[] code = new ErrorCode[1];
+    List<ObjectId> admitted = new ArrayList<>();
+    try {
+      for (WriteRequest w : batch.writes()) {
+        String problem = admit(w, code);
+        if (problem != null) {
+          session.skipPayload(w.slice().length());
+          results.add(new WriteBatchReply.Result(code[0], problem, NO_RECEIPT));
+          continue;
+        }
+        ObjectId id = new ObjectId(w.key(), w.generation());
+        admitted.add(id);
+        receive(session, w);
+        byte[] receipt = verifyIfComplete(id, w.valueSize(), w.checksum());
+        results.add(receipt == null
+            ? new WriteBatchReply.Result(ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w), NO_RECEIPT)
+            : new WriteBatchReply.Result(ErrorCode.OK, "", receipt));
+      }
+    } catch (IOException | RuntimeException e) {
+      for (ObjectId id : admitted) {
+        inventory.discardIncomplete(id); // the rest of the batch never arrived: nothing half-written stays
+      }
+      throw e;
+    }
+    BodyWriter out = new BodyWriter(32 + 32 * results.size());
+    new WriteBatchReply(results).encode(out);
+    session.reply(request, out);
+  }
+
+  /**
+   * When the object's bytes are now all here: checks their CRC32C, records the replica complete and returns the
+   * receipt (null on a mismatch, the slices discarded). Otherwise an empty receipt.
+   */
+  private byte[] verifyIfComplete(ObjectId id, int size, int checksum) {
+    List<Slice> slices = inventory.completedBy(id);
+    if (slices == null) {
+      return NO_RECEIPT;
+    }
+    CRC32C crc = new CRC32C();
+    for (Slice s : slices) {
+      crc.update(view(s, 0, s.length()));
+    }
+    if ((int) crc.getValue() != checksum) {
+      inventory.discard(id);
+      return null;
+    }
+    NodeKey key = link.nodeKey();
+    if (!inventory.markComplete(id) || key == null) {
+      return NO_RECEIPT; // released meanwhile: nothing to vouch for
+    }
+    return key.receipt(id.key(), id.generation(), size, checksum);
+  }
+
+  /** Why a READ may not be served (null: it may); {@code code} gets the error code. */
+  private String readProblem(ReadRequest r, ErrorCode[] code) {
+    String problem = outOfBounds(r.segmentId(), r.offset(), r.length());
+    code[0] = ErrorCode.OUT_OF_BOUNDS;
+    if (problem == null) {
+      code[0] = ErrorCode.TOKEN_REJECTED;
+      NodeKey key = link.nodeKey();
+      if (key == null) {
+        problem = "node " + nodeId + " is not registered with a master";
+      } else if (r.expiresAtMillis() < link.masterNow()) {
+        problem = "read token for key " + r.key() + " expired with its lease; get the replica list again";
+      } else if (!NodeKey.matches(key.readToken(r.key(), r.generation(), r.expiresAtMillis()), r.token())) {
+        problem = "read token for key " + r.key() + " does not match (not issued by the master this node follows)";
+      } else if (!inventory.holds(new ObjectId(r.key(), r.generation()), r.segmentId(), r.offset(), r.length())) {
+        code[0] = ErrorCode.NOT_FOUND;
+        problem = "node " + nodeId + " holds no replica of " + r.key() + " generation " + r.generation()
+            + " at that range (released, evicted or overwritten)";
+      }
+    }
+    if (problem != null) {
+      refused.labelValues(code[0] == ErrorCode.NOT_FOUND ? "not_held" : code[0] == ErrorCode.OUT_OF_BOUNDS
+          ? "out_of_bounds" : "token").inc();
+    }
+    return problem;
+  }
+
+  private void read(Session session, Frame request) throws IOException {
+    ReadRequest r = ReadRequest.decode(request.reader());
+    ErrorCode[] code = new ErrorCode[1];
+    String problem = readProblem(r, code);
+    if (problem != null) {
+      session.replyError(request, code[0], problem);
+      return;
+    }
+    BodyWriter out = new BodyWriter(8);
+    new ReadReply(r.length()).encode(out);
+    ByteBuffer view = r.length() == 0 ? EMPTY.duplicate() : segments.get(r.segmentId()).view(r.offset(), r.length());
+    session.reply(request, out, view);
+    reads.inc();
+    readBytes.inc(r.length());
+  }
+
+  /**
+   * READ_BATCH: every read checked as a READ; one reply whose body lists the results and whose payload is the
+   * served reads' bytes, sent from segment memory in one gathering write.
+   */
+  private void readBatch(Session session, Frame request) throws IOException {
+    ReadBatchRequest batch = ReadBatchRequest.decode(request.reader());
+    List<ReadBatchReply.Result> results = new ArrayList<>(batch.reads().size());
+    List<ByteBuffer> views = new ArrayList<>(batch.reads().size());
+    ErrorCode[] code = new ErrorCode[1];
+    long bytes = 0;
+    for (ReadRequest r : batch.reads()) {
+      String problem = readProblem(r, code);
+      if (problem != null) {
+        results.add(new ReadBatchReply.Result(code[0], 0, problem));
+      } else {
+        results.add(ReadBatchReply.Result.ok(r.length()));
+        if (r.length() > 0) {
+          views.add(segments.get(r.segmentId()).view(r.offset(), r.length()));
+        }
+        bytes += r.length();
+      }
+    }
+    BodyWriter out = new BodyWriter(16 + 16 * results.size());
+    new ReadBatchReply(results).encode(out);
+    session.reply(request, out, views.toArray(new ByteBuffer[0]));
+    reads.inc(views.size());
+    readBytes.inc(bytes);
+  }
+
+  private void replicate(Session session, Frame request) throws IOException {
+    ReplicateRequest r = ReplicateRequest.decode(request.reader());
+    if (session.peer().role() != Role.MASTER) {
+      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only the master asks for replica copies");
+      return;
+    }
+    if (session.peerView() < link.highestView()) {
+      session.replyError(request, ErrorCode.STALE_VIEW, "master view " + session.peerView() + " is older than view "
+          + link.highestView() + " this node follows; a deposed leader cannot order copies");
+      return;
+    }
+    InventoryObject held = inventory.replica(new ObjectId(r.key(), r.generation()));
+    if (held == null || !held.slices().equals(r.source())) {
+      session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no complete replica of " + r.key()
+          + " generation " + r.generation() + " at the given slices");
+      return;
+    }
+    List<Slice> source = new ArrayList<>(r.source());
+    source.sort(Comparator.comparingInt(Slice::valueOffset));
+    CRC32C crc = new CRC32C();
+    for (Slice s : source) {
+      crc.update(view(s, 0, s.length()));
+    }
+    if ((int) crc.getValue() != r.checksum()) {
+      session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, "replica of key " + r.key() + " on node " + nodeId
+          + " does not match its checksum; not copying a corrupt value");
+      return;
+    }
+    ReplicaGrant target = r.target();
+    Handshake me = new Handshake(VersionInfo.CURRENT, Role.STORAGE, link.poolId(), nodeId);
+    byte[] receipt = NO_RECEIPT;
+    RpcConnection c = null;
+    try {
+      c = RpcConnection.open(HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT);
+      inFlight.track(c);
+      RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT);
+      for (SliceGrant g : target.slices()) {
+        BodyWriter w = new BodyWriter();
+        WriteRequest.of(r.key(), r.generation(), g, r.size(), r.checksum(), r.wantedReplicas(), r.expiresAtMillis())
+            .encode(w);
+        byte[] got = ReceiptReply.decode(c.call(Opcode.WRITE, w, views(source, g.slice().valueOffset(),
+            g.slice().length())).reader()).receipt();
+        if (got.length > 0) {
+          receipt = got;
+        }
+      }
+      d.close();
+    } catch (RemoteErrorException e) {
+      session.replyError(request, e.code(), "target " + target.nodeId() + " refused the copy: " + e.remoteMessage());
+      return;
+    } catch (IOException e) {
+      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, "cannot copy key " + r.key() + " to node "
+          + target.nodeId() + " at " + target.endpoint() + ": " + e.getMessage());
+      return;
+    } finally {
+      if (c != null) {
+        inFlight.untrack(c);
+        c.close();
+      }
+    }
+    BodyWriter out = new BodyWriter(32);
+    new ReceiptReply(receipt).encode(out);
+    session.reply(request, out);
+  }
+
+  private ByteBuffer view(Slice s, int from, int length) {
+    return length == 0 ? EMPTY.duplicate() : segments.get(s.segmentId()).view(s.offset() + from, length);
+  }
+
+  /** Views of the value's bytes [valueOffset, valueOffset + length) across the source slices (sorted, contiguous). */
+  private ByteBuffer[] views(List<Slice> source, int valueOffset, int length) {
+    List<ByteBuffer> out = new ArrayList<>();
+    int end = valueOffset + length;
+    for (Slice s : source) {
+      int from = Math.max(valueOffset, s.valueOffset());
+      int to = Math.min(end, s.valueOffset() + s.length());
+      if (from < to) {
+        out.add(view(s, from - s.valueOffset(), to - from));
+      }
+    }
+    return out.toArray(new ByteBuffer[0]);
+  }
+}

@@ -1,0 +1,255 @@
+package io.kvpool.protocoldoc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.kvpool.master.Master;
+import io.kvpool.master.MasterConfig;
+import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.CountReply;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Frame;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.Heartbeat;
+import io.kvpool.protocol.HeartbeatReply;
+import io.kvpool.protocol.KeyList;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.PinRequest;
+import io.kvpool.protocol.PutEndItem;
+import io.kvpool.protocol.PutEndRequest;
+import io.kvpool.protocol.PutRef;
+import io.kvpool.protocol.PutRevokeRequest;
+import io.kvpool.protocol.PutStartItem;
+import io.kvpool.protocol.PutStartReply;
+import io.kvpool.protocol.PutStartRequest;
+import io.kvpool.protocol.ReadBatchReply;
+import io.kvpool.protocol.ReadBatchRequest;
+import io.kvpool.protocol.ReadRequest;
+import io.kvpool.protocol.RegisterInventory;
+import io.kvpool.protocol.RegisterNode;
+import io.kvpool.protocol.RegisterReply;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.ReplicaListReply;
+import io.kvpool.protocol.ReplicateRequest;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.StatsReply;
+import io.kvpool.protocol.StatusList;
+import io.kvpool.protocol.WriteBatchReply;
+import io.kvpool.protocol.WriteBatchRequest;
+import io.kvpool.protocol.WriteRequest;
+import io.kvpool.storage.StorageConfig;
+import io.kvpool.storage.StorageNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PROTOCOL.md against the code: the documented error codes and opcodes are exactly the code's, and every opcode
+ * the document lists is served by the documented role over a real socket with the documented reply (or, for a
+ * request the sender may not make, the documented refusal).
+ */
+class ProtocolDocumentTest {
+  private static final Duration T = Duration.ofSeconds(10);
+  private static final Pattern ROW = Pattern.compile("^\\| (\\d+) \\| ([A-Z_]+) \\|", Pattern.MULTILINE);
+
+  private Master master;
+  private StorageNode node;
+
+  @BeforeEach
+  void start() throws Exception {
+    master = new Master(MasterSettings.local(MasterConfig.defaults("doc"), "127.0.0.1", 0, 0)).start();
+    node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "doc-node", "127.0.0.1", 1 << 20, 1))
+        .start(T);
+  }
+
+  @AfterEach
+  void stop() {
+    node.close();
+    master.close();
+  }
+
+  private static String document() throws IOException {
+    return Files.readString(Path.of("..", "PROTOCOL.md"), StandardCharsets.UTF_8);
+  }
+
+  /** The rows of the table under {@code heading}: number to name. */
+  private static Map<Integer, String> table(String heading) throws IOException {
+    String doc = document();
+    int start = doc.indexOf(heading);
+    assertThat(start).as("PROTOCOL.md has a section " + heading).isNotNegative();
+    int end = doc.indexOf("\n## ", start + heading.length());
+    Matcher m = ROW.matcher(doc.substring(start, end < 0 ? doc.length() : end));
+    Map<Integer, String> rows = new LinkedHashMap<>();
+    while (m.find()) {
+      rows.put(Integer.parseInt(m.group(1)), m.group(2));
+    }
+    return rows;
+  }
+
+  @Test
+  void documentedErrorCodesAreTheCodes() throws Exception {
+    Map<Integer, String> documented = table("## Error codes");
+    Map<Integer, String> code = new LinkedHashMap<>();
+    for (ErrorCode c : ErrorCode.values()) {
+      code.put(c.code(), c.name());
+    }
+    assertThat(documented).isEqualTo(code);
+  }
+
+  @Test
+  void documentedOpcodesAreTheOpcodes() throws Exception {
+    Map<Integer, String> documented = table("## Opcodes");
+    Map<Integer, String> code = new LinkedHashMap<>();
+    for (Opcode o : Opcode.values()) {
+      code.put(o.code(), o.name());
+    }
+    assertThat(documented).isEqualTo(code);
+  }
+
+  private RpcConnection open(HostPort endpoint, Role role) throws IOException {
+    return RpcConnection.open(endpoint, new Handshake(VersionInfo.CURRENT, role, "", "doc-" + role), T);
+  }
+
+  /** The reply body of a request, or the error code it was refused with. */
+  private static Object exchange(RpcConnection c, Opcode op, BodyWriter body) throws IOException {
+    try (RpcConnection.Deadline d = c.deadline(T)) {
+      return c.call(op, body);
+    } catch (RemoteErrorException e) {
+      return e.code();
+    }
+  }
+
+  @Test
+  void everyDocumentedOpcodeIsServedWithItsDocumentedReply() throws Exception {
+    Set<Opcode> walked = EnumSet.of(Opcode.HANDSHAKE); // every connection below starts with one
+    try (RpcConnection client = open(master.rpcEndpoint(), Role.CLIENT);
+         RpcConnection storage = open(master.rpcEndpoint(), Role.STORAGE);
+         RpcConnection toNode = open(node.rpcEndpoint(), Role.CLIENT)) {
+      assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining()).isZero();
+      assertThat(((Frame) exchange(toNode, Opcode.PING, null)).body().remaining()).isZero();
+      walked.add(Opcode.PING);
+
+      BodyWriter w = new BodyWriter();
+      new RegisterNode("doc-2", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)), 0, true).encode(w);
+      assertThat(exchange(client, Opcode.REGISTER_NODE, w)).as("REGISTER_NODE from a client")
+          .isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      RegisterReply reg = RegisterReply.decode(((Frame) exchange(storage, Opcode.REGISTER_NODE, w)).reader());
+      assertThat(reg.registrationId()).hasSize(16);
+      assertThat(reg.nodeKey()).hasSize(32);
+      walked.add(Opcode.REGISTER_NODE);
+
+      w = new BodyWriter();
+      new RegisterInventory(reg.registrationId(), true, List.of(), List.of()).encode(w);
+      assertThat(((Frame) exchange(storage, Opcode.REGISTER_INVENTORY, w)).body().remaining()).isZero();
+      assertThat(exchange(storage, Opcode.REGISTER_INVENTORY, w)).as("a finished registration")
+          .isEqualTo(ErrorCode.UNKNOWN_NODE);
+      walked.add(Opcode.REGISTER_INVENTORY);
+
+      w = new BodyWriter();
+      new Heartbeat("doc-2", reg.registrationId(), 0).encode(w);
+      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader()).known()).isTrue();
+      walked.add(Opcode.HEARTBEAT);
+
+      w = new BodyWriter();
+      new PutStartRequest(List.of(new PutStartItem("k", 10, 0, 1, 1, List.of()),
+          new PutStartItem("x".repeat(5000), 10, 0, 1, 2, List.of()))).encode(w);
+      var started = PutStartReply.decode(((Frame) exchange(client, Opcode.PUT_START, w)).reader()).results();
+      assertThat(started.get(0).status()).isEqualTo(ErrorCode.OK);
+      assertThat(started.get(1).status()).as("an item over a limit, answered per item")
+          .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
+      walked.add(Opcode.PUT_START);
+
+      w = new BodyWriter();
+      new PutEndRequest(List.of(new PutEndItem("k", started.get(0).generation(), List.of()))).encode(w);
+      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PUT_END, w)).reader()).statuses())
+          .containsExactly(ErrorCode.WRITE_INCOMPLETE);
+      walked.add(Opcode.PUT_END);
+
+      w = new BodyWriter();
+      new PutRevokeRequest(List.of(new PutRef("k", started.get(0).generation()))).encode(w);
+      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PUT_REVOKE, w)).reader()).statuses())
+          .containsExactly(ErrorCode.NOT_FOUND);
+      walked.add(Opcode.PUT_REVOKE);
+
+      for (Opcode op : List.of(Opcode.GET_REPLICAS, Opcode.EXISTS, Opcode.REMOVE)) {
+        w = new BodyWriter();
+        new KeyList(List.of("missing")).encode(w);
+        Frame reply = (Frame) exchange(client, op, w);
+        ErrorCode status = op == Opcode.GET_REPLICAS ? ReplicaListReply.decode(reply.reader()).results().get(0).status()
+            : StatusList.decode(reply.reader()).statuses().get(0);
+        assertThat(status).as(op + " of a missing key").isIn(ErrorCode.NOT_FOUND, ErrorCode.RECOVERING);
+        walked.add(op);
+      }
+      assertThat(CountReply.decode(((Frame) exchange(client, Opcode.REMOVE_ALL, null)).reader()).count()).isZero();
+      walked.add(Opcode.REMOVE_ALL);
+      w = new BodyWriter();
+      new PinRequest("missing", true).encode(w);
+      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PIN, w)).reader()).statuses()).hasSize(1);
+      walked.add(Opcode.PIN);
+      StatsReply stats = StatsReply.decode(((Frame) exchange(client, Opcode.STATS, null)).reader());
+      assertThat(stats.aliveNodes()).isEqualTo(2);
+      walked.add(Opcode.STATS);
+
+      w = new BodyWriter();
+      new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16]).encode(w);
+      try (RpcConnection.Deadline d = toNode.deadline(T)) {
+        toNode.call(Opcode.WRITE, w, ByteBuffer.allocateDirect(16));
+        throw new AssertionError("a WRITE without a grant was accepted");
+      } catch (RemoteErrorException e) {
+        assertThat(e.code()).isEqualTo(ErrorCode.GRANT_REJECTED);
+      }
+      walked.add(Opcode.WRITE);
+      w = new BodyWriter();
+      new ReadRequest("k", 1, 0, 0, 16, Long.MAX_VALUE, new byte[16]).encode(w);
+      assertThat(exchange(toNode, Opcode.READ, w)).isEqualTo(ErrorCode.TOKEN_REJECTED);
+      walked.add(Opcode.READ);
+      w = new BodyWriter();
+      new ReadBatchRequest(List.of(new ReadRequest("k", 1, 0, 0, 16, Long.MAX_VALUE, new byte[16]))).encode(w);
+      assertThat(ReadBatchReply.decode(((Frame) exchange(toNode, Opcode.READ_BATCH, w)).reader()).results())
+          .extracting(ReadBatchReply.Result::status).containsExactly(ErrorCode.TOKEN_REJECTED);
+      walked.add(Opcode.READ_BATCH);
+      w = new BodyWriter();
+      new WriteBatchRequest(List.of(new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE,
+          new byte[16]))).encode(w);
+      try (RpcConnection.Deadline d = toNode.deadline(T)) {
+        assertThat(WriteBatchReply.decode(toNode.call(Opcode.WRITE_BATCH, w, ByteBuffer.allocateDirect(16)).reader())
+            .results()).extracting(WriteBatchReply.Result::status).containsExactly(ErrorCode.GRANT_REJECTED);
+      }
+      walked.add(Opcode.WRITE_BATCH);
+      w = new BodyWriter();
+      new ReplicateRequest("k", 1, 16, 0, 1, List.of(new Slice(0, 0, 16, 0)), Long.MAX_VALUE,
+          new ReplicaGrant("x", "127.0.0.1:1", List.of())).encode(w);
+      assertThat(exchange(toNode, Opcode.REPLICATE, w)).as("REPLICATE from a client")
+          .isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      walked.add(Opcode.REPLICATE);
+
+      // served by the other role only, and unknown opcodes: refused, the connection stays open
+      assertThat(exchange(client, Opcode.READ, w)).isEqualTo(ErrorCode.UNKNOWN_OPCODE);
+      assertThat(exchange(toNode, Opcode.STATS, null)).isEqualTo(ErrorCode.UNKNOWN_OPCODE);
+      assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining()).isZero();
+    }
+    List<Opcode> notWalked = new ArrayList<>(EnumSet.complementOf(EnumSet.copyOf(walked)));
+    notWalked.remove(Opcode.AUTH); // pools without secrets answer auth=0 and never take AUTH (AuthIT covers it)
+    assertThat(notWalked).as("documented opcodes this test did not exercise").isEmpty();
+  }
+}

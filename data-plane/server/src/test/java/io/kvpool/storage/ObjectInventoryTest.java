@@ -1,0 +1,90 @@
+package io.kvpool.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.Slice;
+import io.kvpool.storage.ObjectInventory.ObjectId;
+import org.junit.jupiter.api.Test;
+
+class ObjectInventoryTest {
+  private final ObjectInventory inv = new ObjectInventory(600_000, 3);
+
+  private void complete(String key, long gen, Slice... slices) {
+    int size = 0;
+    for (Slice s : slices) {
+      size += s.length();
+    }
+    for (Slice s : slices) {
+      assertThat(inv.admitWrite(new ObjectId(key, gen), s, size, 0, 2, Long.MAX_VALUE, 0)).isNull();
+    }
+    assertThat(inv.completedBy(new ObjectId(key, gen))).hasSize(slices.length);
+    assertThat(inv.markComplete(new ObjectId(key, gen))).isTrue();
+  }
+
+  @Test
+  void aReplicaIsKnownByItsObjectNotItsRange() {
+    complete("a", 1, new Slice(0, 0, 128, 0));
+    assertThat(inv.holds(new ObjectId("a", 1), 0, 0, 128)).isTrue();
+    assertThat(inv.holds(new ObjectId("a", 2), 0, 0, 128)).as("another generation").isFalse();
+    assertThat(inv.holds(new ObjectId("b", 1), 0, 0, 128)).as("another key").isFalse();
+    assertThat(inv.holds(new ObjectId("a", 1), 0, 0, 129)).as("beyond the slice").isFalse();
+  }
+
+  @Test
+  void aWriteDropsOverlappingObjectsAndTombstonesTheCompleteOnes() {
+    complete("a", 1, new Slice(0, 0, 128, 0));
+    complete("b", 2, new Slice(0, 128, 64, 0));
+    complete("c", 3, new Slice(1, 0, 64, 0));
+    assertThat(inv.admitWrite(new ObjectId("d", 4), new Slice(0, 64, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0)).isNull();
+    assertThat(inv.snapshot().objects()).extracting(InventoryObject::key).containsExactly("c");
+    assertThat(inv.admitWrite(new ObjectId("a", 1), new Slice(0, 0, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0))
+        .as("a late writer of an overwritten object").contains("deleted");
+  }
+
+  @Test
+  void releasesNameTheObjectSoAReusedRangeKeepsItsNewObject() {
+    complete("old", 1, new Slice(0, 0, 128, 0));
+    complete("new", 5, new Slice(0, 0, 128, 0)); // the master reused the range after releasing "old"
+    inv.release(new Release("old", 1, true), 0); // the release arrives late
+    assertThat(inv.holds(new ObjectId("new", 5), 0, 0, 128)).isTrue();
+    assertThat(inv.snapshot().objects()).extracting(InventoryObject::key).containsExactly("new");
+  }
+
+  @Test
+  void deletedReleasesLeaveBoundedTombstonesMovesLeaveNone() {
+    complete("moved", 1, new Slice(0, 0, 64, 0));
+    inv.release(new Release("moved", 1, false), 0);
+    assertThat(inv.tombstoneCount()).isZero();
+    for (int i = 0; i < 5; i++) {
+      inv.release(new Release("k" + i, i, true), i);
+    }
+    assertThat(inv.tombstoneCount()).as("capped").isEqualTo(3);
+    assertThat(inv.tombstonesDropped()).isEqualTo(2);
+    inv.expireTombstones(600_002);
+    assertThat(inv.tombstoneCount()).as("k2 expired, k3 and k4 not yet").isEqualTo(2);
+  }
+
+  @Test
+  void aReplicaIsCompleteOnlyWhenItsSlicesCoverTheValue() {
+    ObjectId id = new ObjectId("split", 9);
+    assertThat(inv.admitWrite(id, new Slice(0, 0, 100, 0), 150, 0, 1, Long.MAX_VALUE, 0)).isNull();
+    assertThat(inv.completedBy(id)).isNull();
+    assertThat(inv.admitWrite(id, new Slice(1, 0, 50, 100), 150, 0, 1, Long.MAX_VALUE, 0)).isNull();
+    assertThat(inv.completedBy(id)).extracting(Slice::valueOffset).containsExactly(0, 100);
+    assertThat(inv.snapshot().objects()).as("not complete until its checksum matched").isEmpty();
+    inv.markComplete(id);
+    assertThat(inv.snapshot().objects()).hasSize(1);
+  }
+
+  @Test
+  void writesInProgressExpireWithTheirGrant() {
+    ObjectId id = new ObjectId("slow", 1);
+    inv.admitWrite(id, new Slice(0, 0, 10, 0), 20, 0, 1, 1_000, 0);
+    inv.expireWrites(999);
+    assertThat(inv.admitWrite(id, new Slice(0, 10, 10, 10), 20, 0, 1, 1_000, 0)).isNull();
+    inv.expireWrites(1_001);
+    assertThat(inv.completedBy(id)).isNull();
+  }
+}
