@@ -1,6 +1,7 @@
 package io.kvpool.operator.common;
 
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.math.BigDecimal;
 
 /** Byte counts in the canonical binary-suffix form the API server itself writes ("4Gi", "4608Mi"). */
 public final class ByteQuantity {
@@ -39,8 +40,28 @@ public final class ByteQuantity {
     return number + SUFFIXES[suffix];
   }
 
-  /** Bytes of a memory quantity such as 4Gi or 512M. */
-  public static long bytes(Quantity quantity) {
-    return Quantity.getAmountInBytes(quantity).longValueExact();
+  /**
+   * Bytes of the memory quantity in {@code field}, such as 4Gi or 512M.
+   *
+   * @throws InvalidSpecException when it is not a quantity, negative, not a whole number of bytes (1m, 1500m) or
+   *     too large for a byte count (100Ei), naming the field and its value
+   */
+  public static long bytes(String field, Quantity quantity) {
+    String written = quantity == null ? "null" : quantity.toString();
+    BigDecimal amount;
+    try {
+      amount = Quantity.getAmountInBytes(quantity);
+    } catch (RuntimeException e) {
+      throw new InvalidSpecException(field + " '" + written + "' is not a quantity; write it like 4Gi or 512Mi");
+    }
+    if (amount.signum() < 0) {
+      throw new InvalidSpecException(field + " '" + written + "' is negative; write a byte size like 4Gi");
+    }
+    try {
+      return amount.toBigIntegerExact().longValueExact();
+    } catch (ArithmeticException e) {
+      throw new InvalidSpecException(field + " '" + written + "' is not a whole number of bytes below 8Ei;"
+          + " write a byte size like 4Gi");
+    }
   }
 }

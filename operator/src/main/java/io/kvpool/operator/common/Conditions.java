@@ -6,12 +6,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Builds a status' condition list so that a condition keeps its {@code lastTransitionTime} unless its
- * status, reason or message changed (what {@code kubectl wait} and humans rely on).
+ * Builds a status' condition list. A condition keeps its {@code lastTransitionTime} unless its status changed:
+ * that time says since when the condition has been True (or False), what {@code kubectl wait} and humans rely on,
+ * even while its reason or message follow what is observed now. Messages are bounded ({@link StatusMessage}).
  */
 public final class Conditions {
   public static final String TRUE = "True";
@@ -31,17 +31,15 @@ public final class Conditions {
   public Conditions set(String type, boolean status, String reason, String message) {
     String statusText = status ? TRUE : FALSE;
     Optional<Condition> old = find(previous, type);
-    boolean unchanged = old.isPresent()
-        && statusText.equals(old.get().getStatus())
-        && Objects.equals(reason, old.get().getReason())
-        && Objects.equals(message, old.get().getMessage());
+    boolean sameStatus = old.isPresent() && statusText.equals(old.get().getStatus())
+        && old.get().getLastTransitionTime() != null;
     result.add(new ConditionBuilder()
         .withType(type)
         .withStatus(statusText)
         .withReason(reason)
-        .withMessage(message)
+        .withMessage(StatusMessage.bound(message))
         .withObservedGeneration(observedGeneration)
-        .withLastTransitionTime(unchanged ? old.get().getLastTransitionTime() : now.toString())
+        .withLastTransitionTime(sameStatus ? old.get().getLastTransitionTime() : now.toString())
         .build());
     return this;
   }

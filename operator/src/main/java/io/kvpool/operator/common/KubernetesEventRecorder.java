@@ -27,7 +27,9 @@ public final class KubernetesEventRecorder {
     this.client = client;
   }
 
-  public void record(HasMetadata about, Type type, String reason, String message) {
+  /** Publishes one Event; the message is bounded like every status message ({@link StatusMessage}). */
+  public void record(HasMetadata about, Type type, String reason, String text) {
+    String message = StatusMessage.bound(text);
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     var event = new EventBuilder()
         .withNewMetadata()

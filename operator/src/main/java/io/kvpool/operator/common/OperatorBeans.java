@@ -44,12 +44,16 @@ public class OperatorBeans {
 
   /**
    * One active operator per cluster; QOSDK activates it only in the profiles listed in
-   * {@code quarkus.operator-sdk.activate-leader-election-for-profiles} (prod), so dev mode runs alone.
+   * {@code quarkus.operator-sdk.activate-leader-election-for-profiles} (prod), so dev mode runs alone. The SDK's
+   * own exit on losing the lease is off: {@link LeadershipLoss} exits instead, but never from the shutdown hook.
    */
   @Produces
   @Singleton
   LeaderElectionConfiguration leaderElection(
-      @ConfigProperty(name = "kvpool.operator.lease-name", defaultValue = "kvpool-operator") String leaseName) {
-    return new LeaderElectionConfiguration(leaseName);
+      @ConfigProperty(name = "kvpool.operator.lease-name", defaultValue = "kvpool-operator") String leaseName,
+      LeadershipLoss leadershipLoss) {
+    return new LeaderElectionConfiguration(leaseName, null, LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE, LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
+        null, leadershipLoss.callbacks(), false);
   }
 }

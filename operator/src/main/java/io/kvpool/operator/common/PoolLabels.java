@@ -19,6 +19,16 @@ public final class PoolLabels {
   public static final String RELEASE_ANNOTATION = "kvpool.io/release";
   /** Image the pods of a StatefulSet were built from; lets the validator see an image-only change. */
   public static final String IMAGE_ANNOTATION = "kvpool.io/image";
+  /**
+   * Hash of a pod template as the operator renders it (without this annotation), on the StatefulSet's template and so
+   * on every pod made from it: a pod whose hash differs from its StatefulSet's runs an outdated template and is
+   * replaced by the rollout, one pod at a time.
+   */
+  public static final String TEMPLATE_ANNOTATION = "kvpool.io/template-hash";
+  /** Hash of the pool ConfigMap keys a component reads at start: a change of them is a change of its template. */
+  public static final String CONFIG_ANNOTATION = "kvpool.io/config-hash";
+  /** On a surplus storage pod the leader has drained: the StatefulSet may now be scaled below it. */
+  public static final String DRAINED_ANNOTATION = "kvpool.io/drained-for-removal";
 
   public static final String APP = "kvpool";
   public static final String OPERATOR = "kvpool-operator";

@@ -21,6 +21,11 @@ public final class PoolObjectMeta {
     return builder(pool, name, PoolLabels.common(pool)).build();
   }
 
+  /** Like {@link #of(HasMetadata, String)}, plus annotations. */
+  public static ObjectMeta of(HasMetadata pool, String name, Map<String, String> annotations) {
+    return builder(pool, name, PoolLabels.common(pool)).withAnnotations(annotations).build();
+  }
+
   /** Metadata of an object of one component; its labels include the release. */
   public static ObjectMeta of(HasMetadata pool, String name, Component component, String version) {
     return builder(pool, name, PoolLabels.component(pool, component, version)).build();

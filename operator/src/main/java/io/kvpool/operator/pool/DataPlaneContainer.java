@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.kvpool.api.v1alpha1.ApiLimits;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.PoolLabels.Component;
 import java.util.ArrayList;
@@ -16,13 +17,17 @@ import java.util.List;
 
 /**
  * What the master and storage containers share: the image, the JVM command, the pod identity, the RPC and
- * admin ports, the probes and the pool ConfigMap mounted read-only.
+ * admin ports, the probes and the pool ConfigMap mounted read-only. The data plane reads its whole configuration
+ * from that mount ({@value #CONFIG_DIR}, named by {@code KVPOOL_CONFIG_DIR}) and from the environment set here:
+ * the contract is the table in data-plane/README.md. The container runs with the restricted security context of
+ * {@link PodSecurity}: a read-only root filesystem with a writable /tmp.
  */
 public final class DataPlaneContainer {
   /** Where the data-plane image keeps its jars; the mains are started with a classpath wildcard. */
   public static final String CLASSPATH = "/opt/kvpool/lib/*";
-  public static final String CONFIG_VOLUME = "pool-config";
-  public static final String CONFIG_DIR = "/etc/kvpool";
+  public static final String CONFIG_VOLUME = ApiLimits.CONFIG_VOLUME;
+  public static final String CONFIG_DIR = ApiLimits.CONFIG_DIR;
+  public static final String CONFIG_DIR_ENV = "KVPOOL_CONFIG_DIR";
 
   private DataPlaneContainer() {
   }
@@ -35,20 +40,27 @@ public final class DataPlaneContainer {
         .withImage(settings.image())
         .withImagePullPolicy(settings.imagePullPolicy())
         .withCommand(command)
-        .withEnv(podIdentityEnv())
+        .withEnv(env(component))
         .withPorts(DataPlanePorts.containerPorts(rpcPort, adminPort))
         .withReadinessProbe(readiness())
         .withLivenessProbe(liveness())
+        .withSecurityContext(PodSecurity.container())
         .withVolumeMounts(new VolumeMountBuilder().withName(CONFIG_VOLUME).withMountPath(CONFIG_DIR)
-            .withReadOnly(true).build());
+            .withReadOnly(true).build(), PodSecurity.tmpMount());
   }
 
-  /** The JVM launch; the heap stays small because segments live outside it (native memory). */
-  public static List<String> javaCommand(String mainClass, String maxHeap, List<String> args) {
-    List<String> command = new ArrayList<>(List.of("java", "-Xmx" + maxHeap, "-XX:+ExitOnOutOfMemoryError",
-        "-cp", CLASSPATH, mainClass));
-    command.addAll(args);
-    return command;
+  /**
+   * The JVM launch, no arguments: the settings come from the config mount and the environment. JNA extracts
+   * libkvpool (and its own dispatch library) before loading it; by default it tries ~/.cache first, which a
+   * read-only root filesystem refuses, so it is pointed at the writable /tmp.
+   */
+  public static List<String> javaCommand(String mainClass, JvmMemory memory) {
+    List<String> command = new ArrayList<>();
+    command.add("java");
+    command.addAll(memory.flags());
+    command.addAll(List.of("-XX:+ExitOnOutOfMemoryError", "-Djna.tmpdir=" + ApiLimits.TMP_DIR, "-cp", CLASSPATH,
+        mainClass));
+    return List.copyOf(command);
   }
 
   /** The pool ConfigMap as the volume behind the config mount. */
@@ -74,9 +86,22 @@ public final class DataPlaneContainer {
         .withTimeoutSeconds(2);
   }
 
-  /** Pod name and namespace from the downward API: the node id and the election identity. */
-  private static List<EnvVar> podIdentityEnv() {
-    return List.of(fieldRef("POD_NAME", "metadata.name"), fieldRef("POD_NAMESPACE", "metadata.namespace"));
+  /**
+   * Where the config is, and the pod's identity from the downward API: its IP (the address peers dial; the
+   * processes bind the wildcard, so an advertised address must be given); a master's name and namespace (the pod
+   * the leader labels, the namespace of the election Lease); a storage node's id, its pod name (stable across
+   * restarts, so a replaced pod re-registers as the same node).
+   */
+  private static List<EnvVar> env(Component component) {
+    List<EnvVar> env = new ArrayList<>(List.of(new EnvVar(CONFIG_DIR_ENV, CONFIG_DIR, null),
+        fieldRef("KVPOOL_ADVERTISE_HOST", "status.podIP")));
+    if (component == Component.MASTER) {
+      env.add(fieldRef("POD_NAME", "metadata.name"));
+      env.add(fieldRef("POD_NAMESPACE", "metadata.namespace"));
+    } else {
+      env.add(fieldRef("KVPOOL_NODE_ID", "metadata.name"));
+    }
+    return env;
   }
 
   private static EnvVar fieldRef(String name, String fieldPath) {

@@ -1,7 +1,7 @@
 package io.kvpool.operator.pool;
 
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.kvpool.api.v1alpha1.ComputeResources;
 import io.kvpool.api.v1alpha1.EvictionSpec;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
@@ -10,12 +10,14 @@ import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.MasterSpec;
 import io.kvpool.api.v1alpha1.StorageSpec;
 import io.kvpool.operator.common.ByteQuantity;
-import java.util.Objects;
+import io.kvpool.operator.common.InvalidSpecException;
+import java.util.Locale;
 
 /**
  * The data-plane settings of a pool, read from its spec. The API server fills the CRD defaults; the
  * fallbacks here only mirror them so that objects built outside an API server (unit tests, a pool
  * written before a default was added) still get the documented values. Nothing is written back.
+ * Reading never fails with anything but an {@link InvalidSpecException} naming the field.
  */
 public record DataPlaneSettings(
     String poolId,
@@ -25,14 +27,14 @@ public record DataPlaneSettings(
     int masterReplicas,
     int masterPort,
     int masterAdminPort,
-    ResourceRequirements masterResources,
+    ComputeResources masterResources,
     int storageReplicas,
     long memoryPerNodeBytes,
     int segments,
     HugePages hugePages,
     int storagePort,
     int storageAdminPort,
-    ResourceRequirements storageResources,
+    ComputeResources storageResources,
     int objectReplicas,
     String leaseTtl,
     String nodeTtl,
@@ -41,15 +43,27 @@ public record DataPlaneSettings(
 
   public static final String DEFAULT_IMAGE_REPOSITORY = "kvpool/data-plane";
 
+  /**
+   * The settings of {@code pool}.
+   *
+   * @throws InvalidSpecException when a required field is missing or a quantity cannot be a byte count
+   */
   public static DataPlaneSettings of(KvCachePool pool) {
-    KvCachePoolSpec spec = Objects.requireNonNull(pool.getSpec(), "KvCachePool " + pool.getMetadata().getName()
-        + " has no spec");
+    KvCachePoolSpec spec = pool.getSpec();
+    if (spec == null) {
+      throw new InvalidSpecException("spec is missing; set at least spec.version and spec.storage.memoryPerNode");
+    }
+    if (spec.getVersion() == null) {
+      throw new InvalidSpecException("spec.version is missing; set the data-plane release, e.g. 1.2.0");
+    }
     MasterSpec master = spec.getMaster() == null ? new MasterSpec() : spec.getMaster();
-    StorageSpec storage = Objects.requireNonNull(spec.getStorage(), "KvCachePool "
-        + pool.getMetadata().getName() + " has no spec.storage; it is required");
+    StorageSpec storage = spec.getStorage();
+    if (storage == null || storage.getMemoryPerNode() == null) {
+      throw new InvalidSpecException("spec.storage.memoryPerNode is missing; set the memory each storage node"
+          + " offers, e.g. 4Gi");
+    }
     EvictionSpec eviction = spec.getEviction() == null ? new EvictionSpec() : spec.getEviction();
-    Quantity memory = Objects.requireNonNull(storage.getMemoryPerNode(), "KvCachePool "
-        + pool.getMetadata().getName() + " has no spec.storage.memoryPerNode; it is required");
+    Quantity memory = storage.getMemoryPerNode();
     return new DataPlaneSettings(
         pool.getMetadata().getName(),
         spec.getVersion(),
@@ -60,8 +74,8 @@ public record DataPlaneSettings(
         or(master.getAdminPort(), 8080),
         master.getResources(),
         or(storage.getReplicas(), 3),
-        ByteQuantity.bytes(memory),
-        or(storage.getSegments(), 1),
+        ByteQuantity.bytes("spec.storage.memoryPerNode", memory),
+        Math.max(1, or(storage.getSegments(), 1)),
         or(storage.getHugePages(), HugePages.TRANSPARENT),
         or(storage.getPort(), 50052),
         or(storage.getAdminPort(), 8081),
@@ -71,6 +85,17 @@ public record DataPlaneSettings(
         or(spec.getNodeTtl(), "10s"),
         or(eviction.getHighWatermark(), 0.90),
         or(eviction.getEvictRatio(), 0.10));
+  }
+
+  /**
+   * These settings with the release the rollout renders ({@link PoolRollout}) instead of spec.version, and the
+   * storage replica count a scale-down has reached instead of spec.storage.replicas.
+   */
+  public DataPlaneSettings rendered(PoolRollout rollout) {
+    return new DataPlaneSettings(poolId, rollout.version(), rollout.image(), imagePullPolicy, masterReplicas,
+        masterPort, masterAdminPort, masterResources, rollout.storageReplicas().orElse(storageReplicas),
+        memoryPerNodeBytes, segments, hugePages, storagePort, storageAdminPort, storageResources, objectReplicas,
+        leaseTtl, nodeTtl, highWatermark, evictRatio);
   }
 
   /** The image pods run: spec.image, else the release image of spec.version. */
@@ -83,7 +108,7 @@ public record DataPlaneSettings(
 
   /** The flag value of the huge-pages mode, as the data-plane mains expect it. */
   public String hugePagesFlag() {
-    return hugePages.name().toLowerCase(java.util.Locale.ROOT);
+    return hugePages.name().toLowerCase(Locale.ROOT);
   }
 
   public long segmentBytes() {

@@ -1,18 +1,21 @@
 package io.kvpool.operator.pool;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvpool.admin.AdminJson;
+import io.kvpool.admin.MasterStatus;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** {@link PoolAdminClient} over the master's admin HTTP API, with short timeouts (status polling). */
+/**
+ * {@link PoolAdminClient} over the master's admin HTTP API, with short timeouts: status polling, and the drain and
+ * step-down calls of a rollout (both return at once; their effect is followed through the status).
+ */
 public final class HttpPoolAdminClient implements PoolAdminClient {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final HttpClient http;
   private final Duration timeout;
 
@@ -38,50 +41,43 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
       throw new PoolAdminException("master admin " + uri + " answered HTTP " + response.statusCode()
           + " (expected 200): " + abbreviate(response.body()));
     }
-    return parse(uri, response.body());
-  }
-
-  /**
-   * Parses a /status document of the data plane's master. {@code leader} (the leader's pod name) is optional:
-   * without it the reconciler falls back to the pod labelled {@code kvpool.io/role=leader}.
-   */
-  static MasterStatus parse(URI uri, String body) throws PoolAdminException {
-    JsonNode root;
     try {
-      root = JSON.readTree(body);
+      return AdminJson.read(response.body(), MasterStatus.class);
     } catch (IOException e) {
-      throw new PoolAdminException("master admin " + uri + " returned no JSON: " + abbreviate(body), e);
+      throw new PoolAdminException("master admin " + uri + " returned no usable status document: "
+          + abbreviate(e.getMessage()), e);
     }
-    if (root == null || !root.isObject()) {
-      throw new PoolAdminException("master admin " + uri + " returned no JSON object: " + abbreviate(body));
-    }
-    JsonNode nodes = root.path("nodes");
-    int alive = 0;
-    if (nodes.isArray()) {
-      for (JsonNode node : nodes) {
-        String state = node.path("state").asText("ALIVE");
-        if ("ALIVE".equalsIgnoreCase(state)) {
-          alive++;
-        }
-      }
-    }
-    return new MasterStatus(
-        text(root, "poolId"),
-        text(root, "role"),
-        text(root, "leader"),
-        root.path("viewNumber").asLong(0),
-        text(root, "releaseVersion"),
-        text(root, "protocolVersion"),
-        nodes.isArray() ? nodes.size() : 0,
-        alive,
-        root.path("capacityBytes").asLong(0),
-        root.path("usedBytes").asLong(0),
-        root.path("objectCount").asLong(0));
   }
 
-  private static String text(JsonNode root, String name) {
-    JsonNode node = root.get(name);
-    return node == null || node.isNull() || node.isContainerNode() ? null : node.asText();
+  @Override
+  public void drain(URI adminBase, String nodeId, String adminToken) throws PoolAdminException {
+    post(adminBase.resolve("/nodes/" + URLEncoder.encode(nodeId, StandardCharsets.UTF_8) + "/drain"), adminToken);
+  }
+
+  @Override
+  public void stepDown(URI adminBase, String adminToken) throws PoolAdminException {
+    post(adminBase.resolve("/step-down"), adminToken);
+  }
+
+  private void post(URI uri, String adminToken) throws PoolAdminException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout)
+        .POST(HttpRequest.BodyPublishers.noBody());
+    if (adminToken != null && !adminToken.isEmpty()) {
+      request.header("Authorization", "Bearer " + adminToken);
+    }
+    HttpResponse<String> response;
+    try {
+      response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new PoolAdminException("master admin " + uri + " unreachable: " + describe(e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PoolAdminException("interrupted while calling " + uri, e);
+    }
+    if (response.statusCode() != 200) {
+      throw new PoolAdminException("master admin POST " + uri + " answered HTTP " + response.statusCode() + ": "
+          + abbreviate(response.body()));
+    }
   }
 
   private static String describe(IOException e) {

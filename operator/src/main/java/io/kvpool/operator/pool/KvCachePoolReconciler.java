@@ -1,6 +1,7 @@
 package io.kvpool.operator.pool;
 
-import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.kvpool.admin.MasterStatus;
+
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -14,12 +15,19 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
+import io.kvpool.api.v1alpha1.FailingPod;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.operator.common.KubernetesEventRecorder;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.pool.dependents.ClientConfigMapDependent;
+import io.kvpool.operator.pool.dependents.ClientKeySecretDependent;
+import io.kvpool.operator.pool.dependents.KeysSecretDependent;
+import io.kvpool.operator.pool.dependents.NetworkPolicyDependent;
+import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.MasterDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.MasterLeaderServiceDependent;
 import io.kvpool.operator.pool.dependents.MasterPeerServiceDependent;
@@ -31,21 +39,30 @@ import io.kvpool.operator.pool.dependents.PoolConfigMapDependent;
 import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.StorageServiceDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.rollout.ImageCheck;
+import io.kvpool.operator.rollout.RolloutExecutor;
+import io.kvpool.operator.rollout.RolloutRound;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles a KvCachePool: validate → apply the dependents (only for a valid spec, so an invalid
- * change leaves the last valid objects running) → observe → patch the status when it changed.
- * The workflow is invoked explicitly for that reason; owner references delete everything with the pool.
+ * Reconciles a KvCachePool: check the spec (validator, then a server-side dry run of the StatefulSets it renders) →
+ * apply the dependents, only for a valid spec, so an invalid change creates nothing and leaves the last valid objects
+ * running → observe → patch the status when it changed. The workflow is invoked explicitly for that reason; owner
+ * references delete everything with the pool. A failed apply (an object of the same name in the way, an API error)
+ * is retried forever with a backoff capped at 15 s, so removing the obstacle heals the pool by itself, and the
+ * failure is in the status meanwhile.
  */
 @Singleton
 @ControllerConfiguration(name = KvCachePoolReconciler.NAME)
@@ -62,6 +79,14 @@ import org.slf4j.LoggerFactory;
         useEventSourceWithName = KvCachePoolReconciler.SERVICES),
     @Dependent(name = "storage-service", type = StorageServiceDependent.class,
         useEventSourceWithName = KvCachePoolReconciler.SERVICES),
+    @Dependent(name = KvCachePoolReconciler.SECRETS, type = KeysSecretDependent.class,
+        reconcilePrecondition = SecurityConditions.AuthenticationOn.class,
+        readyPostcondition = SecurityConditions.KeysReadable.class),
+    @Dependent(name = "client-key-secret", type = ClientKeySecretDependent.class,
+        dependsOn = KvCachePoolReconciler.SECRETS, reconcilePrecondition = SecurityConditions.AuthenticationOn.class,
+        useEventSourceWithName = KvCachePoolReconciler.SECRETS),
+    @Dependent(name = "network-policy", type = NetworkPolicyDependent.class,
+        reconcilePrecondition = SecurityConditions.NetworkPolicyOn.class),
     @Dependent(name = KvCachePoolReconciler.STATEFUL_SETS, type = MasterStatefulSetDependent.class,
         dependsOn = {"master-role-binding", KvCachePoolReconciler.CONFIG_MAPS, KvCachePoolReconciler.SERVICES}),
     @Dependent(name = "storage-statefulset", type = StorageStatefulSetDependent.class,
@@ -71,8 +96,10 @@ import org.slf4j.LoggerFactory;
     @Dependent(name = "storage-pdb", type = StorageDisruptionBudgetDependent.class,
         useEventSourceWithName = KvCachePoolReconciler.DISRUPTION_BUDGETS),
 })
+@GradualRetry(maxAttempts = -1, initialInterval = 1_000, intervalMultiplier = 2, maxInterval = 15_000)
 @RBACRule(apiGroups = "", resources = "events", verbs = {"create"})
-@RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list"})
+// pods: watched for status; deleted one at a time by rollouts, patched to mark a drained pod, created for image checks
+@RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list", "watch", "create", "delete", "patch"})
 @RBACRule(apiGroups = "kvpool.io", resources = "transferengines", verbs = {"get", "list", "watch"})
 public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   public static final String NAME = "kvcachepool";
@@ -85,48 +112,79 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   static final String SERVICES = "master-peer-service";
   static final String STATEFUL_SETS = "master-statefulset";
   static final String DISRUPTION_BUDGETS = "master-pdb";
+  static final String SECRETS = "keys-secret";
   private static final Logger LOG = LoggerFactory.getLogger(KvCachePoolReconciler.class);
 
   private final PoolAdminClient adminClient;
   private final MasterAddressResolver addressResolver;
   private final PoolStatusAggregator aggregator;
+  private final Clock clock;
   private final Duration statusInterval;
+  private final StatefulSetDryRun dryRun = new StatefulSetDryRun();
 
   @Inject
   public KvCachePoolReconciler(PoolAdminClient adminClient, MasterAddressResolver addressResolver, Clock clock,
       PoolOperatorSettings settings) {
     this.adminClient = adminClient;
     this.addressResolver = addressResolver;
+    this.clock = clock;
     this.aggregator = new PoolStatusAggregator(clock);
     this.statusInterval = settings.statusInterval();
   }
 
   @Override
   public List<EventSource<?, KvCachePool>> prepareEventSources(EventSourceContext<KvCachePool> context) {
-    return List.of(TransferEngineToPools.eventSource(context));
+    return List.of(TransferEngineToPools.eventSource(context), PoolPods.eventSource(context));
   }
 
+  /**
+   * Spec check → the rollout's release decision ({@link RolloutRound#begin}) → apply the dependents → the rollout's
+   * next step ({@link RolloutRound#finish}) → status. An invalid spec applies nothing and moves no rollout.
+   */
   @Override
   public UpdateControl<KvCachePool> reconcile(KvCachePool pool, Context<KvCachePool> context) {
     Optional<TransferEngine> engine = context.getSecondaryResource(TransferEngine.class);
-    List<String> problems = PoolSpecValidator.validate(pool, engine, statefulSet(context, PoolNames.master(pool)));
+    List<String> problems = specProblems(pool, context, engine);
+    LeaderView leader = leader(pool, context);
+    RolloutRound.Result rollout = null;
     if (problems.isEmpty()) {
+      RolloutRound round = RolloutRound.begin(pool, context, leader.status(), clock);
       context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+      rollout = round.finish(new RolloutExecutor(context.getClient(), adminClient), true, leader.adminBase());
     } else {
-      LOG.debug("pool={} namespace={} spec invalid, dependents left as they run: {}", pool.getMetadata().getName(),
+      LOG.debug("pool={} namespace={} spec invalid, nothing applied: {}", pool.getMetadata().getName(),
           pool.getMetadata().getNamespace(), problems);
     }
-    updateStatus(pool, context, observe(pool, context, problems, null));
-    // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures.
-    return UpdateControl.<KvCachePool>noUpdate().rescheduleAfter(statusInterval);
+    updateStatus(pool, context, observe(pool, context, problems, null, leader, rollout));
+    // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures; a rollout
+    // (drains, lease recovery) is followed more closely.
+    Duration next = rollout != null && rollout.active() && RolloutRound.ACTIVE_INTERVAL.compareTo(statusInterval) < 0
+        ? RolloutRound.ACTIVE_INTERVAL : statusInterval;
+    return UpdateControl.<KvCachePool>noUpdate().rescheduleAfter(next);
   }
 
-  /** Applying the dependents failed (API error, conflict...): say so in the status; JOSDK retries with backoff. */
+  /**
+   * Applying the dependents failed (an object in the way, API error...): say so in one sentence in the status, with
+   * the generation observed, while the SDK retries (it logs the exception with its stack trace).
+   */
   @Override
   public ErrorStatusUpdateControl<KvCachePool> updateErrorStatus(KvCachePool pool, Context<KvCachePool> context,
       Exception e) {
-    updateStatus(pool, context, observe(pool, context, List.of(), e.getClass().getSimpleName() + ": " + e.getMessage()));
+    String failure = ReconcileFailure.describe(e);
+    LOG.debug("pool={} namespace={} reconcile failed: {}", pool.getMetadata().getName(),
+        pool.getMetadata().getNamespace(), failure);
+    updateStatus(pool, context, observe(pool, context, List.of(), failure, leader(pool, context), null));
     return ErrorStatusUpdateControl.noStatusUpdate();
+  }
+
+  /** The validator's problems, else the API server's verdict on the StatefulSets the spec renders. */
+  private List<String> specProblems(KvCachePool pool, Context<KvCachePool> context, Optional<TransferEngine> engine) {
+    List<String> problems = PoolSpecValidator.validate(pool, engine, statefulSet(context, PoolNames.master(pool)));
+    if (!problems.isEmpty()) {
+      return problems;
+    }
+    return dryRun.problems(context.getClient(), context.getControllerConfiguration().fieldManager(), pool,
+        PoolTransport.of(pool, context), engine);
   }
 
   /**
@@ -148,46 +206,73 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     update.events().forEach(e -> recorder.record(pool, e.reason().type(), e.reason().name(), e.message()));
   }
 
+  /** The leader's /status and admin address, or why it cannot be read. */
+  private record LeaderView(Optional<MasterStatus> status, String error, Optional<URI> adminBase) {
+  }
+
+  private LeaderView leader(KvCachePool pool, Context<KvCachePool> context) {
+    Optional<ReplicaState> masters = statefulSet(context, PoolNames.master(pool)).map(ReplicaState::of);
+    if (masters.isEmpty() || masters.get().ready() == 0) {
+      return new LeaderView(Optional.empty(), "no master pod is ready yet", Optional.empty());
+    }
+    URI base;
+    try {
+      base = addressResolver.adminBase(pool);
+    } catch (RuntimeException e) {
+      return new LeaderView(Optional.empty(), "the leader's admin address cannot be built: " + e.getMessage(),
+          Optional.empty());
+    }
+    try {
+      return new LeaderView(Optional.of(adminClient.status(base)), null, Optional.of(base));
+    } catch (PoolAdminException e) {
+      return new LeaderView(Optional.empty(), e.getMessage(), Optional.of(base));
+    }
+  }
+
+  /** What is observed now; reads the spec only where any value the API server admits is safe to read. */
   private PoolObservation observe(KvCachePool pool, Context<KvCachePool> context, List<String> problems,
-      String reconcileError) {
+      String reconcileError, LeaderView leader, RolloutRound.Result rollout) {
     Optional<ReplicaState> masters = statefulSet(context, PoolNames.master(pool)).map(ReplicaState::of);
     Optional<ReplicaState> storage = statefulSet(context, PoolNames.storage(pool)).map(ReplicaState::of);
-    Optional<MasterStatus> master = Optional.empty();
-    String masterError = null;
-    if (masters.isEmpty() || masters.get().ready() == 0) {
-      masterError = "no master pod is ready yet";
-    } else {
-      try {
-        master = Optional.of(adminClient.status(addressResolver.adminBase(pool)));
-      } catch (PoolAdminException e) {
-        masterError = e.getMessage();
-      }
-    }
+    List<Pod> pods = context.getSecondaryResourcesAsStream(Pod.class).filter(p -> !ImageCheck.isCheckPod(p))
+        .toList();
+    Optional<MasterStatus> master = leader.status();
+    String masterError = leader.error();
+    KvCachePoolSpec spec = pool.getSpec();
+    Integer objectReplicas = spec == null ? null : spec.getObjectReplicas();
+    Set<String> releases = pods.stream()
+        .map(pod -> pod.getMetadata().getAnnotations() == null ? null
+            : pod.getMetadata().getAnnotations().get(PoolLabels.RELEASE_ANNOTATION))
+        .filter(Objects::nonNull)
+        .collect(Collectors.toSet());
+    List<FailingPod> failing = PodFailures.of(pods);
+    String labelledLeader = pods.stream()
+        .filter(pod -> PoolLabels.ROLE_LEADER.equals(pod.getMetadata().getLabels().get(PoolLabels.ROLE)))
+        .map(pod -> pod.getMetadata().getName())
+        .sorted()
+        .findFirst()
+        .orElse(null);
     return new PoolObservation(
-        pool.getMetadata().getGeneration(),
-        pool.getSpec().getVersion(),
-        DataPlaneSettings.of(pool).objectReplicas(),
+        pool.getMetadata().getName(),
+        pool.getMetadata().getGeneration() == null ? 0 : pool.getMetadata().getGeneration(),
+        spec == null ? null : spec.getVersion(),
+        objectReplicas == null ? 2 : objectReplicas,
         problems,
         masters,
         storage,
         master,
         masterError,
-        master.isPresent() && master.get().leader() == null ? leaderPod(pool, context) : Optional.empty(),
+        failing,
+        releases,
+        labelledLeader,
         PoolLabels.selectorString(pool, Component.STORAGE),
-        reconcileError);
+        reconcileError,
+        Optional.ofNullable(rollout));
   }
 
   private static Optional<StatefulSet> statefulSet(Context<KvCachePool> context, String name) {
     return context.getSecondaryResourcesAsStream(StatefulSet.class)
         .filter(sts -> name.equals(sts.getMetadata().getName()))
         .findFirst();
-  }
-
-  /** The pod the elected master labelled as leader, for masters whose /status does not name themselves. */
-  private static Optional<String> leaderPod(KvCachePool pool, Context<KvCachePool> context) {
-    Map<String, String> selector = PoolLabels.selector(pool, Component.MASTER);
-    selector.put(PoolLabels.ROLE, PoolLabels.ROLE_LEADER);
-    return context.getClient().pods().inNamespace(pool.getMetadata().getNamespace()).withLabels(selector)
-        .list().getItems().stream().map(Pod::getMetadata).map(ObjectMeta::getName).findFirst();
   }
 }

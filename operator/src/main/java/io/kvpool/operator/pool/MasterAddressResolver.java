@@ -26,6 +26,12 @@ public interface MasterAddressResolver {
     return pool -> URI.create(template
         .replace("{pool}", pool.getMetadata().getName())
         .replace("{namespace}", pool.getMetadata().getNamespace())
-        .replace("{adminPort}", Integer.toString(DataPlaneSettings.of(pool).masterAdminPort())));
+        .replace("{adminPort}", Integer.toString(adminPort(pool))));
+  }
+
+  /** spec.master.adminPort or its default; readable whatever else the spec holds. */
+  static int adminPort(KvCachePool pool) {
+    var master = pool.getSpec() == null ? null : pool.getSpec().getMaster();
+    return master == null || master.getAdminPort() == null ? 8080 : master.getAdminPort();
   }
 }

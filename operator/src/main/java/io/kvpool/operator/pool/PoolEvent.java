@@ -1,5 +1,10 @@
 package io.kvpool.operator.pool;
 
-/** An Event to publish about a pool, decided by the status aggregator. */
+import io.kvpool.operator.common.StatusMessage;
+
+/** An Event to publish about a pool, decided by the status aggregator; its message is bounded. */
 public record PoolEvent(PoolEventReason reason, String message) {
+  public PoolEvent {
+    message = StatusMessage.bound(message);
+  }
 }

@@ -18,17 +18,14 @@ public final class TransportAttachments {
   }
 
   /**
-   * The device plugin itself sets the visibility variable (e.g. ASCEND_VISIBLE_DEVICES) to the devices it
-   * allocated; the pod only learns its name, because setting it here would override the plugin's allocation.
+   * The transport settings the storage node reads (data-plane/README.md). The device plugin itself sets the
+   * visibility variable (e.g. ASCEND_VISIBLE_DEVICES) to the devices it allocated; the pod only learns its name,
+   * because setting it here would override the plugin's allocation.
    */
   public static List<EnvVar> env(TransportSettings transport) {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVar("KVPOOL_TRANSPORT_PROTOCOL", transport.protocolName(), null));
-    env.add(new EnvVar("KVPOOL_TRANSPORT_PORT", Integer.toString(transport.port()), null));
-    env.add(new EnvVar("KVPOOL_BUFFER_POOL_SIZE", Long.toString(transport.bufferPoolBytes()), null));
-    env.add(new EnvVar("KVPOOL_BUFFERS", Integer.toString(transport.buffers()), null));
     transport.devices().ifPresent(devices -> {
-      env.add(new EnvVar("KVPOOL_DEVICE_RESOURCE", devices.resourceName(), null));
       env.add(new EnvVar("KVPOOL_DEVICE_COUNT", Integer.toString(devices.count()), null));
       env.add(new EnvVar("KVPOOL_VISIBLE_DEVICES_ENV", devices.visibleDevicesEnv(), null));
     });
@@ -43,14 +40,14 @@ public final class TransportAttachments {
     return volumes;
   }
 
-  /** Driver paths are read-only unless the engine says otherwise. */
+  /** Driver paths are always read-only (the CRD refuses readOnly: false). */
   public static List<VolumeMount> driverMounts(TransportSettings transport) {
     List<VolumeMount> mounts = new ArrayList<>();
     transport.devices().ifPresent(devices -> devices.driverMounts().forEach(mount ->
         mounts.add(new VolumeMountBuilder()
             .withName(mount.getName())
             .withMountPath(mount.getMountPath())
-            .withReadOnly(!Boolean.FALSE.equals(mount.getReadOnly()))
+            .withReadOnly(true)
             .build())));
     return mounts;
   }

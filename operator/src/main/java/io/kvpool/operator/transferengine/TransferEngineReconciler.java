@@ -14,6 +14,8 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.api.v1alpha1.TransferEngineStatus;
+import io.kvpool.api.v1alpha1.TransportUsage;
+import io.kvpool.operator.common.InvalidSpecException;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -61,16 +63,39 @@ public class TransferEngineReconciler implements Reconciler<TransferEngine> {
         .sorted()
         .distinct()
         .toList();
-    TransportSettings transport = TransportSettings.of(engine);
-    int nodesWithDevice = transport.devices()
-        .map(devices -> countNodesAdvertising(context, devices.resourceName()))
-        .orElse(0);
-    TransferEngineStatus status = aggregator.aggregate(engine, transport, pools, nodesWithDevice);
+    TransferEngineStatus status;
+    try {
+      TransportSettings transport = TransportSettings.of(engine);
+      int nodesWithDevice = transport.devices()
+          .map(devices -> countNodesAdvertising(context, devices.resourceName()))
+          .orElse(0);
+      status = aggregator.aggregate(engine, transport, pools, nodesWithDevice);
+    } catch (InvalidSpecException e) {
+      status = aggregator.invalid(engine, pools, e.getMessage());
+    }
+    status.setUsage(usage(context));
     if (status.equals(engine.getStatus())) {
       return UpdateControl.<TransferEngine>noUpdate().rescheduleAfter(NODE_RECHECK);
     }
     engine.setStatus(status);
     return UpdateControl.patchStatus(engine).rescheduleAfter(NODE_RECHECK);
+  }
+
+  /** What each pool using the engine reports of its live nodes' transport and devices (from its leader). */
+  private static List<TransportUsage> usage(Context<TransferEngine> context) {
+    List<TransportUsage> usage = context.getSecondaryResourcesAsStream(KvCachePool.class)
+        .filter(p -> p.getStatus() != null && p.getStatus().getTransport() != null)
+        .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
+        .map(p -> {
+          TransportUsage u = p.getStatus().getTransport();
+          TransportUsage copy = new TransportUsage();
+          copy.setPool(p.getMetadata().getName());
+          copy.setProtocol(u.getProtocol());
+          copy.setStorageNodes(u.getStorageNodes());
+          copy.setDevices(u.getDevices());
+          return copy;
+        }).toList();
+    return usage.isEmpty() ? null : usage;
   }
 
   private static int countNodesAdvertising(Context<TransferEngine> context, String resourceName) {

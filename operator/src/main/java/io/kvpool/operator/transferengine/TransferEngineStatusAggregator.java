@@ -60,6 +60,22 @@ public final class TransferEngineStatusAggregator {
     return status;
   }
 
+  /** An engine whose spec cannot be read (stored under an older, looser schema): not ready, saying why. */
+  public TransferEngineStatus invalid(TransferEngine engine, List<String> pools, String problem) {
+    TransferEngineStatus previous = engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
+    long generation = engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
+    TransferEngineStatus status = new TransferEngineStatus();
+    status.setObservedGeneration(generation);
+    status.setPools(List.copyOf(pools));
+    status.setDeviceResourceAdvertised(false);
+    status.setNodesWithDevice(0);
+    status.setConditions(new Conditions(previous.getConditions(), generation, clock.instant())
+        .set(DEVICES_AVAILABLE, false, "InvalidSpec", problem)
+        .set(READY, false, "InvalidSpec", problem)
+        .build());
+    return status;
+  }
+
   private static String usedBy(List<String> pools) {
     return pools.isEmpty() ? "no pool" : "pools " + String.join(", ", pools);
   }

@@ -31,6 +31,11 @@ public record TransportSettings(
   public record Devices(String resourceName, int count, List<DriverMount> driverMounts, String visibleDevicesEnv) {
   }
 
+  /**
+   * The settings of {@code engine}.
+   *
+   * @throws io.kvpool.operator.common.InvalidSpecException when its buffer pool size is not a byte count
+   */
   public static TransportSettings of(TransferEngine engine) {
     TransferEngineSpec spec = engine.getSpec() == null ? new TransferEngineSpec() : engine.getSpec();
     BufferPoolSpec buffers = spec.getBufferPool() == null ? new BufferPoolSpec() : spec.getBufferPool();
@@ -40,7 +45,9 @@ public record TransportSettings(
         protocol,
         spec.getPort() == null ? PLAIN_TCP.port : spec.getPort(),
         Boolean.TRUE.equals(spec.getHostNetwork()),
-        buffers.getSize() == null ? PLAIN_TCP.bufferPoolBytes : ByteQuantity.bytes(buffers.getSize()),
+        buffers.getSize() == null ? PLAIN_TCP.bufferPoolBytes
+            : ByteQuantity.bytes("TransferEngine " + engine.getMetadata().getName() + " spec.bufferPool.size",
+                buffers.getSize()),
         buffers.getBuffers() == null ? PLAIN_TCP.buffers : buffers.getBuffers(),
         devicesOf(protocol, spec.getDevices()));
   }

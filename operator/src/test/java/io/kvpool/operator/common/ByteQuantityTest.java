@@ -1,9 +1,12 @@
 package io.kvpool.operator.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ByteQuantityTest {
 
@@ -24,7 +27,19 @@ class ByteQuantityTest {
 
   @Test
   void bytesReadsDecimalAndBinarySuffixes() {
-    assertThat(ByteQuantity.bytes(new Quantity("1Gi"))).isEqualTo(1L << 30);
-    assertThat(ByteQuantity.bytes(new Quantity("1G"))).isEqualTo(1_000_000_000L);
+    assertThat(ByteQuantity.bytes("f", new Quantity("1Gi"))).isEqualTo(1L << 30);
+    assertThat(ByteQuantity.bytes("f", new Quantity("1G"))).isEqualTo(1_000_000_000L);
+    assertThat(ByteQuantity.bytes("f", new Quantity("1.5Gi"))).isEqualTo(3L << 29);
+  }
+
+  /** Quantities the API server admits that are no byte count: a typed, readable refusal, never an arithmetic crash. */
+  @ParameterizedTest
+  @CsvSource({"1m, not a whole number of bytes", "1500m, not a whole number of bytes",
+      "100Ei, not a whole number of bytes below 8Ei", "-1Gi, negative"})
+  void bytesRefusesWhatIsNoByteCountNamingTheField(String written, String expected) {
+    assertThatThrownBy(() -> ByteQuantity.bytes("spec.storage.memoryPerNode", new Quantity(written)))
+        .isInstanceOf(InvalidSpecException.class)
+        .hasMessageStartingWith("spec.storage.memoryPerNode '" + written + "'")
+        .hasMessageContaining(expected);
   }
 }

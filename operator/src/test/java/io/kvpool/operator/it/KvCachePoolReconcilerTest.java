@@ -9,10 +9,15 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -131,7 +136,8 @@ class KvCachePoolReconcilerTest {
     assertThat(client.services().inNamespace(NS).withName("ascend-master").get().getSpec().getSelector())
         .containsEntry("kvpool.io/role", "leader");
     assertThat(objects.configMap("ascend-client").getData())
-        .containsEntry("KVPOOL_MASTER_ADDRESS", "ascend-master.pool-reconcile.svc:50051")
+        .containsEntry("KVPOOL_MASTER_ADDRESS", "ascend-master-0.ascend-master-peers.pool-reconcile.svc:50051")
+        .containsEntry("KVPOOL_MASTER_ADMIN_ADDRESS", "ascend-master.pool-reconcile.svc:8080")
         .containsEntry("KVPOOL_TRANSPORT_PROTOCOL", "ascend");
 
     // The engine's own status: who uses it, and that a node advertises the device.
@@ -153,7 +159,8 @@ class KvCachePoolReconcilerTest {
     assertThat(informersByKind).containsOnly(
         Map.entry(ServiceAccount.class, 1L), Map.entry(Role.class, 1L), Map.entry(RoleBinding.class, 1L),
         Map.entry(ConfigMap.class, 1L), Map.entry(Service.class, 1L), Map.entry(StatefulSet.class, 1L),
-        Map.entry(PodDisruptionBudget.class, 1L), Map.entry(TransferEngine.class, 1L));
+        Map.entry(PodDisruptionBudget.class, 1L), Map.entry(TransferEngine.class, 1L), Map.entry(Pod.class, 1L),
+        Map.entry(Secret.class, 1L), Map.entry(NetworkPolicy.class, 1L));
   }
 
   @Test
@@ -191,22 +198,20 @@ class KvCachePoolReconcilerTest {
     client.resource(TestPools.tcpEngine(NS, "tcp-fast")).create();
     create(TestPools.withEngine(TestPools.pool(NS, "follow"), "tcp-fast"));
     awaitObjects("follow");
-    assertThat(objects.configMap("follow-config").getData()).containsEntry("KVPOOL_BUFFERS", "8");
+    assertThat(objects.configMap("follow-client").getData()).containsEntry("KVPOOL_BUFFERS", "8");
 
-    client.resources(TransferEngine.class).inNamespace(NS).withName("tcp-fast").edit(engine -> {
+    Edits.edit(client, TransferEngine.class, NS, "tcp-fast", engine -> {
       BufferPoolSpec buffers = new BufferPoolSpec();
       buffers.setSize(new Quantity("1Gi"));
       buffers.setBuffers(32);
       engine.getSpec().setBufferPool(buffers);
       engine.getSpec().setPort(50070);
-      return engine;
     });
 
     await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(objects.configMap("follow-config").getData()).containsEntry("KVPOOL_BUFFERS", "32")
+      assertThat(objects.configMap("follow-client").getData()).containsEntry("KVPOOL_BUFFERS", "32")
           .containsEntry("KVPOOL_BUFFER_POOL_SIZE", Long.toString(1L << 30))
           .containsEntry("KVPOOL_TRANSPORT_PORT", "50070");
-      assertThat(objects.configMap("follow-client").getData()).containsEntry("KVPOOL_BUFFERS", "32");
       assertThat(client.services().inNamespace(NS).withName("follow-storage").get().getSpec().getPorts())
           .anySatisfy(p -> assertThat(p.getPort()).isEqualTo(50070));
     });
@@ -218,10 +223,7 @@ class KvCachePoolReconcilerTest {
     awaitObjects("guarded");
     String rvBefore = objects.statefulSet("guarded-master").getMetadata().getResourceVersion();
 
-    client.resources(KvCachePool.class).inNamespace(NS).withName("guarded").edit(p -> {
-      p.getSpec().setImage("elsewhere/data-plane:0.1.0");
-      return p;
-    });
+    Edits.edit(client, KvCachePool.class, NS, "guarded", p -> p.getSpec().setImage("elsewhere/data-plane:0.1.0"));
 
     await().atMost(TIMEOUT).untilAsserted(() -> {
       KvCachePoolStatus status = read("guarded").getStatus();

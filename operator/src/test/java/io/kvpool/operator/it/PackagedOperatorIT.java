@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -31,67 +32,125 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealKubeApiServer.class)
 class PackagedOperatorIT {
-  private static final String NS = "packaged";
+  /** What a pod's grace period should never have to cover: SIGTERM to exit. */
+  private static final Duration EXIT_AFTER_SIGTERM = Duration.ofSeconds(10);
 
+  /**
+   * Reconciles a pool while holding the lease, then exits within seconds of SIGTERM: JOSDK 5.2.1 alone deadlocks
+   * there (its stop-leading callback calls System.exit inside the shutdown hook) and waits for SIGKILL.
+   */
   @Test
-  void thePackagedOperatorTakesTheLeaseAndReconcilesAPool(KubernetesClient client) throws Exception {
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-    Path kubeconfig = Files.createTempFile("kvpool-operator-kubeconfig", ".yaml");
-    Files.writeString(kubeconfig, RealKubeApiServer.kubeconfigYaml());
-    Path log = Files.createTempFile("kvpool-operator", ".log");
-    Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath();
-    assertThat(jar).as("run 'package' first").exists();
-    ProcessBuilder builder = new ProcessBuilder(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dquarkus.operator-sdk.namespaces=" + NS,
-        "-Dquarkus.kubernetes-client.namespace=" + NS,
-        "-Dquarkus.http.host=127.0.0.1",
-        "-Dquarkus.http.port=0",
-        "-jar", jar.toString()))
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
-    builder.environment().put("KUBECONFIG", kubeconfig.toString());
-    Process operator = builder.start();
-    try {
-      client.resource(TestPools.pool(NS, "packaged")).create();
-      PoolObjects objects = new PoolObjects(client, NS);
+  void thePackagedOperatorTakesTheLeaseReconcilesAPoolAndExitsOnSigterm(KubernetesClient client) throws Exception {
+    String ns = "packaged";
+    try (PackagedOperator operator = PackagedOperator.start(client, ns)) {
+      client.resource(TestPools.pool(ns, "packaged")).create();
+      PoolObjects objects = new PoolObjects(client, ns);
       await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
-          .failFast("operator exited", () -> !operator.isAlive())
+          .failFast("operator exited", () -> !operator.process.isAlive())
           .until(() -> objects.allExist("packaged"));
       await().atMost(Duration.ofSeconds(60)).until(() -> {
-        KvCachePool pool = client.resources(KvCachePool.class).inNamespace(NS).withName("packaged").get();
+        KvCachePool pool = client.resources(KvCachePool.class).inNamespace(ns).withName("packaged").get();
         return pool.getStatus() != null && pool.getStatus().getPhase() != null;
       });
-      Lease lease = client.leases().inNamespace(NS).withName("kvpool-operator").get();
+      Lease lease = client.leases().inNamespace(ns).withName("kvpool-operator").get();
       assertThat(lease).as("leader election lease").isNotNull();
       assertThat(lease.getSpec().getHolderIdentity()).isNotBlank();
-      assertProbesAnswer(log);
-    } finally {
-      operator.destroy();
-      if (!operator.waitFor(20, TimeUnit.SECONDS)) {
-        operator.destroyForcibly();
+      operator.assertProbesAnswer();
+
+      long sigterm = System.nanoTime();
+      operator.process.destroy();
+
+      assertThat(operator.process.waitFor(EXIT_AFTER_SIGTERM.toSeconds(), TimeUnit.SECONDS))
+          .as("exited within %s of SIGTERM while leading", EXIT_AFTER_SIGTERM).isTrue();
+      System.out.printf("packaged operator exited %d ms after SIGTERM with code %d%n",
+          (System.nanoTime() - sigterm) / 1_000_000, operator.process.exitValue());
+      assertThat(operator.log()).contains("leadership released because the operator is shutting down");
+    }
+  }
+
+  /** Losing the lease to another holder while running still ends the process, so two leaders never reconcile. */
+  @Test
+  void aLeaderThatLosesItsLeaseExits(KubernetesClient client) throws Exception {
+    String ns = "packaged-lost";
+    try (PackagedOperator operator = PackagedOperator.start(client, ns)) {
+      await().atMost(Duration.ofSeconds(120)).failFast("operator exited", () -> !operator.process.isAlive())
+          .until(() -> client.leases().inNamespace(ns).withName("kvpool-operator").get() != null);
+
+      Edits.edit(client, Lease.class, ns, "kvpool-operator",
+          lease -> {
+            lease.getSpec().setHolderIdentity("another-operator");
+            lease.getSpec().setLeaseDurationSeconds(3600);
+            lease.getSpec().setRenewTime(ZonedDateTime.now());
+          });
+
+      assertThat(operator.process.waitFor(60, TimeUnit.SECONDS)).as("exited after losing the lease").isTrue();
+      assertThat(operator.process.exitValue()).isEqualTo(1);
+      assertThat(operator.log()).contains("lost the leader election lease while running");
+    }
+  }
+
+  /** {@code java -jar target/quarkus-app/quarkus-run.jar} limited to one namespace, logging to a file. */
+  private static final class PackagedOperator implements AutoCloseable {
+    private final Process process;
+    private final Path kubeconfig;
+    private final Path log;
+
+    private PackagedOperator(Process process, Path kubeconfig, Path log) {
+      this.process = process;
+      this.kubeconfig = kubeconfig;
+      this.log = log;
+    }
+
+    static PackagedOperator start(KubernetesClient client, String ns) throws IOException {
+      client.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .serverSideApply();
+      Path kubeconfig = Files.createTempFile("kvpool-operator-kubeconfig", ".yaml");
+      Files.writeString(kubeconfig, RealKubeApiServer.kubeconfigYaml());
+      Path log = Files.createTempFile("kvpool-operator", ".log");
+      Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath();
+      assertThat(jar).as("run 'package' first").exists();
+      ProcessBuilder builder = new ProcessBuilder(List.of(
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-Dquarkus.operator-sdk.namespaces=" + ns,
+          "-Dquarkus.kubernetes-client.namespace=" + ns,
+          "-Dquarkus.http.host=127.0.0.1",
+          "-Dquarkus.http.port=0",
+          "-jar", jar.toString()))
+          .redirectErrorStream(true)
+          .redirectOutput(log.toFile());
+      builder.environment().put("KUBECONFIG", kubeconfig.toString());
+      return new PackagedOperator(builder.start(), kubeconfig, log);
+    }
+
+    String log() throws IOException {
+      return Files.readString(log);
+    }
+
+    /** The Helm chart's liveness and readiness probes point at these paths. */
+    void assertProbesAnswer() throws Exception {
+      Pattern listening = Pattern.compile("Listening on: (http://127\\.0\\.0\\.1:\\d+)");
+      String base = Files.readAllLines(log).stream().map(listening::matcher).filter(Matcher::find)
+          .map(m -> m.group(1)).findFirst()
+          .orElseThrow(() -> new AssertionError("no HTTP address in the operator log"));
+      HttpClient http = HttpClient.newHttpClient();
+      for (String probe : List.of("/q/health/live", "/q/health/ready")) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(http.send(
+            HttpRequest.newBuilder(URI.create(base + probe)).build(), HttpResponse.BodyHandlers.ofString())
+            .statusCode()).as(probe).isEqualTo(200));
       }
-      System.out.println("packaged operator log:\n" + tail(log));
+    }
+
+    @Override
+    public void close() throws Exception {
+      if (process.isAlive()) {
+        process.destroyForcibly();
+        process.waitFor(20, TimeUnit.SECONDS);
+      }
+      List<String> lines = Files.readAllLines(log);
+      System.out.println("packaged operator log:\n"
+          + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
       Files.deleteIfExists(kubeconfig);
       Files.deleteIfExists(log);
     }
-  }
-
-  /** The Helm chart's liveness and readiness probes point at these paths. */
-  private static void assertProbesAnswer(Path log) throws Exception {
-    Pattern listening = Pattern.compile("Listening on: (http://127\\.0\\.0\\.1:\\d+)");
-    String base = Files.readAllLines(log).stream().map(listening::matcher).filter(Matcher::find)
-        .map(m -> m.group(1)).findFirst().orElseThrow(() -> new AssertionError("no HTTP address in the operator log"));
-    HttpClient http = HttpClient.newHttpClient();
-    for (String probe : List.of("/q/health/live", "/q/health/ready")) {
-      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(http.send(
-          HttpRequest.newBuilder(URI.create(base + probe)).build(), HttpResponse.BodyHandlers.ofString())
-          .statusCode()).as(probe).isEqualTo(200));
-    }
-  }
-
-  private static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 }

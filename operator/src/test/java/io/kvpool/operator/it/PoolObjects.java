@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Reads the objects the operator creates for a pool, and plays the StatefulSet controller that is not there. */
+/** Reads the objects the operator creates for a pool. */
 final class PoolObjects {
   private final KubernetesClient client;
   private final String namespace;
@@ -45,6 +45,11 @@ final class PoolObjects {
     return all(pool).values().stream().allMatch(o -> o != null);
   }
 
+  /** The "Kind/name" of every object of the pool that exists: empty when nothing was created. */
+  java.util.List<String> existing(String pool) {
+    return all(pool).entrySet().stream().filter(e -> e.getValue() != null).map(Map.Entry::getKey).toList();
+  }
+
   StatefulSet statefulSet(String name) {
     return client.apps().statefulSets().inNamespace(namespace).withName(name).get();
   }
@@ -55,13 +60,19 @@ final class PoolObjects {
 
   /** What the StatefulSet controller would report once all pods of the current template are ready. */
   void markReady(String statefulSet) {
+    markReady(statefulSet, -1);
+  }
+
+  /** What the StatefulSet controller would report with {@code ready} pods ready (-1: all) on the current template. */
+  void markReady(String statefulSet, int ready) {
     client.apps().statefulSets().inNamespace(namespace).withName(statefulSet).editStatus(sts -> {
       int replicas = sts.getSpec().getReplicas();
+      int readyReplicas = ready < 0 ? replicas : ready;
       sts.setStatus(new StatefulSetStatusBuilder()
           .withObservedGeneration(sts.getMetadata().getGeneration())
           .withReplicas(replicas)
-          .withReadyReplicas(replicas)
-          .withAvailableReplicas(replicas)
+          .withReadyReplicas(readyReplicas)
+          .withAvailableReplicas(readyReplicas)
           .withUpdatedReplicas(replicas)
           .withCurrentReplicas(replicas)
           .withCurrentRevision(statefulSet + "-r1")

@@ -18,7 +18,8 @@ import java.util.List;
 /**
  * Least privilege for the masters: the election Lease of their pool and their own pods, nothing else.
  * Creating and listing cannot be narrowed by name in RBAC, so those verbs get their own rule; reading
- * and updating are limited to the pool's Lease and to the master pods by name.
+ * and updating (fabric8's elector renews and takes the Lease over with a patch) are limited to the pool's Lease and
+ * to the master pods by name.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class MasterRoleDependent extends CRUDKubernetesDependentResource<Role, KvCachePool> {
@@ -50,7 +51,7 @@ public class MasterRoleDependent extends CRUDKubernetesDependentResource<Role, K
                 .withApiGroups("coordination.k8s.io")
                 .withResources("leases")
                 .withResourceNames(PoolNames.leaderLease(pool))
-                .withVerbs("get", "update")
+                .withVerbs("get", "update", "patch") // fabric8 renews and takes the Lease over with patch
                 .build(),
             new PolicyRuleBuilder()
                 .withApiGroups("")

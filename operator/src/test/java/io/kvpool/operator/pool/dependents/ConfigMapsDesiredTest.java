@@ -17,7 +17,7 @@ class ConfigMapsDesiredTest {
     pool.getSpec().getStorage().setMemoryPerNode(new Quantity("1Gi"));
     pool.getSpec().getStorage().setSegments(2);
 
-    ConfigMap config = PoolConfigMapDependent.desired(pool, TransportSettings.PLAIN_TCP);
+    ConfigMap config = PoolConfigMapDependent.desired(pool);
 
     assertThat(config.getMetadata().getName()).isEqualTo("p-config");
     assertThat(config.getData())
@@ -26,17 +26,18 @@ class ConfigMapsDesiredTest {
         .containsEntry("KVPOOL_NODE_TTL", "10s")
         .containsEntry("KVPOOL_HIGH_WATERMARK", "0.9")
         .containsEntry("KVPOOL_EVICT_RATIO", "0.1")
-        .containsEntry("KVPOOL_OBJECT_REPLICAS", "2")
         .containsEntry("KVPOOL_SEGMENTS", "2")
-        .containsEntry("KVPOOL_SEGMENT_SIZE", Long.toString(512L << 20))
+        .containsEntry("KVPOOL_MEMORY_PER_NODE", Long.toString(1L << 30))
         .containsEntry("KVPOOL_LEADER_LEASE", "p-leader")
-        .containsEntry("KVPOOL_TRANSPORT_PROTOCOL", "tcp")
-        .doesNotContainKey("KVPOOL_STORAGE_REPLICAS");
+        .containsEntry("KVPOOL_BIND_HOST", "0.0.0.0")
+        .containsEntry("KVPOOL_MASTER_ADDRESS", "p-master-0.p-master-peers.ns.svc:50051")
+        .doesNotContainKey("KVPOOL_STORAGE_REPLICAS")
+        .doesNotContainKey("KVPOOL_TRANSPORT_PROTOCOL");
     assertThat(config.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "kvpool-operator");
   }
 
   @Test
-  void clientConfigPointsAtTheLeaderServiceAndCarriesTheTransport() {
+  void clientConfigNamesEveryMasterAndCarriesTheTransport() {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
 
     ConfigMap config = ClientConfigMapDependent.desired(pool,
@@ -44,7 +45,7 @@ class ConfigMapsDesiredTest {
 
     assertThat(config.getMetadata().getName()).isEqualTo("p-client");
     assertThat(config.getData())
-        .containsEntry("KVPOOL_MASTER_ADDRESS", "p-master.ns.svc:50051")
+        .containsEntry("KVPOOL_MASTER_ADDRESS", "p-master-0.p-master-peers.ns.svc:50051")
         .containsEntry("KVPOOL_MASTER_ADMIN_ADDRESS", "p-master.ns.svc:8080")
         .containsEntry("KVPOOL_RELEASE", "0.1.0")
         .containsEntry("KVPOOL_TRANSFER_ENGINE", "npu")

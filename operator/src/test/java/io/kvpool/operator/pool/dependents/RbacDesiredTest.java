@@ -34,6 +34,8 @@ class RbacDesiredTest {
     PolicyRule namedLease = rules.stream().filter(r -> r.getResources().contains("leases")
         && !r.getResourceNames().isEmpty()).findFirst().orElseThrow();
     assertThat(namedLease.getResourceNames()).containsExactly("p-leader");
+    // fabric8's elector renews the Lease and takes it over with a patch
+    assertThat(namedLease.getVerbs()).containsExactly("get", "update", "patch");
     assertThat(namedLease.getApiGroups()).containsExactly("coordination.k8s.io");
   }
 

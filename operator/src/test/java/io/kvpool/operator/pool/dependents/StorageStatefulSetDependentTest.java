@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.kvpool.api.v1alpha1.ComputeResources;
 import io.kvpool.api.v1alpha1.DriverMount;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.KvCachePool;
@@ -13,6 +13,7 @@ import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.transferengine.TransportSettings;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class StorageStatefulSetDependentTest {
@@ -22,7 +23,7 @@ class StorageStatefulSetDependentTest {
   }
 
   @Test
-  void runsTheStorageMainAgainstTheLeaderServiceWithMemoryCoveringTheSegments() {
+  void runsTheStorageMainFromTheConfigMountWithMemoryCoveringTheSegments() {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
     pool.getSpec().getStorage().setMemoryPerNode(new Quantity("4Gi"));
     pool.getSpec().getStorage().setSegments(4);
@@ -33,10 +34,14 @@ class StorageStatefulSetDependentTest {
     assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
     assertThat(sts.getSpec().getServiceName()).isEqualTo("p-storage");
     Container storage = container(sts);
-    assertThat(String.join(" ", storage.getCommand())).contains("io.kvpool.storage.StorageNodeMain")
-        .contains("--master p-master.ns.svc:50051").contains("--node-id $(POD_NAME)")
-        .contains("--memory 4294967296").contains("--segments 4").contains("--huge-pages transparent")
-        .contains("--port 50052").contains("--admin-port 8081").contains("--pool-id p");
+    assertThat(storage.getCommand()).last().isEqualTo("io.kvpool.storage.StorageNodeMain");
+    assertThat(storage.getArgs()).isNullOrEmpty();
+    assertThat(storage.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("KVPOOL_NODE_ID");
+      assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
+    });
+    assertThat(storage.getEnv()).extracting(e -> e.getName())
+        .contains("KVPOOL_CONFIG_DIR", "KVPOOL_ADVERTISE_HOST", "KVPOOL_TRANSPORT_PROTOCOL");
     assertThat(storage.getResources().getLimits()).containsEntry("memory", new Quantity("4608Mi"));
     assertThat(storage.getResources().getRequests()).containsEntry("memory", new Quantity("4608Mi"));
     assertThat(storage.getResources().getLimits()).doesNotContainKey("hugepages-2Mi");
@@ -55,7 +60,9 @@ class StorageStatefulSetDependentTest {
 
     Container storage = container(StorageStatefulSetDependent.desired(pool, TransportSettings.PLAIN_TCP));
 
-    assertThat(storage.getResources().getLimits()).containsEntry("hugepages-2Mi", new Quantity("1Gi"));
+    assertThat(storage.getResources().getLimits()).containsEntry("hugepages-2Mi", new Quantity("1Gi"))
+        .as("ordinary memory only for the JVM: the segments are reserved once").containsEntry("memory",
+            new Quantity("512Mi"));
     assertThat(storage.getResources().getRequests()).containsEntry("hugepages-2Mi", new Quantity("1Gi"));
     assertThat(storage.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/dev/hugepages");
   }
@@ -64,8 +71,8 @@ class StorageStatefulSetDependentTest {
   void aUserMemoryLimitBelowTheSegmentsIsRaised() {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
     pool.getSpec().getStorage().setMemoryPerNode(new Quantity("2Gi"));
-    pool.getSpec().getStorage().setResources(new ResourceRequirementsBuilder()
-        .addToLimits("memory", new Quantity("1Gi")).addToLimits("cpu", new Quantity("2")).build());
+    pool.getSpec().getStorage().setResources(ComputeResources.of(null,
+        Map.of("memory", new Quantity("1Gi"), "cpu", new Quantity("2"))));
 
     Container storage = container(StorageStatefulSetDependent.desired(pool, TransportSettings.PLAIN_TCP));
 
@@ -85,8 +92,8 @@ class StorageStatefulSetDependentTest {
     assertThat(storage.getResources().getLimits()).containsEntry("huawei.com/Ascend910", new Quantity("2"));
     assertThat(storage.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/usr/local/Ascend/driver",
         "/usr/local/dcmi", "/usr/local/bin/npu-smi", "/etc/ascend_install.info", "/etc/hccn.conf");
-    assertThat(storage.getVolumeMounts()).filteredOn(m -> m.getMountPath().startsWith("/usr/local"))
-        .allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
+    assertThat(storage.getVolumeMounts()).filteredOn(m -> !m.getMountPath().equals("/tmp"))
+        .allSatisfy(m -> assertThat(m.getReadOnly()).as(m.getMountPath()).isTrue());
     assertThat(sts.getSpec().getTemplate().getSpec().getVolumes())
         .filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getPath())
         .contains("/usr/local/Ascend/driver", "/etc/hccn.conf");
@@ -113,6 +120,29 @@ class StorageStatefulSetDependentTest {
   }
 
   @Test
+  void meetsTheRestrictedLevelWithoutCapabilitiesAndSpreadsAcrossNodes() {
+    StatefulSet sts = StorageStatefulSetDependent.desired(TestPools.defaultedPool("ns", "p"),
+        TransportSettings.PLAIN_TCP);
+    var podSpec = sts.getSpec().getTemplate().getSpec();
+    Container storage = container(sts);
+
+    assertThat(podSpec.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(podSpec.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    assertThat(podSpec.getAutomountServiceAccountToken()).isFalse();
+    assertThat(storage.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(storage.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(storage.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(storage.getSecurityContext().getCapabilities().getAdd()).as("no IPC_LOCK: nothing mlocks")
+        .isNullOrEmpty();
+    assertThat(storage.getVolumeMounts()).extracting(m -> m.getMountPath()).contains("/tmp", "/etc/kvpool");
+    assertThat(storage.getCommand()).containsSequence("java", "-Xmx256m", "-XX:MaxDirectMemorySize=128m");
+    assertThat(podSpec.getTopologySpreadConstraints()).singleElement().satisfies(spread -> {
+      assertThat(spread.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+      assertThat(spread.getLabelSelector().getMatchLabels()).isEqualTo(sts.getSpec().getSelector().getMatchLabels());
+    });
+  }
+
+  @Test
   void theReplicaCountIsTheOnlyFieldTheStorageReplicasDrive() {
     KvCachePool three = TestPools.defaultedPool("ns", "p");
     KvCachePool five = TestPools.defaultedPool("ns", "p");
@@ -124,8 +154,7 @@ class StorageStatefulSetDependentTest {
     assertThat(b.getSpec().getReplicas()).isEqualTo(5);
     assertThat(b.getSpec().getTemplate()).isEqualTo(a.getSpec().getTemplate());
     assertThat(MasterStatefulSetDependent.desired(five)).isEqualTo(MasterStatefulSetDependent.desired(three));
-    assertThat(PoolConfigMapDependent.desired(five, TransportSettings.PLAIN_TCP))
-        .isEqualTo(PoolConfigMapDependent.desired(three, TransportSettings.PLAIN_TCP));
+    assertThat(PoolConfigMapDependent.desired(five)).isEqualTo(PoolConfigMapDependent.desired(three));
     assertThat(StorageDisruptionBudgetDependent.desired(five)).isEqualTo(StorageDisruptionBudgetDependent.desired(three));
   }
 }

@@ -1,0 +1,267 @@
+package io.kvpool.operator.rollout;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.kvpool.admin.MasterStatus;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.KvCachePoolSpec;
+import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
+import io.kvpool.api.v1alpha1.UpgradeSpec;
+import io.kvpool.api.v1alpha1.UpgradeStatus;
+import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.pool.DataPlaneDurations;
+import io.kvpool.operator.pool.DataPlaneSettings;
+import io.kvpool.operator.pool.PoolKeys;
+import io.kvpool.operator.pool.PoolNames;
+import io.kvpool.operator.pool.PoolRollout;
+import io.kvpool.operator.pool.PoolTransport;
+import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
+import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One reconciliation's part of a pool's rollout. {@link #begin} (before the workflow) reads the pods, the
+ * StatefulSets, the image checks and the leader's view, lets the {@link ReleaseGate} decide which release to render
+ * and {@link StorageReplicas} how far a scale-down may go, and hands that to the dependents ({@link PoolRollout}).
+ * {@link #finish} (after it) plans the next step ({@link UpgradePlanner}), carries it out ({@link RolloutExecutor}),
+ * keeps the image check pods, and computes {@code status.upgrade} with its Events ({@link RolloutStatus}).
+ */
+public final class RolloutRound {
+  /** How often a pool is reconciled while a rollout runs (drains and recoveries signal nothing to Kubernetes). */
+  public static final Duration ACTIVE_INTERVAL = Duration.ofSeconds(2);
+
+  private final KvCachePool pool;
+  private final Context<KvCachePool> context;
+  private final Optional<MasterStatus> leader;
+  private final Clock clock;
+  private final List<Pod> pods;
+  private final List<PodView> views;
+  private final Map<String, ImageCheck.Result> checks;
+  private final ReleaseGate.Release target;
+  private final ReleaseGate.Decision gate;
+  private final PoolRollout rollout;
+
+  private RolloutRound(KvCachePool pool, Context<KvCachePool> context, Optional<MasterStatus> leader, Clock clock,
+      List<Pod> pods, List<PodView> views, Map<String, ImageCheck.Result> checks, ReleaseGate.Release target,
+      ReleaseGate.Decision gate, PoolRollout rollout) {
+    this.pool = pool;
+    this.context = context;
+    this.leader = leader;
+    this.clock = clock;
+    this.pods = pods;
+    this.views = views;
+    this.checks = checks;
+    this.target = target;
+    this.gate = gate;
+    this.rollout = rollout;
+  }
+
+  /** Decides what the dependents render in this reconciliation and hands it to them. */
+  public static RolloutRound begin(KvCachePool pool, Context<KvCachePool> context, Optional<MasterStatus> leader,
+      Clock clock) {
+    String name = pool.getMetadata().getName();
+    List<Pod> pods = context.getSecondaryResourcesAsStream(Pod.class).toList();
+    List<PodView> views = pods.stream().map(p -> PodView.of(p, name)).flatMap(Optional::stream).toList();
+    Map<String, ImageCheck.Result> checks = new HashMap<>();
+    Duration checkTimeout = stepTimeout(upgrade(pool.getSpec()));
+    pods.stream().filter(ImageCheck::isCheckPod).forEach(p -> ImageCheck.imageOf(p)
+        .ifPresent(image -> checks.put(image, ImageCheck.read(p, clock.instant(), checkTimeout))));
+    DataPlaneSettings settings = DataPlaneSettings.of(pool);
+    ReleaseGate.Release target = new ReleaseGate.Release(settings.version(), settings.image());
+    Optional<ReleaseGate.Release> deployed = statefulSet(context, PoolNames.master(pool)).map(sts -> {
+      Map<String, String> a = sts.getMetadata().getAnnotations() == null ? Map.of() : sts.getMetadata().getAnnotations();
+      return new ReleaseGate.Release(a.get(PoolLabels.RELEASE_ANNOTATION), a.get(PoolLabels.IMAGE_ANNOTATION));
+    }).filter(r -> r.version() != null && r.image() != null);
+    Set<String> releases = new TreeSet<>();
+    views.forEach(v -> {
+      if (v.release() != null) {
+        releases.add(v.release());
+      }
+    });
+    Set<String> protocols = new TreeSet<>();
+    leader.filter(MasterStatus::leading).ifPresent(m -> {
+      if (m.protocolVersion() != null) {
+        protocols.add(m.protocolVersion());
+      }
+      m.nodes().stream().filter(n -> !"DEAD".equals(n.state()) && n.protocolVersion() != null)
+          .forEach(n -> protocols.add(n.protocolVersion()));
+    });
+    UpgradeSpec upgrade = upgrade(pool.getSpec());
+    ReleaseGate.Decision gate = ReleaseGate.decide(new ReleaseGate.Inputs(target,
+        Boolean.TRUE.equals(upgrade.getAllowDowngrade()), deployed, releases, protocols, checks,
+        pool.getStatus() == null ? null : pool.getStatus().getUpgrade()));
+    Optional<Integer> currentStorage = statefulSet(context, PoolNames.storage(pool))
+        .map(sts -> sts.getSpec().getReplicas());
+    List<PodView> storage = views.stream().filter(v -> v.component() == PoolLabels.Component.STORAGE).toList();
+    PoolRollout rollout = new PoolRollout(gate.render().version(), gate.render().image(),
+        StorageReplicas.render(settings.storageReplicas(), currentStorage, storage));
+    rollout.put(context);
+    return new RolloutRound(pool, context, leader, clock, pods, views, checks, target, gate, rollout);
+  }
+
+  public ReleaseGate.Decision gate() {
+    return gate;
+  }
+
+  /** What {@link #finish} found and did. */
+  public record Result(RolloutPlan plan, UpgradeStatus status, List<io.kvpool.operator.pool.PoolEvent> events,
+                       ReleaseGate.Decision gate, String failure) {
+    /** Whether pods are being replaced, removed or checked: reconcile again soon. */
+    public boolean active() {
+      return gate.verdict() == ReleaseGate.Verdict.CHECKING || plan != null
+          && !(plan.action() instanceof RolloutPlan.Done);
+    }
+  }
+
+  /**
+   * Plans and takes the next step (only when the spec is valid and the StatefulSets render what the rollout wants),
+   * and computes status.upgrade.
+   *
+   * @param applied whether the workflow applied the dependents in this reconciliation
+   */
+  public Result finish(RolloutExecutor executor, boolean applied, Optional<URI> adminBase) {
+    UpgradeStatus previous = pool.getStatus() == null ? null : pool.getStatus().getUpgrade();
+    Optional<StatefulSet> masterSts = statefulSet(context, PoolNames.master(pool));
+    Optional<StatefulSet> storageSts = statefulSet(context, PoolNames.storage(pool));
+    if (masterSts.isEmpty() || storageSts.isEmpty()) {
+      return new Result(null, previous, List.of(), gate, null);
+    }
+    // what this reconciliation rendered, when it applied; else what the live StatefulSets hold
+    String masterTemplate = applied ? templateOf(MasterStatefulSetDependent.desired(pool, rollout))
+        : templateOf(masterSts.get());
+    String storageTemplate = applied ? templateOf(StorageStatefulSetDependent.desired(pool,
+        PoolTransport.of(pool, context), rollout)) : templateOf(storageSts.get());
+    UpgradeSpec upgrade = upgrade(pool.getSpec());
+    RolloutObservation.Policy policy = new RolloutObservation.Policy(Boolean.TRUE.equals(upgrade.getPaused()),
+        stepTimeout(upgrade),
+        upgrade.getOnFailure() == null ? UpgradeFailurePolicy.Pause : upgrade.getOnFailure(),
+        gate.verdict() == ReleaseGate.Verdict.ROLLING_BACK);
+    Map<String, Integer> formats = new LinkedHashMap<>();
+    checks.forEach((image, result) -> {
+      if (result.declared() != null) {
+        formats.put(image, result.declared().inventoryFormat());
+      }
+    });
+    DataPlaneSettings settings = DataPlaneSettings.of(pool);
+    List<PodView> masters = views.stream().filter(v -> v.component() == PoolLabels.Component.MASTER).toList();
+    List<PodView> storage = views.stream().filter(v -> v.component() == PoolLabels.Component.STORAGE).toList();
+    Set<String> neededChecks = neededChecks(storage);
+    Set<String> checking = new TreeSet<>();
+    neededChecks.forEach(image -> {
+      ImageCheck.Result result = checks.get(image);
+      if (result == null || result.state() == ImageCheck.Result.State.PENDING) {
+        checking.add(image);
+      }
+    });
+    RolloutObservation observed = new RolloutObservation(pool.getMetadata().getName(), rollout.version(),
+        rollout.image(), masterTemplate, storageTemplate, settings.masterReplicas(), settings.storageReplicas(),
+        storageSts.get().getSpec().getReplicas() == null ? settings.storageReplicas()
+            : storageSts.get().getSpec().getReplicas(), masters, storage, leader, settings.objectReplicas(),
+        MemoryFileVolume.of(pool).isPresent(), formats, checking, policy,
+        Optional.ofNullable(previous).map(UpgradeStatus::getStep), clock.instant());
+    RolloutPlan plan = UpgradePlanner.plan(observed);
+    boolean templatesTaken = settled(masterSts.get(), masterTemplate) && settled(storageSts.get(), storageTemplate);
+    if (plan.action() instanceof RolloutPlan.Replace && !templatesTaken) {
+      // the StatefulSet controller must have the template before a pod is deleted, or it recreates the old one
+      plan = new RolloutPlan(plan.phase(), new RolloutPlan.Wait(plan.action().pod(), "waiting for the StatefulSet"
+          + " controller to take the new templates before " + plan.action().describe()), plan.updated(),
+          plan.total());
+    }
+    RolloutExecutor.Outcome outcome = applied ? executor.execute(pool, plan.action(), byName(), adminBase,
+        adminToken()) : new RolloutExecutor.Outcome(null, null, null);
+    Optional<String> checkFailure = keepImageChecks(executor, neededChecks);
+    String failure = outcome.failure() != null ? outcome.failure() : checkFailure.orElse(null);
+    Set<String> releases = new TreeSet<>();
+    views.forEach(v -> {
+      if (v.release() != null) {
+        releases.add(v.release());
+      }
+    });
+    RolloutStatus.Update update = RolloutStatus.next(previous, new RolloutStatus.Round(target, gate, plan, observed,
+        releases, outcome.acted(), outcome.event(), failure, policy.onFailure(), clock.instant()));
+    return new Result(plan, update.status(), update.events(), gate, failure);
+  }
+
+  /**
+   * The check the gate waits for; with warm restarts, while a release changes, also the checks of the rendered image
+   * and of every image a storage pod runs (the warm-restart rule compares their inventory formats).
+   */
+  private Set<String> neededChecks(List<PodView> storage) {
+    Set<String> needed = new TreeSet<>();
+    gate.checkImage().ifPresent(needed::add);
+    boolean releaseChanging = gate.verdict() == ReleaseGate.Verdict.CHECKING || views.stream()
+        .anyMatch(v -> v.release() != null && !v.release().equals(rollout.version()));
+    if (releaseChanging && MemoryFileVolume.of(pool).isPresent()) {
+      needed.add(rollout.image());
+      storage.stream().map(PodView::image).filter(i -> i != null).forEach(needed::add);
+    }
+    return needed;
+  }
+
+  /** Creates the check pods {@code needed}, removes the others; says why a needed one could not be created. */
+  private Optional<String> keepImageChecks(RolloutExecutor executor, Set<String> needed) {
+    String pullPolicy = DataPlaneSettings.of(pool).imagePullPolicy();
+    Optional<String> failure = Optional.empty();
+    for (String image : needed) {
+      Optional<String> refused = executor.ensureImageCheck(pool, image, pullPolicy, pods);
+      failure = failure.or(() -> refused);
+    }
+    executor.removeImageChecks(pool, pods.stream().filter(ImageCheck::isCheckPod).toList(), needed);
+    return failure;
+  }
+
+  private Map<String, Pod> byName() {
+    Map<String, Pod> out = new HashMap<>();
+    pods.forEach(p -> out.put(p.getMetadata().getName(), p));
+    return out;
+  }
+
+  /**
+   * The pool's admin token from its keys Secret, as the Secret's informer holds it (the operator never reads a Secret
+   * otherwise); empty for a pool without keys.
+   */
+  private String adminToken() {
+    String secretName = PoolNames.keysSecret(pool);
+    return context.getSecondaryResourcesAsStream(Secret.class)
+        .filter(s -> secretName.equals(s.getMetadata().getName())).findFirst()
+        .map(s -> PoolKeys.decode(s.getData()).getOrDefault(PoolKeys.ADMIN_TOKEN, "")).orElse("");
+  }
+
+  /** The StatefulSet holds {@code template} and its controller has seen that spec. */
+  private static boolean settled(StatefulSet sts, String template) {
+    boolean observed = sts.getStatus() != null && sts.getStatus().getObservedGeneration() != null
+        && sts.getStatus().getObservedGeneration() >= sts.getMetadata().getGeneration();
+    return observed && template != null && template.equals(templateOf(sts));
+  }
+
+  static String templateOf(StatefulSet sts) {
+    var meta = sts.getSpec().getTemplate().getMetadata();
+    return meta == null || meta.getAnnotations() == null ? null : meta.getAnnotations()
+        .get(PoolLabels.TEMPLATE_ANNOTATION);
+  }
+
+  private static Duration stepTimeout(UpgradeSpec upgrade) {
+    return DataPlaneDurations.parse(upgrade.getStepTimeout()).orElse(Duration.ofMinutes(10));
+  }
+
+  private static UpgradeSpec upgrade(KvCachePoolSpec spec) {
+    return spec == null || spec.getUpgrade() == null ? new UpgradeSpec() : spec.getUpgrade();
+  }
+
+  private static Optional<StatefulSet> statefulSet(Context<KvCachePool> context, String name) {
+    return context.getSecondaryResourcesAsStream(StatefulSet.class)
+        .filter(sts -> name.equals(sts.getMetadata().getName()))
+        .findFirst();
+  }
+}
