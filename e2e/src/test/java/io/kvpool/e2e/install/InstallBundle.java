@@ -10,7 +10,8 @@ import java.util.stream.Stream;
 
 /**
  * The plain-YAML install bundle {@code manifests/install.yaml}: the Helm chart rendered with its default
- * values into the {@value #NAMESPACE} namespace, CRDs included, behind the Namespace it installs into.
+ * values into the {@value #NAMESPACE} namespace, CRDs included, behind the Namespace it installs into (which
+ * enforces the restricted Pod Security Standard).
  * Users without Helm apply it with {@code kubectl apply --server-side -f manifests/install.yaml}.
  */
 final class InstallBundle {
@@ -46,6 +47,10 @@ final class InstallBundle {
                 + "kind: Namespace\n"
                 + "metadata:\n"
                 + "  name: " + NAMESPACE + "\n"
+                + "  labels:\n"
+                // the operator pod meets the restricted Pod Security Standard (ChartValueSetsTest checks it)
+                + "    pod-security.kubernetes.io/enforce: restricted\n"
+                + "    pod-security.kubernetes.io/enforce-version: latest\n"
                 + chartCrds()
                 + (rendered.startsWith("---") ? rendered : "---\n" + rendered);
     }

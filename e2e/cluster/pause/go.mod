@@ -1,0 +1,3 @@
+module kvpool.local/pause
+
+go 1.25

@@ -1,0 +1,891 @@
+package io.kvpool.e2e.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.Release;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kvpool.admin.MasterStatus;
+import io.kvpool.api.v1alpha1.ImagePullPolicy;
+import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.UpgradeSpec;
+import io.kvpool.api.v1alpha1.WarmRestartSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * kvpool end to end on a real cluster whose kubelet runs the pods: the images built by e2e/images, the
+ * operator installed with the Helm chart, pools of real master and storage-node pods, and a client pod that
+ * reaches them as an inference pod would. Each scenario has a deadline and dumps pod logs, events and
+ * {@code kubectl describe} when it fails; the log ends with a table of scenarios, durations and measurements.
+ * Run it with {@code e2e/run-e2e.sh}. Which cluster: see {@link ClusterChoice}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KvPoolClusterIT {
+  static final String SYSTEM_NAMESPACE = "kvpool-system";
+  static final String RELEASE_NAME = "kvpool";
+  static final String TCP = "e2e-tcp";
+  static final String HA = "e2e-ha";
+  static final String BAD = "e2e-bad";
+  static final String UPGRADE = "e2e-upgrade";
+  static final String UP = "up";
+  static final int KEYS = 2000;
+  /** The storage pods' user (the operator's PodSecurity.USER), who must own the warm-restart folder. */
+  static final long DATA_PLANE_UID = 65532L;
+
+  private static Path repoRoot;
+  private static E2eImages images;
+  private static E2eCluster cluster;
+  private static KubernetesClient client;
+  private static Kubectl kubectl;
+  private static Diagnostics diagnostics;
+  private static WorkloadPod workloads;
+  private static boolean operatorAvailable;
+  private static boolean tcpPoolReady;
+  private static boolean valuesStored;
+  private static boolean upgradeNamespaceCreated;
+  private static boolean upgradePoolStored;
+  private static boolean upgradeRolledOut;
+
+  @BeforeAll
+  static void openCluster() throws IOException {
+    repoRoot = Path.of(System.getProperty("kvpool.repo.root", "..")).toAbsolutePath().normalize();
+    images = E2eImages.read(Path.of(System.getProperty("kvpool.images.dir",
+        repoRoot.resolve("e2e/images/target/images").toString())));
+    E2eLog.info("images: " + images.dataPlane() + ", " + images.operator() + " (release " + images.release() + ")");
+    long started = System.nanoTime();
+    cluster = E2eCluster.open(repoRoot);
+    E2eLog.info("cluster ready: " + cluster.description() + " ("
+        + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + ")");
+    started = System.nanoTime();
+    cluster.loadImages(images.tarballs());
+    E2eLog.info("images loaded in " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)));
+    client = new KubernetesClientBuilder()
+        .withConfig(Config.fromKubeconfig(Files.readString(cluster.kubeconfig()))).build();
+    kubectl = new Kubectl(repoRoot, cluster.kubeconfig());
+    diagnostics = new Diagnostics(client, kubectl, repoRoot.resolve("e2e/target/e2e-diagnostics"));
+    workloads = new WorkloadPod(client, images.dataPlane());
+    E2eLog.info("$ kubectl version\n" + kubectl.run("version").strip());
+  }
+
+  @AfterAll
+  static void closeCluster() {
+    E2eLog.info("scenarios:\n" + Scenario.summaryTable());
+    try {
+      if (client != null && cluster instanceof GivenCluster) {
+        // Someone's cluster: take away what the suite added. A local or K3s cluster is thrown away whole.
+        for (String ns : List.of(TCP, HA, BAD, UPGRADE)) {
+          client.namespaces().withName(ns).delete();
+        }
+        new Helm(repoRoot.resolve("helm/kvpool")).uninstall(RELEASE_NAME).withNamespace(SYSTEM_NAMESPACE)
+            .withKubeConfig(cluster.kubeconfig()).ignoreNotFound().call();
+      }
+    } catch (RuntimeException e) {
+      E2eLog.info("clean-up of the given cluster failed: " + e.getMessage());
+    } finally {
+      if (client != null) {
+        client.close();
+      }
+      if (cluster != null) {
+        cluster.close();
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void operatorInstalledWithTheChartBecomesAvailable() {
+    Scenario.run("(a) helm install -> operator Deployment Available", Duration.ofMinutes(5), diagnostics,
+        List.of(SYSTEM_NAMESPACE), s -> {
+          long started = System.nanoTime();
+          Release release = new Helm(repoRoot.resolve("helm/kvpool")).install()
+              .withName(RELEASE_NAME).withNamespace(SYSTEM_NAMESPACE).createNamespace()
+              .withKubeConfig(cluster.kubeconfig())
+              .set("image.repository", images.operatorRepository())
+              .set("image.tag", images.operatorTag())
+              .set("image.pullPolicy", "IfNotPresent")
+              .call();
+          s.measured("helm install " + release.getName() + " (chart " + release.getChart() + "): " + release.getStatus()
+              + " in " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)));
+          Deployment available = Await.until("the operator Deployment to become Available", Duration.ofMinutes(4),
+              () -> client.apps().deployments().inNamespace(SYSTEM_NAMESPACE)
+                  .withLabel("app.kubernetes.io/instance", RELEASE_NAME).list().getItems().stream().findFirst()
+                  .orElse(null),
+              d -> d.getStatus() != null && d.getStatus().getConditions() != null && d.getStatus().getConditions()
+                  .stream().anyMatch(c -> "Available".equals(c.getType()) && "True".equals(c.getStatus()))
+                  && Integer.valueOf(1).equals(d.getStatus().getReadyReplicas()));
+          s.measured("operator " + available.getMetadata().getName() + " Available "
+              + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after helm install");
+          E2eLog.info("$ kubectl -n " + SYSTEM_NAMESPACE + " get deployments,pods -o wide\n"
+              + kubectl.run("-n", SYSTEM_NAMESPACE, "get", "deployments,pods", "-o", "wide").strip());
+          operatorAvailable = true;
+        });
+  }
+
+  @Test
+  @Order(2)
+  void tcpPoolBecomesReady() {
+    if (!needs("(b) TCP pool (1 master + 3 storage nodes) becomes Ready", operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run("(b) TCP pool (1 master + 3 storage nodes) becomes Ready", Duration.ofMinutes(5), diagnostics,
+        List.of(TCP, SYSTEM_NAMESPACE), s -> {
+          namespace(TCP);
+          long started = System.nanoTime();
+          client.resources(KvCachePool.class).inNamespace(TCP)
+              .resource(Pools.pool("tcp", images.release(), 1, 3, "64Mi", 2)).create();
+          KvCachePool ready = awaitReady(TCP, "tcp", Duration.ofMinutes(4));
+          s.measured("Ready " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after create");
+          E2eLog.info("$ kubectl -n " + TCP + " get kvcachepools -o wide\n"
+              + kubectl.run("-n", TCP, "get", "kvcachepools", "-o", "wide").strip());
+          assertThat(ready.getStatus().getMasters()).isEqualTo("1/1");
+          assertThat(ready.getStatus().getStorage()).isEqualTo("3/3");
+          assertThat(ready.getStatus().getLeader()).as("leader column").isNotBlank();
+          assertThat(ready.getStatus().getCurrentVersion()).as("version column").isEqualTo(images.release());
+          assertThat(ready.getStatus().getCapacity()).as("capacity column").isNotBlank();
+          tcpPoolReady = true;
+        });
+  }
+
+  @Test
+  @Order(3)
+  void clientPodPutsAndReadsBackThroughTheClientConfigMap() {
+    String name = "(c) client pod puts 2000 values (R=2) and reads them back byte-exact";
+    if (!needs(name, tcpPoolReady, "the Ready TCP pool of (b)")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(8), diagnostics, List.of(TCP, SYSTEM_NAMESPACE), s -> {
+      WorkloadPod.Result put = workloads.run(TCP, "tcp", "put", KEYS, "v", 2, Duration.ofMinutes(4));
+      assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
+      assertThat(put.number("ok")).isEqualTo(KEYS);
+      valuesStored = true;
+      s.measured("put " + KEYS + " values (" + put.number("bytes") / 1024 + " KiB) in " + put.number("millis") + " ms");
+      WorkloadPod.Result verify = workloads.run(TCP, "tcp", "verify", KEYS, "v", 2, Duration.ofMinutes(4));
+      assertThat(verify.succeeded()).as("verify pod %s: %s", verify.pod(), verify.summary()).isTrue();
+      assertThat(verify.number("ok")).isEqualTo(KEYS);
+      assertThat(verify.number("mismatched")).isZero();
+      s.measured("read back " + verify.number("ok") + "/" + KEYS + " byte-exact in " + verify.number("millis") + " ms");
+
+      KvCachePool pool = Await.until("the pool's status to count " + KEYS + " objects", Duration.ofMinutes(1),
+          () -> Pools.get(client, TCP, "tcp"),
+          p -> p.getStatus() != null && Long.valueOf(KEYS).equals(p.getStatus().getObjectCount()), Pools::describe);
+      E2eLog.info("$ kubectl -n " + TCP + " get kvcachepools -o wide\n"
+          + kubectl.run("-n", TCP, "get", "kvcachepools", "-o", "wide").strip());
+      assertThat(pool.getStatus().getUsed()).as("used column").isNotBlank();
+      MasterStatus master = Pools.servingLeader(client, TCP, "tcp").orElseThrow();
+      assertThat(master.counters().objectsLost()).as("objects lost").isZero();
+      s.measured("objects lost " + master.counters().objectsLost());
+    });
+  }
+
+  @Test
+  @Order(4)
+  void onlyLabelledClientsReachTheDataPorts() {
+    String name = "(e) NetworkPolicy: a pod without the client label cannot reach the data ports, a client can";
+    if (!needs(name, valuesStored, "the pool serving the clients of (c)")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(6), diagnostics, List.of(TCP, SYSTEM_NAMESPACE), s -> {
+      String masterRpc = endpoint(TCP, "tcp-master-0", "rpc");
+      String storageRpc = endpoint(TCP, "tcp-storage-0", "rpc");
+      String masterAdmin = endpoint(TCP, "tcp-master-0", "admin");
+      WorkloadPod.Result labelled = workloads.reach(TCP, "tcp", true, "open", 90, List.of(masterRpc, storageRpc),
+          Duration.ofMinutes(3));
+      assertThat(labelled.succeeded()).as("a labelled client reaches %s and %s: %s", masterRpc, storageRpc,
+          labelled.log()).isTrue();
+      s.measured("labelled client: " + reachLines(labelled));
+      WorkloadPod.Result stranger = workloads.reach(TCP, "tcp", false, "closed", 20,
+          List.of(masterRpc, storageRpc, masterAdmin), Duration.ofMinutes(3));
+      assertThat(stranger.succeeded()).as("a pod without the label reaches none of %s, %s, %s: %s", masterRpc,
+          storageRpc, masterAdmin, stranger.log()).isTrue();
+      s.measured("unlabelled pod, 20 s of tries: " + reachLines(stranger));
+      WorkloadPod.Result clientAdmin = workloads.reach(TCP, "tcp", true, "closed", 10, List.of(masterAdmin),
+          Duration.ofMinutes(3));
+      assertThat(clientAdmin.succeeded()).as("the admin port is only for the operator's namespace: %s",
+          clientAdmin.log()).isTrue();
+      s.measured("labelled client to the admin port: " + reachLines(clientAdmin));
+      try {
+        WorkloadPod.Result operatorNamespace = workloads.reach(SYSTEM_NAMESPACE, null, false, "open", 90,
+            List.of(masterAdmin), Duration.ofMinutes(3));
+        assertThat(operatorNamespace.succeeded()).as("a pod in the operator's namespace reaches the admin port: %s",
+            operatorNamespace.log()).isTrue();
+        s.measured("pod in " + SYSTEM_NAMESPACE + " to the admin port: " + reachLines(operatorNamespace));
+      } finally {
+        workloads.removeFrom(SYSTEM_NAMESPACE); // the operator's namespace is not the suite's to leave things in
+      }
+    });
+  }
+
+  /** {@code podIP:port} of the named container port of {@code pod}. */
+  private static String endpoint(String namespace, String pod, String portName) {
+    Pod p = client.pods().inNamespace(namespace).withName(pod).get();
+    int port = p.getSpec().getContainers().stream().flatMap(c -> c.getPorts().stream())
+        .filter(cp -> portName.equals(cp.getName())).findFirst()
+        .orElseThrow(() -> new AssertionError(pod + " has no port named " + portName)).getContainerPort();
+    return p.getStatus().getPodIP() + ":" + port;
+  }
+
+  private static String reachLines(WorkloadPod.Result result) {
+    return result.log().lines().filter(l -> l.startsWith("REACH ")).map(l -> l.substring(6))
+        .collect(Collectors.joining(", "));
+  }
+
+  @Test
+  @Order(5)
+  void deletedStoragePodComesBackAndReplicasAreRepaired() {
+    String name = "storage pod deleted -> values readable, pod re-registers, replicas repaired";
+    if (!needs(name, valuesStored, "the values stored by (c)")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(8), diagnostics, List.of(TCP, SYSTEM_NAMESPACE), s -> {
+      String victim = "tcp-storage-1";
+      String oldUid = client.pods().inNamespace(TCP).withName(victim).get().getMetadata().getUid();
+      long started = System.nanoTime();
+      client.pods().inNamespace(TCP).withName(victim).delete();
+      E2eLog.info("deleted pod " + victim + "; reading every value while it is away");
+      WorkloadPod.Result whileAway = workloads.run(TCP, "tcp", "verify", KEYS, "v", 2, Duration.ofMinutes(4));
+      assertThat(whileAway.succeeded()).as("verify while %s is away: %s", victim, whileAway.summary()).isTrue();
+      s.measured("read " + whileAway.number("ok") + "/" + KEYS + " while the pod was away");
+      Await.until(victim + " to be recreated and Ready", Duration.ofMinutes(3),
+          () -> client.pods().inNamespace(TCP).withName(victim).get(),
+          p -> !oldUid.equals(p.getMetadata().getUid()) && podReady(p), KvPoolClusterIT::describePod);
+      s.measured("pod back and Ready " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after delete");
+      MasterStatus repaired = Await.until(victim + " re-registered and every object at 2 replicas",
+          Duration.ofMinutes(3), () -> Pools.servingLeader(client, TCP, "tcp").orElse(null),
+          m -> m.aliveNodes() == 3 && m.nodes().stream().anyMatch(n -> n.id().equals(victim) && "ALIVE".equals(n.state()))
+              && m.counters().underReplicated() == 0);
+      s.measured("re-registered and repaired " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started))
+          + " after delete; repairs=" + repaired.counters().repairs() + " objectsLost=" + repaired.counters().objectsLost());
+      assertThat(repaired.counters().objectsLost()).as("objects lost").isZero();
+      WorkloadPod.Result after = workloads.run(TCP, "tcp", "verify", KEYS, "v", 2, Duration.ofMinutes(4));
+      assertThat(after.succeeded()).as("verify after repair: %s", after.summary()).isTrue();
+    });
+  }
+
+  @Test
+  @Order(6)
+  void scaledStorageTakesPlacements() {
+    String name = "scale storage 3 -> 4 -> the new node takes placements";
+    if (!needs(name, tcpPoolReady, "the Ready TCP pool of (b)")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(8), diagnostics, List.of(TCP, SYSTEM_NAMESPACE), s -> {
+      long started = System.nanoTime();
+      patchSpec(TCP, "tcp", "{\"storage\":{\"replicas\":4}}");
+      KvCachePool ready = awaitReady(TCP, "tcp", Duration.ofMinutes(4));
+      assertThat(ready.getStatus().getStorage()).isEqualTo("4/4");
+      s.measured("4/4 Ready " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after the edit");
+      Await.until("the master to count 4 live nodes", Duration.ofMinutes(2),
+          () -> Pools.servingLeader(client, TCP, "tcp").orElse(null), m -> m.aliveNodes() == 4);
+      WorkloadPod.Result put = workloads.run(TCP, "tcp", "put", 1000, "scaled", 2, Duration.ofMinutes(4));
+      assertThat(put.succeeded()).as("put after scaling: %s", put.summary()).isTrue();
+      MasterStatus master = Pools.servingLeader(client, TCP, "tcp").orElseThrow();
+      MasterStatus.NodeStatus added = master.nodes().stream().filter(n -> n.id().equals("tcp-storage-3")).findFirst()
+          .orElseThrow(() -> new AssertionError("tcp-storage-3 is not among the master's nodes " + master.nodes()));
+      long total = master.nodes().stream().mapToLong(MasterStatus.NodeStatus::replicas).sum();
+      s.measured("tcp-storage-3 holds " + added.replicas() + " of " + total + " replicas ("
+          + added.usedBytes() / 1024 + " KiB)");
+      assertThat(added.replicas()).as("replicas placed on the new node").isPositive();
+      E2eLog.info("$ kubectl -n " + TCP + " get kvcachepools -o wide\n"
+          + kubectl.run("-n", TCP, "get", "kvcachepools", "-o", "wide").strip());
+    });
+  }
+
+  @Test
+  @Order(7)
+  void deletedPoolLeavesNothingItOwned() {
+    String name = "delete the pool -> everything it owned is garbage-collected";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(4), diagnostics, List.of(TCP, SYSTEM_NAMESPACE), s -> {
+      KvCachePool pool = Pools.get(client, TCP, "tcp");
+      if (pool == null) {
+        throw new AssertionError("no pool tcp in " + TCP + " to delete");
+      }
+      List<HasMetadata> owned = ownedBy(TCP, pool.getMetadata().getUid());
+      s.measured(owned.size() + " owned objects: " + owned.stream().map(o -> o.getKind()).collect(
+          Collectors.groupingBy(k -> k, java.util.TreeMap::new, Collectors.counting())));
+      assertThat(owned).as("objects the pool owns").isNotEmpty();
+      long started = System.nanoTime();
+      client.resources(KvCachePool.class).inNamespace(TCP).withName("tcp").delete();
+      Await.until("every object the pool owned (and their pods) to be gone", Duration.ofMinutes(3),
+          () -> owned.stream().filter(o -> client.resource(o).get() != null)
+              .map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList(),
+          List::isEmpty);
+      Await.until("the pool's pods to be gone", Duration.ofMinutes(2),
+          () -> client.pods().inNamespace(TCP).withLabel("app.kubernetes.io/instance", "tcp").list().getItems(),
+          List::isEmpty);
+      s.measured("all gone " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after delete");
+      // Not owned, so not the garbage collector's: reported, e.g. an election Lease the masters created.
+      List<String> left = new ArrayList<>();
+      client.leases().inNamespace(TCP).list().getItems().forEach(l -> left.add("Lease/" + l.getMetadata().getName()));
+      client.configMaps().inNamespace(TCP).list().getItems().stream()
+          .filter(c -> !c.getMetadata().getName().equals("kube-root-ca.crt")
+              && !c.getMetadata().getName().equals(WorkloadPod.JAR_CONFIG_MAP))
+          .forEach(c -> left.add("ConfigMap/" + c.getMetadata().getName()));
+      s.measured("left in the namespace, not owned by the pool: " + (left.isEmpty() ? "nothing" : left));
+      client.namespaces().withName(TCP).delete();
+    });
+  }
+
+  @Test
+  @Order(8)
+  void podThatCannotStartIsNamedInTheStatus() {
+    String name = "(d) a pod that cannot start -> status names the pod and its waiting reason";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(4), diagnostics, List.of(BAD, SYSTEM_NAMESPACE), s -> {
+      namespace(BAD);
+      KvCachePool bad = Pools.pool("bad", images.release(), 1, 1, "16Mi", 1);
+      bad.getSpec().setImage(images.dataPlane().replaceAll(":[^:/]+$", ":0.0.0-missing"));
+      bad.getSpec().setImagePullPolicy(ImagePullPolicy.Never);
+      client.resources(KvCachePool.class).inNamespace(BAD).resource(bad).create();
+      Await.until("bad-master-0 to wait with ErrImageNeverPull", Duration.ofMinutes(2),
+          () -> client.pods().inNamespace(BAD).withName("bad-master-0").get(),
+          p -> waitingReason(p).equals("ErrImageNeverPull"), KvPoolClusterIT::describePod);
+      s.measured("bad-master-0 waits with ErrImageNeverPull");
+      try {
+        KvCachePool named = Await.until("the pool's status to name bad-master-0 and ErrImageNeverPull",
+            Duration.ofMinutes(1), () -> Pools.get(client, BAD, "bad"), p -> statusText(p).contains("bad-master-0")
+                && statusText(p).contains("ErrImageNeverPull"), Pools::describe);
+        s.measured("status: " + named.getStatus().getMessage());
+      } finally {
+        E2eLog.info("$ kubectl -n " + BAD + " get kvcachepools -o wide\n"
+            + kubectl.run("-n", BAD, "get", "kvcachepools", "-o", "wide").strip()
+            + "\nstatus: " + Pools.describe(Pools.get(client, BAD, "bad")));
+      }
+      client.namespaces().withName(BAD).delete();
+    });
+  }
+
+  @Test
+  @Order(9)
+  void haPoolSurvivesTheLossOfItsLeader() {
+    String name = "HA pool (3 masters): leader pod deleted -> new leader, every object readable";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(10), diagnostics, List.of(HA, SYSTEM_NAMESPACE), s -> {
+      namespace(HA);
+      client.resources(KvCachePool.class).inNamespace(HA)
+          .resource(Pools.pool("ha", images.release(), 3, 3, "64Mi", 2)).create();
+      KvCachePool ready = awaitReady(HA, "ha", Duration.ofMinutes(4));
+      E2eLog.info("$ kubectl -n " + HA + " get kvcachepools -o wide\n"
+          + kubectl.run("-n", HA, "get", "kvcachepools", "-o", "wide").strip());
+      int keys = 1000;
+      WorkloadPod.Result put = workloads.run(HA, "ha", "put", keys, "ha", 2, Duration.ofMinutes(4));
+      assertThat(put.succeeded()).as("put: %s", put.summary()).isTrue();
+      Pools.Answer before = Pools.servingLeaderPod(client, HA, "ha").orElseThrow();
+      String oldLeader = before.pod();
+      assertThat(ready.getStatus().getLeader()).as("the leader in the pool's status").isEqualTo(oldLeader);
+      long started = System.nanoTime();
+      client.pods().inNamespace(HA).withName(oldLeader).delete();
+      E2eLog.info("deleted the leader " + oldLeader + " (view " + before.status().view() + ")");
+      // A new leadership has a new view; the winner may be a standby or the recreated pod itself.
+      Pools.Answer after = Await.until("a master to lead and serve a new view", Duration.ofMinutes(2),
+          Duration.ofMillis(250), () -> Pools.servingLeaderPod(client, HA, "ha").orElse(null),
+          a -> a.status().view() != before.status().view(), a -> a.pod() + " view " + a.status().view());
+      Duration failover = Duration.ofNanos(System.nanoTime() - started);
+      s.measured("failover " + E2eLog.seconds(failover) + ": " + after.pod() + " serves view " + after.status().view()
+          + " (was " + oldLeader + ", view " + before.status().view() + ")");
+      KvCachePool shown = Await.until("the pool's status to show the new leader " + after.pod(), Duration.ofMinutes(1),
+          () -> Pools.get(client, HA, "ha"),
+          p -> p.getStatus() != null && after.pod().equals(p.getStatus().getLeader())
+              && (p.getStatus().getViewNumber() == null || p.getStatus().getViewNumber() == after.status().view()),
+          Pools::describe);
+      s.measured("status shows leader " + shown.getStatus().getLeader() + " "
+          + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after the delete");
+      WorkloadPod.Result verify = workloads.run(HA, "ha", "verify", keys, "ha", 2, Duration.ofMinutes(4));
+      assertThat(verify.succeeded()).as("verify after failover: %s", verify.summary()).isTrue();
+      s.measured("objects lost " + (keys - verify.number("ok")));
+      E2eLog.info("$ kubectl -n " + HA + " get kvcachepools -o wide\n"
+          + kubectl.run("-n", HA, "get", "kvcachepools", "-o", "wide").strip());
+    });
+  }
+
+  @Test
+  @Order(10)
+  void upgradePoolOnRelease100HoldsValues() {
+    String name = "upgrade pool: 1.0.0, 1 master + 4 storage nodes, warm restarts, 2000 values";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    if (!images.hasReleaseTag("1.0.0") || !images.hasReleaseTag("1.1.0") || !images.hasReleaseTag("2.0.0")) {
+      Scenario.skipped(name, "the images have no release tags 1.0.0, 1.1.0 and 2.0.0 (" + images.releaseTags()
+          + "): rebuild them (./mvnw -pl e2e/images -am package)");
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(12), diagnostics, List.of(UPGRADE, SYSTEM_NAMESPACE), s -> {
+      namespace(UPGRADE);
+      upgradeNamespaceCreated = true;
+      // Kubernetes creates a missing hostPath folder owned by root; the storage pods' user must own it, and files of
+      // an earlier run must not be adopted.
+      WorkloadPod.Result prepared = workloads.runHostFolder(UPGRADE, cluster.memoryFolder(), "prepare",
+          DATA_PLANE_UID, Duration.ofMinutes(3));
+      assertThat(prepared.succeeded()).as("host folder pod %s: %s", prepared.pod(), prepared.summary()).isTrue();
+      s.measured("memory folder " + cluster.memoryFolder() + " owned by " + prepared.summary().get("owner") + " ("
+          + prepared.summary().get("removed") + " leftovers removed)");
+      long started = System.nanoTime();
+      client.resources(KvCachePool.class).inNamespace(UPGRADE).resource(upgradePool()).create();
+      KvCachePool ready = awaitReady(UPGRADE, UP, Duration.ofMinutes(5));
+      s.measured("Ready " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after create");
+      assertThat(ready.getStatus().getStorage()).isEqualTo("4/4");
+      assertThat(ready.getStatus().getCurrentVersion()).isEqualTo("1.0.0");
+      assertThat(Pools.pods(client, UPGRADE, UP, "storage")).allSatisfy(p -> assertThat(p.getSpec().getVolumes())
+          .as("%s keeps its segments in memory files", p.getMetadata().getName())
+          .anyMatch(v -> v.getHostPath() != null && cluster.memoryFolder().equals(v.getHostPath().getPath())));
+
+      WorkloadPod.Result put = workloads.run(UPGRADE, UP, "put", KEYS, UP, 2, Duration.ofMinutes(4));
+      assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
+      assertThat(put.number("ok")).isEqualTo(KEYS);
+      s.measured("put " + KEYS + " values (" + put.number("bytes") / 1024 + " KiB, R=2) in " + put.number("millis")
+          + " ms");
+      Await.until("the pool's status to count " + KEYS + " objects", Duration.ofMinutes(1),
+          () -> Pools.get(client, UPGRADE, UP),
+          p -> p.getStatus() != null && Long.valueOf(KEYS).equals(p.getStatus().getObjectCount()), Pools::describe);
+      s.measured("replicas per node " + replicasPerNode(UPGRADE, UP));
+      upgradePoolStored = true;
+    });
+  }
+
+  @Test
+  @Order(11)
+  void majorVersionChangeIsBlockedAndRestartsNothing() {
+    String name = "1.0.0 -> 2.0.0 -> UpgradeBlocked=True with its reason, no pod restarted";
+    if (!needs(name, upgradePoolStored, "the upgrade pool with its values")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(8), diagnostics, List.of(UPGRADE, SYSTEM_NAMESPACE), s -> {
+      Map<String, String> before = podIdentities(UPGRADE, UP);
+      String storageTemplate = templateHash(UPGRADE, UP + "-storage");
+      String masterTemplate = templateHash(UPGRADE, UP + "-master");
+      java.time.Instant started = java.time.Instant.now();
+      try {
+        long generation = setVersion(UPGRADE, UP, "2.0.0");
+        KvCachePool blocked = Await.until("UpgradeBlocked=True for generation " + generation, Duration.ofMinutes(3),
+            () -> Pools.get(client, UPGRADE, UP),
+            p -> observed(p, generation) && Pools.condition(p, "UpgradeBlocked")
+                .filter(c -> "True".equals(c.getStatus())).isPresent(), Pools::describe);
+        var condition = Pools.condition(blocked, "UpgradeBlocked").orElseThrow();
+        s.measured("UpgradeBlocked=True reason " + condition.getReason() + ": " + condition.getMessage());
+        assertThat(condition.getReason()).isEqualTo("VersionPolicy");
+        assertThat(condition.getMessage()).contains("1.0.0 -> 2.0.0").contains("the pool keeps running 1.0.0");
+        assertThat(blocked.getStatus().getUpgrade()).as("status.upgrade").isNotNull();
+        assertThat(blocked.getStatus().getUpgrade().getPhase()).hasToString("Blocked");
+        assertThat(blocked.getStatus().getCurrentVersion()).isEqualTo("1.0.0");
+        List<String> warnings = Await.until("the UpgradeBlocked Warning Event", Duration.ofMinutes(1),
+            () -> RolloutWatch.lines(RolloutWatch.events(client, UPGRADE, UP, started).stream()
+                .filter(e -> "Warning".equals(e.getType()) && "UpgradeBlocked".equals(e.getReason())).toList()),
+            l -> !l.isEmpty());
+        s.measured("Event " + warnings.get(0));
+        // The reconciliation that refused the change wrote the condition after its rollout step (which deletes pods
+        // before the status is written): a pod it had restarted would already be terminating or replaced. The gate
+        // is pure, so later reconciliations decide the same; the templates show what they render.
+        assertThat(podIdentities(UPGRADE, UP)).as("pods (uid, restarts) after the refusal").isEqualTo(before);
+        assertThat(templateHash(UPGRADE, UP + "-storage")).as("storage template").isEqualTo(storageTemplate);
+        assertThat(templateHash(UPGRADE, UP + "-master")).as("master template").isEqualTo(masterTemplate);
+        assertThat(client.pods().inNamespace(UPGRADE).withLabel("app.kubernetes.io/component", "version-check")
+            .list().getItems()).as("no image is checked for a refused release").isEmpty();
+        s.measured("no pod restarted: " + before.size() + " pods keep their UIDs and restart counts " + before);
+      } finally {
+        setVersion(UPGRADE, UP, "1.0.0");
+      }
+      KvCachePool back = Await.until("UpgradeBlocked=False after spec.version went back to 1.0.0",
+          Duration.ofMinutes(2), () -> Pools.get(client, UPGRADE, UP),
+          p -> Pools.ready(p) && Pools.condition(p, "UpgradeBlocked").filter(c -> "False".equals(c.getStatus()))
+              .isPresent(), Pools::describe);
+      s.measured("back on 1.0.0: UpgradeBlocked=False (" + Pools.condition(back, "UpgradeBlocked").orElseThrow()
+          .getReason() + ")");
+      assertThat(podIdentities(UPGRADE, UP)).as("pods after going back").isEqualTo(before);
+    });
+  }
+
+  @Test
+  @Order(12)
+  void rollingUpgradeRestartsStorageNodesWarmAndLosesNoObject() {
+    String name = "1.0.0 -> 1.1.0 with 2000 objects: one pod at a time, warm restarts, 0 lost";
+    if (!needs(name, upgradePoolStored, "the upgrade pool with its values")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(25), diagnostics, List.of(UPGRADE, SYSTEM_NAMESPACE), s -> {
+      Await.until("pool " + UP + " Ready with every pod on release 1.0.0", Duration.ofMinutes(3),
+          () -> Pools.get(client, UPGRADE, UP),
+          p -> Pools.ready(p) && "1.0.0".equals(p.getStatus().getCurrentVersion())
+              && releases(UPGRADE, UP).equals(Set.of("1.0.0")), Pools::describe);
+      Map<String, Long> replicasBefore = replicasPerNode(UPGRADE, UP);
+      List<String> expectedOrder = List.of(UP + "-storage-3", UP + "-storage-2", UP + "-storage-1",
+          UP + "-storage-0", UP + "-master-0");
+      try (RolloutWatch watch = new RolloutWatch(client, UPGRADE, UP)) {
+        java.time.Instant started = java.time.Instant.now();
+        long generation = setVersion(UPGRADE, UP, "1.1.0");
+        KvCachePool done = awaitRollout(UPGRADE, UP, generation, "1.1.0", 5, Duration.ofMinutes(20));
+        Duration took = Duration.between(started, java.time.Instant.now());
+        var upgrade = done.getStatus().getUpgrade();
+        E2eLog.info("$ kubectl -n " + UPGRADE + " get kvcachepools -o wide\n"
+            + kubectl.run("-n", UPGRADE, "get", "kvcachepools", "-o", "wide").strip() + "\nstatus.upgrade: "
+            + upgrade);
+        List<String> events = RolloutWatch.lines(RolloutWatch.events(client, UPGRADE, UP, started));
+        E2eLog.info("Events of the rollout:\n  " + String.join("\n  ", events));
+        s.measured("rollout 1.0.0 -> 1.1.0 of 5 pods: " + E2eLog.seconds(took) + " from the edit to Completed"
+            + " (status " + upgrade.getStartedAt() + " -> " + upgrade.getCompletedAt() + ")");
+        s.measured("status.upgrade: warmRestarts=" + upgrade.getWarmRestarts() + " drains=" + upgrade.getDrains()
+            + " bytesMoved=" + upgrade.getBytesMoved());
+        List<String> steps = events.stream().filter(e -> e.startsWith("RolloutStepDone: ")).map(e -> e.substring(
+            "RolloutStepDone: ".length())).toList();
+        s.measured("steps: " + String.join("; ", steps));
+        events.stream().filter(e -> e.startsWith("RolloutCompleted: ")).findFirst()
+            .ifPresent(e -> s.measured("Event " + e));
+
+        assertThat(watch.deleted()).as("pods replaced, in order, each once").containsExactlyElementsOf(expectedOrder);
+        assertThat(watch.oneAtATimeProblem()).as("one pod at a time").isNull();
+        assertThat(upgrade.getFrom()).isEqualTo("1.0.0");
+        assertThat(upgrade.getWarmRestarts()).as("storage pods restarted warm").isEqualTo(4);
+        assertThat(upgrade.getDrains()).as("storage pods drained").isZero();
+        assertThat(upgrade.getBytesMoved()).as("status.upgrade.bytesMoved is reported").isNotNull();
+        for (int i = 3; i >= 0; i--) {
+          String pod = UP + "-storage-" + i;
+          long held = replicasBefore.getOrDefault(pod, -1L);
+          assertThat(steps).as("%s restarted warm, keeping its %d replicas", pod, held).anyMatch(step ->
+              step.startsWith(pod + " restarted warm on release 1.1.0: " + held + " of " + held + " replicas kept"));
+        }
+        assertThat(events).anyMatch(e -> e.startsWith("RolloutCompleted: release 1.0.0 -> 1.1.0 done on 5 pods"));
+        for (Pod p : client.pods().inNamespace(UPGRADE).withLabel("app.kubernetes.io/instance", UP).list()
+            .getItems()) {
+          if (p.getMetadata().getName().matches(UP + "-(master|storage)-[0-9]+")) {
+            assertThat(p.getMetadata().getAnnotations()).as(p.getMetadata().getName())
+                .containsEntry("kvpool.io/release", "1.1.0");
+            assertThat(p.getSpec().getContainers().get(0).getImage()).isEqualTo("kvpool/data-plane:1.1.0");
+            assertThat(restarts(p)).as("%s container restarts", p.getMetadata().getName()).isZero();
+          }
+        }
+      }
+      MasterStatus leader = Await.until("the leader to count 4 live storage nodes", Duration.ofMinutes(2),
+          () -> Pools.servingLeader(client, UPGRADE, UP).orElse(null), m -> m.aliveNodes() == 4);
+      s.measured("replicas per node after " + replicasPerNode(UPGRADE, UP) + "; leader objectsLost="
+          + leader.counters().objectsLost() + " underReplicated=" + leader.counters().underReplicated());
+      WorkloadPod.Result verify = workloads.run(UPGRADE, UP, "verify", KEYS, UP, 2, Duration.ofMinutes(4));
+      s.measured("objects lost " + verify.number("lost") + " (" + verify.number("ok") + "/" + KEYS
+          + " read back byte-exact in " + verify.number("millis") + " ms)");
+      assertThat(verify.succeeded()).as("verify pod %s: %s", verify.pod(), verify.summary()).isTrue();
+      assertThat(verify.number("ok")).isEqualTo(KEYS);
+      assertThat(verify.number("lost")).as("objects lost").isZero();
+      upgradeRolledOut = true;
+    });
+  }
+
+  @Test
+  @Order(13)
+  void scaleDownDrainsTheSurplusStorageNodeAndLosesNoObject() {
+    String name = "scale storage 4 -> 3: the surplus node is drained first, 0 objects lost";
+    if (!needs(name, upgradeRolledOut, "the upgraded pool of the rolling upgrade")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(15), diagnostics, List.of(UPGRADE, SYSTEM_NAMESPACE), s -> {
+      String surplus = UP + "-storage-3";
+      long held = replicasPerNode(UPGRADE, UP).getOrDefault(surplus, -1L);
+      java.time.Instant started = java.time.Instant.now();
+      KvCachePool edited = patchSpec(UPGRADE, UP, "{\"storage\":{\"replicas\":3}}");
+      long generation = edited.getMetadata().getGeneration();
+      KvCachePool done = Await.until("pool " + UP + " at 3/3 storage nodes without " + surplus, Duration.ofMinutes(12),
+          Duration.ofSeconds(2), progress(UPGRADE, UP),
+          p -> observed(p, generation) && Pools.ready(p) && "3/3".equals(p.getStatus().getStorage())
+              && p.getStatus().getUpgrade() != null && "Completed".equals(String.valueOf(p.getStatus().getUpgrade()
+              .getPhase())) && client.pods().inNamespace(UPGRADE).withName(surplus).get() == null, Pools::describe);
+      Duration took = Duration.between(started, java.time.Instant.now());
+      var upgrade = done.getStatus().getUpgrade();
+      List<String> events = RolloutWatch.lines(RolloutWatch.events(client, UPGRADE, UP, started));
+      E2eLog.info("Events of the scale-down:\n  " + String.join("\n  ", events) + "\nstatus.upgrade: " + upgrade);
+      s.measured("4 -> 3 in " + E2eLog.seconds(took) + "; " + surplus + " held " + held + " replicas; status.upgrade:"
+          + " drains=" + upgrade.getDrains() + " bytesMoved=" + upgrade.getBytesMoved());
+      int drained = indexOf(events, "DrainingStorageNode: draining " + surplus);
+      int removed = indexOf(events, "StorageNodeRemoved: " + surplus);
+      assertThat(drained).as("%s drained (events %s)", surplus, events).isNotNegative();
+      assertThat(removed).as("%s removed after its drain (events %s)", surplus, events).isGreaterThan(drained);
+      events.stream().filter(e -> e.startsWith("RolloutStepDone: " + surplus)).findFirst()
+          .ifPresent(e -> s.measured("Event " + e));
+      assertThat(upgrade.getDrains()).isEqualTo(1);
+      assertThat(upgrade.getBytesMoved()).as("bytes the drain moved").isPositive();
+
+      MasterStatus leader = Await.until("the leader to serve 3 live storage nodes with every object at 2 replicas",
+          Duration.ofMinutes(2), () -> Pools.servingLeader(client, UPGRADE, UP).orElse(null),
+          m -> m.nodes().stream().filter(n -> "ALIVE".equals(n.state())).count() == 3
+              && m.counters().underReplicated() == 0);
+      s.measured("replicas per node after " + replicasPerNode(UPGRADE, UP) + "; leader objectsLost="
+          + leader.counters().objectsLost());
+      WorkloadPod.Result verify = workloads.run(UPGRADE, UP, "verify", KEYS, UP, 2, Duration.ofMinutes(4));
+      s.measured("objects lost " + verify.number("lost") + " (" + verify.number("ok") + "/" + KEYS
+          + " read back byte-exact)");
+      assertThat(verify.succeeded()).as("verify pod %s: %s", verify.pod(), verify.summary()).isTrue();
+      assertThat(verify.number("lost")).as("objects lost").isZero();
+      assertThat(leader.counters().objectsLost()).as("objects the leader lost").isZero();
+    });
+  }
+
+  @Test
+  @Order(14)
+  void upgradePoolIsDeletedWithItsMemoryFiles() {
+    String name = "delete the upgrade pool and the memory files it left on the node";
+    if (!needs(name, upgradeNamespaceCreated, "the upgrade pool's namespace")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(6), diagnostics, List.of(UPGRADE, SYSTEM_NAMESPACE), s -> {
+      client.resources(KvCachePool.class).inNamespace(UPGRADE).withName(UP).delete();
+      Await.until("the pool's pods to be gone", Duration.ofMinutes(3),
+          () -> client.pods().inNamespace(UPGRADE).withLabel("app.kubernetes.io/instance", UP).list().getItems(),
+          List::isEmpty, pods -> pods.stream().map(p -> p.getMetadata().getName()).toList().toString());
+      // a storage pod that stops cleanly keeps its memory files (and inventory) for a warm restart
+      WorkloadPod.Result cleared = workloads.runHostFolder(UPGRADE, cluster.memoryFolder(), "clear", DATA_PLANE_UID,
+          Duration.ofMinutes(2));
+      assertThat(cleared.succeeded()).as("host folder pod %s: %s", cleared.pod(), cleared.summary()).isTrue();
+      s.measured("removed " + cleared.summary().get("removed") + " files and folders ("
+          + Long.parseLong(cleared.summary().getOrDefault("bytes", "0")) / (1024 * 1024) + " MiB) from "
+          + cluster.memoryFolder());
+      client.namespaces().withName(UPGRADE).delete();
+    });
+  }
+
+  /** 1 master, 4 storage nodes of 64 MiB, R=2, warm restarts in the cluster's memory folder, on release 1.0.0. */
+  private static KvCachePool upgradePool() {
+    KvCachePool pool = Pools.pool(UP, "1.0.0", 1, 4, "64Mi", 2);
+    WarmRestartSpec warm = new WarmRestartSpec();
+    warm.setEnabled(true);
+    warm.setHostPath(cluster.memoryFolder());
+    pool.getSpec().getStorage().setWarmRestart(warm);
+    // a storage pod's replacement (stop, new container, JVM start, re-map) stays well within it on a loaded
+    // machine, so the leader never declares a restarting node dead and starts copying its replicas
+    pool.getSpec().setNodeTtl("120s");
+    UpgradeSpec upgrade = new UpgradeSpec();
+    upgrade.setStepTimeout("5m");
+    pool.getSpec().setUpgrade(upgrade);
+    return pool;
+  }
+
+  /** Sets spec.version; returns the generation the change made. */
+  private static long setVersion(String namespace, String name, String version) {
+    return patchSpec(namespace, name, "{\"version\":\"" + version + "\"}").getMetadata().getGeneration();
+  }
+
+  /**
+   * Changes spec fields as a user's {@code kubectl patch --type merge} does: no resourceVersion, so the operator's
+   * status writes in between cannot make it fail with a conflict (a read-modify-write {@code edit} can).
+   */
+  private static KvCachePool patchSpec(String namespace, String name, String specJson) {
+    return client.resources(KvCachePool.class).inNamespace(namespace).withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":" + specJson + "}");
+  }
+
+  private static boolean observed(KvCachePool pool, long generation) {
+    return pool != null && pool.getStatus() != null && pool.getStatus().getObservedGeneration() != null
+        && pool.getStatus().getObservedGeneration() >= generation;
+  }
+
+  /** Waits for status.upgrade to say Completed on {@code release} with every pod updated, and the pool Ready. */
+  private static KvCachePool awaitRollout(String namespace, String name, long generation, String release, int pods,
+      Duration limit) {
+    return Await.until("the rollout of pool " + name + " to " + release + " to complete", limit,
+        Duration.ofSeconds(2), progress(namespace, name),
+        p -> observed(p, generation) && Pools.ready(p) && release.equals(p.getStatus().getCurrentVersion())
+            && p.getStatus().getUpgrade() != null && "Completed".equals(String.valueOf(p.getStatus().getUpgrade()
+            .getPhase())) && release.equals(p.getStatus().getUpgrade().getTo())
+            && Integer.valueOf(pods).equals(p.getStatus().getUpgrade().getUpdated())
+            && Integer.valueOf(pods).equals(p.getStatus().getUpgrade().getTotal()),
+        p -> Pools.describe(p) + " upgrade=" + (p.getStatus() == null ? null : p.getStatus().getUpgrade()));
+  }
+
+  /** The pool, logging each new rollout phase and step as it goes. */
+  private static java.util.function.Supplier<KvCachePool> progress(String namespace, String name) {
+    return new java.util.function.Supplier<>() {
+      private String last = "";
+
+      @Override
+      public KvCachePool get() {
+        KvCachePool pool = Pools.get(client, namespace, name);
+        var u = pool == null || pool.getStatus() == null ? null : pool.getStatus().getUpgrade();
+        String now = u == null ? "no rollout" : u.getPhase() + " " + u.getUpdated() + "/" + u.getTotal() + ": "
+            + (u.getCurrentStep() != null ? u.getCurrentStep() : "last step: " + u.getLastStep());
+        if (!now.equals(last)) {
+          E2eLog.info("  " + namespace + "/" + name + " rollout " + now);
+          last = now;
+        }
+        return pool;
+      }
+    };
+  }
+
+  /** Data-plane pod name -> "uid restarts=N", what a restart or replacement changes. */
+  private static Map<String, String> podIdentities(String namespace, String pool) {
+    Map<String, String> ids = new java.util.TreeMap<>();
+    for (Pod p : client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", pool).list()
+        .getItems()) {
+      if (p.getMetadata().getName().matches(Pattern.quote(pool) + "-(master|storage)-[0-9]+")) {
+        ids.put(p.getMetadata().getName(), p.getMetadata().getUid() + " restarts=" + restarts(p));
+      }
+    }
+    return ids;
+  }
+
+  private static int restarts(Pod pod) {
+    return pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null ? 0 : pod.getStatus()
+        .getContainerStatuses().stream().mapToInt(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).sum();
+  }
+
+  /** The releases the pool's data-plane pods record. */
+  private static Set<String> releases(String namespace, String pool) {
+    Set<String> releases = new java.util.TreeSet<>();
+    for (Pod p : client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", pool).list()
+        .getItems()) {
+      if (p.getMetadata().getName().matches(Pattern.quote(pool) + "-(master|storage)-[0-9]+")) {
+        releases.add(String.valueOf(p.getMetadata().getAnnotations() == null ? null
+            : p.getMetadata().getAnnotations().get("kvpool.io/release")));
+      }
+    }
+    return releases;
+  }
+
+  private static String templateHash(String namespace, String statefulSet) {
+    var sts = client.apps().statefulSets().inNamespace(namespace).withName(statefulSet).get();
+    var meta = sts.getSpec().getTemplate().getMetadata();
+    return meta.getAnnotations() == null ? null : meta.getAnnotations().get("kvpool.io/template-hash");
+  }
+
+  /** Storage node -> replicas it holds, as the serving leader counts them. */
+  private static Map<String, Long> replicasPerNode(String namespace, String pool) {
+    MasterStatus leader = Await.until("the leader of " + pool + " to serve", Duration.ofMinutes(2),
+        () -> Pools.servingLeader(client, namespace, pool).orElse(null), m -> true);
+    Map<String, Long> replicas = new java.util.TreeMap<>();
+    leader.nodes().stream().filter(n -> !"DEAD".equals(n.state()))
+        .forEach(n -> replicas.put(n.id(), n.replicas()));
+    return replicas;
+  }
+
+  private static int indexOf(List<String> lines, String prefix) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith(prefix)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static boolean needs(String scenario, boolean met, String what) {
+    if (!met) {
+      Scenario.skipped(scenario, "needs " + what + ", which did not come about");
+    }
+    return met;
+  }
+
+  private static void namespace(String name) {
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .serverSideApply();
+    Await.until("the default service account of " + name, Duration.ofMinutes(1),
+        () -> client.serviceAccounts().inNamespace(name).withName("default").get() != null);
+  }
+
+  private static KvCachePool awaitReady(String namespace, String name, Duration limit) {
+    return Await.until("pool " + namespace + "/" + name + " to become Ready", limit,
+        new java.util.function.Supplier<>() {
+          private String last = "";
+
+          @Override
+          public KvCachePool get() {
+            KvCachePool pool = Pools.get(client, namespace, name);
+            String now = Pools.describe(pool);
+            if (!now.equals(last)) {
+              E2eLog.info("  " + namespace + "/" + now);
+              last = now;
+            }
+            return pool;
+          }
+        }, Pools::ready, Pools::describe);
+  }
+
+  private static boolean podReady(Pod pod) {
+    return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
+        .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static String describePod(Pod pod) {
+    return pod.getMetadata().getName() + " uid=" + pod.getMetadata().getUid() + " phase="
+        + (pod.getStatus() == null ? null : pod.getStatus().getPhase()) + " ready=" + podReady(pod)
+        + " waiting=" + waitingReason(pod);
+  }
+
+  private static String waitingReason(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+      return "";
+    }
+    return pod.getStatus().getContainerStatuses().stream()
+        .map(c -> c.getState() == null || c.getState().getWaiting() == null ? "" : c.getState().getWaiting().getReason())
+        .filter(r -> r != null && !r.isEmpty()).findFirst().orElse("");
+  }
+
+  /** The pool's status message and condition messages, where a reason for humans would be. */
+  private static String statusText(KvCachePool pool) {
+    if (pool == null || pool.getStatus() == null) {
+      return "";
+    }
+    StringBuilder text = new StringBuilder(String.valueOf(pool.getStatus().getMessage()));
+    Optional.ofNullable(pool.getStatus().getConditions()).orElse(List.of())
+        .forEach(c -> text.append(' ').append(c.getReason()).append(' ').append(c.getMessage()));
+    return text.toString();
+  }
+
+  /** Every object in the namespace whose owner is {@code uid}, and (transitively) what those own. */
+  private static List<HasMetadata> ownedBy(String namespace, String uid) {
+    List<HasMetadata> all = new ArrayList<>();
+    all.addAll(client.apps().statefulSets().inNamespace(namespace).list().getItems());
+    all.addAll(client.apps().controllerRevisions().inNamespace(namespace).list().getItems());
+    all.addAll(client.pods().inNamespace(namespace).list().getItems());
+    all.addAll(client.services().inNamespace(namespace).list().getItems());
+    all.addAll(client.configMaps().inNamespace(namespace).list().getItems());
+    all.addAll(client.secrets().inNamespace(namespace).list().getItems());
+    all.addAll(client.serviceAccounts().inNamespace(namespace).list().getItems());
+    all.addAll(client.rbac().roles().inNamespace(namespace).list().getItems());
+    all.addAll(client.rbac().roleBindings().inNamespace(namespace).list().getItems());
+    all.addAll(client.policy().v1().podDisruptionBudget().inNamespace(namespace).list().getItems());
+    all.addAll(client.network().v1().networkPolicies().inNamespace(namespace).list().getItems());
+    all.addAll(client.leases().inNamespace(namespace).list().getItems());
+    Set<String> owners = new java.util.HashSet<>(Set.of(uid));
+    List<HasMetadata> owned = new ArrayList<>();
+    boolean grew = true;
+    while (grew) {
+      grew = false;
+      for (HasMetadata o : all) {
+        if (!owned.contains(o) && Stream.ofNullable(o.getMetadata().getOwnerReferences()).flatMap(List::stream)
+            .map(OwnerReference::getUid).anyMatch(owners::contains)) {
+          owned.add(o);
+          owners.add(o.getMetadata().getUid());
+          grew = true;
+        }
+      }
+    }
+    return owned;
+  }
+}

@@ -1,0 +1,137 @@
+package io.kvpool.e2e.workload;
+
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.ObjectNotFoundException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The client of the end-to-end suite. It runs in a pod of the data-plane image (the suite ships this class
+ * in a ConfigMap and runs {@code java -cp '/opt/kvpool/lib/*:/opt/e2e/workload.jar'}), reads the pool's address
+ * from the pool's client ConfigMap ({@code envFrom}: {@code KVPOOL_MASTER_ADDRESS}, {@code KVPOOL_POOL_ID}) and
+ * either puts deterministic values or reads them back and compares every byte.
+ *
+ * <pre>PoolWorkload put|verify --keys N --prefix P [--replicas R] [--seed S]</pre>
+ *
+ * <p>Value {@code i} is 1 to 32 KiB of pseudo-random bytes derived from the seed and {@code i}, so a later pod
+ * can check what an earlier one stored. {@code verify} only reads: it counts {@code lost} objects (not found, or
+ * read back with other bytes) apart from reads that failed otherwise (e.g. a timeout). The last line is
+ * {@code WORKLOAD key=value ...}, which the suite parses; the exit code is 0 only when every key succeeded.
+ */
+public final class PoolWorkload {
+  static final int MIN_SIZE = 1024;
+  static final int MAX_SIZE = 32 * 1024;
+  private static final int ERRORS_SHOWN = 10;
+
+  private PoolWorkload() {
+  }
+
+  public static void main(String[] args) {
+    Map<String, String> options = options(args);
+    String op = args.length > 0 ? args[0] : "";
+    int keys = Integer.parseInt(options.getOrDefault("keys", "2000"));
+    String prefix = options.getOrDefault("prefix", "e2e");
+    int replicas = Integer.parseInt(options.getOrDefault("replicas", "2"));
+    long seed = Long.parseLong(options.getOrDefault("seed", "1"));
+    String master = System.getenv("KVPOOL_MASTER_ADDRESS");
+    if (master == null || master.isBlank() || !(op.equals("put") || op.equals("verify"))) {
+      System.err.println("usage: PoolWorkload put|verify --keys N --prefix P [--replicas R] [--seed S]"
+          + " (with KVPOOL_MASTER_ADDRESS from the pool's client ConfigMap)");
+      System.exit(2);
+    }
+    long started = System.nanoTime();
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("op", op);
+    summary.put("keys", keys);
+    List<String> errors = new ArrayList<>();
+    int ok = 0;
+    int missing = 0;
+    int mismatched = 0;
+    long bytes = 0;
+    ClientConfig config = ClientConfig.builder().master(master)
+        .poolId(System.getenv().getOrDefault("KVPOOL_POOL_ID", ""))
+        .poolKey(System.getenv("KVPOOL_CLIENT_KEY"))
+        .clientId("e2e-workload").operationTimeout(Duration.ofSeconds(60)).build();
+    try (KvPoolClient client = KvPoolClient.connect(config)) {
+      summary.put("server", client.serverVersion().toString());
+      for (int i = 0; i < keys; i++) {
+        String key = key(prefix, i);
+        byte[] expected = value(seed, i);
+        try {
+          if (op.equals("put")) {
+            ByteBuffer value = ByteBuffer.allocateDirect(expected.length).put(expected).flip();
+            client.put(key, value, replicas);
+            ok++;
+          } else {
+            ByteBuffer actual = client.get(key);
+            byte[] read = new byte[actual.remaining()];
+            actual.get(read);
+            if (java.util.Arrays.equals(read, expected)) {
+              ok++;
+            } else {
+              mismatched++;
+              note(errors, key + ": read " + read.length + " bytes that differ from the " + expected.length
+                  + " bytes put");
+            }
+          }
+          bytes += expected.length;
+        } catch (ObjectNotFoundException e) {
+          missing++;
+          note(errors, key + ": not found");
+        } catch (RuntimeException e) {
+          note(errors, key + ": " + e);
+        }
+      }
+    } catch (RuntimeException e) {
+      note(errors, "client: " + e);
+    }
+    summary.put("ok", ok);
+    summary.put("failed", keys - ok);
+    summary.put("missing", missing);
+    summary.put("mismatched", mismatched);
+    summary.put("lost", missing + mismatched);
+    summary.put("bytes", bytes);
+    summary.put("millis", (System.nanoTime() - started) / 1_000_000);
+    errors.forEach(e -> System.out.println("error: " + e));
+    StringBuilder line = new StringBuilder("WORKLOAD");
+    summary.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+    System.out.println(line);
+    System.out.flush();
+    System.exit(ok == keys ? 0 : 1);
+  }
+
+  static String key(String prefix, int i) {
+    return prefix + "-" + String.format("%06d", i);
+  }
+
+  /** The bytes of value {@code i}: its size and content depend only on the seed and {@code i}. */
+  static byte[] value(long seed, int i) {
+    SplittableRandom random = new SplittableRandom(seed * 1_000_003L + i);
+    byte[] value = new byte[MIN_SIZE + random.nextInt(MAX_SIZE - MIN_SIZE + 1)];
+    random.nextBytes(value);
+    return value;
+  }
+
+  private static void note(List<String> errors, String error) {
+    if (errors.size() < ERRORS_SHOWN) {
+      errors.add(error);
+    }
+  }
+
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> options = new LinkedHashMap<>();
+    for (int i = 1; i + 1 < args.length; i += 2) {
+      if (!args[i].startsWith("--")) {
+        throw new IllegalArgumentException("expected --name value, got " + args[i]);
+      }
+      options.put(args[i].substring(2), args[i + 1]);
+    }
+    return options;
+  }
+}
