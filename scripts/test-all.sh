@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every kvpool test on this machine, installing first what a fresh machine lacks.
-# Order: fast and local first, then the suites that need a real kube-apiserver.
+# Order: fast and local first, then the suites that need a real kube-apiserver, last the end-to-end suite on a
+# real cluster whose pods run kvpool's images (e2e/run-e2e.sh; it starts and always stops its cluster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +18,7 @@ step() {
 # Debian 12's golang-go is too old to help.
 need_tools() {
   local missing=()
-  for tool in java gcc make; do
+  for tool in java gcc make python3; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -27,6 +28,7 @@ need_tools() {
       case $tool in
         java) pkgs+=(openjdk-17-jdk-headless) ;;
         gcc|make) pkgs+=(build-essential) ;;
+        python3) pkgs+=(python3 python3-venv python3-pip) ;;
       esac
     done
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${pkgs[@]}"
@@ -36,5 +38,20 @@ need_tools() {
 step "tools" need_tools
 step "kube-apiserver, etcd and kubectl for the operator tests" bash e2e/cluster/kube-binaries.sh
 step "native C tests under AddressSanitizer and UBSan" make -C native sanitize
-step "build and every Java test (unit, integration, real API server)" ./mvnw -B -ntp verify
+step "build and every Java test (unit, integration, real API server), and the images" ./mvnw -B -ntp verify
+
+# The Python client's tests start their own local pools with ./kvpool (built by the stage above), in a venv
+# under target/ so the machine's Python stays untouched; pytest-timeout bounds every test.
+python_client_tests() {
+  local venv=data-plane/python/target/venv
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" || { rm -rf "$venv"; apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q python3-venv && python3 -m venv "$venv"; }
+  fi
+  rm -rf data-plane/python/build  # setuptools' in-tree build folder would keep files deleted from the sources
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "./data-plane/python[fast,test]" numpy
+  (cd data-plane/python && target/venv/bin/python -m pytest -p no:cacheprovider --timeout 300 -q -rfEs tests)
+}
+step "Python client tests against local pools" python_client_tests
+step "end-to-end suite on a real cluster (e2e/run-e2e.sh)" bash e2e/run-e2e.sh
 echo "all kvpool tests passed in $((SECONDS - started)) s"
