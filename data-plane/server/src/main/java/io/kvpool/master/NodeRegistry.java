@@ -149,6 +149,9 @@ final class NodeRegistry {
     if (o.size == io.size() && o.checksum == io.checksum() && o.complete()
         && o.replicas.size() < o.wantedReplicas && node.reserve(io.slices())) {
       pool.addReplica(o, replica);
+      if (o.replicas.size() >= o.wantedReplicas) {
+        pool.needsRepair.remove(o); // the copy an earlier inventory lacked came back
+      }
       return;
     }
     node.release(new Release(io.key(), io.generation(), false)); // enough copies elsewhere

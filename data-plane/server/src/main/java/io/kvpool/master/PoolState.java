@@ -58,6 +58,14 @@ final class PoolState {
     return ++incarnations;
   }
 
+  /**
+   * Until when a node of the previous leader may still come back to this one (one node TTL after this leader began):
+   * objects adopted from inventories are not copied before, so a late node's replicas are kept rather than replaced.
+   */
+  long lateNodesDeadlineMillis() {
+    return recoveryStartedMillis + config.nodeTtl().toMillis();
+  }
+
   boolean recovering() {
     return serverState == ServerState.RECOVERING;
   }

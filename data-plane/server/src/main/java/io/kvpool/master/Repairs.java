@@ -64,6 +64,12 @@ final class Repairs {
         it.remove(); // nothing to copy from: the sweep loses it, or a returning node brings it back
         continue;
       }
+      if (o.adopted && nowMillis < pool.lateNodesDeadlineMillis()) {
+        // its other copies may be on a node of the previous leader that has not registered yet: that node has one
+        // node TTL to come back, as a silent node has before it is declared dead, so copy only after it
+        o.nextRepairMillis = pool.lateNodesDeadlineMillis();
+        continue;
+      }
       Set<String> holders = new HashSet<>();
       o.replicas.forEach(r -> holders.add(r.nodeId()));
       List<StorageNodeRecord> target = pool.placement.choose(pool.nodeRecords(), o.size, 1, holders);

@@ -139,9 +139,14 @@ final class PoolFixture {
 
   /** A new master (new view): every node re-registers with what it holds. */
   void restartMaster() {
+    restartMasterHearingFrom(nodes.keySet().toArray(String[]::new));
+  }
+
+  /** A new master (new view) that only the named nodes re-register with at once; the others come late, if at all. */
+  void restartMasterHearingFrom(String... ids) {
     pool = newMetadata();
-    for (SimNode n : nodes.values()) {
-      register(n);
+    for (String id : ids) {
+      register(nodes.get(id));
     }
   }
 

@@ -278,6 +278,47 @@ class PoolMetadataTest {
   }
 
   @Test
+  void aNodeThatComesBackAfterRecoveryButWithinTheNodeTtlKeepsItsReplicas() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
+    for (int i = 0; i < 300; i++) {
+      f.put("k" + i, 1000, 2);
+    }
+    int onC = f.nodes.get("c").objects.size();
+    f.restartMasterHearingFrom("a", "b"); // c is slow to find the new leader
+    f.settle();
+    assertThat(f.pool.state()).isEqualTo(ServerState.SERVING);
+    assertThat(f.pool.tick()).as("no copy while c may still come back").isEmpty();
+    assertThat(f.pool.snapshot().underReplicated()).isEqualTo(onC);
+
+    f.advance(f.config.nodeTtl().minusSeconds(1).minus(f.config.recoveryQuietPeriod()));
+    f.heartbeats();
+    f.register(f.nodes.get("c"));
+    f.tickUntilQuiet();
+    assertThat(f.nodes.get("c").objects).as("c kept every replica it holds").hasSize(onC);
+    assertThat(f.pool.snapshot().underReplicated()).isZero();
+    for (int i = 0; i < 300; i++) {
+      assertThat(f.replicas("k" + i)).as("k" + i).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aNodeThatNeverComesBackIsReplacedOneNodeTtlAfterTheNewLeaderBegan() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
+    for (int i = 0; i < 300; i++) {
+      f.put("k" + i, 1000, 2);
+    }
+    f.restartMasterHearingFrom("a", "b");
+    f.settle();
+    assertThat(f.pool.tick()).isEmpty();
+    f.advance(f.config.nodeTtl());
+    f.heartbeats();
+    f.tickUntilQuiet();
+    for (int i = 0; i < 300; i++) {
+      assertThat(f.replicas("k" + i)).as("k" + i).isEqualTo(2);
+    }
+  }
+
+  @Test
   void whileRecoveringAMissIsRetryableAndNothingIsEvicted() {
     PoolFixture f = new PoolFixture(0.5, 0.5).node("a", MIB);
     f.put("k", VALUE, 1);

@@ -235,7 +235,10 @@ class RollingUpgradeTest {
       for (Map.Entry<String, Long> e : before.entrySet()) {
         assertThat(recorder.events()).anyMatch(ev -> ev.startsWith("RolloutStepDone: " + e.getKey()
             + " restarted warm on release 1.1.0: " + e.getValue() + " of " + e.getValue() + " replicas kept"));
-        assertThat(node(name, e.getKey()).replicas()).isEqualTo(e.getValue());
+        // the new master's count, once the node has registered with it and delivered its whole inventory
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(node(name, e.getKey()).state()).isEqualTo("ALIVE"));
+        assertThat(node(name, e.getKey()).replicas()).as("replicas of %s at the new master", e.getKey())
+            .isEqualTo(e.getValue());
       }
       assertThat(readBack(name, 1, values)).as("objects lost").isZero();
       System.out.printf("rolling upgrade 1.0.0 -> 1.1.0 of 1 master and 3 storage nodes with %d objects (R=2, warm"
