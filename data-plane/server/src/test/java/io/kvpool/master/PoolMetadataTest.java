@@ -257,10 +257,7 @@ class PoolMetadataTest {
 
   @Test
   void aMasterRestartKeepsEveryObjectAtItsReplicaCount() {
-    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
-    for (int i = 0; i < 300; i++) {
-      f.put("k" + i, 1000, 2);
-    }
+    PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
     f.restartMaster();
     assertThat(f.pool.state()).isEqualTo(ServerState.RECOVERING);
     f.settle();
@@ -279,10 +276,7 @@ class PoolMetadataTest {
 
   @Test
   void aNodeThatComesBackAfterRecoveryButWithinTheNodeTtlKeepsItsReplicas() {
-    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
-    for (int i = 0; i < 300; i++) {
-      f.put("k" + i, 1000, 2);
-    }
+    PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
     int onC = f.nodes.get("c").objects.size();
     f.restartMasterHearingFrom("a", "b"); // c is slow to find the new leader
     f.settle();
@@ -303,10 +297,7 @@ class PoolMetadataTest {
 
   @Test
   void aNodeThatNeverComesBackIsReplacedOneNodeTtlAfterTheNewLeaderBegan() {
-    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
-    for (int i = 0; i < 300; i++) {
-      f.put("k" + i, 1000, 2);
-    }
+    PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
     f.restartMasterHearingFrom("a", "b");
     f.settle();
     assertThat(f.pool.tick()).isEmpty();
@@ -496,5 +487,14 @@ class PoolMetadataTest {
     f.advance(f.config.nodeTtl());
     f.pool.tick();
     assertThat(f.pool.exists(List.of("k"))).containsExactly(ErrorCode.NOT_FOUND);
+  }
+
+  /** Nodes a, b and c holding k0..k299 at 2 replicas each. */
+  private static PoolFixture threeNodesHoldingObjectsAtTwoReplicas() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
+    for (int i = 0; i < 300; i++) {
+      f.put("k" + i, 1000, 2);
+    }
+    return f;
   }
 }
