@@ -194,6 +194,14 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
    * transition twice.
    */
   private void updateStatus(KvCachePool pool, Context<KvCachePool> context, PoolObservation observation) {
+    if (!context.eventSourceRetriever().getControllerEventSource().isRunning()) {
+      // The operator is stopping: the SDK stops this controller's informers (its own first) before the reconciliations
+      // in flight end, so what this one observed may come from emptied caches (a TransferEngine "missing", no pods).
+      // The next operator writes the status from a full view; writing this one would report a failure that is not.
+      LOG.info("pool={} namespace={} operator stopping: status and events left to the next reconciliation",
+          pool.getMetadata().getName(), pool.getMetadata().getNamespace());
+      return;
+    }
     PoolStatusUpdate update = aggregator.aggregate(pool.getStatus(), observation);
     if (!update.status().equals(pool.getStatus())) {
       KvCachePool patch = new KvCachePool();
