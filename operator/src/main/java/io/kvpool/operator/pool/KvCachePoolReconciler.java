@@ -20,6 +20,7 @@ import io.kvpool.api.v1alpha1.FailingPod;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.TransferEngine;
+import io.kvpool.operator.common.ControllerStopping;
 import io.kvpool.operator.common.KubernetesEventRecorder;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
@@ -194,10 +195,8 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
    * transition twice.
    */
   private void updateStatus(KvCachePool pool, Context<KvCachePool> context, PoolObservation observation) {
-    if (!context.eventSourceRetriever().getControllerEventSource().isRunning()) {
-      // The operator is stopping: the SDK stops this controller's informers (its own first) before the reconciliations
-      // in flight end, so what this one observed may come from emptied caches (a TransferEngine "missing", no pods).
-      // The next operator writes the status from a full view; writing this one would report a failure that is not.
+    if (ControllerStopping.now(context)) {
+      // what this reconciliation observed may come from emptied caches; the next operator writes it from a full view
       LOG.info("pool={} namespace={} operator stopping: status and events left to the next reconciliation",
           pool.getMetadata().getName(), pool.getMetadata().getNamespace());
       return;

@@ -15,6 +15,7 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.api.v1alpha1.TransferEngineStatus;
 import io.kvpool.api.v1alpha1.TransportUsage;
+import io.kvpool.operator.common.ControllerStopping;
 import io.kvpool.operator.common.InvalidSpecException;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
@@ -74,7 +75,7 @@ public class TransferEngineReconciler implements Reconciler<TransferEngine> {
       status = aggregator.invalid(engine, pools, e.getMessage());
     }
     status.setUsage(usage(context));
-    if (status.equals(engine.getStatus())) {
+    if (status.equals(engine.getStatus()) || ControllerStopping.now(context)) {
       return UpdateControl.<TransferEngine>noUpdate().rescheduleAfter(NODE_RECHECK);
     }
     engine.setStatus(status);
