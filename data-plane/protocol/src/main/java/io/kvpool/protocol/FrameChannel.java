@@ -16,7 +16,6 @@ import java.nio.channels.SocketChannel;
  * payload in one gathering write.
  */
 public final class FrameChannel implements Closeable {
-  private static final int SOCKET_BUFFER_BYTES = 4 << 20;
   /** Large enough for the header and body of every per-value request and reply. */
   private static final int STAGING_BYTES = 8 << 10;
 
@@ -78,8 +77,7 @@ public final class FrameChannel implements Closeable {
   private static SocketChannel configure(SocketChannel channel) throws IOException {
     channel.configureBlocking(true);
     channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-    channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-    channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+    SocketBuffers.apply(channel);
     return channel;
   }
 
