@@ -60,7 +60,7 @@ final class CompareCommand implements Callable<Integer> {
   @Option(names = "--no-install", description = "Do not install missing packages (the targets that lack them are"
       + " skipped, and the report says why).")
   boolean noInstall;
-  @Option(names = "--no-warm-up", description = "Skip the untimed warm-up pass.")
+  @Option(names = "--no-warm-up", description = "Skip the untimed warm-up round.")
   boolean noWarmUp;
   @Option(names = "--quick", description = "A smoke run: 1 round, 32 MiB working set, 0.2 s phases.")
   boolean quick;

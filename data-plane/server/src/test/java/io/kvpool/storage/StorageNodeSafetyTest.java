@@ -275,6 +275,31 @@ class StorageNodeSafetyTest {
   }
 
   @Test
+  void aLargeValueWithOneFlippedLastByteIsRefusedAndTheIntactOneAccepted() throws Exception {
+    // 1 MiB arrives in many reads: the node's check must cover the last run too
+    ByteBuffer value = random(1 << 20, 7);
+    int checksum = crc(value);
+    ByteBuffer corrupt = ByteBuffer.allocateDirect(value.remaining()).put(value.duplicate()).flip();
+    corrupt.put(corrupt.limit() - 1, (byte) (corrupt.get(corrupt.limit() - 1) ^ 0x40));
+    PutStartResult bad = startPut("big-corrupt", 1 << 20, checksum);
+    try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
+      assertThatThrownBy(() -> c.call(Opcode.WRITE, write("big-corrupt", bad, 1 << 20, checksum), corrupt))
+          .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.CHECKSUM_MISMATCH));
+    }
+    assertThat(endPut("big-corrupt", bad.generation(), null)).isEqualTo(ErrorCode.WRITE_INCOMPLETE);
+    assertThat(client.exists("big-corrupt")).isFalse();
+
+    PutStartResult good = startPut("big", 1 << 20, checksum);
+    try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
+      byte[] receipt = ReceiptReply.decode(c.call(Opcode.WRITE, write("big", good, 1 << 20, checksum),
+          value.duplicate()).reader()).receipt();
+      assertThat(endPut("big", good.generation(), receipt)).isEqualTo(ErrorCode.OK);
+    }
+    assertThat(client.get("big")).isEqualTo(value);
+    assertNeighbourIntact();
+  }
+
+  @Test
   void aWriteBatchRefusesItsItemsOneByOneAndKeepsTheStreamInStep() throws Exception {
     ByteBuffer a = random(4096, 21);
     ByteBuffer b = random(8192, 22);

@@ -193,19 +193,18 @@ public final class CompareSuite {
     skipped.put(target, why);
   }
 
-  /** A short untimed pass over every target, so that the JIT has compiled the paths of every process involved. */
+  /**
+   * An untimed round: every workload on every target with the measured phases, so that the JIT has compiled the
+   * paths of every process before round 1. With a short pass over a few workloads the pool's JVMs were still
+   * compiling through round 1 (jstat: the master's C2 time grew from 2 to 16 s over the first minute, then stayed),
+   * which made round 1 kvpool's slowest in every single-value row.
+   */
   private void warmUp(List<Workload> workloads) throws Exception {
-    out.println("warm-up (not measured)");
-    Phase warm = new Phase(Math.min(64L << 20, settings.phase().workingSetBytes()), 0.5, 0.5);
+    out.println("warm-up round (not measured)");
     for (Workload w : workloads) {
-      boolean wanted = w.equals(Workload.single(1 << 20, 4)) || w.equals(Workload.single(64 << 10, 4))
-          || w.equals(Workload.batch(128, 64 << 10, 4)) || w.equals(Workload.meta(Workload.MetaOp.EXISTS, 4));
-      if (!wanted) {
-        continue;
-      }
       for (Target t : targets) {
         if (t.supports(w)) {
-          t.run(w, 0, warm);
+          t.run(w, 0, settings.phase());
         }
       }
     }

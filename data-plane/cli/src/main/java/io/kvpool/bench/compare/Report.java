@@ -299,7 +299,10 @@ final class Report {
         .append(settings.rounds()).append(" rounds runs every workload on every target, one after the other, in an"
         + " order rotated by round; a ratio kvpool ÷ peer is taken within a round and its median over the rounds is"
         + " reported with its min–max. Absolute figures drift with the machine's load; ratios of the same round much"
-        + " less.\n\n");
+        + " less.").append(settings.warmUp() ? " Before round 1 an untimed warm-up round runs every workload on every"
+        + " target once, so that the JVMs (the pool's and the benchmark's) have compiled their paths before anything is"
+        + " measured." : " This run skipped the warm-up round (`--no-warm-up`): round 1 includes JIT compilation.")
+        .append("\n\n");
     b.append(String.format(Locale.ROOT, "- **Single values**: N client threads (processes for the Python targets),"
         + " each with its own connection or client. A *put* phase writes a working set of %s once under fresh keys"
         + " (at most %.1f s); a *get* phase reads those keys for %.1f s in each client's order, starting at a random"
