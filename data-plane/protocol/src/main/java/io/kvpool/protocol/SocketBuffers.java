@@ -20,12 +20,11 @@ import java.nio.channels.SocketChannel;
  * way: a small one throttled the same reads to 1.8–2.4 GB/s.
  */
 public final class SocketBuffers {
-  /** Send and receive buffer for a peer on another machine. */
-  public static final int REMOTE_PEER_BYTES = 4 << 20;
+  /** Receive buffer of every connection, and send buffer to a peer on another machine. */
+  public static final int LARGE_BYTES = 4 << 20;
   /**
-   * Send buffer for a peer on this machine (the kernel doubles it for its bookkeeping). Large enough for several of
-   * loopback's 64 KiB segments in flight: far smaller buffers can leave a loopback sender waiting for room that never
-   * frees.
+   * Send buffer to a peer on this machine (the kernel doubles it for its bookkeeping). Large enough for several of
+   * loopback's 64 KiB segments in flight: a 32 KiB one left a loopback sender waiting for room that never freed.
    */
   public static final int LOCAL_PEER_SEND_BYTES = 128 << 10;
 
@@ -35,13 +34,8 @@ public final class SocketBuffers {
   /** Sets the buffers of a connected {@code channel} for where its peer is. */
   static void apply(SocketChannel channel) throws IOException {
     boolean local = isLocalPeer(channel.getLocalAddress(), channel.getRemoteAddress());
-    channel.setOption(StandardSocketOptions.SO_SNDBUF, sendBytes(local));
-    channel.setOption(StandardSocketOptions.SO_RCVBUF, REMOTE_PEER_BYTES);
-  }
-
-  /** The send buffer for a peer on this machine ({@code local}) or another one. */
-  public static int sendBytes(boolean local) {
-    return local ? LOCAL_PEER_SEND_BYTES : REMOTE_PEER_BYTES;
+    channel.setOption(StandardSocketOptions.SO_SNDBUF, local ? LOCAL_PEER_SEND_BYTES : LARGE_BYTES);
+    channel.setOption(StandardSocketOptions.SO_RCVBUF, LARGE_BYTES);
   }
 
   /**
