@@ -11,6 +11,7 @@ call, and ``recv_into(MSG_WAITALL)`` fills the caller's memoryviews in as few ca
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import os
 import re
 import socket
@@ -34,7 +35,10 @@ FLAG_RESPONSE = 1
 FLAG_ERROR = 2
 MAX_BODY_BYTES = 64 << 20
 HANDSHAKE_BODY_BYTES = 4 << 10
-SOCKET_BUFFER_BYTES = 4 << 20
+# PROTOCOL.md: 4 MiB receive buffers; 4 MiB send buffers to another machine, 128 KiB to a peer on this one
+RECEIVE_BUFFER_BYTES = 4 << 20
+REMOTE_SEND_BUFFER_BYTES = 4 << 20
+LOCAL_SEND_BUFFER_BYTES = 128 << 10
 _STAGING_BYTES = 16 << 10
 _BODY_CHUNK = 1 << 20
 _MAX_IOV = 512
@@ -66,6 +70,24 @@ class Endpoint(NamedTuple):
 
     def __str__(self) -> str:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def is_local_peer(local: tuple, remote: tuple) -> bool:
+    """Whether ``remote`` (a socket's peer address) is on this machine: a loopback address or the socket's own."""
+    try:
+        peer = ipaddress.ip_address(remote[0].split("%")[0])
+    except (ValueError, IndexError, AttributeError):
+        return False
+    return peer.is_loopback or remote[0] == local[0]
+
+
+def send_buffer_bytes(sock: socket.socket) -> int:
+    """The send buffer for a connected socket: small to a peer on this machine, large to another (PROTOCOL.md)."""
+    try:
+        local = is_local_peer(sock.getsockname(), sock.getpeername())
+    except OSError:
+        local = False
+    return LOCAL_SEND_BUFFER_BYTES if local else REMOTE_SEND_BUFFER_BYTES
 
 
 def tls_context(ca_file: str) -> ssl.SSLContext:
@@ -117,8 +139,8 @@ class Connection:
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER_BYTES)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes(sock))
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
             if tls is not None:
                 conn.sock = sock = conn._start_tls(sock, tls, deadline)
             else:

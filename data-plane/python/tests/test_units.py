@@ -9,7 +9,10 @@ import pytest
 from kvpool import checksum
 from kvpool.codec import BodyReader, BodyWriter
 from kvpool.config import ClientConfig, parse_duration
-from kvpool.connection import Endpoint
+import socket
+
+from kvpool.connection import (LOCAL_SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES, Endpoint, is_local_peer,
+                               send_buffer_bytes)
 from kvpool.errors import ProtocolError
 from kvpool.memory import Regions
 from kvpool.messages import decode_replica_list_reply, decode_status_list
@@ -91,3 +94,26 @@ def test_regions_slice_across_boundaries():
     for offset in range(15):
         for length in range(15 - offset + 1):
             assert b"".join(bytes(v) for v in regions.slice(offset, length)) == joined[offset:offset + length]
+
+
+def test_a_peer_on_this_machine_is_loopback_or_the_sockets_own_address():
+    assert is_local_peer(("127.0.0.1", 1), ("127.0.0.1", 2))
+    assert is_local_peer(("10.0.0.5", 1), ("127.0.0.9", 2))
+    assert is_local_peer(("::1", 1, 0, 0), ("::1", 2, 0, 0))
+    assert is_local_peer(("10.0.0.5", 7000), ("10.0.0.5", 40000))
+    assert not is_local_peer(("10.0.0.5", 7000), ("10.0.0.6", 40000))
+    assert not is_local_peer(("10.0.0.5", 7000), ("not-an-address", 1))
+
+
+def test_a_loopback_connection_gets_the_small_send_buffer():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    try:
+        assert send_buffer_bytes(client) == LOCAL_SEND_BUFFER_BYTES
+        assert LOCAL_SEND_BUFFER_BYTES < RECEIVE_BUFFER_BYTES
+    finally:
+        for s in (client, accepted, server):
+            s.close()
