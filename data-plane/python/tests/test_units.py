@@ -2,6 +2,7 @@
 
 import os
 import random
+import socket
 import struct
 
 import pytest
@@ -9,8 +10,6 @@ import pytest
 from kvpool import checksum
 from kvpool.codec import BodyReader, BodyWriter
 from kvpool.config import ClientConfig, parse_duration
-import socket
-
 from kvpool.connection import (LOCAL_SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES, Endpoint, is_local_peer,
                                send_buffer_bytes)
 from kvpool.errors import ProtocolError
