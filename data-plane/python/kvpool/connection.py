@@ -78,7 +78,9 @@ def is_local_peer(local: tuple, remote: tuple) -> bool:
         peer = ipaddress.ip_address(remote[0].split("%")[0])
     except (ValueError, IndexError, AttributeError):
         return False
-    return peer.is_loopback or remote[0] == local[0]
+    # a dual-stack socket names an IPv4 peer as ::ffff:a.b.c.d; Java sees the IPv4 address, so must this rule
+    mapped = getattr(peer, "ipv4_mapped", None)
+    return (mapped or peer).is_loopback or remote[0] == local[0]
 
 
 def send_buffer_bytes(sock: socket.socket) -> int:

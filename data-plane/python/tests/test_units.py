@@ -99,6 +99,8 @@ def test_a_peer_on_this_machine_is_loopback_or_the_sockets_own_address():
     assert is_local_peer(("127.0.0.1", 1), ("127.0.0.1", 2))
     assert is_local_peer(("10.0.0.5", 1), ("127.0.0.9", 2))
     assert is_local_peer(("::1", 1, 0, 0), ("::1", 2, 0, 0))
+    assert is_local_peer(("::", 1, 0, 0), ("::ffff:127.0.0.1", 2, 0, 0))
+    assert not is_local_peer(("::", 1, 0, 0), ("::ffff:10.0.0.6", 2, 0, 0))
     assert is_local_peer(("10.0.0.5", 7000), ("10.0.0.5", 40000))
     assert not is_local_peer(("10.0.0.5", 7000), ("10.0.0.6", 40000))
     assert not is_local_peer(("10.0.0.5", 7000), ("not-an-address", 1))
