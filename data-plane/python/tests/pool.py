@@ -41,6 +41,14 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
+def _tail(path: Path, lines: int, width: int = 400) -> list:
+    """The last ``lines`` lines of a log, each cut to ``width`` characters: a process log starts with its command
+    line, whose classpath alone runs to several thousand characters and would bury the lines that explain a
+    failure."""
+    return [line if len(line) <= width else f"{line[:width]}... ({len(line)} characters)"
+            for line in path.read_text(errors="replace").splitlines()[-lines:]]
+
+
 class Process:
     def __init__(self, role: str, node_id: str, pid: int, rpc: str, admin: str, log: str):
         self.role, self.node_id, self.pid, self.rpc, self.admin, self.log = role, node_id, pid, rpc, admin, log
@@ -117,9 +125,8 @@ class LocalPool:
         out = []
         if self.log_dir and os.path.isdir(self.log_dir):
             for name in sorted(os.listdir(self.log_dir)):
-                text = Path(self.log_dir, name).read_text(errors="replace").splitlines()
                 out.append(f"----- {name} (last {lines} lines) -----")
-                out.extend(text[-lines:])
+                out.extend(_tail(Path(self.log_dir, name), lines))
         return "\n" + "\n".join(out)
 
     def stop(self) -> None:
@@ -192,8 +199,8 @@ class SecuredPool:
     def log_tails(self, lines: int = 40) -> str:
         out = []
         for name in sorted(os.listdir(self.log_dir)):
-            out.append(f"----- {name} -----")
-            out.extend(Path(self.log_dir, name).read_text(errors="replace").splitlines()[-lines:])
+            out.append(f"----- {name} (last {lines} lines) -----")
+            out.extend(_tail(Path(self.log_dir, name), lines))
         return "\n" + "\n".join(out)
 
     def stop(self) -> None:

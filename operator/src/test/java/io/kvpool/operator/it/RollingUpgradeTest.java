@@ -175,8 +175,7 @@ class RollingUpgradeTest {
       assertThat(done.getDrains()).isEqualTo(4);
       assertThat(done.getWarmRestarts()).isZero();
       assertThat(done.getBytesMoved()).isPositive();
-      assertThat(recorder.events()).anyMatch(e -> e.startsWith("RolloutCompleted: release 1.0.0 -> 1.1.0 done on 7"
-          + " pods"));
+      recorder.awaitEvent("RolloutCompleted: release 1.0.0 -> 1.1.0 done on 7 pods", TIMEOUT);
       assertThat(readBack(name, 3, values)).as("objects lost").isZero();
       System.out.printf("rolling upgrade 1.0.0 -> 1.1.0 of 3 masters and 4 storage nodes with %d objects (R=2,"
               + " drains): %d s, %d bytes moved, 0 objects lost%n", values.size(), took.toSeconds(),
@@ -191,9 +190,9 @@ class RollingUpgradeTest {
         assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Completed);
         assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
       });
-      assertThat(recorder.events()).anyMatch(e -> e.startsWith("DrainingStorageNode: draining " + name
-          + "-storage-3 to scale the storage nodes down to 3"));
-      assertThat(recorder.events()).anyMatch(e -> e.startsWith("StorageNodeRemoved: " + name + "-storage-3"));
+      recorder.awaitEvent("DrainingStorageNode: draining " + name + "-storage-3 to scale the storage nodes down to 3",
+          TIMEOUT);
+      recorder.awaitEvent("StorageNodeRemoved: " + name + "-storage-3", TIMEOUT);
       assertThat(readBack(name, 3, values)).as("objects lost by the scale-down").isZero();
 
       // scale up again: the new node takes placements at once
@@ -233,8 +232,8 @@ class RollingUpgradeTest {
       assertThat(recorder.deletedPods()).containsExactly(name + "-storage-2", name + "-storage-1",
           name + "-storage-0", name + "-master-0");
       for (Map.Entry<String, Long> e : before.entrySet()) {
-        assertThat(recorder.events()).anyMatch(ev -> ev.startsWith("RolloutStepDone: " + e.getKey()
-            + " restarted warm on release 1.1.0: " + e.getValue() + " of " + e.getValue() + " replicas kept"));
+        recorder.awaitEvent("RolloutStepDone: " + e.getKey() + " restarted warm on release 1.1.0: " + e.getValue()
+            + " of " + e.getValue() + " replicas kept", TIMEOUT);
         // the new master's count, once the node has registered with it and delivered its whole inventory
         await().atMost(TIMEOUT).untilAsserted(() -> assertThat(node(name, e.getKey()).state()).isEqualTo("ALIVE"));
         assertThat(node(name, e.getKey()).replicas()).as("replicas of %s at the new master", e.getKey())
@@ -267,9 +266,8 @@ class RollingUpgradeTest {
         assertThat(blocked.getMessage()).contains("release 1.0.0 -> 2.0.0 changes the major version")
             .contains("the pool keeps running 1.0.0");
         assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Blocked);
-        assertThat(recorder.events()).anyMatch(e -> e.startsWith("UpgradeBlocked: VersionPolicy: release 1.0.0 ->"
-            + " 2.0.0"));
       });
+      recorder.awaitEvent("UpgradeBlocked: VersionPolicy: release 1.0.0 -> 2.0.0", TIMEOUT);
       KvCachePoolStatus s = status(name);
       assertThat(s.getPhase()).isEqualTo(PoolPhase.Running);
       assertThat(s.getCurrentVersion()).isEqualTo("1.0.0");
@@ -288,8 +286,8 @@ class RollingUpgradeTest {
         assertThat(back.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Withdrawn);
         assertThat(back.getUpgrade().getMessage()).isEqualTo("spec.version is 1.0.0 again: the change to 2.0.0 was"
             + " withdrawn before any pod was replaced");
-        assertThat(recorder.events()).anyMatch(e -> e.startsWith("RolloutWithdrawn: spec.version is 1.0.0 again"));
       });
+      recorder.awaitEvent("RolloutWithdrawn: spec.version is 1.0.0 again", TIMEOUT);
       assertThat(podUids(name)).as("no pod restarted").isEqualTo(uids);
       assertThat(recorder.deletedPods()).isEmpty();
     }
@@ -339,7 +337,7 @@ class RollingUpgradeTest {
         assertThat(progressing.getMessage()).contains(name + "-storage-1").contains("step timeout of 10s");
         assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.TimedOut);
       });
-      assertThat(recorder.events()).anyMatch(e -> e.startsWith("RolloutTimedOut: "));
+      recorder.awaitEvent("RolloutTimedOut: ", TIMEOUT);
       Map<String, String> now = podUids(name);
       assertThat(now.get(name + "-storage-0")).as("nothing else is touched").isEqualTo(uids.get(name + "-storage-0"));
       assertThat(now.get(name + "-master-0")).isEqualTo(uids.get(name + "-master-0"));
@@ -355,8 +353,8 @@ class RollingUpgradeTest {
         assertThat(blocked.getReason()).isEqualTo("RolledBack");
         assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
       });
-      assertThat(recorder.events()).anyMatch(e -> e.startsWith("RollingBack: "));
-      assertThat(recorder.events()).anyMatch(e -> e.startsWith("RolledBack: rolled back to release 1.2.0"));
+      recorder.awaitEvent("RollingBack: ", TIMEOUT);
+      recorder.awaitEvent("RolledBack: rolled back to release 1.2.0", TIMEOUT);
       assertThat(readBack(name, 1, values)).as("objects lost").isZero();
     }
   }

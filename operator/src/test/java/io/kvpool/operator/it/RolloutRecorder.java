@@ -6,6 +6,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -64,6 +68,16 @@ final class RolloutRecorder implements AutoCloseable {
   /** "Reason: message" of every Event published since the recorder started, in arrival order. */
   synchronized List<String> events() {
     return events.stream().map(e -> e.getReason() + ": " + e.getMessage()).toList();
+  }
+
+  /**
+   * Waits until an Event whose "Reason: message" starts with {@code prefix} has arrived. The operator patches a
+   * transition's status first and publishes its Events after, and they reach this watch later still: a test that has
+   * just seen the status must wait for the Event, not look once.
+   */
+  void awaitEvent(String prefix, Duration timeout) {
+    await().atMost(timeout).untilAsserted(() -> assertThat(events()).as("events of the pool")
+        .anyMatch(e -> e.startsWith(prefix)));
   }
 
   /** "Reason pod" of the events with one of {@code reasons}, naming the pod their message starts with or names. */
