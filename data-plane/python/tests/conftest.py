@@ -38,5 +38,7 @@ def client(pool):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if report.failed and _POOLS:
-        report.sections.append(("kvpool process logs", "".join(p.log_tails() for p in _POOLS)))
+    # the logs of the pools this test used (its fixtures, direct or through others), not of every pool running
+    used = [p for p in getattr(item, "funcargs", {}).values() if isinstance(p, LocalPool) and p in _POOLS]
+    if report.failed and used:
+        report.sections.append(("kvpool process logs", "".join(p.log_tails() for p in used)))
