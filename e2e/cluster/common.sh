@@ -49,6 +49,34 @@ _step_started=$SECONDS
 step() { _step_started=$SECONDS; echo "cluster: $*"; }
 step_done() { echo "cluster:   done in $((SECONDS - _step_started))s"; }
 fail() { echo "cluster: $*" >&2; exit 1; }
+# A script run with set -e names the command that stopped it (whoever runs it sees only an exit code), then runs
+# the functions listed in $on_stop (up.sh shows its components' logs there). errtrace (-E) reaches failures inside
+# functions and subshells; a command substitution runs without errexit, so a failure there stops nothing and is
+# not reported.
+on_stop=()
+stopped() {
+  local rc=$1 line=$2 command=$3
+  [[ $- == *e* ]] || return 0
+  echo "cluster: $(basename "$0") stopped at line $line (exit code $rc): $command" >&2
+  (( BASH_SUBSHELL == 0 )) || return 0
+  local hook; for hook in "${on_stop[@]}"; do "$hook" >&2 || true; done
+  on_stop=()
+}
+if [[ $- == *e* ]]; then
+  set -E
+  trap 'stopped $? $LINENO "$BASH_COMMAND"' ERR
+fi
+
+# running_pid NAME: the PID up.sh recorded for component NAME, when that process still runs and is NAME (after a
+# reboot or a killed run the recorded PID may belong to another program by now). Fails otherwise.
+running_pid() {
+  local file="$state_dir/pids/$1.pid" pid
+  [[ -f $file ]] || return 1
+  pid="$(cat "$file")"
+  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+  [[ "$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" == *"$1"* ]] || return 1
+  echo "$pid"
+}
 
 # Go for the builds: the local toolchain only (never downloaded), 2 parallel compiles (2-core machines).
 require_go() {

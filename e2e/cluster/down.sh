@@ -13,9 +13,7 @@ export PATH="$cluster_bin:$api_test_bin:$PATH"
 # stop NAME: SIGTERM to the recorded PID, SIGKILL after 15 s; only processes up.sh started.
 stop() {
   local file="$state_dir/pids/$1.pid" pid
-  [[ -f $file ]] || return 0
-  pid="$(cat "$file")"
-  if kill -0 "$pid" 2>/dev/null; then
+  if pid="$(running_pid "$1")"; then
     kill -TERM "$pid" 2>/dev/null
     for _ in $(seq 1 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null; echo "cluster:   killed $1 ($pid)"

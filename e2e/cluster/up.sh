@@ -27,16 +27,34 @@ bash "$cluster_scripts/host-packages.sh"
 bash "$cluster_scripts/system-images.sh"
 
 logs="$state_dir/logs"; pki="$state_dir/pki"
-is_running() { [[ -f "$state_dir/pids/$1.pid" ]] && kill -0 "$(cat "$state_dir/pids/$1.pid")" 2>/dev/null; }
-# A fresh start keeps the previous run's logs in logs.previous.
-if ! is_running kube-apiserver && ! is_running containerd && [[ -d "$logs" ]]; then
-  rm -rf "$state_dir/logs.previous"; mv "$logs" "$state_dir/logs.previous"
+# When a step fails, the end of each component's log is shown with the failed command.
+show_logs() {
+  local f
+  for f in "$logs"/*.log; do
+    [[ -s $f ]] || continue
+    echo "cluster: --- the last 20 lines of $f"
+    tail -n 20 "$f" | cut -c 1-400
+  done
+}
+on_stop=(show_logs)
+is_running() { running_pid "$1" >/dev/null; }
+components=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kube-router)
+any_running() { local c; for c in "${components[@]}"; do is_running "$c" && return 0; done; return 1; }
+# A fresh start: whatever a killed earlier run left (its etcd data, mounts, containers, the bridge, iptables chains)
+# would make this cluster half-work, so down.sh clears it first; the previous run's logs are kept in logs.previous.
+if ! any_running; then
+  if [[ -d "$state_dir" ]] || ip link show "$bridge" >/dev/null 2>&1; then
+    step "clearing what an earlier run left in $state_dir (down.sh)"
+    bash "$cluster_scripts/down.sh" | sed 's/^/  /'
+    step_done
+  fi
+  if [[ -d "$logs" ]]; then rm -rf "$state_dir/logs.previous"; mv "$logs" "$state_dir/logs.previous"; fi
 fi
 mkdir -p "$state_dir"/{pids,logs,cni/net.d,containerd,kubelet,etcd}
 # start NAME COMMAND...: in its own session (so it outlives this script), output to logs/NAME.log, PID recorded.
 start() {
   local name=$1; shift
-  if is_running "$name"; then echo "cluster:   $name already running (pid $(cat "$state_dir/pids/$name.pid"))"; return; fi
+  if is_running "$name"; then echo "cluster:   $name already running (pid $(running_pid "$name"))"; return; fi
   setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
   echo $! > "$state_dir/pids/$name.pid"
   echo "cluster:   started $name (pid $!), log $logs/$name.log"
@@ -47,7 +65,7 @@ port_taken_by_other() { # port
   pid="$(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || true)"
   [[ -n "$pid" ]] || return 1
   local name; for name in kube-apiserver kubelet etcd; do
-    [[ -f "$state_dir/pids/$name.pid" && "$(cat "$state_dir/pids/$name.pid")" == "$pid" ]] && return 1
+    [[ "$(running_pid "$name" || true)" == "$pid" ]] && return 1
   done
   return 0
 }

@@ -76,9 +76,16 @@ public final class Command {
     command.addAll(List.of(args));
     Result result = run(command, Map.of(), limit, true);
     if (!result.ok()) {
-      throw new IllegalStateException(script.getFileName() + " failed with exit code " + result.exitCode());
+      throw new IllegalStateException(script.getFileName() + " failed with exit code " + result.exitCode()
+          + "; the end of its output:\n" + lastLines(result.output(), 40));
     }
     return result.output();
+  }
+
+  /** The last {@code count} lines of {@code text}: a failed script's reason is at its end. */
+  static String lastLines(String text, int count) {
+    List<String> lines = text.lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
   }
 
   private static void stop(Process process) {
