@@ -6,9 +6,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 started=$SECONDS
+# The machine's room, printed first and again when a stage fails: a full disk or little memory explains many failures.
+machine() {
+  echo "machine: $(nproc) cores, $(awk '/MemAvailable/ {printf "%.1f", $2 / 1048576}' /proc/meminfo) GiB memory available;" \
+    "free disk: $(df -h --output=avail,target . /var/tmp "$HOME" | tail -n +2 | sort -u -k2 | awk '{printf "%s on %s  ", $1, $2}')"
+}
+stage=""
+trap 'rc=$?; if ((rc != 0)); then echo "!!! kvpool tests failed in stage \"$stage\" (exit code $rc) after $((SECONDS - started)) s"; machine; fi' EXIT
+machine
 step() {
   local name=$1; shift
   local t=$SECONDS
+  stage=$name
   echo "==> $name"
   "$@"
   echo "<== $name ($((SECONDS - t)) s)"
