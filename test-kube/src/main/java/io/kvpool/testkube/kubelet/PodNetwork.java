@@ -63,15 +63,30 @@ final class PodNetwork implements AutoCloseable {
     String namespace = bridge + "-" + host;
     String hostVeth = "kvv" + ProcessHandle.current().pid() % 100_000 + "x" + host;
     String address = subnet + host;
+    Sandbox sandbox = new Sandbox(namespace, address, host);
     run("ip", "netns", "add", namespace);
     namespaces.add(namespace);
+    try {
+      join(sandbox, hostVeth);
+    } catch (KubeTestSetupException e) {
+      release(sandbox); // the next kubelet pass tries again with a clean slate
+      throw e;
+    }
+    return sandbox;
+  }
+
+  private void join(Sandbox sandbox, String hostVeth) {
+    String namespace = sandbox.namespace();
+    String address = sandbox.address();
+    // the kernel removes a deleted namespace's veth pair in the background, so the same name from an earlier
+    // network of this JVM (another test class) can still be there for a moment: delete it first
+    runQuietly("ip", "link", "del", hostVeth);
     run("ip", "link", "add", hostVeth, "type", "veth", "peer", "name", "eth0", "netns", namespace);
     run("ip", "link", "set", hostVeth, "master", bridge, "up");
     run("ip", "netns", "exec", namespace, "ip", "addr", "add", address + "/24", "dev", "eth0");
     run("ip", "netns", "exec", namespace, "ip", "link", "set", "eth0", "up");
     run("ip", "netns", "exec", namespace, "ip", "link", "set", "lo", "up");
     run("ip", "netns", "exec", namespace, "ip", "route", "add", "default", "via", hostAddress());
-    return new Sandbox(namespace, address, host);
   }
 
   /** Deletes the namespace (its veth goes with it) and frees the address. */
