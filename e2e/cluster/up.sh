@@ -75,7 +75,8 @@ done
 
 step "network: bridge $bridge ($node_ip/24), forwarding, CNI config"
 ip link show "$bridge" >/dev/null 2>&1 || ip link add "$bridge" type bridge
-ip addr show dev "$bridge" | grep -q "inet $node_ip/" || ip addr add "$node_ip/24" dev "$bridge"
+# (no `| grep -q` here: under pipefail a grep that stops early can fail the pipeline, and a second add fails)
+[[ "$(ip -4 addr show dev "$bridge")" == *"inet $node_ip/"* ]] || ip addr add "$node_ip/24" dev "$bridge"
 ip link set "$bridge" up
 # The values kubelet and the network need; down.sh puts the recorded ones back.
 sysctls=(net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1 vm.overcommit_memory=1 kernel.panic=10
