@@ -319,7 +319,9 @@ final class Report {
         + " messages per client: no request, reply or protocol — the ceiling of one connection), `nio-rr` (one"
         + " request and one reply per operation over plain NIO, values in the server's memory) and `memcpy`"
         + " (value-sized copies between two working-set-sized regions).\n");
-    b.append("- **CPU µs per operation** by process from `/proc` (user + system) before and after each phase: the"
+    b.append("- **CPU µs per operation** by process, user + system, read before and after each phase ").append(
+        Cpu.precise() ? "from each process's CPU clock (`clock_gettime`, nanoseconds, every thread of the process)"
+            : "from `/proc` (scheduler ticks of 10 ms: coarse for the short put phases)").append(": the"
         + " benchmark JVM (`client`; for the limits client and server share it), kvpool's `master` and `storage`"
         + " nodes, `redis-server`, `memcached`, Mooncake's `master` and `storage` processes; for the Python targets"
         + " `client` is the worker processes. On 2 cores throughput follows CPU per operation.\n");
