@@ -9,6 +9,7 @@ import io.kvpool.protocol.FrameHeader;
 import io.kvpool.protocol.Handshake;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.zip.Checksum;
 
 /** Server side of one accepted connection after a successful handshake. */
 public final class Session {
@@ -56,6 +57,13 @@ public final class Session {
   public void readPayload(ByteBuffer dst) throws IOException {
     deadline.arm("payload_timeout", limits.payloadNanos(dst.remaining()));
     channel.readPayload(dst);
+    deadline.disarm();
+  }
+
+  /** As {@link #readPayload(ByteBuffer)}, updating {@code checksum} with each run of bytes as it lands. */
+  public void readPayload(ByteBuffer dst, Checksum checksum) throws IOException {
+    deadline.arm("payload_timeout", limits.payloadNanos(dst.remaining()));
+    channel.readPayload(dst, checksum);
     deadline.disarm();
   }
 

@@ -275,6 +275,51 @@ class StorageNodeSafetyTest {
   }
 
   @Test
+  void aValueWrittenAsSeveralSlicesIsCheckedWholeOnceItsLastSliceLands() throws Exception {
+    // a node of four 2 MiB segments holds a 3 MiB value only as two slices, each its own WRITE: the node cannot take
+    // the checksum as one payload lands, so it takes it over both slices when the second completes the value
+    stop();
+    master = new Master(MasterSettings.local(MasterConfig.defaults("safety"), "127.0.0.1", 0, 0)).start();
+    node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 8L << 20, 4)
+        .withHeartbeat(Duration.ofMillis(200))).start(T);
+    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).build());
+    int size = 3 << 20;
+    ByteBuffer value = random(size, 11);
+    int checksum = crc(value);
+    ByteBuffer corrupt = ByteBuffer.allocateDirect(size).put(value.duplicate()).flip();
+    corrupt.put(size / 2, (byte) (corrupt.get(size / 2) ^ 0x01));
+    for (ByteBuffer bytes : List.of(corrupt, value)) {
+      String key = bytes == value ? "split" : "split-corrupt";
+      PutStartResult p = startPut(key, size, checksum);
+      assertThat(p.status()).as(p.message()).isEqualTo(ErrorCode.OK);
+      List<SliceGrant> slices = p.replicas().get(0).slices();
+      assertThat(slices).hasSize(2);
+      byte[] receipt = null;
+      try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
+        for (SliceGrant g : slices) {
+          BodyWriter w = new BodyWriter();
+          WriteRequest.of(key, p.generation(), g, size, checksum, 1, p.expiresAtMillis()).encode(w);
+          ByteBuffer part = bytes.duplicate().position(g.slice().valueOffset())
+              .limit(g.slice().valueOffset() + g.slice().length());
+          if (bytes == corrupt && g == slices.get(slices.size() - 1)) {
+            assertThatThrownBy(() -> c.call(Opcode.WRITE, w, part))
+                .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.CHECKSUM_MISMATCH));
+          } else {
+            receipt = ReceiptReply.decode(c.call(Opcode.WRITE, w, part).reader()).receipt();
+          }
+        }
+      }
+      if (bytes == corrupt) {
+        assertThat(endPut(key, p.generation(), null)).isEqualTo(ErrorCode.WRITE_INCOMPLETE);
+        assertThat(client.exists(key)).isFalse();
+      } else {
+        assertThat(endPut(key, p.generation(), receipt)).isEqualTo(ErrorCode.OK);
+        assertThat(client.get(key)).isEqualTo(value);
+      }
+    }
+  }
+
+  @Test
   void aLargeValueWithOneFlippedLastByteIsRefusedAndTheIntactOneAccepted() throws Exception {
     // 1 MiB arrives in many reads: the node's check must cover the last run too
     ByteBuffer value = random(1 << 20, 7);
