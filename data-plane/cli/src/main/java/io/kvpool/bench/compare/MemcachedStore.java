@@ -30,15 +30,15 @@ final class MemcachedStore extends TextProtocolStore {
   public int get(int client, int index, String key, ByteBuffer dst) throws IOException {
     TextConnection t = connections[client].begin();
     t.ascii("get ").utf8(key).ascii("\r\n").send();
-    int n = value(t, dst);
+    int n = value(t, dst, null);
     if (n >= 0) {
       expect(t.readLine(), "END");
     }
     return n;
   }
 
-  /** One VALUE block into dst (its length), or -1 at END. */
-  private static int value(TextConnection t, ByteBuffer dst) throws IOException {
+  /** One VALUE block into dst (its length), or -1 at END; {@code key} (when not null) must be the block's key. */
+  private int value(TextConnection t, ByteBuffer dst, String key) throws IOException {
     String header = t.readLine();
     if (header.equals("END")) {
       return -1;
@@ -46,10 +46,33 @@ final class MemcachedStore extends TextProtocolStore {
     if (!header.startsWith("VALUE ")) {
       throw new IOException("memcached answered '" + header + "'");
     }
+    if (key != null && !header.startsWith(key + " ", 6)) {
+      throw new IOException("memcached lost key " + key + " (its multi-get answered '" + header + "' in its place; "
+          + evictionStats() + ")");
+    }
     int length = Integer.parseInt(header, header.lastIndexOf(' ') + 1, header.length(), 10);
     t.readInto(dst, length);
     t.skipCrlf();
     return length;
+  }
+
+  /** memcached's counters that say why it dropped an item it had stored, for the error that reports the loss. */
+  private String evictionStats() {
+    List<String> wanted = List.of("evictions", "slab_reassign_evictions_nomem", "slab_reassign_rescues",
+        "slabs_moved", "reclaimed", "expired_unfetched", "curr_items", "total_items", "bytes", "limit_maxbytes");
+    StringBuilder out = new StringBuilder("memcached stats:");
+    try (TextConnection t = new TextConnection(address)) {
+      t.begin().ascii("stats\r\n").send();
+      for (String line = t.readLine(); !line.equals("END"); line = t.readLine()) {
+        String[] f = line.split(" ");
+        if (f.length == 3 && wanted.contains(f[1])) {
+          out.append(' ').append(f[1]).append('=').append(f[2]);
+        }
+      }
+    } catch (IOException e) {
+      out.append(" unavailable: ").append(e.getMessage());
+    }
+    return out.toString();
   }
 
   @Override
@@ -68,9 +91,9 @@ final class MemcachedStore extends TextProtocolStore {
     // memcached answers the keys it holds, in order; the benchmark's keys are all there
     for (int i = 0; i < keys.size(); i++) {
       dsts[i].clear();
-      int n = value(t, dsts[i]);
+      int n = value(t, dsts[i], keys.get(i));
       if (n < 0) {
-        throw new IOException("memcached lost key " + keys.get(i));
+        throw new IOException("memcached lost key " + keys.get(i) + " (" + evictionStats() + ")");
       }
       dsts[i].position(0).limit(n);
     }

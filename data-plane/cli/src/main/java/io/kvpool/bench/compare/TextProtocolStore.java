@@ -8,7 +8,7 @@ import java.util.List;
 /** A peer store spoken to over a text protocol: one {@link TextConnection} per benchmark client. */
 abstract class TextProtocolStore implements Store {
   private final String peer;
-  private final InetSocketAddress address;
+  protected final InetSocketAddress address;
   protected TextConnection[] connections;
 
   TextProtocolStore(String peer, InetSocketAddress address) {
