@@ -2,6 +2,7 @@ package io.kvpool.client;
 
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
 import io.kvpool.protocol.ReadBatchReply;
@@ -147,11 +148,16 @@ final class ReplicaReads {
         + ": the connection to " + c.endpoint() + " failed");
   }
 
-  /** Reads the slice's payload into its place in the read's buffer, checksumming a one-slice value as it comes. */
-  private static void payload(RpcConnection c, Read read, Slice s, CRC32C checksum) throws IOException {
+  /** Where the slice's bytes go in the read's buffer. */
+  private static ByteBuffer target(Read read, Slice s) {
     ByteBuffer target = read.dst().duplicate();
     int from = read.dst().position() + s.valueOffset();
-    target.limit(from + s.length()).position(from);
+    return target.limit(from + s.length()).position(from);
+  }
+
+  /** Reads the slice's payload into its place in the read's buffer, checksumming a one-slice value as it comes. */
+  private static void payload(RpcConnection c, Read read, Slice s, CRC32C checksum) throws IOException {
+    ByteBuffer target = target(read, s);
     if (checksum != null) {
       c.readPayload(target, checksum);
     } else {
@@ -169,13 +175,19 @@ final class ReplicaReads {
         continue;
       }
       try {
-        ReadReply reply = ReadReply.decode(c.receive(Opcode.READ, n.ids[i]).reader());
+        // the one READ on this connection: its payload is read as the reply arrives (FrameChannel.readWithPayload)
+        boolean alone = n.requests.size() == 1;
+        Frame frame = alone ? c.receiveWithPayload(Opcode.READ, n.ids[i], ReadReply.BODY_BYTES,
+            target(read, r.slice()), checksums[r.read()]) : c.receive(Opcode.READ, n.ids[i]);
+        ReadReply reply = ReadReply.decode(frame.reader());
         if (reply.length() != r.slice().length()) {
           c.markBroken();
           throw new ProtocolException("node " + read.replica().nodeId() + " sent " + reply.length()
               + " bytes, expected " + r.slice().length());
         }
-        payload(c, read, r.slice(), checksums[r.read()]);
+        if (!alone) {
+          payload(c, read, r.slice(), checksums[r.read()]);
+        }
       } catch (IOException failure) {
         if (failures[r.read()] == null) {
           failures[r.read()] = Failures.translate(failure, c.endpoint(), "reading key '" + read.key()

@@ -2,6 +2,9 @@ package io.kvpool.protocol;
 
 /** Storage node -> client: {@code length} payload bytes follow this body. */
 public record ReadReply(int length) {
+  /** The encoded body's size: the length, an i32. */
+  public static final int BODY_BYTES = 4;
+
   public void encode(BodyWriter w) {
     w.i32(length);
   }

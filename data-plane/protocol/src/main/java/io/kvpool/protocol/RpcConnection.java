@@ -190,8 +190,27 @@ public final class RpcConnection implements Closeable {
 
   /** The reply to request {@code id} sent with {@link #send}; an error reply throws {@link RemoteErrorException}. */
   public Frame receive(Opcode opcode, long id) throws IOException {
+    return checked(opcode, id, () -> channel.read());
+  }
+
+  /**
+   * As {@link #receive}, for the one request outstanding on this connection, whose reply has {@code bodyBytes} of
+   * body and a payload of {@code dst.remaining()} bytes: the payload is read into {@code dst} as the reply arrives
+   * ({@link FrameChannel#readWithPayload}), {@code checksum} (if given) updated over it. The caller checks the body; a
+   * payload of another length leaves the stream out of step (mark the connection broken).
+   */
+  public Frame receiveWithPayload(Opcode opcode, long id, int bodyBytes, ByteBuffer dst,
+      java.util.zip.Checksum checksum) throws IOException {
+    return checked(opcode, id, () -> channel.readWithPayload(bodyBytes, dst, checksum));
+  }
+
+  private interface FrameRead {
+    Frame read() throws IOException;
+  }
+
+  private Frame checked(Opcode opcode, long id, FrameRead read) throws IOException {
     try {
-      Frame reply = channel.read();
+      Frame reply = read.read();
       if (reply == null) {
         throw new ProtocolException("peer " + endpoint + " closed the connection before replying to " + opcode);
       }

@@ -92,4 +92,76 @@ class FrameChannelTest {
     assertThatThrownBy(() -> new FrameChannel(receiveSide, 1, 0).read()).isInstanceOf(ProtocolException.class)
         .hasMessageContaining("inside a frame header after 3 bytes");
   }
+
+  @Test
+  void aReplyReadWithItsPayloadLandsWholeAndChecksummedEvenWhenItArrivesInPieces() throws Exception {
+    FrameChannel out = new FrameChannel(sendSide, 1, 0);
+    FrameChannel in = new FrameChannel(receiveSide, 1, 0);
+    ByteBuffer value = bytes(3 << 20, 7, true);
+    Thread writer = new Thread(() -> {
+      try {
+        out.write(Opcode.READ.code(), FrameHeader.FLAG_RESPONSE, 5, bytes(4, 8, false), value.duplicate());
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    writer.start();
+    ByteBuffer dst = ByteBuffer.allocateDirect(value.remaining() + 10).position(10);
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+
+    Frame reply = in.readWithPayload(4, dst, crc);
+
+    writer.join();
+    assertThat(reply.header().requestId()).isEqualTo(5);
+    assertThat(reply.body()).isEqualTo(bytes(4, 8, false));
+    assertThat(dst.hasRemaining()).isFalse();
+    assertThat(dst.flip().position(10)).isEqualTo(value);
+    java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+    expected.update(value.duplicate());
+    assertThat(crc.getValue()).isEqualTo(expected.getValue());
+  }
+
+  @Test
+  void aReplyOfAnotherShapeIsReturnedWholeAndTheStreamStaysInStep() throws Exception {
+    FrameChannel out = new FrameChannel(sendSide, 1, 0);
+    FrameChannel in = new FrameChannel(receiveSide, 1, 0);
+    // an error reply whose body is longer than the expected one (part of it lands in the payload's buffer), then
+    // the next frame
+    out.write(Opcode.READ.code(), FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR, 1, bytes(300, 1, false));
+    out.write(Opcode.PING.code(), FrameHeader.FLAG_RESPONSE, 2, bytes(20, 2, false));
+    ByteBuffer dst = ByteBuffer.allocateDirect(1 << 20);
+
+    Frame error = in.readWithPayload(4, dst, new java.util.zip.CRC32C());
+
+    assertThat(error.header().isError()).isTrue();
+    assertThat(error.body()).isEqualTo(bytes(300, 1, false));
+    assertThat(dst.position()).isZero(); // nothing counted as payload
+    Frame next = in.read();
+    assertThat(next.header().requestId()).isEqualTo(2);
+    assertThat(next.body()).isEqualTo(bytes(20, 2, false));
+  }
+
+  @Test
+  void aReplyWithNothingAfterItsHeaderRoomIsReadInFull() throws Exception {
+    FrameChannel out = new FrameChannel(sendSide, 1, 0);
+    FrameChannel in = new FrameChannel(receiveSide, 1, 0);
+    // a shorter body than expected: the header's room takes bytes of the next frame, which stay in step
+    out.write(Opcode.READ.code(), FrameHeader.FLAG_RESPONSE, 1, bytes(0, 1, false));
+    out.write(Opcode.PING.code(), FrameHeader.FLAG_RESPONSE, 2, bytes(3, 2, false));
+    ByteBuffer dst = ByteBuffer.allocateDirect(64);
+
+    Frame empty = in.readWithPayload(4, dst, null);
+
+    assertThat(empty.header().requestId()).isEqualTo(1);
+    assertThat(empty.body().remaining()).isZero();
+    assertThat(dst.position()).isZero();
+    assertThat(in.read().body()).isEqualTo(bytes(3, 2, false));
+  }
+
+  @Test
+  void aConnectionClosedBeforeTheReplyIsTheEndOfTheStream() throws Exception {
+    FrameChannel in = new FrameChannel(receiveSide, 1, 0);
+    sendSide.close();
+    assertThat(in.readWithPayload(4, ByteBuffer.allocateDirect(16), null)).isNull();
+  }
 }
