@@ -3,7 +3,11 @@ package io.kvpool.e2e.install;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.Release;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kvpool.testkube.CustomResourceDefinitions;
 import io.kvpool.testkube.RealKubeApiServer;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,9 +37,44 @@ class DocumentedInstallStepsTest {
     void startWithoutKvpoolCrds(KubernetesClient client) {
         kubectl = new Kubectl(repoRoot, RealKubeApiServer.kubeconfigYaml());
         for (String crd : CRDS) {
-            var resource = client.apiextensions().v1().customResourceDefinitions().withName(crd);
-            resource.delete();
-            resource.waitUntilCondition(Objects::isNull, 60, TimeUnit.SECONDS);
+            deleteAndAwaitGone(client, crd);
+        }
+    }
+
+    /**
+     * Deletes a CRD and waits until the API server's CRD finalizer has removed it. That usually takes a second; once
+     * in a CI run it took more than a minute right after the server had installed the CRDs, so each wait that runs
+     * out touches the CRD (an update re-queues it for the finalizer at once, whatever back-off it was in) and waits
+     * again, and a CRD still there after three minutes fails with its state in the message.
+     */
+    private static void deleteAndAwaitGone(KubernetesClient client, String crd) {
+        var resource = client.apiextensions().v1().customResourceDefinitions().withName(crd);
+        resource.delete();
+        long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (true) {
+            try {
+                resource.waitUntilCondition(Objects::isNull, 20, TimeUnit.SECONDS);
+                return;
+            } catch (KubernetesClientTimeoutException stillThere) {
+                var left = resource.get();
+                if (left == null) {
+                    return;
+                }
+                if (System.nanoTime() - end > 0) {
+                    throw new AssertionError("CRD " + crd + " was not removed within 3 minutes of its deletion: "
+                            + Serialization.asYaml(left), stillThere);
+                }
+                System.err.println("CRD " + crd + " still there after its deletion (finalizers "
+                        + left.getMetadata().getFinalizers() + ", conditions " + left.getStatus().getConditions()
+                        + "); touching it so that the CRD finalizer takes it up again");
+                try {
+                    resource.edit(c -> new CustomResourceDefinitionBuilder(c).editMetadata()
+                            .addToAnnotations("kvpool.io/test-nudge", Long.toString(System.nanoTime())).endMetadata()
+                            .build());
+                } catch (KubernetesClientException goneMeanwhile) {
+                    // removed between the get and the edit (404) or changed meanwhile (409): look again
+                }
+            }
         }
     }
 
