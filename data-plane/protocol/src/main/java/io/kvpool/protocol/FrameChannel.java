@@ -140,11 +140,7 @@ public final class FrameChannel implements Closeable {
     if (inbound.hasRemaining() || !(wire instanceof PlainWire plain) || head > inbound.capacity()) {
       Frame frame = read();
       if (frame != null && expected(frame.header(), bodyBytes)) {
-        if (checksum == null) {
-          readPayload(dst);
-        } else {
-          readPayload(dst, checksum);
-        }
+        readPayload(dst, checksum);
       }
       return frame;
     }
@@ -179,11 +175,7 @@ public final class FrameChannel implements Closeable {
         checksum.update(dst.duplicate().limit(from + landed).position(from));
       }
       dst.position(from + landed);
-      if (checksum == null) {
-        readPayload(dst);
-      } else {
-        readPayload(dst, checksum);
-      }
+      readPayload(dst, checksum);
       return new Frame(h, body);
     }
     // not the expected reply: what landed in dst follows the header's room in the stream; take it back
@@ -306,8 +298,13 @@ public final class FrameChannel implements Closeable {
   /**
    * As {@link #readPayload(ByteBuffer)}, updating {@code checksum} with each run of bytes as it arrives, so that the
    * checksum of a value is computed while the rest of it is still on its way (and over bytes still in the cache).
+   * A null {@code checksum} reads as {@link #readPayload(ByteBuffer)} does.
    */
   public void readPayload(ByteBuffer dst, java.util.zip.Checksum checksum) throws IOException {
+    if (checksum == null) {
+      readPayload(dst);
+      return;
+    }
     int from = dst.position();
     drainInto(dst);
     while (true) {

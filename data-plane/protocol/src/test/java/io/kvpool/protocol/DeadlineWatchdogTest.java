@@ -57,60 +57,62 @@ class DeadlineWatchdogTest {
     return true;
   }
 
+  /** A connected socket under a deadline of the test's watchdog. */
+  private record Guarded(SocketChannel socket, DeadlineWatchdog.Watched deadline) {
+  }
+
+  private Guarded guarded() throws Exception {
+    SocketChannel socket = connected();
+    return new Guarded(socket, watchdog.add(socket));
+  }
+
   @Test
   void aShortDeadlineArmedWhileTheWatchdogSleepsTowardsALongOneClosesItsSocket() throws Exception {
-    SocketChannel patient = connected();
-    SocketChannel hasty = connected();
-    DeadlineWatchdog.Watched far = watchdog.add(patient);
-    DeadlineWatchdog.Watched near = watchdog.add(hasty);
-    far.arm(Duration.ofHours(1).toNanos());
+    Guarded patient = guarded();
+    Guarded hasty = guarded();
+    patient.deadline().arm(Duration.ofHours(1).toNanos());
 
-    near.arm(Duration.ofMillis(50).toNanos());
+    hasty.deadline().arm(Duration.ofMillis(50).toNanos());
 
-    assertThat(closedWithin(hasty, GENEROUS_NANOS)).as("the short deadline closed its socket").isTrue();
-    assertThat(near.expired()).isTrue();
-    assertThat(patient.isOpen()).isTrue();
-    assertThat(far.expired()).isFalse();
+    assertThat(closedWithin(hasty.socket(), GENEROUS_NANOS)).as("the short deadline closed its socket").isTrue();
+    assertThat(hasty.deadline().expired()).isTrue();
+    assertThat(patient.socket().isOpen()).isTrue();
+    assertThat(patient.deadline().expired()).isFalse();
   }
 
   @Test
   void aClearedDeadlineClosesNothing() throws Exception {
-    SocketChannel cleared = connected();
-    SocketChannel later = connected();
-    DeadlineWatchdog.Watched c = watchdog.add(cleared);
-    DeadlineWatchdog.Watched l = watchdog.add(later);
-    c.arm(Duration.ofMillis(20).toNanos());
-    c.disarm();
-    l.arm(Duration.ofMillis(100).toNanos());
+    Guarded cleared = guarded();
+    Guarded later = guarded();
+    cleared.deadline().arm(Duration.ofMillis(20).toNanos());
+    cleared.deadline().disarm();
+    later.deadline().arm(Duration.ofMillis(100).toNanos());
 
     // once the later deadline has fired, the cleared one's time has passed too
-    assertThat(closedWithin(later, GENEROUS_NANOS)).isTrue();
-    assertThat(cleared.isOpen()).isTrue();
-    assertThat(c.expired()).isFalse();
+    assertThat(closedWithin(later.socket(), GENEROUS_NANOS)).isTrue();
+    assertThat(cleared.socket().isOpen()).isTrue();
+    assertThat(cleared.deadline().expired()).isFalse();
   }
 
   @Test
   void aDeadlineRearmedLaterThanBeforeFiresAtItsNewTime() throws Exception {
-    SocketChannel rearmed = connected();
-    SocketChannel marker = connected();
-    DeadlineWatchdog.Watched r = watchdog.add(rearmed);
-    DeadlineWatchdog.Watched m = watchdog.add(marker);
-    r.arm(Duration.ofMillis(30).toNanos());
-    r.arm(Duration.ofHours(1).toNanos());
-    m.arm(Duration.ofMillis(100).toNanos());
+    Guarded rearmed = guarded();
+    Guarded marker = guarded();
+    rearmed.deadline().arm(Duration.ofMillis(30).toNanos());
+    rearmed.deadline().arm(Duration.ofHours(1).toNanos());
+    marker.deadline().arm(Duration.ofMillis(100).toNanos());
 
-    assertThat(closedWithin(marker, GENEROUS_NANOS)).isTrue();
-    assertThat(rearmed.isOpen()).as("the earlier deadline was replaced").isTrue();
+    assertThat(closedWithin(marker.socket(), GENEROUS_NANOS)).isTrue();
+    assertThat(rearmed.socket().isOpen()).as("the earlier deadline was replaced").isTrue();
 
-    r.arm(Duration.ofMillis(10).toNanos());
-    assertThat(closedWithin(rearmed, GENEROUS_NANOS)).isTrue();
-    assertThat(r.expired()).isTrue();
+    rearmed.deadline().arm(Duration.ofMillis(10).toNanos());
+    assertThat(closedWithin(rearmed.socket(), GENEROUS_NANOS)).isTrue();
+    assertThat(rearmed.deadline().expired()).isTrue();
   }
 
   @Test
   void withNothingDueTheWatchdogSleepsInsteadOfTicking() throws Exception {
-    DeadlineWatchdog.Watched far = watchdog.add(connected());
-    far.arm(Duration.ofHours(1).toNanos());
+    guarded().deadline().arm(Duration.ofHours(1).toNanos());
     long before = watchdog.wakeups();
 
     Thread.sleep(2_500); // a window to count wake-ups in, not a wait for something to happen
