@@ -109,6 +109,7 @@ public final class RpcServer implements AutoCloseable {
   private final Deque<SocketChannel> handshaking = new ConcurrentLinkedDeque<>();
   private final Set<SocketChannel> evicted = ConcurrentHashMap.newKeySet();
   private final AtomicInteger sessions = new AtomicInteger();
+  private final ServingLoad load = new ServingLoad();
   private volatile boolean closed;
   private Thread acceptor;
 
@@ -264,7 +265,11 @@ public final class RpcServer implements AutoCloseable {
         }
         long started = System.nanoTime();
         session.beginRequest();
-        handler.handle(session, frame);
+        try {
+          handler.handle(session, frame);
+        } finally {
+          session.endRequest();
+        }
         rpcMetrics.served(frame.opcode(), System.nanoTime() - started, session.requestError());
       }
     } catch (ProtocolException e) {
@@ -308,7 +313,7 @@ public final class RpcServer implements AutoCloseable {
     Handshake local = identity.handshake();
     HandshakeException refusal = HandshakeRules.check(local, peer);
     HandshakeRequest request = refusal == null ? HandshakeRequest.decodeRest(peer, body) : null;
-    Session session = new Session(fc, peer, request == null ? 0 : request.view(), remote, deadline, limits);
+    Session session = new Session(fc, peer, request == null ? 0 : request.view(), remote, deadline, limits, load);
     if (refusal != null) {
       if (refusal.code() == ErrorCode.VERSION_MISMATCH) {
         versionMismatches.inc();

@@ -14,16 +14,21 @@ import java.util.zip.Checksum;
 /** Server side of one accepted connection after a successful handshake. */
 public final class Session {
   private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+  /** Replies from this size on have their send buffer fitted to the server's load. */
+  static final int SOLE_PEER_REPLY_BYTES = 256 << 10;
   private final FrameChannel channel;
   private final Handshake peer;
   private final long peerView;
   private final String remoteAddress;
   private final ConnectionDeadline deadline;
   private final ServerLimits limits;
+  private final ServingLoad load;
   private ErrorCode requestError; // of the request being served: the code it was refused with, or null
+  private int run; // requests of this session in a row on the server, the one being served included
 
   Session(FrameChannel channel, Handshake peer, long peerView, String remoteAddress, ConnectionDeadline deadline,
-          ServerLimits limits) {
+          ServerLimits limits, ServingLoad load) {
+    this.load = load;
     this.channel = channel;
     this.peer = peer;
     this.peerView = peerView;
@@ -44,6 +49,11 @@ public final class Session {
 
   public Handshake peer() {
     return peer;
+  }
+
+  /** The connection's send buffer as the kernel has it now. */
+  int sendBufferBytes() throws IOException {
+    return channel.sendBufferBytes();
   }
 
   public String remoteAddress() {
@@ -86,6 +96,9 @@ public final class Session {
         bytes += b.remaining();
       }
     }
+    if (payload != null && bytes >= SOLE_PEER_REPLY_BYTES) {
+      channel.fitSendBuffer(payload.length == 1 && load.sole(run));
+    }
     deadline.arm("write_timeout", limits.frameTimeout().toNanos() + limits.payloadNanos(bytes));
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
         body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
@@ -95,6 +108,12 @@ public final class Session {
   /** A request starts: no error so far. */
   void beginRequest() {
     requestError = null;
+    run = load.begin(this, run);
+  }
+
+  /** The request that {@link #beginRequest} started has been answered (or failed). */
+  void endRequest() {
+    load.end();
   }
 
   /** The error code the current request was answered with, or null. */

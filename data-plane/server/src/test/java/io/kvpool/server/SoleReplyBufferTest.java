@@ -1,0 +1,128 @@
+package io.kvpool.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.Frame;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.SocketBuffers;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real server on loopback answers with a 1 MiB value (PING here) or the same bytes in two pieces (STATS, the shape
+ * of a batch), and records the send buffer the kernel had for each reply: the larger one goes only to a connection
+ * that has asked several times in a row with no one else's request between or beside its own, and only for a reply
+ * of one value.
+ */
+class SoleReplyBufferTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final int VALUE_BYTES = 1 << 20;
+  private final ByteBuffer value = ByteBuffer.allocateDirect(VALUE_BYTES);
+  private final List<Integer> sendBuffers = new CopyOnWriteArrayList<>();
+  private RpcServer server;
+  private HostPort endpoint;
+
+  @BeforeEach
+  void start() throws IOException {
+    RpcServer.Identity id = new RpcServer.Identity(VersionInfo.CURRENT, Role.STORAGE, () -> "pool", "node");
+    server = new RpcServer("sole", "127.0.0.1", 0, id, (session, frame) -> {
+      frame.reader().finish();
+      if (frame.opcode() == Opcode.PING) {
+        session.reply(frame, null, value.duplicate());
+      } else {
+        session.reply(frame, null, value.duplicate().limit(VALUE_BYTES / 2),
+            value.duplicate().position(VALUE_BYTES / 2));
+      }
+      sendBuffers.add(session.sendBufferBytes());
+    }, ServerLimits.DEFAULTS, PoolSecrets.none(), new PrometheusRegistry());
+    server.start();
+    endpoint = server.endpoint();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private RpcConnection connect(String name) throws IOException {
+    return RpcConnection.open(endpoint, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "pool", name), TIMEOUT);
+  }
+
+  private static void ask(RpcConnection c, Opcode opcode) throws IOException {
+    try (RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
+      Frame reply = c.call(opcode, null);
+      assertThat(reply.header().isResponse()).isTrue();
+      c.readPayload(ByteBuffer.allocateDirect(VALUE_BYTES));
+    }
+  }
+
+  private static String size(int kernelBytes) {
+    // the kernel doubles the small buffer; the large one is more than that however low net.core.wmem_max caps it
+    return kernelBytes > 2 * SocketBuffers.LOCAL_PEER_SEND_BYTES ? "large" : "small";
+  }
+
+  private List<String> sizes() {
+    return sendBuffers.stream().map(SoleReplyBufferTest::size).toList();
+  }
+
+  private static void askTimes(RpcConnection c, Opcode opcode, int times) throws IOException {
+    for (int i = 0; i < times; i++) {
+      ask(c, opcode);
+    }
+  }
+
+  /** What a connection's requests in a row get: small ones until the run is long enough, then large ones. */
+  private static List<String> run(int requests) {
+    return java.util.stream.IntStream.rangeClosed(1, requests)
+        .mapToObj(i -> i < ServingLoad.SOLE_RUN ? "small" : "large").toList();
+  }
+
+  @Test
+  void aConnectionAskingAgainAndAgainGetsTheLargerBufferOnceItsRunIsLongEnough() throws IOException {
+    try (RpcConnection c = connect("alone")) {
+      askTimes(c, Opcode.PING, ServingLoad.SOLE_RUN + 2);
+    }
+
+    assertThat(sizes()).isEqualTo(run(ServingLoad.SOLE_RUN + 2));
+  }
+
+  @Test
+  void anotherConnectionsRequestBetweenGivesTheSmallBufferBack() throws IOException {
+    try (RpcConnection a = connect("a"); RpcConnection b = connect("b")) {
+      askTimes(a, Opcode.PING, ServingLoad.SOLE_RUN);
+      ask(b, Opcode.PING);
+      askTimes(a, Opcode.PING, ServingLoad.SOLE_RUN);
+    }
+
+    List<String> expected = new java.util.ArrayList<>(run(ServingLoad.SOLE_RUN));
+    expected.add("small");
+    expected.addAll(run(ServingLoad.SOLE_RUN));
+    assertThat(sizes()).isEqualTo(expected);
+  }
+
+  @Test
+  void aReplyInSeveralPiecesKeepsTheSmallBuffer() throws IOException {
+    try (RpcConnection c = connect("batches")) {
+      askTimes(c, Opcode.STATS, ServingLoad.SOLE_RUN + 1);
+      ask(c, Opcode.PING);
+      ask(c, Opcode.STATS);
+    }
+
+    List<String> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(ServingLoad.SOLE_RUN + 1, "small"));
+    expected.add("large");
+    expected.add("small");
+    assertThat(sizes()).isEqualTo(expected);
+  }
+}
