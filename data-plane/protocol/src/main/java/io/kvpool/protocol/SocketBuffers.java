@@ -31,7 +31,7 @@ public final class SocketBuffers {
   /**
    * Send buffer to a peer on this machine while a server answers that peer alone, request after request, and the
    * reply is one large value ({@link FrameChannel#fitSendBuffer}). One connection's gets of 1 MiB then go at
-   * 0.65–0.68 of a loopback stream instead of 0.55–0.60 (512 KiB: 0.62–0.64, 4 MiB: 0.61); with the small buffer a
+   * 0.65–0.68 of a loopback stream instead of 0.50–0.60 (512 KiB: 0.62–0.64, 4 MiB: 0.61); with the small buffer a
    * sender fills it and waits on every reply (data-plane/README.md, "A send buffer for a peer served alone").
    */
   public static final int LOCAL_PEER_SOLE_SEND_BYTES = 2 << 20;
@@ -40,11 +40,10 @@ public final class SocketBuffers {
   }
 
   /** Sets the buffers of a connected {@code channel} for where its peer is. */
-  static boolean apply(SocketChannel channel) throws IOException {
+  static void apply(SocketChannel channel) throws IOException {
     boolean local = isLocalPeer(channel.getLocalAddress(), channel.getRemoteAddress());
     channel.setOption(StandardSocketOptions.SO_SNDBUF, local ? LOCAL_PEER_SEND_BYTES : LARGE_BYTES);
     channel.setOption(StandardSocketOptions.SO_RCVBUF, LARGE_BYTES);
-    return local;
   }
 
   /**

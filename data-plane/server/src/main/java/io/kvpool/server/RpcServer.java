@@ -240,37 +240,10 @@ public final class RpcServer implements AutoCloseable {
       handshaking.remove(ch);
       fc.limitBody(ProtocolLimits.MAX_BODY_BYTES);
       fc.useBudget(bodyBudget);
-      while (!closed) {
-        deadline.arm("idle", limits.idleTimeout().toNanos());
-        if (!fc.awaitFrame()) {
-          return;
-        }
-        deadline.arm("frame_timeout", limits.frameTimeout().toNanos());
-        Frame frame = fc.read();
-        deadline.disarm();
-        if (frame == null) {
-          return;
-        }
-        if (frame.header().isResponse()) {
-          throw new ProtocolException("unexpected response frame from a client");
-        }
-        if (frame.header().protocolMajor() != major) {
-          throw new ProtocolException("frame protocol major " + frame.header().protocolMajor() + " differs from "
-              + major + " agreed in the handshake");
-        }
-        if (frame.opcode() == null || frame.opcode() == Opcode.HANDSHAKE) {
-          session.replyError(frame, ErrorCode.UNKNOWN_OPCODE, "opcode " + frame.header().opcode()
-              + " is not a request this " + identity.role() + " serves");
-          continue;
-        }
-        long started = System.nanoTime();
-        session.beginRequest();
-        try {
-          handler.handle(session, frame);
-        } finally {
-          session.endRequest();
-        }
-        rpcMetrics.served(frame.opcode(), System.nanoTime() - started, session.requestError());
+      try {
+        serveRequests(fc, session, deadline, major);
+      } finally {
+        session.ended();
       }
     } catch (ProtocolException e) {
       closedConnections.labelValues("malformed").inc();
@@ -296,6 +269,43 @@ public final class RpcServer implements AutoCloseable {
       open.remove(ch);
       deadline.forget();
       closeQuietly(ch);
+    }
+  }
+
+  /** Answers the session's requests until the peer closes the connection or the server closes. */
+  private void serveRequests(FrameChannel fc, Session session, ConnectionDeadline deadline, int major)
+      throws IOException {
+    while (!closed) {
+      deadline.arm("idle", limits.idleTimeout().toNanos());
+      if (!fc.awaitFrame()) {
+        return;
+      }
+      deadline.arm("frame_timeout", limits.frameTimeout().toNanos());
+      Frame frame = fc.read();
+      deadline.disarm();
+      if (frame == null) {
+        return;
+      }
+      if (frame.header().isResponse()) {
+        throw new ProtocolException("unexpected response frame from a client");
+      }
+      if (frame.header().protocolMajor() != major) {
+        throw new ProtocolException("frame protocol major " + frame.header().protocolMajor() + " differs from "
+            + major + " agreed in the handshake");
+      }
+      if (frame.opcode() == null || frame.opcode() == Opcode.HANDSHAKE) {
+        session.replyError(frame, ErrorCode.UNKNOWN_OPCODE, "opcode " + frame.header().opcode()
+            + " is not a request this " + identity.role() + " serves");
+        continue;
+      }
+      long started = System.nanoTime();
+      session.beginRequest();
+      try {
+        handler.handle(session, frame);
+      } finally {
+        session.endRequest();
+      }
+      rpcMetrics.served(frame.opcode(), System.nanoTime() - started, session.requestError());
     }
   }
 

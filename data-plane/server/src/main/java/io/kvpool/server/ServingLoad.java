@@ -29,6 +29,11 @@ final class ServingLoad {
     inService.decrementAndGet();
   }
 
+  /** A closed session is not kept reachable as the last one served. */
+  void forget(Session session) {
+    lastServed.compareAndSet(session, null);
+  }
+
   /** Whether a reply after {@code run} requests in a row of its session goes to the only peer being served. */
   boolean sole(int run) {
     return run >= SOLE_RUN && inService.get() == 1;

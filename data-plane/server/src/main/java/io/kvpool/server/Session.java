@@ -116,6 +116,11 @@ public final class Session {
     load.end();
   }
 
+  /** The connection is closed. */
+  void ended() {
+    load.forget(this);
+  }
+
   /** The error code the current request was answered with, or null. */
   ErrorCode requestError() {
     return requestError;
