@@ -272,6 +272,11 @@ public final class RpcServer implements AutoCloseable {
     }
   }
 
+  /** Requests being answered now, over all sessions. */
+  int requestsInService() {
+    return load.inService();
+  }
+
   /** Answers the session's requests until the peer closes the connection or the server closes. */
   private void serveRequests(FrameChannel fc, Session session, ConnectionDeadline deadline, int major)
       throws IOException {

@@ -29,6 +29,11 @@ final class ServingLoad {
     inService.decrementAndGet();
   }
 
+  /** Requests in service now. */
+  int inService() {
+    return inService.get();
+  }
+
   /** A closed session is not kept reachable as the last one served. */
   void forget(Session session) {
     lastServed.compareAndSet(session, null);

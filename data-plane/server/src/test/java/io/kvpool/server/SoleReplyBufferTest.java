@@ -15,7 +15,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.ArrayList;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +33,10 @@ class SoleReplyBufferTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final int VALUE_BYTES = 1 << 20;
   private final ByteBuffer value = ByteBuffer.allocateDirect(VALUE_BYTES);
-  private final List<Integer> sendBuffers = new CopyOnWriteArrayList<>();
+  /** The kernel's send buffer after each reply, as the server thread recorded it once the reply was written. */
+  private final BlockingQueue<Integer> recorded = new LinkedBlockingQueue<>();
+  /** What each reply got, in the order the test asked. */
+  private final List<String> sizes = new ArrayList<>();
   private RpcServer server;
   private HostPort endpoint;
 
@@ -45,7 +51,7 @@ class SoleReplyBufferTest {
         session.reply(frame, null, value.duplicate().limit(VALUE_BYTES / 2),
             value.duplicate().position(VALUE_BYTES / 2));
       }
-      sendBuffers.add(session.sendBufferBytes());
+      recorded.add(session.sendBufferBytes());
     }, ServerLimits.DEFAULTS, PoolSecrets.none(), new PrometheusRegistry());
     server.start();
     endpoint = server.endpoint();
@@ -60,11 +66,21 @@ class SoleReplyBufferTest {
     return RpcConnection.open(endpoint, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "pool", name), TIMEOUT);
   }
 
-  private static void ask(RpcConnection c, Opcode opcode) throws IOException {
+  /** One request and its reply; notes the send buffer the server recorded for it (the client may see it first). */
+  private void ask(RpcConnection c, Opcode opcode) throws Exception {
     try (RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
       Frame reply = c.call(opcode, null);
       assertThat(reply.header().isResponse()).isTrue();
       c.readPayload(ByteBuffer.allocateDirect(VALUE_BYTES));
+    }
+    Integer kernelBytes = recorded.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(kernelBytes).as("the server recorded the reply's send buffer").isNotNull();
+    sizes.add(size(kernelBytes));
+    // the server's thread counts the request answered just after recording it; the next request must not race that
+    long end = System.nanoTime() + TIMEOUT.toNanos();
+    while (server.requestsInService() != 0) {
+      assertThat(System.nanoTime() - end).as("the server finished answering").isNegative();
+      Thread.sleep(1);
     }
   }
 
@@ -73,11 +89,7 @@ class SoleReplyBufferTest {
     return kernelBytes > 2 * SocketBuffers.LOCAL_PEER_SEND_BYTES ? "large" : "small";
   }
 
-  private List<String> sizes() {
-    return sendBuffers.stream().map(SoleReplyBufferTest::size).toList();
-  }
-
-  private static void askTimes(RpcConnection c, Opcode opcode, int times) throws IOException {
+  private void askTimes(RpcConnection c, Opcode opcode, int times) throws Exception {
     for (int i = 0; i < times; i++) {
       ask(c, opcode);
     }
@@ -90,39 +102,39 @@ class SoleReplyBufferTest {
   }
 
   @Test
-  void aConnectionAskingAgainAndAgainGetsTheLargerBufferOnceItsRunIsLongEnough() throws IOException {
+  void aConnectionAskingAgainAndAgainGetsTheLargerBufferOnceItsRunIsLongEnough() throws Exception {
     try (RpcConnection c = connect("alone")) {
       askTimes(c, Opcode.PING, ServingLoad.SOLE_RUN + 2);
     }
 
-    assertThat(sizes()).isEqualTo(run(ServingLoad.SOLE_RUN + 2));
+    assertThat(sizes).isEqualTo(run(ServingLoad.SOLE_RUN + 2));
   }
 
   @Test
-  void anotherConnectionsRequestBetweenGivesTheSmallBufferBack() throws IOException {
+  void anotherConnectionsRequestBetweenGivesTheSmallBufferBack() throws Exception {
     try (RpcConnection a = connect("a"); RpcConnection b = connect("b")) {
       askTimes(a, Opcode.PING, ServingLoad.SOLE_RUN);
       ask(b, Opcode.PING);
       askTimes(a, Opcode.PING, ServingLoad.SOLE_RUN);
     }
 
-    List<String> expected = new java.util.ArrayList<>(run(ServingLoad.SOLE_RUN));
+    List<String> expected = new ArrayList<>(run(ServingLoad.SOLE_RUN));
     expected.add("small");
     expected.addAll(run(ServingLoad.SOLE_RUN));
-    assertThat(sizes()).isEqualTo(expected);
+    assertThat(sizes).isEqualTo(expected);
   }
 
   @Test
-  void aReplyInSeveralPiecesKeepsTheSmallBuffer() throws IOException {
+  void aReplyInSeveralPiecesKeepsTheSmallBuffer() throws Exception {
     try (RpcConnection c = connect("batches")) {
       askTimes(c, Opcode.STATS, ServingLoad.SOLE_RUN + 1);
       ask(c, Opcode.PING);
       ask(c, Opcode.STATS);
     }
 
-    List<String> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(ServingLoad.SOLE_RUN + 1, "small"));
+    List<String> expected = new ArrayList<>(java.util.Collections.nCopies(ServingLoad.SOLE_RUN + 1, "small"));
     expected.add("large");
     expected.add("small");
-    assertThat(sizes()).isEqualTo(expected);
+    assertThat(sizes).isEqualTo(expected);
   }
 }
