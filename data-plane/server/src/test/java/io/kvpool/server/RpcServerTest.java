@@ -34,12 +34,10 @@ class RpcServerTest {
 
   @BeforeEach
   void start() throws IOException {
-    RpcServer.Identity id = new RpcServer.Identity(VersionInfo.CURRENT, Role.MASTER, () -> "pool", "server");
-    server = new RpcServer("test", "127.0.0.1", 0, id, (session, frame) -> {
+    server = LoopbackServers.start("test", Role.MASTER, (session, frame) -> {
       frame.reader().finish();
       session.reply(frame, null);
-    }, ServerLimits.DEFAULTS, PoolSecrets.none(), new PrometheusRegistry());
-    server.start();
+    });
     endpoint = server.endpoint();
   }
 

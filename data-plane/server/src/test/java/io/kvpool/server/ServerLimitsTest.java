@@ -45,12 +45,10 @@ class ServerLimitsTest {
   private HostPort endpoint;
 
   private void start(ServerLimits limits) throws IOException {
-    RpcServer.Identity id = new RpcServer.Identity(VersionInfo.CURRENT, Role.MASTER, () -> "pool", "limited");
-    server = new RpcServer("limited", "127.0.0.1", 0, id, (session, frame) -> {
+    server = LoopbackServers.start("limited", Role.MASTER, (session, frame) -> {
       frame.reader().finish();
       session.reply(frame, null);
-    }, limits, PoolSecrets.none(), metrics);
-    server.start();
+    }, limits, metrics);
     endpoint = server.endpoint();
   }
 

@@ -10,7 +10,6 @@ import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.SocketBuffers;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -42,8 +41,7 @@ class SoleReplyBufferTest {
 
   @BeforeEach
   void start() throws IOException {
-    RpcServer.Identity id = new RpcServer.Identity(VersionInfo.CURRENT, Role.STORAGE, () -> "pool", "node");
-    server = new RpcServer("sole", "127.0.0.1", 0, id, (session, frame) -> {
+    server = LoopbackServers.start("sole", Role.STORAGE, (session, frame) -> {
       frame.reader().finish();
       if (frame.opcode() == Opcode.PING) {
         session.reply(frame, null, value.duplicate());
@@ -52,8 +50,7 @@ class SoleReplyBufferTest {
             value.duplicate().position(VALUE_BYTES / 2));
       }
       recorded.add(session.sendBufferBytes());
-    }, ServerLimits.DEFAULTS, PoolSecrets.none(), new PrometheusRegistry());
-    server.start();
+    });
     endpoint = server.endpoint();
   }
 
