@@ -21,7 +21,7 @@ public final class FrameChannel implements Closeable {
 
   private final Wire wire;
   private final boolean localPeer;
-  private int sendBytes;
+  private boolean soleSendBuffer; // the larger send buffer of a peer served alone is in place
   private final ByteBuffer inbound = ByteBuffer.allocateDirect(STAGING_BYTES).limit(0); // unread: position..limit
   private final ByteBuffer outbound = ByteBuffer.allocateDirect(STAGING_BYTES);
   private final ByteBuffer[] single = {outbound};
@@ -57,7 +57,7 @@ public final class FrameChannel implements Closeable {
 
   /** Plaintext frames on {@code channel}. */
   public FrameChannel(SocketChannel channel, int protocolMajor, int protocolMinor) throws IOException {
-    this(configure(channel), null, protocolMajor, protocolMinor);
+    this(channel, null, protocolMajor, protocolMinor);
   }
 
   /**
@@ -66,23 +66,22 @@ public final class FrameChannel implements Closeable {
    */
   public FrameChannel(SocketChannel channel, TlsContext tls, boolean server, int protocolMajor, int protocolMinor)
       throws IOException {
-    this(configure(channel), tls == null ? null : tls.engine(server), protocolMajor, protocolMinor);
+    this(channel, tls == null ? null : tls.engine(server), protocolMajor, protocolMinor);
   }
 
   private FrameChannel(SocketChannel channel, javax.net.ssl.SSLEngine tls, int protocolMajor, int protocolMinor)
       throws IOException {
+    this.localPeer = configure(channel);
     this.wire = tls == null ? new PlainWire(channel) : new TlsWire(channel, tls);
-    this.localPeer = SocketBuffers.isLocalPeer(channel.getLocalAddress(), channel.getRemoteAddress());
-    this.sendBytes = localPeer ? SocketBuffers.LOCAL_PEER_SEND_BYTES : SocketBuffers.LARGE_BYTES;
     this.protocolMajor = protocolMajor;
     this.protocolMinor = protocolMinor;
   }
 
-  private static SocketChannel configure(SocketChannel channel) throws IOException {
+  /** Blocking, no delay, buffers for where the peer is (before any TLS handshake); whether the peer is local. */
+  private static boolean configure(SocketChannel channel) throws IOException {
     channel.configureBlocking(true);
     channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-    SocketBuffers.apply(channel);
-    return channel;
+    return SocketBuffers.apply(channel);
   }
 
   /**
@@ -92,14 +91,12 @@ public final class FrameChannel implements Closeable {
    * large buffer. A system call only when the size changes.
    */
   public void fitSendBuffer(boolean sole) throws IOException {
-    if (!localPeer) {
+    if (!localPeer || sole == soleSendBuffer) {
       return;
     }
-    int want = sole ? SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES : SocketBuffers.LOCAL_PEER_SEND_BYTES;
-    if (want != sendBytes) {
-      wire.socket().setOption(StandardSocketOptions.SO_SNDBUF, want);
-      sendBytes = want;
-    }
+    wire.socket().setOption(StandardSocketOptions.SO_SNDBUF,
+        sole ? SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES : SocketBuffers.LOCAL_PEER_SEND_BYTES);
+    soleSendBuffer = sole;
   }
 
   /** The send buffer the kernel gives this connection now (Linux reports twice what was asked). */

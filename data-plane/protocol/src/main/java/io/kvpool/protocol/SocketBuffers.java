@@ -39,11 +39,12 @@ public final class SocketBuffers {
   private SocketBuffers() {
   }
 
-  /** Sets the buffers of a connected {@code channel} for where its peer is. */
-  static void apply(SocketChannel channel) throws IOException {
+  /** Sets the buffers of a connected {@code channel} for where its peer is; returns whether it is on this machine. */
+  static boolean apply(SocketChannel channel) throws IOException {
     boolean local = isLocalPeer(channel.getLocalAddress(), channel.getRemoteAddress());
     channel.setOption(StandardSocketOptions.SO_SNDBUF, local ? LOCAL_PEER_SEND_BYTES : LARGE_BYTES);
     channel.setOption(StandardSocketOptions.SO_RCVBUF, LARGE_BYTES);
+    return local;
   }
 
   /**
