@@ -26,12 +26,14 @@ public final class CompareSuite {
   private final List<Target> targets = new ArrayList<>();
   private final List<PeerServer> servers = new ArrayList<>();
   private final Map<String, String> skipped = new LinkedHashMap<>();
+  private final TargetRuns runs;
   private final List<Measurement> results = new ArrayList<>();
   private final List<double[]> load = new ArrayList<>();
 
   public CompareSuite(CompareSettings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
+    this.runs = new TargetRuns(settings.phase(), out);
   }
 
   /**
@@ -54,7 +56,7 @@ public final class CompareSuite {
             if (!t.supports(w)) {
               continue;
             }
-            List<Measurement> ms = t.run(w, round, settings.phase());
+            List<Measurement> ms = runs.run(t, w, round);
             results.addAll(ms);
             for (Measurement m : ms) {
               out.printf(Locale.ROOT, "  %-34s %-16s %-4s %8.3f GB/s %10.0f ops/s  p50 %7.0f us  CPU %6.0f us/op%n",
@@ -68,7 +70,7 @@ public final class CompareSuite {
       closeAll();
     }
     Duration took = Duration.between(started, Instant.now());
-    Report report = new Report(settings, targets, skipped, results, load, took);
+    Report report = new Report(settings, targets, skipped, runs.peerFailures(), results, load, took);
     Path md = report.write();
     report.printHeadline(out);
     charts(md.getParent());
@@ -204,7 +206,7 @@ public final class CompareSuite {
     for (Workload w : workloads) {
       for (Target t : targets) {
         if (t.supports(w)) {
-          t.run(w, 0, settings.phase());
+          runs.run(t, w, 0);
         }
       }
     }

@@ -31,9 +31,10 @@ final class MemcachedStore extends TextProtocolStore {
     TextConnection t = connections[client].begin();
     t.ascii("get ").utf8(key).ascii("\r\n").send();
     int n = value(t, dst, null);
-    if (n >= 0) {
-      expect(t.readLine(), "END");
+    if (n < 0) {
+      throw new IOException("memcached lost key " + key + " (" + evictionStats() + ")");
     }
+    expect(t.readLine(), "END");
     return n;
   }
 

@@ -32,16 +32,18 @@ final class Report {
   private final CompareSettings settings;
   private final List<Target> targets;
   private final Map<String, String> skipped;
+  private final List<String> peerFailures;
   private final List<Measurement> results;
   private final List<double[]> load;
   private final Duration took;
   private final List<Workload> workloads;
 
-  Report(CompareSettings settings, List<Target> targets, Map<String, String> skipped, List<Measurement> results,
-         List<double[]> load, Duration took) {
+  Report(CompareSettings settings, List<Target> targets, Map<String, String> skipped, List<String> peerFailures,
+         List<Measurement> results, List<double[]> load, Duration took) {
     this.settings = settings;
     this.targets = targets;
     this.skipped = skipped;
+    this.peerFailures = peerFailures;
     this.results = results;
     this.load = load;
     this.took = took;
@@ -246,6 +248,7 @@ final class Report {
     }
     root.put("targets", ts);
     root.put("skipped", skipped);
+    root.put("peerFailures", peerFailures);
     List<Map<String, Object>> ms = new ArrayList<>();
     for (Measurement m : results) {
       Map<String, Object> x = new LinkedHashMap<>();
@@ -335,6 +338,11 @@ final class Report {
     }
     skipped.forEach((t, why) -> b.append("- `").append(t).append("`: **did not run**: ").append(why).append('\n'));
     b.append('\n');
+    if (!peerFailures.isEmpty()) {
+      b.append("Peers that failed a run (run again once; a second failure leaves that run out of the figures):\n\n");
+      peerFailures.forEach(f -> b.append("- ").append(f).append('\n'));
+      b.append('\n');
+    }
   }
 
   private void machine(StringBuilder b) {

@@ -95,8 +95,23 @@ final class StoreTarget implements Target {
     return w.kind() == Workload.Kind.SINGLE ? single : w.kind() == Workload.Kind.BATCH && store.supportsBatch();
   }
 
+  /**
+   * Runs the workload once. After a failure the store's connections are opened again before the exception goes on:
+   * a reply cut short (a multi-get that lost a key) leaves the rest of it unread on its connection, and the next
+   * command there would read those bytes as its answer.
+   */
   @Override
   public List<Measurement> run(Workload w, int round, Phase phase) throws Exception {
+    try {
+      return runOnce(w, round, phase);
+    } catch (Exception e) {
+      store.close();
+      store.open(MAX_CLIENTS);
+      throw e;
+    }
+  }
+
+  private List<Measurement> runOnce(Workload w, int round, Phase phase) throws Exception {
     removePending();
     int keys = phase.keysPerClient(w);
     String prefix = "cmp/" + name + "/" + w.id() + "/r" + round;

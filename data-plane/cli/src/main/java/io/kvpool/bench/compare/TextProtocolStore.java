@@ -59,7 +59,9 @@ abstract class TextProtocolStore implements Store {
   /** Fails the benchmark when the peer's reply line is not the one expected. */
   protected void expect(String line, String expected) throws IOException {
     if (!line.equals(expected)) {
-      throw new IOException(peer + " answered '" + line + "', expected '" + expected + "'");
+      String shown = line.length() > 60 ? line.substring(0, 60) + "..." : line;
+      throw new IOException(peer + " answered '" + shown.replaceAll("\\P{Print}", "?") + "', expected '" + expected
+          + "'");
     }
   }
 
