@@ -21,7 +21,7 @@ public final class FrameChannel implements Closeable {
 
   private final Wire wire;
   private final boolean localPeer;
-  private boolean soleSendBuffer; // the larger send buffer of a peer served alone is in place
+  private int localSendBytes = SocketBuffers.LOCAL_PEER_SEND_BYTES; // asked for a peer on this machine
   private final ByteBuffer inbound = ByteBuffer.allocateDirect(STAGING_BYTES).limit(0); // unread: position..limit
   private final ByteBuffer outbound = ByteBuffer.allocateDirect(STAGING_BYTES);
   private final ByteBuffer[] single = {outbound};
@@ -85,18 +85,16 @@ public final class FrameChannel implements Closeable {
   }
 
   /**
-   * Sizes the send buffer to a peer on this machine for the reply about to be written: {@link
-   * SocketBuffers#LOCAL_PEER_SOLE_SEND_BYTES} when {@code sole} (the server answers this peer alone), else the small
-   * {@link SocketBuffers#LOCAL_PEER_SEND_BYTES} that concurrent replies need. A peer on another machine keeps its
-   * large buffer. A system call only when the size changes.
+   * Sizes the send buffer to a peer on this machine for the reply about to be written: {@code bytes}, one of the
+   * local sizes of {@link SocketBuffers}, which the server picks by how many requests it is answering. A peer on
+   * another machine keeps its large buffer. A system call only when the size changes.
    */
-  public void fitSendBuffer(boolean sole) throws IOException {
-    if (!localPeer || sole == soleSendBuffer) {
+  public void fitSendBuffer(int bytes) throws IOException {
+    if (!localPeer || bytes == localSendBytes) {
       return;
     }
-    wire.socket().setOption(StandardSocketOptions.SO_SNDBUF,
-        sole ? SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES : SocketBuffers.LOCAL_PEER_SEND_BYTES);
-    soleSendBuffer = sole;
+    wire.socket().setOption(StandardSocketOptions.SO_SNDBUF, bytes);
+    localSendBytes = bytes;
   }
 
   /** The send buffer the kernel gives this connection now (Linux reports twice what was asked). */

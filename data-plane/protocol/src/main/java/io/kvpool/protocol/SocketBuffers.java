@@ -17,8 +17,9 @@ import java.nio.channels.SocketChannel;
  * before they are read or reused, so each copy runs at memory speed. Measured on loopback with 1 MiB replies to 4
  * clients (2 cores): a 4 MiB send buffer cost the storage node 550–575 µs of CPU per read, 128 KiB cost 270–313 µs, and
  * reads went from 2.3 to 3.2–4.0 GB/s (data-plane/README.md, "Socket buffers"). Receive buffers stay large either
- * way: a small one throttled the same reads to 1.8–2.4 GB/s. A server answering one peer alone gives it a larger
- * send buffer for its large replies ({@link #LOCAL_PEER_SOLE_SEND_BYTES}).
+ * way: a small one throttled the same reads to 1.8–2.4 GB/s. A server sizes the buffer again for each large reply,
+ * by how many requests it is answering ({@link FrameChannel#fitSendBuffer}): larger for one peer served alone
+ * ({@link #LOCAL_PEER_SOLE_SEND_BYTES}), smaller when it is crowded ({@link #LOCAL_PEER_CROWDED_SEND_BYTES}).
  */
 public final class SocketBuffers {
   /** Receive buffer of every connection, and send buffer to a peer on another machine. */
@@ -35,6 +36,14 @@ public final class SocketBuffers {
    * sender fills it and waits on every reply (data-plane/README.md, "A send buffer for a peer served alone").
    */
   public static final int LOCAL_PEER_SOLE_SEND_BYTES = 2 << 20;
+  /**
+   * Send buffer to a peer on this machine for a large reply while the server answers three requests or more at once
+   * (a storage node's four connections when 8 clients read). The less each connection may queue, the more of what
+   * the kernel copies stays in the caches, and with that many connections there is always one to serve. 1 MiB gets
+   * from 8 clients cost a node 236–247 µs of CPU instead of 285–290 (data-plane/README.md, "A send buffer for a
+   * crowded server"). Not smaller: a 32 KiB buffer stalled a loopback connection for good.
+   */
+  public static final int LOCAL_PEER_CROWDED_SEND_BYTES = 64 << 10;
 
   private SocketBuffers() {
   }

@@ -45,18 +45,22 @@ class SocketBuffersTest {
   }
 
   @Test
-  void aLocalPeerServedAloneGetsTheLargerSendBufferAndGivesItBackWhenOthersCome() throws Exception {
+  void aServedLocalPeersSendBufferFollowsWhatTheServerAsksForEachReply() throws Exception {
     try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
          SocketChannel client = SocketChannel.open(server.getLocalAddress());
          SocketChannel accepted = server.accept()) {
       FrameChannel served = new FrameChannel(accepted, 1, 0);
 
-      served.fitSendBuffer(true);
+      served.fitSendBuffer(SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES);
       // Linux doubles what is asked, capped at twice net.core.wmem_max (4 MiB on the machines this ran on)
       assertThat(served.sendBufferBytes()).isGreaterThan(2 * SocketBuffers.LOCAL_PEER_SEND_BYTES)
           .isLessThanOrEqualTo(2 * SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES);
 
-      served.fitSendBuffer(false);
+      served.fitSendBuffer(SocketBuffers.LOCAL_PEER_CROWDED_SEND_BYTES);
+      assertThat(served.sendBufferBytes())
+          .isBetween(SocketBuffers.LOCAL_PEER_CROWDED_SEND_BYTES, 2 * SocketBuffers.LOCAL_PEER_CROWDED_SEND_BYTES);
+
+      served.fitSendBuffer(SocketBuffers.LOCAL_PEER_SEND_BYTES);
       assertThat(served.sendBufferBytes())
           .isBetween(SocketBuffers.LOCAL_PEER_SEND_BYTES, 2 * SocketBuffers.LOCAL_PEER_SEND_BYTES);
     }

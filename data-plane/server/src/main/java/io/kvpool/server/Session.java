@@ -15,7 +15,7 @@ import java.util.zip.Checksum;
 public final class Session {
   private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
   /** Replies from this size on have their send buffer fitted to the server's load. */
-  static final int SOLE_PEER_REPLY_BYTES = 256 << 10;
+  static final int LARGE_REPLY_BYTES = 256 << 10;
   private final FrameChannel channel;
   private final Handshake peer;
   private final long peerView;
@@ -96,8 +96,8 @@ public final class Session {
         bytes += b.remaining();
       }
     }
-    if (payload != null && bytes >= SOLE_PEER_REPLY_BYTES) {
-      channel.fitSendBuffer(payload.length == 1 && load.sole(run));
+    if (payload != null && bytes >= LARGE_REPLY_BYTES) {
+      channel.fitSendBuffer(load.localSendBytes(run, payload.length == 1));
     }
     deadline.arm("write_timeout", limits.frameTimeout().toNanos() + limits.payloadNanos(bytes));
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),

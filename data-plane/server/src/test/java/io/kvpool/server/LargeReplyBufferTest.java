@@ -11,29 +11,39 @@ import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.SocketBuffers;
 import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real server on loopback answers with a 1 MiB value (PING here) or the same bytes in two pieces (STATS, the shape
- * of a batch), and records the send buffer the kernel had for each reply: the larger one goes only to a connection
- * that has asked several times in a row with no one else's request between or beside its own, and only for a reply
- * of one value.
+ * A real server on loopback answers with a 1 MiB value (PING here; EXISTS once three of them are in service) or the
+ * same bytes in two pieces (STATS, the shape of a batch), and records the send buffer the kernel had for each reply:
+ * the larger one goes only to a connection that has asked several times in a row with no one else's request between
+ * or beside its own, and only for a reply of one value; the smallest one goes to every large reply while the server
+ * answers three requests at once.
  */
-class SoleReplyBufferTest {
+class LargeReplyBufferTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final int VALUE_BYTES = 1 << 20;
   private final ByteBuffer value = ByteBuffer.allocateDirect(VALUE_BYTES);
   /** The kernel's send buffer after each reply, as the server thread recorded it once the reply was written. */
   private final BlockingQueue<Integer> recorded = new LinkedBlockingQueue<>();
+  /** Where the requests of a crowd (EXISTS) wait for each other in the server. */
+  private final CyclicBarrier crowd = new CyclicBarrier(ServingLoad.CROWDED);
   /** What each reply got, in the order the test asked. */
   private final List<String> sizes = new ArrayList<>();
   private RpcServer server;
@@ -43,13 +53,20 @@ class SoleReplyBufferTest {
   void start() throws IOException {
     server = LoopbackServers.start("sole", Role.STORAGE, (session, frame) -> {
       frame.reader().finish();
-      if (frame.opcode() == Opcode.PING) {
+      boolean crowded = frame.opcode() == Opcode.EXISTS;
+      if (crowded) {
+        together(); // every request of the crowd is in service before any is answered
+      }
+      if (frame.opcode() != Opcode.STATS) {
         session.reply(frame, null, value.duplicate());
       } else {
         session.reply(frame, null, value.duplicate().limit(VALUE_BYTES / 2),
             value.duplicate().position(VALUE_BYTES / 2));
       }
       recorded.add(session.sendBufferBytes());
+      if (crowded) {
+        together(); // and none leaves service before all are answered
+      }
     });
     endpoint = server.endpoint();
   }
@@ -81,9 +98,31 @@ class SoleReplyBufferTest {
     }
   }
 
-  private static String size(int kernelBytes) {
-    // the kernel doubles the small buffer; the large one is more than that however low net.core.wmem_max caps it
-    return kernelBytes > 2 * SocketBuffers.LOCAL_PEER_SEND_BYTES ? "large" : "small";
+  /** The name of the buffer the kernel reports as {@code kernelBytes} (as it reports each size asked for). */
+  private static String size(int kernelBytes) throws IOException {
+    Map<Integer, String> names = new HashMap<>();
+    names.put(reported(SocketBuffers.LOCAL_PEER_CROWDED_SEND_BYTES), "smallest");
+    names.put(reported(SocketBuffers.LOCAL_PEER_SEND_BYTES), "small");
+    names.put(reported(SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES), "large");
+    assertThat(names).as("the three sizes are told apart").hasSize(3);
+    return names.getOrDefault(kernelBytes, kernelBytes + " bytes");
+  }
+
+  /** What the kernel reports for a send buffer of {@code bytes} (Linux may double it and caps it). */
+  private static int reported(int bytes) throws IOException {
+    try (SocketChannel probe = SocketChannel.open()) {
+      probe.setOption(StandardSocketOptions.SO_SNDBUF, bytes);
+      return probe.getOption(StandardSocketOptions.SO_SNDBUF);
+    }
+  }
+
+  /** Waits on a server thread until the other requests of the crowd arrive here too (bounded by the timeout). */
+  private void together() throws IOException {
+    try {
+      crowd.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+      throw new IOException("the crowd's requests did not meet in the server", e);
+    }
   }
 
   private void askTimes(RpcConnection c, Opcode opcode, int times) throws Exception {
@@ -133,5 +172,40 @@ class SoleReplyBufferTest {
     expected.add("large");
     expected.add("small");
     assertThat(sizes).isEqualTo(expected);
+  }
+
+  @Test
+  void everyLargeReplyWhileTheServerAnswersThreeRequestsGetsTheSmallestBuffer() throws Exception {
+    List<RpcConnection> connections = new ArrayList<>();
+    try {
+      for (int i = 0; i < ServingLoad.CROWDED; i++) {
+        connections.add(connect("crowd-" + i));
+      }
+      // each EXISTS waits in the server until all of them are in service, then each is answered with a value
+      long[] ids = new long[connections.size()];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = connections.get(i).send(Opcode.EXISTS, null);
+      }
+      for (int i = 0; i < ids.length; i++) {
+        RpcConnection c = connections.get(i);
+        try (RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
+          assertThat(c.receive(Opcode.EXISTS, ids[i]).header().isResponse()).isTrue();
+          c.readPayload(ByteBuffer.allocateDirect(VALUE_BYTES));
+        }
+      }
+      for (int i = 0; i < ids.length; i++) {
+        Integer kernelBytes = recorded.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(kernelBytes).as("the server recorded reply %s's send buffer", i).isNotNull();
+        sizes.add(size(kernelBytes));
+      }
+      // once the crowd is gone, a lone request gets the small buffer back
+      ask(connections.get(0), Opcode.PING);
+    } finally {
+      for (RpcConnection c : connections) {
+        c.close();
+      }
+    }
+
+    assertThat(sizes).containsExactly("smallest", "smallest", "smallest", "small");
   }
 }
