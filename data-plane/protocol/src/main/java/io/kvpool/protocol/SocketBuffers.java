@@ -39,7 +39,7 @@ public final class SocketBuffers {
   /**
    * Send buffer to a peer on this machine for a large reply while the server answers three requests or more at once
    * (a storage node's four connections when 8 clients read). The less each connection may queue, the more of what
-   * the kernel copies stays in the caches, and with that many connections there is always one to serve. 1 MiB gets
+   * the kernel copies stays in the caches (an inference from the CPU figures, not traced). 1 MiB gets
    * from 8 clients cost a node 236–247 µs of CPU instead of 285–290 (data-plane/README.md, "A send buffer for a
    * crowded server"). Not smaller: a 32 KiB buffer stalled a loopback connection for good.
    */
