@@ -97,7 +97,7 @@ public final class FrameChannel implements Closeable {
     localSendBytes = bytes;
   }
 
-  /** The send buffer the kernel gives this connection now (Linux reports twice what was asked). */
+  /** The send buffer of this connection as the JDK reports it (the size asked; Linux keeps twice that). */
   public int sendBufferBytes() throws IOException {
     return wire.socket().getOption(StandardSocketOptions.SO_SNDBUF);
   }
