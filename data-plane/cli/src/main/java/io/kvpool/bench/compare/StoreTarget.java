@@ -106,7 +106,11 @@ final class StoreTarget implements Target {
       return runOnce(w, round, phase);
     } catch (Exception e) {
       store.close();
-      store.open(MAX_CLIENTS);
+      try {
+        store.open(MAX_CLIENTS);
+      } catch (Exception reopen) {
+        e.addSuppressed(reopen); // the first failure says what went wrong; a retry will fail on the closed store
+      }
       throw e;
     }
   }

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * Runs a workload on a target for the suite. A peer that fails is run again once; if it fails again, that run is left
  * out (its ratios then come from the other rounds) and the report says so. A peer is not kvpool: memcached is a cache,
- * free to drop what it stored, and it did so in 3 of some 30 full runs on the build machine with 8 GiB of room (a
+ * free to drop what it stored, and it did so in 3 of some 30 full runs on the build machines with 8 GiB of room (a
  * 64 KiB batch key once, a 4 MiB value twice), which stopped each of those runs after minutes. A failure of kvpool, or
  * of a limit of the machine, still stops the suite: kvpool losing a value it acknowledged is a bug.
  */
@@ -28,7 +28,7 @@ final class TargetRuns {
       try {
         return t.run(w, round, phase);
       } catch (Exception e) {
-        if (t.family() != Target.Family.PEER) {
+        if (t.family() != Target.Family.PEER || e instanceof InterruptedException) {
           throw e;
         }
         String failure = where + ": " + e.getMessage();
