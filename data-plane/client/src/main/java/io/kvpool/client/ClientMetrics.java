@@ -15,7 +15,8 @@ import java.util.WeakHashMap;
  * by default the JVM's default registry): latency histograms of every exchange with a master or storage node by
  * opcode ({@code kvpool_client_rpc_duration_seconds}) and of every operation end to end, retries and failovers
  * included ({@code kvpool_client_operation_duration_seconds}), and how gets found their replicas
- * ({@code kvpool_client_location_cache_total{result="hit|miss|stale"}}). Clients sharing a registry share these
+ * ({@code kvpool_client_location_cache_total{result="hit|miss|stale"}}) and how puts were committed
+ * ({@code kvpool_client_put_commits_total{by="nodes|put_end"}}). Clients sharing a registry share these
  * series (registered once per registry).
  */
 final class ClientMetrics {
@@ -32,6 +33,8 @@ final class ClientMetrics {
   final CounterDataPoint cacheHits;
   final CounterDataPoint cacheMisses;
   final CounterDataPoint cacheStale;
+  final CounterDataPoint commitsByNodes;
+  final CounterDataPoint commitsByPutEnd;
 
   private ClientMetrics(PrometheusRegistry registry) {
     Histogram rpcDuration = Histogram.builder().name("kvpool_client_rpc_duration_seconds")
@@ -52,6 +55,12 @@ final class ClientMetrics {
     cacheHits = cache.labelValues("hit");
     cacheMisses = cache.labelValues("miss");
     cacheStale = cache.labelValues("stale");
+    Counter commits = Counter.builder().name("kvpool_client_put_commits_total")
+        .help("Puts by who committed them: nodes (the storage nodes sent their receipts to the master themselves, no"
+            + " PUT_END; protocol 2.2) or put_end (the client's PUT_END)")
+        .labelNames("by").withoutExemplars().register(registry);
+    commitsByNodes = commits.labelValues("nodes");
+    commitsByPutEnd = commits.labelValues("put_end");
   }
 
   static synchronized ClientMetrics in(PrometheusRegistry registry) {

@@ -56,10 +56,12 @@ public final class KvPoolClient implements AutoCloseable {
   private final Handshake masterHandshake;
   private final LocationCache locations;
   private final ClientMetrics metrics;
+  private final PutCommits commits;
 
   private KvPoolClient(ClientConfig config) {
     this.config = config;
     this.metrics = ClientMetrics.in(config.metrics());
+    this.commits = new PutCommits(metrics);
     Handshake local = new Handshake(config.advertisedVersion(), Role.CLIENT, config.poolId(), config.clientId());
     this.master = new MasterChannel(config.masters(), local, config.security(), config.timeout(),
         config.operationTimeout(), metrics);
@@ -111,17 +113,22 @@ public final class KvPoolClient implements AutoCloseable {
         return;
       }
       if (status == ErrorCode.OK) {
-        ReplicaWrites.Outcome outcome = ReplicaWrites.write(storage, config.timeout(), List.of(
-            new ReplicaWrites.Put(key, start.generation(), start.expiresAtMillis(), replicas, value, checksum,
-                start.replicas()))).get(0);
+        ReplicaWrites.Put put = new ReplicaWrites.Put(key, start.generation(), start.expiresAtMillis(), replicas, value,
+            checksum, start.replicas());
+        ReplicaWrites.Outcome outcome = ReplicaWrites.write(storage, config.timeout(), List.of(put)).get(0);
         outcome.failures().forEach((node, e) -> {
           if (Failures.transientFailure(e)) {
             avoid.add(node); // the master does not know yet: place the retry elsewhere
           }
         });
+        if (outcome.committedByNodes(put)) {
+          commits.byNodes(1);
+          return;
+        }
         if (!outcome.receipts().isEmpty()) {
           ErrorCode end = endPuts(List.of(endItem(key, start.generation(), outcome.receipts())), backoff).get(0);
           if (end == ErrorCode.OK) {
+            commits.byPutEnd(1);
             return;
           }
           // NOT_FOUND: the put was lost (a new leader never heard of it, or it expired); the next round starts it
@@ -196,6 +203,7 @@ public final class KvPoolClient implements AutoCloseable {
     List<PutEndItem> ends = new ArrayList<>();
     List<PutRef> revoke = new ArrayList<>();
     List<String> again = new ArrayList<>();
+    List<String> committed = new ArrayList<>(); // by their storage nodes: no PUT_END
     for (int i = 0; i < puts.size(); i++) {
       ReplicaWrites.Put p = puts.get(i);
       ReplicaWrites.Outcome o = outcomes.get(i);
@@ -207,14 +215,17 @@ public final class KvPoolClient implements AutoCloseable {
           failed.put(p.key(), failure);
         }
         revoke.add(new PutRef(p.key(), p.generation()));
+      } else if (o.committedByNodes(p)) {
+        committed.add(p.key());
       } else {
         ends.add(endItem(p.key(), p.generation(), o.receipts()));
       }
     }
+    commits.byNodes(committed.size());
     if (!revoke.isEmpty()) {
       revokeQuietly(revoke);
     }
-    List<String> stored = new ArrayList<>();
+    List<String> stored = new ArrayList<>(committed);
     for (String key : again) {
       try {
         putOne(key, values.get(key), replicas);
@@ -229,6 +240,7 @@ public final class KvPoolClient implements AutoCloseable {
         String key = ends.get(i).key();
         if (results.get(i) == ErrorCode.OK) {
           stored.add(key);
+          commits.byPutEnd(1);
           continue;
         }
         // lost in a leader change (or expired): the single-key path starts it again within the operation timeout
@@ -645,6 +657,11 @@ public final class KvPoolClient implements AutoCloseable {
   public LocationCacheStats locationCacheStats() {
     LocationCache.Stats s = locations.stats();
     return new LocationCacheStats(s.hits(), s.misses(), s.stale());
+  }
+
+  /** How this client's puts were committed: by their storage nodes (protocol 2.2, no PUT_END) or by a PUT_END. */
+  public PutCommitStats putCommitStats() {
+    return commits.stats();
   }
 
   // ---- metadata ----

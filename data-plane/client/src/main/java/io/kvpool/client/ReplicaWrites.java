@@ -4,27 +4,29 @@ import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
-import io.kvpool.protocol.ReceiptReply;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.WriteBatchReply;
 import io.kvpool.protocol.WriteBatchRequest;
+import io.kvpool.protocol.WriteReply;
 import io.kvpool.protocol.WriteRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes the replicas of one or many puts without helper threads: every node first gets all of its writes (each
  * payload a view of the caller's value, never a copy), then the replies are collected node by node, so the nodes
  * store their copies at the same time. A node that speaks protocol 2.1 gets several writes as one WRITE_BATCH (one
  * frame with every payload, one reply with every receipt); an older node gets pipelined WRITEs. Each put learns, per
- * node, its receipt or why not.
+ * node, its receipt or why not, and whether the node committed that replica at the master itself (2.2).
  */
 final class ReplicaWrites {
   /** One granted put: its object, its value (position..limit) and where to write it. */
@@ -32,8 +34,15 @@ final class ReplicaWrites {
              List<ReplicaGrant> grants) {
   }
 
-  /** Per node of a put: the receipt of a completed, verified replica, or the failure. */
-  record Outcome(Map<String, byte[]> receipts, Map<String, KvPoolException> failures) {
+  /**
+   * Per node of a put: the receipt of a completed, verified replica, or the failure; and the nodes that committed their
+   * replica at the master themselves (protocol 2.2).
+   */
+  record Outcome(Map<String, byte[]> receipts, Map<String, KvPoolException> failures, Set<String> committed) {
+    /** Whether the put is committed without a PUT_END: every replica written, and each committed by its node. */
+    boolean committedByNodes(Put put) {
+      return failures.isEmpty() && receipts.size() == put.grants().size() && committed.containsAll(receipts.keySet());
+    }
   }
 
   private record Slice(int put, ReplicaGrant grant, SliceGrant slice) {
@@ -61,7 +70,7 @@ final class ReplicaWrites {
   static List<Outcome> write(StorageConnections storage, Duration timeout, List<Put> puts) {
     List<Outcome> outcomes = new ArrayList<>(puts.size());
     for (int i = 0; i < puts.size(); i++) {
-      outcomes.add(new Outcome(new LinkedHashMap<>(), new LinkedHashMap<>()));
+      outcomes.add(new Outcome(new LinkedHashMap<>(), new LinkedHashMap<>(), new HashSet<>()));
     }
     Map<String, NodeWrites> byNode = new LinkedHashMap<>();
     for (int p = 0; p < puts.size(); p++) {
@@ -158,9 +167,9 @@ final class ReplicaWrites {
         continue;
       }
       try {
-        byte[] receipt = ReceiptReply.decode(c.receive(Opcode.WRITE, n.ids[i]).reader()).receipt();
-        if (receipt.length > 0) {
-          outcomes.get(s.put()).receipts().put(s.grant().nodeId(), receipt);
+        WriteReply reply = WriteReply.decode(c.receive(Opcode.WRITE, n.ids[i]).reader(), c.agreedMinor());
+        if (reply.receipt().length > 0) {
+          received(outcomes.get(s.put()), s.grant().nodeId(), reply.receipt(), reply.committed());
         }
       } catch (IOException failure) {
         fail(outcomes, s, Failures.translate(failure, c.endpoint(), "writing key '" + puts.get(s.put()).key()
@@ -178,7 +187,7 @@ final class ReplicaWrites {
     }
     WriteBatchReply reply;
     try {
-      reply = WriteBatchReply.decode(c.receive(Opcode.WRITE_BATCH, n.batchId).reader());
+      reply = WriteBatchReply.decode(c.receive(Opcode.WRITE_BATCH, n.batchId).reader(), c.agreedMinor());
       if (reply.results().size() != n.slices.size()) {
         c.markBroken();
         throw new ProtocolException("node " + first.grant().nodeId() + " answered " + reply.results().size() + " of "
@@ -197,13 +206,21 @@ final class ReplicaWrites {
         fail(outcomes, s, Failures.fromCode(r.status(), "writing key '" + puts.get(s.put()).key() + "' to node "
             + s.grant().nodeId() + " at " + c.endpoint() + ": " + r.message(), null));
       } else if (r.receipt().length > 0 && !outcomes.get(s.put()).failures().containsKey(s.grant().nodeId())) {
-        outcomes.get(s.put()).receipts().put(s.grant().nodeId(), r.receipt());
+        received(outcomes.get(s.put()), s.grant().nodeId(), r.receipt(), r.committed());
       }
+    }
+  }
+
+  private static void received(Outcome outcome, String nodeId, byte[] receipt, boolean committed) {
+    outcome.receipts().put(nodeId, receipt);
+    if (committed) {
+      outcome.committed().add(nodeId);
     }
   }
 
   private static void fail(List<Outcome> outcomes, Slice s, KvPoolException failure) {
     outcomes.get(s.put()).failures().putIfAbsent(s.grant().nodeId(), failure);
     outcomes.get(s.put()).receipts().remove(s.grant().nodeId());
+    outcomes.get(s.put()).committed().remove(s.grant().nodeId());
   }
 }

@@ -9,6 +9,8 @@ public enum Opcode {
   REGISTER_NODE(10),
   HEARTBEAT(11),
   REGISTER_INVENTORY(12),
+  // protocol 2.2: the receipts of replicas a node completed for clients, one-way (no reply)
+  COMMIT(13),
   // client -> master
   PUT_START(20),
   PUT_END(21),

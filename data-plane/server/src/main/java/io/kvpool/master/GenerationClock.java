@@ -14,11 +14,6 @@ final class GenerationClock {
     return last;
   }
 
-  /** The master time (ms) at which {@code generation} was issued, give or take the clocks of the masters. */
-  static long issuedAtMillis(long generation) {
-    return generation >> 20;
-  }
-
   /** Never issue one at or below a generation learned from an inventory. */
   void observe(long generation) {
     last = Math.max(last, generation);

@@ -6,6 +6,7 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.KeyList;
+import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.PinRequest;
 import io.kvpool.protocol.PutEndRequest;
 import io.kvpool.protocol.PutRevokeRequest;
@@ -36,6 +37,10 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
       session.reply(request, null);
       return;
     }
+    if (request.opcode() == io.kvpool.protocol.Opcode.COMMIT) {
+      commit(session, request);
+      return;
+    }
     BodyWriter out = new BodyWriter();
     try {
       PoolMetadata metadata = master.metadataOrRefuse();
@@ -53,8 +58,8 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
           requireStorage(session);
           metadata.heartbeat(Heartbeat.decode(request.reader())).encode(out);
         }
-        case PUT_START ->
-            new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items())).encode(out);
+        case PUT_START -> new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items(),
+            session.agreedMinor())).encode(out);
         case PUT_END -> new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items())).encode(out);
         case PUT_REVOKE ->
             new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts())).encode(out);
@@ -81,6 +86,21 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     session.reply(request, out);
+  }
+
+  /**
+   * COMMIT is one-way: never answered, also when refused (a standby, another role), so that the node's heartbeat
+   * replies on the same connection stay in step. A node whose COMMIT did not count re-proves its replicas with its
+   * inventory when it registers again.
+   */
+  private void commit(Session session, Frame request) throws IOException {
+    NodeCommit commit = NodeCommit.decode(request.reader());
+    PoolMetadata metadata = master.metadata();
+    if (session.peer().role() != Role.STORAGE || metadata == null) {
+      master.counters().nodeCommits.labelValues("ignored").inc(commit.items().size());
+      return;
+    }
+    metadata.nodeCommit(commit);
   }
 
   private static void requireStorage(Session session) {

@@ -140,6 +140,14 @@ final class NodeRegistry {
       o.replicas.remove(known); // the earlier registration's record of it
       if (known.slices().equals(io.slices()) && node.reserve(io.slices())) {
         pool.addReplica(o, replica);
+        if (!o.complete()) {
+          // a verified replica of a pending put: as good as its node's COMMIT, which may have been lost with the
+          // connection this registration replaces
+          o.committedBy(node.id());
+          if (o.allReplicasCommitted()) {
+            pool.completePut(o, o.committedReplicas(), nowMillis);
+          }
+        }
       } else {
         node.release(new Release(io.key(), io.generation(), false));
         pool.needsRepair.add(o);

@@ -5,6 +5,8 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
 import io.kvpool.protocol.Keys;
+import io.kvpool.protocol.NodeCommit;
+import io.kvpool.protocol.PutDeadline;
 import io.kvpool.protocol.PutEndItem;
 import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.PutStartItem;
@@ -20,7 +22,9 @@ import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatsReply;
+import io.kvpool.protocol.WriteReply;
 import io.kvpool.server.NodeKey;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -40,12 +44,20 @@ public final class PoolMetadata {
   private static final int MAX_VICTIMS_PER_PUT = 256;
   private static final int MAX_WATERMARK_VICTIMS_PER_PUT = 64;
   private static final int REMOVE_ALL_CHUNK = 10_000;
+  /**
+   * How long a lookup waits for a pending put that storage nodes commit: their COMMITs left before the writer heard
+   * of its receipts, so after a put returned they are already in this master's socket, a thread wake-up away; a
+   * writer still writing, or gone, holds up one lookup at most this long.
+   */
+  static final Duration COMMIT_WAIT = Duration.ofSeconds(2);
 
   private final LongSupplier clock;
   private final PoolState pool;
   private final NodeRegistry registry;
   private final Eviction eviction;
   private final Repairs repairs;
+  /** Lookups waiting in {@link #settle}. */
+  private int settling;
 
   public PoolMetadata(MasterConfig config, LongSupplier clockMillis, ReplicaPlacement placement,
                       MasterCounters counters, Random random, long view) {
@@ -77,6 +89,7 @@ public final class PoolMetadata {
 
   public synchronized void inventory(RegisterInventory chunk) {
     registry.inventory(chunk, clock.getAsLong());
+    wakeSettlers(); // an inventory may prove replicas of pending puts
   }
 
   public synchronized HeartbeatReply heartbeat(Heartbeat hb) {
@@ -95,13 +108,16 @@ public final class PoolMetadata {
 
   // ---- puts ----
 
-  /** Places under the lock; signs the grants (an HMAC per slice) after releasing it. */
-  public List<PutStartResult> putStart(List<PutStartItem> items) {
+  /**
+   * Places under the lock; signs the grants (an HMAC per slice) after releasing it. {@code writerMinor}: the protocol
+   * minor of the client, whose puts its storage nodes commit from 2.2 on.
+   */
+  public List<PutStartResult> putStart(List<PutStartItem> items, int writerMinor) {
     List<Placement> placed = new ArrayList<>(items.size());
     synchronized (this) {
       long now = clock.getAsLong();
       for (PutStartItem item : items) {
-        placed.add(place(item, now));
+        placed.add(place(item, now, writerMinor >= WriteReply.COMMIT_MINOR));
       }
       if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
         // a bounded share here keeps usage near the watermark under a put storm; the tick does the rest
@@ -140,7 +156,7 @@ public final class PoolMetadata {
     }
   }
 
-  private Placement place(PutStartItem item, long now) {
+  private Placement place(PutStartItem item, long now, boolean writerTakesNodeCommits) {
     String problem = item.limitProblem();
     if (problem != null) {
       return Placement.refused(ErrorCode.LIMIT_EXCEEDED, problem);
@@ -193,8 +209,10 @@ public final class PoolMetadata {
     o.pendingDeadlineMillis = now + pool.config.pendingTimeout().toMillis();
     o.lastAccessMillis = now;
     o.putId = item.putId();
+    o.committedByNodes = writerTakesNodeCommits;
     for (StorageNodeRecord node : chosen) {
       pool.addReplica(o, node.allocate(item.size()));
+      o.committedByNodes &= node.version().protocolMinor() >= WriteReply.COMMIT_MINOR;
     }
     pool.objects.add(o);
     return new Placement(null, item, o.generation, o.pendingDeadlineMillis, List.copyOf(chosen),
@@ -270,9 +288,16 @@ public final class PoolMetadata {
       for (int i = 0; i < items.size(); i++) {
         if (out[i] == null) {
           Commit c = commits.get(next);
-          out[i] = complete(c.object(), proven.get(next++), now);
+          List<Replica> all = new ArrayList<>(proven.get(next++));
+          for (Replica r : c.object().committedReplicas()) {
+            if (!all.contains(r)) {
+              all.add(r); // committed by its node, whose receipt the writer may not have seen
+            }
+          }
+          out[i] = pool.completePut(c.object(), all, now);
         }
       }
+      wakeSettlers();
     }
     return List.of(out);
   }
@@ -297,43 +322,6 @@ public final class PoolMetadata {
     return out;
   }
 
-  private ErrorCode complete(StoredObject o, List<Replica> proven, long now) {
-    if (pool.objects.get(o.key) != o) {
-      return ErrorCode.NOT_FOUND; // expired or revoked meanwhile
-    }
-    if (o.complete()) {
-      return ErrorCode.OK;
-    }
-    List<Replica> kept = new ArrayList<>();
-    for (Replica r : proven) {
-      if (o.replicas.contains(r) && pool.readable(r)) {
-        kept.add(r);
-      }
-    }
-    if (kept.isEmpty()) {
-      pool.delete(o, now, true, o.pendingDeadlineMillis);
-      return ErrorCode.WRITE_INCOMPLETE;
-    }
-    for (Replica r : new ArrayList<>(o.replicas)) {
-      if (!kept.contains(r)) {
-        StorageNodeRecord n = pool.holder(r);
-        pool.forgetReplica(o, r);
-        if (n != null) {
-          n.release(new io.kvpool.protocol.Release(o.key, o.generation, false));
-          pool.quarantine.hold(r, o.pendingDeadlineMillis); // its writer may still be writing
-        }
-      }
-    }
-    pool.objects.markComplete(o);
-    o.lastAccessMillis = now;
-    boolean onDraining = kept.stream().anyMatch(r -> pool.holder(r).state() == NodeState.DRAINING);
-    if (kept.size() < o.wantedReplicas || onDraining) {
-      pool.needsRepair.add(o);
-    }
-    pool.counters.puts.inc();
-    return ErrorCode.OK;
-  }
-
   public synchronized List<ErrorCode> putRevoke(List<PutRef> puts) {
     long now = clock.getAsLong();
     List<ErrorCode> out = new ArrayList<>(puts.size());
@@ -348,7 +336,107 @@ public final class PoolMetadata {
         out.add(ErrorCode.OK);
       }
     }
+    wakeSettlers();
     return out;
+  }
+
+  // ---- commits by storage nodes (protocol 2.2) ----
+
+  /** A COMMIT item for a pending put, its receipt checked outside the lock with the node's key. */
+  private record NodeReceipt(NodeCommit.Item item, StoredObject object, NodeKey key) {
+  }
+
+  /**
+   * Applies a storage node's COMMIT: each receipt that verifies with the key of the registration the COMMIT names marks
+   * that node's replica of the pending put committed, and a put whose every placed replica is committed completes.
+   * Others (another registration, a put no longer pending) are counted and dropped: there is no reply, and the node's
+   * inventory at its next registration proves the same replicas again.
+   */
+  public void nodeCommit(NodeCommit commit) {
+    List<NodeReceipt> pending = new ArrayList<>(commit.items().size());
+    synchronized (this) {
+      StorageNodeRecord node = pool.nodes.get(commit.nodeId());
+      boolean current = node != null && node.registeredAs(commit.registrationId()) && node.state().serves();
+      for (NodeCommit.Item item : commit.items()) {
+        StoredObject o = current && Keys.problem(item.key()) == null ? pool.objects.get(item.key()) : null;
+        if (o != null && !o.complete() && o.generation == item.generation() && o.replicaOn(node.id()) != null) {
+          pending.add(new NodeReceipt(item, o, node.key()));
+        }
+      }
+    }
+    List<NodeReceipt> verified = new ArrayList<>(pending.size());
+    for (NodeReceipt r : pending) {
+      StoredObject o = r.object();
+      if (NodeKey.matches(r.key().receipt(o.key, o.generation, o.size, o.checksum), r.item().receipt())) {
+        verified.add(r);
+      }
+    }
+    int applied = 0;
+    synchronized (this) {
+      long now = clock.getAsLong();
+      for (NodeReceipt r : verified) {
+        StoredObject o = r.object();
+        if (pool.objects.get(o.key) != o || o.complete() || o.replicaOn(commit.nodeId()) == null) {
+          continue;
+        }
+        o.committedBy(commit.nodeId());
+        applied++;
+        if (o.allReplicasCommitted()) {
+          pool.completePut(o, o.committedReplicas(), now);
+        }
+      }
+      wakeSettlers();
+    }
+    pool.counters.nodeCommits.labelValues("applied").inc(applied);
+    pool.counters.nodeCommits.labelValues("ignored").inc(commit.items().size() - applied);
+  }
+
+  /**
+   * Waits, releasing the lock, while one of {@code keys} names a pending put that its storage nodes commit (the writer
+   * may already have returned: their COMMITs can still be on their way here), up to {@link #COMMIT_WAIT}; a put still
+   * pending after a whole wait is not waited for again. Called holding the lock.
+   */
+  private void settle(List<String> keys) {
+    long deadline = 0;
+    while (true) {
+      StoredObject awaited = null;
+      for (String key : keys) {
+        StoredObject o = Keys.problem(key) == null ? pool.objects.get(key) : null;
+        if (o != null && o.awaitsNodeCommits()) {
+          awaited = o;
+          break;
+        }
+      }
+      if (awaited == null) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (deadline == 0) {
+        deadline = now + COMMIT_WAIT.toNanos();
+        pool.counters.commitWaits.inc();
+      }
+      if (now - deadline >= 0) {
+        awaited.commitWaitSpent = true; // its writer is slow or gone: later lookups answer at once
+        continue;
+      }
+      settling++;
+      try {
+        long left = deadline - now;
+        wait(left / 1_000_000, (int) (left % 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } finally {
+        settling--;
+      }
+    }
+  }
+
+  /** Wakes the lookups waiting in {@link #settle} after a pending put may have completed or gone. Under the lock. */
+  private void wakeSettlers() {
+    if (settling > 0) {
+      notifyAll();
+    }
   }
 
   // ---- reads ----
@@ -361,6 +449,7 @@ public final class PoolMetadata {
   public List<ReplicaListResult> getReplicas(List<String> keys) {
     Object[] found = new Object[keys.size()];
     synchronized (this) {
+      settle(keys);
       long now = clock.getAsLong();
       long expiresAt = now + pool.config.leaseTtl().toMillis();
       for (int i = 0; i < keys.size(); i++) {
@@ -408,8 +497,8 @@ public final class PoolMetadata {
    * for the masters' clocks (they must agree within the election lease, as Kubernetes leader election assumes).
    */
   private long adoptedAckDeadline(StoredObject o) {
-    long pending = pool.config.pendingTimeout().toMillis();
-    return GenerationClock.issuedAtMillis(o.generation) + pending - Math.min(pending / 4, 5_000);
+    return PutDeadline.ackCutoffMillis(o.generation,
+        PutDeadline.issuedAtMillis(o.generation) + pool.config.pendingTimeout().toMillis());
   }
 
   /** What a miss is called: final once serving, retryable while a new leader still rebuilds its index. */
@@ -418,6 +507,7 @@ public final class PoolMetadata {
   }
 
   public synchronized List<ErrorCode> exists(List<String> keys) {
+    settle(keys);
     List<ErrorCode> out = new ArrayList<>(keys.size());
     for (String key : keys) {
       StoredObject o = Keys.problem(key) == null ? pool.objects.get(key) : null;
@@ -431,6 +521,7 @@ public final class PoolMetadata {
   }
 
   public synchronized List<ErrorCode> remove(List<String> keys) {
+    settle(keys);
     long now = clock.getAsLong();
     List<ErrorCode> out = new ArrayList<>(keys.size());
     for (String key : keys) {
@@ -476,6 +567,7 @@ public final class PoolMetadata {
   }
 
   public synchronized ErrorCode pin(String key, boolean pinned) {
+    settle(List.of(key));
     StoredObject o = pool.objects.get(key);
     if (o == null || !o.complete()) {
       return missing();
@@ -499,8 +591,13 @@ public final class PoolMetadata {
     long now = clock.getAsLong();
     registry.expireSilentNodes(now);
     for (StoredObject o : pool.objects.expiredPending(now, MAX_EXPIRED_PER_TICK)) {
-      pool.delete(o, now, true, o.pendingDeadlineMillis);
-      pool.counters.pendingExpired.inc();
+      List<Replica> committed = o.committedReplicas();
+      if (committed.isEmpty()) {
+        pool.delete(o, now, true, o.pendingDeadlineMillis);
+        pool.counters.pendingExpired.inc();
+      } else {
+        pool.completePut(o, committed, now); // some nodes committed it, the rest never wrote: keep what they hold
+      }
     }
     pool.freeQuarantined(now);
     pool.tombstones.expire(now);
@@ -509,6 +606,7 @@ public final class PoolMetadata {
       eviction.evict(now, (long) (pool.usedBytes() * pool.config.evictRatio()), MAX_WATERMARK_VICTIMS_PER_TICK);
     }
     pool.sweep.step();
+    wakeSettlers();
     return repairs.plan(now);
   }
 

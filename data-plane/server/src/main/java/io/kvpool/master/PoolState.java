@@ -1,5 +1,6 @@
 package io.kvpool.master;
 
+import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ServerState;
 import java.util.ArrayList;
@@ -146,6 +147,48 @@ final class PoolState {
         n.free(r);
       }
     }
+  }
+
+  /**
+   * Completes a pending put with the replicas proven by receipts (PUT_END, a node's COMMIT, an inventory): visible from
+   * now, with the unproven replicas released (their ranges quarantined while their writers may still write) and
+   * copied later; revoked when none is proven. OK also when it already completed; NOT_FOUND when it is gone.
+   */
+  ErrorCode completePut(StoredObject o, List<Replica> proven, long now) {
+    if (objects.get(o.key) != o) {
+      return ErrorCode.NOT_FOUND; // expired or revoked meanwhile
+    }
+    if (o.complete()) {
+      return ErrorCode.OK;
+    }
+    List<Replica> kept = new ArrayList<>();
+    for (Replica r : proven) {
+      if (o.replicas.contains(r) && readable(r)) {
+        kept.add(r);
+      }
+    }
+    if (kept.isEmpty()) {
+      delete(o, now, true, o.pendingDeadlineMillis);
+      return ErrorCode.WRITE_INCOMPLETE;
+    }
+    for (Replica r : new ArrayList<>(o.replicas)) {
+      if (!kept.contains(r)) {
+        StorageNodeRecord n = holder(r);
+        forgetReplica(o, r);
+        if (n != null) {
+          n.release(new Release(o.key, o.generation, false));
+          quarantine.hold(r, o.pendingDeadlineMillis); // its writer may still be writing
+        }
+      }
+    }
+    objects.markComplete(o);
+    o.lastAccessMillis = now;
+    boolean onDraining = kept.stream().anyMatch(r -> holder(r).state() == NodeState.DRAINING);
+    if (kept.size() < o.wantedReplicas || onDraining) {
+      needsRepair.add(o);
+    }
+    counters.puts.inc();
+    return ErrorCode.OK;
   }
 
   /** An object with no replica left on any live node: gone, but without a tombstone (its node may come back). */

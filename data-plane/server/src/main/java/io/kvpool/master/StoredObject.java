@@ -29,6 +29,15 @@ final class StoredObject {
   boolean adopted;
   /** The client's id of the put that created it: a retried PUT_START with it gets this put back. */
   long putId;
+  /**
+   * PENDING: its writer and every node it was placed on speak protocol 2.2, so the writer may return once the nodes
+   * have sent their COMMITs, before this master applied them: a lookup of the key waits for them.
+   */
+  boolean committedByNodes;
+  /** A lookup already waited the whole commit wait for this pending put: later ones do not wait again. */
+  boolean commitWaitSpent;
+  /** PENDING: ids of the nodes that committed their replica (a COMMIT, or a re-registration's inventory). */
+  private List<String> committedBy;
   /** Position in {@link ObjectTable}'s array (sampling and sweeps), -1 when not in the table. */
   int slot = -1;
 
@@ -51,6 +60,37 @@ final class StoredObject {
   /** Whether eviction may take this object now. */
   boolean evictable(long nowMillis) {
     return state == State.COMPLETE && !pinned && !leased(nowMillis) && !repairInFlight;
+  }
+
+  /** Records that {@code nodeId} committed its replica of this pending put. */
+  void committedBy(String nodeId) {
+    if (committedBy == null) {
+      committedBy = new ArrayList<>(wantedReplicas);
+    }
+    if (!committedBy.contains(nodeId)) {
+      committedBy.add(nodeId);
+    }
+  }
+
+  /** The replicas their nodes committed. */
+  List<Replica> committedReplicas() {
+    List<Replica> out = new ArrayList<>(replicas.size());
+    for (Replica r : replicas) {
+      if (committedBy != null && committedBy.contains(r.nodeId())) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  /** Whether every replica placed for this put has been committed by its node. */
+  boolean allReplicasCommitted() {
+    return committedBy != null && !replicas.isEmpty() && committedReplicas().size() == replicas.size();
+  }
+
+  /** Whether a lookup should wait for this object: a pending put whose nodes commit it and that has not stalled one. */
+  boolean awaitsNodeCommits() {
+    return state == State.PENDING && committedByNodes && !commitWaitSpent;
   }
 
   Replica replicaOn(String nodeId) {

@@ -1,5 +1,6 @@
 package io.kvpool.server;
 
+import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.ErrorReply;
@@ -49,6 +50,11 @@ public final class Session {
 
   public Handshake peer() {
     return peer;
+  }
+
+  /** The protocol minor both sides speak on this connection (the older of the two). */
+  public int agreedMinor() {
+    return Math.min(peer.version().protocolMinor(), VersionInfo.PROTOCOL_MINOR);
   }
 
   /** The connection's send buffer as the kernel has it now. */

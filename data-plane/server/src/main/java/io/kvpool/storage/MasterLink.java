@@ -13,6 +13,7 @@ import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
 import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.RegisterInventory;
@@ -24,6 +25,7 @@ import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.Tombstone;
+import io.kvpool.protocol.WriteReply;
 import io.kvpool.server.NodeKey;
 import java.io.IOException;
 import java.time.Duration;
@@ -45,6 +47,11 @@ final class MasterLink implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
   private static final long MAX_BACKOFF_MILLIS = 500;
+  /**
+   * A node commits at the master only while its last heartbeat answer is this recent: a node that could not reach
+   * its master for longer may have been declared dead there, where its commits would not count.
+   */
+  private static final long COMMIT_FRESHNESS_MILLIS = 3_000;
 
   private final PoolSecrets secrets;
   private final String transport;
@@ -67,7 +74,14 @@ final class MasterLink implements AutoCloseable {
   private volatile long registeredView;
   private volatile long clockOffsetMillis; // master time - local time
   private volatile boolean closed;
+  private volatile long lastAnswerMillis; // local time of the master's last heartbeat or registration answer
   private int next; // index of the master endpoint to try next
+  /**
+   * Guards every frame sent on {@link #connection} and the registration's fields: the link thread's requests and the
+   * COMMITs that connection threads send interleave on the one connection, and a COMMIT goes out only under the
+   * registration that admitted its writes.
+   */
+  private final Object sendLock = new Object();
   private byte[] registrationId;
   private RpcConnection connection;
 
@@ -214,16 +228,19 @@ final class MasterLink implements AutoCloseable {
 
   private void connect() throws IOException {
     closeConnection();
-    connection = RpcConnection.open(current(), new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
-        secrets.outbound(), RPC_TIMEOUT);
-    HandshakeReply hello = connection.peerReply();
+    RpcConnection opened = RpcConnection.open(current(), new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId,
+        nodeId), 0, secrets.outbound(), RPC_TIMEOUT);
+    HandshakeReply hello = opened.peerReply();
     if (hello.state() == ServerState.STANDBY && !hello.leaderEndpoint().isEmpty()) {
       // a standby names the leader: go there directly (it may be none of the configured endpoints, e.g. behind a
       // Service name)
       HostPort leader = HostPort.parse(hello.leaderEndpoint());
-      closeConnection();
-      connection = RpcConnection.open(leader, new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
+      opened.close();
+      opened = RpcConnection.open(leader, new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
           secrets.outbound(), RPC_TIMEOUT);
+    }
+    synchronized (sendLock) {
+      connection = opened;
     }
     if (connection.peerReply().view() != 0 && connection.peerReply().view() < highestView) {
       throw new IOException("master " + connection.endpoint() + " serves view " + connection.peerReply().view()
@@ -240,16 +257,19 @@ final class MasterLink implements AutoCloseable {
     BodyWriter w = new BodyWriter();
     new RegisterNode(nodeId, endpoint, segments, highestView, follows, transport, devices).encode(w);
     RegisterReply reply;
+    serving = false;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      reply = RegisterReply.decode(connection.call(Opcode.REGISTER_NODE, w).reader());
+      reply = RegisterReply.decode(connection.receive(Opcode.REGISTER_NODE, send(Opcode.REGISTER_NODE, w)).reader());
     }
     if (reply.view() < highestView) {
       throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
           + highestView + " this node already follows: refusing a deposed leader");
     }
-    serving = false;
-    nodeKey = new NodeKey(reply.nodeKey()); // grants and tokens of any earlier master stop working here
-    registrationId = reply.registrationId();
+    synchronized (sendLock) {
+      nodeKey = new NodeKey(reply.nodeKey()); // grants and tokens of any earlier master stop working here
+      registrationId = reply.registrationId();
+    }
+    lastAnswerMillis = System.currentTimeMillis();
     highestView = reply.view();
     registeredView = reply.view();
     clockOffsetMillis = reply.masterTimeMillis() - System.currentTimeMillis();
@@ -276,7 +296,7 @@ final class MasterLink implements AutoCloseable {
       BodyWriter w = new BodyWriter(64 + o.size() * 96);
       new RegisterInventory(registrationId, i == chunks - 1, o, t).encode(w);
       try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-        connection.call(Opcode.REGISTER_INVENTORY, w);
+        connection.receive(Opcode.REGISTER_INVENTORY, send(Opcode.REGISTER_INVENTORY, w));
       }
     }
   }
@@ -286,11 +306,16 @@ final class MasterLink implements AutoCloseable {
     new Heartbeat(nodeId, registrationId, highestView).encode(w);
     HeartbeatReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      reply = HeartbeatReply.decode(connection.call(Opcode.HEARTBEAT, w).reader());
+      reply = HeartbeatReply.decode(connection.receive(Opcode.HEARTBEAT, send(Opcode.HEARTBEAT, w)).reader());
     }
     if (reply.view() < highestView) {
       throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
           + highestView + " this node follows");
+    }
+    if (reply.known() && reply.view() == registeredView) {
+      lastAnswerMillis = System.currentTimeMillis();
+    } else {
+      serving = false; // no COMMIT to a master that no longer knows this registration
     }
     clockOffsetMillis = reply.masterTimeMillis() - System.currentTimeMillis();
     long now = System.currentTimeMillis();
@@ -301,9 +326,45 @@ final class MasterLink implements AutoCloseable {
   }
 
   private void closeConnection() {
-    if (connection != null) {
-      connection.close();
-      connection = null;
+    synchronized (sendLock) {
+      if (connection != null) {
+        connection.close();
+        connection = null;
+      }
+    }
+  }
+
+  /** Sends a request of the link thread's, interleaved safely with COMMITs; its reply is read with receive. */
+  private long send(Opcode opcode, BodyWriter body) throws IOException {
+    synchronized (sendLock) {
+      return connection.send(opcode, body);
+    }
+  }
+
+  /**
+   * Sends the receipts of replicas this node completed under the registration whose key is {@code admittedUnder} to
+   * the master as one one-way COMMIT, before the writer hears of them. False when they cannot go out now — another
+   * registration since (the master may not know those writes), a master that does not speak protocol 2.2, no answer
+   * from it recently, or the connection failed — and the writer then commits them itself with PUT_END.
+   */
+  boolean sendCommit(NodeKey admittedUnder, List<NodeCommit.Item> items) {
+    if (System.currentTimeMillis() - lastAnswerMillis > COMMIT_FRESHNESS_MILLIS) {
+      return false;
+    }
+    BodyWriter w = new BodyWriter(64 + items.size() * (48 + items.get(0).key().length()));
+    synchronized (sendLock) {
+      RpcConnection c = connection;
+      if (!serving || admittedUnder == null || admittedUnder != nodeKey || c == null || !c.isUsable()
+          || c.agreedMinor() < WriteReply.COMMIT_MINOR) {
+        return false;
+      }
+      new NodeCommit(nodeId, registrationId, items).encode(w);
+      try {
+        c.send(Opcode.COMMIT, w);
+        return true;
+      } catch (IOException e) {
+        return false; // the link thread finds the connection broken and registers again, inventory and all
+      }
     }
   }
 

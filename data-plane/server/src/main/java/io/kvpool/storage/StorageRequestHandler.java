@@ -8,7 +8,9 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.PutDeadline;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
 import io.kvpool.protocol.ReadReply;
@@ -23,6 +25,7 @@ import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.WriteBatchReply;
 import io.kvpool.protocol.WriteBatchRequest;
+import io.kvpool.protocol.WriteReply;
 import io.kvpool.protocol.WriteRequest;
 import io.kvpool.server.NodeKey;
 import io.kvpool.server.RpcServer;
@@ -34,6 +37,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -58,6 +62,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter reads;
   private final Counter readBytes;
   private final Counter refused;
+  private final Counter commits;
   /** Requests using segment memory now, and outbound copy connections: waited for or closed before unmapping. */
   private final InFlight inFlight = new InFlight();
 
@@ -73,6 +78,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     this.readBytes = counter(metrics, "kvpool_storage_read_bytes_total", "Bytes read from segments");
     this.refused = Counter.builder().name("kvpool_storage_refused_total")
         .help("Reads and writes refused, by reason").labelNames("reason").register(metrics);
+    this.commits = Counter.builder().name("kvpool_storage_commits_total")
+        .help("Replicas completed for protocol-2.2 clients: committed at the master by this node (sent) or left to the"
+            + " writer's PUT_END").labelNames("outcome").register(metrics);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {
@@ -125,14 +133,20 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     return null;
   }
 
-  /** Why a WRITE may not proceed (null: it may, its range now reserved for it); {@code code} gets the error code. */
-  private String admit(WriteRequest w, ErrorCode[] code) {
+  /**
+   * Whether a WRITE may proceed: refused with a code and why, or admitted (its range now reserved for it) under the
+   * registration whose key verified its grant.
+   */
+  private record Admission(ErrorCode code, String problem, NodeKey key) {
+  }
+
+  private Admission admit(WriteRequest w) {
     Slice slice = w.slice();
     String problem = outOfBounds(slice.segmentId(), slice.offset(), slice.length());
-    code[0] = ErrorCode.OUT_OF_BOUNDS;
+    ErrorCode code = ErrorCode.OUT_OF_BOUNDS;
+    NodeKey key = link.nodeKey();
     if (problem == null) {
-      code[0] = ErrorCode.GRANT_REJECTED;
-      NodeKey key = link.nodeKey();
+      code = ErrorCode.GRANT_REJECTED;
       if (key == null) {
         problem = "node " + nodeId + " is not registered with a master";
       } else if (w.expiresAtMillis() < link.masterNow()) {
@@ -147,9 +161,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       }
     }
     if (problem != null) {
-      refused.labelValues(code[0] == ErrorCode.OUT_OF_BOUNDS ? "out_of_bounds" : "grant").inc();
+      refused.labelValues(code == ErrorCode.OUT_OF_BOUNDS ? "out_of_bounds" : "grant").inc();
     }
-    return problem;
+    return new Admission(code, problem, key);
   }
 
   /**
@@ -186,12 +200,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private void write(Session session, Frame request) throws IOException {
     WriteRequest w = WriteRequest.decode(request.reader());
-    ErrorCode[] code = new ErrorCode[1];
-    String problem = admit(w, code);
-    if (problem != null) {
+    Admission admission = admit(w);
+    if (admission.problem() != null) {
       // consume the payload so the connection stays usable for the client's next request
       session.skipPayload(w.slice().length());
-      session.replyError(request, code[0], problem);
+      session.replyError(request, admission.code(), admission.problem());
       return;
     }
     CRC32C landed = receive(session, w);
@@ -200,9 +213,48 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w));
       return;
     }
+    boolean committed = receipt.length > 0 && commitsFor(session)
+        && commit(List.of(new Completed(w, receipt, admission.key())))[0];
     BodyWriter out = new BodyWriter(32);
-    new ReceiptReply(receipt).encode(out);
+    new WriteReply(receipt, committed).encode(out, session.agreedMinor());
     session.reply(request, out);
+  }
+
+  /** A write that completed a verified replica: the receipt it earned and the registration that admitted it. */
+  private record Completed(WriteRequest write, byte[] receipt, NodeKey admittedUnder) {
+  }
+
+  /** Whether this node commits the replicas it completes for the peer: clients that skip PUT_END for them (2.2). */
+  private static boolean commitsFor(Session session) {
+    return session.peer().role() == Role.CLIENT && session.agreedMinor() >= WriteReply.COMMIT_MINOR;
+  }
+
+  /**
+   * Commits completed replicas at the master in one COMMIT, sent before the writer hears of them, and says which went:
+   * those admitted under the same registration as the first (the master knows their puts) whose puts may still be
+   * acknowledged ({@link PutDeadline}); none when the master link cannot take them. The writer commits the rest
+   * itself with PUT_END.
+   */
+  private boolean[] commit(List<Completed> done) {
+    boolean[] sent = new boolean[done.size()];
+    NodeKey under = done.get(0).admittedUnder();
+    long now = link.masterNow();
+    List<NodeCommit.Item> items = new ArrayList<>(done.size());
+    for (int i = 0; i < sent.length; i++) {
+      Completed c = done.get(i);
+      if (c.admittedUnder() == under
+          && now <= PutDeadline.ackCutoffMillis(c.write().generation(), c.write().expiresAtMillis())) {
+        items.add(new NodeCommit.Item(c.write().key(), c.write().generation(), c.receipt()));
+        sent[i] = true;
+      }
+    }
+    if (items.isEmpty() || !link.sendCommit(under, items)) {
+      Arrays.fill(sent, false);
+      items.clear();
+    }
+    commits.labelValues("sent").inc(items.size());
+    commits.labelValues("left_to_writer").inc(done.size() - items.size());
+    return sent;
   }
 
   /**
@@ -212,23 +264,28 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private void writeBatch(Session session, Frame request) throws IOException {
     WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
     List<WriteBatchReply.Result> results = new ArrayList<>(batch.writes().size());
-    ErrorCode[] code = new ErrorCode[1];
     List<ObjectId> admitted = new ArrayList<>();
+    List<Completed> completed = new ArrayList<>();
+    List<Integer> completedAt = new ArrayList<>();
     try {
       for (WriteRequest w : batch.writes()) {
-        String problem = admit(w, code);
-        if (problem != null) {
+        Admission admission = admit(w);
+        if (admission.problem() != null) {
           session.skipPayload(w.slice().length());
-          results.add(new WriteBatchReply.Result(code[0], problem, NO_RECEIPT));
+          results.add(new WriteBatchReply.Result(admission.code(), admission.problem(), NO_RECEIPT, false));
           continue;
         }
         ObjectId id = new ObjectId(w.key(), w.generation());
         admitted.add(id);
         CRC32C landed = receive(session, w);
         byte[] receipt = verifyIfComplete(id, w.valueSize(), w.checksum(), landed);
+        if (receipt != null && receipt.length > 0) {
+          completed.add(new Completed(w, receipt, admission.key()));
+          completedAt.add(results.size());
+        }
         results.add(receipt == null
-            ? new WriteBatchReply.Result(ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w), NO_RECEIPT)
-            : new WriteBatchReply.Result(ErrorCode.OK, "", receipt));
+            ? new WriteBatchReply.Result(ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w), NO_RECEIPT, false)
+            : new WriteBatchReply.Result(ErrorCode.OK, "", receipt, false));
       }
     } catch (IOException | RuntimeException e) {
       for (ObjectId id : admitted) {
@@ -236,8 +293,15 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       }
       throw e;
     }
+    if (!completed.isEmpty() && commitsFor(session)) {
+      boolean[] sent = commit(completed);
+      for (int i = 0; i < sent.length; i++) {
+        WriteBatchReply.Result r = results.get(completedAt.get(i));
+        results.set(completedAt.get(i), new WriteBatchReply.Result(r.status(), r.message(), r.receipt(), sent[i]));
+      }
+    }
     BodyWriter out = new BodyWriter(32 + 32 * results.size());
-    new WriteBatchReply(results).encode(out);
+    new WriteBatchReply(results).encode(out, session.agreedMinor());
     session.reply(request, out);
   }
 
@@ -380,8 +444,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         BodyWriter w = new BodyWriter();
         WriteRequest.of(r.key(), r.generation(), g, r.size(), r.checksum(), r.wantedReplicas(), r.expiresAtMillis())
             .encode(w);
-        byte[] got = ReceiptReply.decode(c.call(Opcode.WRITE, w, views(source, g.slice().valueOffset(),
-            g.slice().length())).reader()).receipt();
+        byte[] got = WriteReply.decode(c.call(Opcode.WRITE, w, views(source, g.slice().valueOffset(),
+            g.slice().length())).reader(), c.agreedMinor()).receipt();
         if (got.length > 0) {
           receipt = got;
         }

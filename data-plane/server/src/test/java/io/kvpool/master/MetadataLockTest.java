@@ -74,7 +74,7 @@ class MetadataLockTest {
   }
 
   private static void commit(PoolFixture f, List<PutStartItem> items) {
-    List<PutStartResult> started = f.pool.putStart(items);
+    List<PutStartResult> started = f.pool.putStart(items, PoolFixture.PUT_END_WRITER);
     List<PutEndItem> ends = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
       PutStartResult r = started.get(i);

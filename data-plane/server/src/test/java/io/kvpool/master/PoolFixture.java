@@ -34,6 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * fresh master ({@link #restartMaster}) sees the same nodes re-register with those inventories.
  */
 final class PoolFixture {
+  /** The protocol minor of a writer that ends its puts with PUT_END (before 2.2). */
+  static final int PUT_END_WRITER = 1;
+  /** The protocol minor of a writer whose storage nodes commit its puts (COMMIT, from 2.2). */
+  static final int NODE_COMMIT_WRITER = 2;
   final AtomicLong now = new AtomicLong(1_000_000);
   final MasterCounters counters = new MasterCounters(new PrometheusRegistry());
   final MasterConfig config;
@@ -151,7 +155,7 @@ final class PoolFixture {
   }
 
   PutStartResult start(String key, int size, int replicas, String... avoid) {
-    return pool.putStart(List.of(new PutStartItem(key, size, 0, replicas, new Random().nextLong(), List.of(avoid))))
+    return pool.putStart(List.of(new PutStartItem(key, size, 0, replicas, new Random().nextLong(), List.of(avoid))), PUT_END_WRITER)
         .get(0);
   }
 

@@ -143,8 +143,8 @@ class PoolMetadataTest {
   void aRetriedPutStartWithTheSamePutIdGetsTheSamePut() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
     PutStartItem item = new PutStartItem("k", 1000, 5, 2, 42, List.of());
-    PutStartResult first = f.pool.putStart(List.of(item)).get(0);
-    PutStartResult retry = f.pool.putStart(List.of(item)).get(0);
+    PutStartResult first = f.pool.putStart(List.of(item), PoolFixture.PUT_END_WRITER).get(0);
+    PutStartResult retry = f.pool.putStart(List.of(item), PoolFixture.PUT_END_WRITER).get(0);
     assertThat(retry.status()).isEqualTo(ErrorCode.OK);
     assertThat(retry.generation()).isEqualTo(first.generation());
     assertThat(retry.replicas()).extracting(ReplicaGrant::nodeId)
@@ -155,7 +155,7 @@ class PoolMetadataTest {
   void avoidedNodesGetNoPlacementWhileOthersCanServe() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).node("c", MIB).settle();
     for (int i = 0; i < 20; i++) {
-      PutStartResult r = f.pool.putStart(List.of(new PutStartItem("k" + i, 1000, 0, 2, i, List.of("b")))).get(0);
+      PutStartResult r = f.pool.putStart(List.of(new PutStartItem("k" + i, 1000, 0, 2, i, List.of("b"))), PoolFixture.PUT_END_WRITER).get(0);
       assertThat(r.replicas()).extracting(ReplicaGrant::nodeId).doesNotContain("b");
     }
   }
@@ -220,7 +220,7 @@ class PoolMetadataTest {
         new PutStartItem("x".repeat(5000), 10, 0, 1, 1, List.of()),
         new PutStartItem("zero", 0, 0, 1, 2, List.of()),
         new PutStartItem("ok", 10, 0, 1, 3, List.of()),
-        new PutStartItem("", 10, 0, 1, 4, List.of())));
+        new PutStartItem("", 10, 0, 1, 4, List.of())), PoolFixture.PUT_END_WRITER);
     assertThat(r).extracting(PutStartResult::status).containsExactly(ErrorCode.LIMIT_EXCEEDED,
         ErrorCode.LIMIT_EXCEEDED, ErrorCode.OK, ErrorCode.LIMIT_EXCEEDED);
     assertThat(r.get(0).message()).contains("5000");
@@ -448,7 +448,7 @@ class PoolMetadataTest {
   @Test
   void aPutPendingDuringADrainIsMovedOnceComplete() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
-    PutStartResult p = f.pool.putStart(List.of(new PutStartItem("k", 1000, 0, 1, 1, List.of("b")))).get(0);
+    PutStartResult p = f.pool.putStart(List.of(new PutStartItem("k", 1000, 0, 1, 1, List.of("b"))), PoolFixture.PUT_END_WRITER).get(0);
     assertThat(p.replicas().get(0).nodeId()).isEqualTo("a");
     f.pool.drain("a");
     Receipt r = f.write("k", p, p.replicas().get(0), 1000, 1);

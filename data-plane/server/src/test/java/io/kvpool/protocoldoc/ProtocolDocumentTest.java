@@ -232,8 +232,8 @@ class ProtocolDocumentTest {
       new WriteBatchRequest(List.of(new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE,
           new byte[16]))).encode(w);
       try (RpcConnection.Deadline d = toNode.deadline(T)) {
-        assertThat(WriteBatchReply.decode(toNode.call(Opcode.WRITE_BATCH, w, ByteBuffer.allocateDirect(16)).reader())
-            .results()).extracting(WriteBatchReply.Result::status).containsExactly(ErrorCode.GRANT_REJECTED);
+        assertThat(WriteBatchReply.decode(toNode.call(Opcode.WRITE_BATCH, w, ByteBuffer.allocateDirect(16)).reader(),
+            toNode.agreedMinor()).results()).extracting(WriteBatchReply.Result::status).containsExactly(ErrorCode.GRANT_REJECTED);
       }
       walked.add(Opcode.WRITE_BATCH);
       w = new BodyWriter();

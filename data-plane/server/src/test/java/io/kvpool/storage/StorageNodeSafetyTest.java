@@ -27,7 +27,6 @@ import io.kvpool.protocol.PutStartResult;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
 import io.kvpool.protocol.ReadRequest;
-import io.kvpool.protocol.ReceiptReply;
 import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.ReplicaListReply;
 import io.kvpool.protocol.ReplicaListResult;
@@ -38,6 +37,7 @@ import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatusList;
 import io.kvpool.protocol.WriteBatchReply;
 import io.kvpool.protocol.WriteBatchRequest;
+import io.kvpool.protocol.WriteReply;
 import io.kvpool.protocol.WriteRequest;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -226,7 +226,8 @@ class StorageNodeSafetyTest {
     PutStartResult px = startPut("x", 4096, crc(x));
     byte[] receipt;
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
-      receipt = ReceiptReply.decode(c.call(Opcode.WRITE, write("x", px, 4096, crc(x)), x.duplicate()).reader()).receipt();
+      receipt = WriteReply.decode(c.call(Opcode.WRITE, write("x", px, 4096, crc(x)), x.duplicate()).reader(),
+          c.agreedMinor()).receipt();
     }
     assertThat(endPut("x", px.generation(), receipt)).isEqualTo(ErrorCode.OK);
     assertThat(client.remove("x")).isTrue();
@@ -305,7 +306,7 @@ class StorageNodeSafetyTest {
             assertThatThrownBy(() -> c.call(Opcode.WRITE, w, part))
                 .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.CHECKSUM_MISMATCH));
           } else {
-            receipt = ReceiptReply.decode(c.call(Opcode.WRITE, w, part).reader()).receipt();
+            receipt = WriteReply.decode(c.call(Opcode.WRITE, w, part).reader(), c.agreedMinor()).receipt();
           }
         }
       }
@@ -336,8 +337,8 @@ class StorageNodeSafetyTest {
 
     PutStartResult good = startPut("big", 1 << 20, checksum);
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
-      byte[] receipt = ReceiptReply.decode(c.call(Opcode.WRITE, write("big", good, 1 << 20, checksum),
-          value.duplicate()).reader()).receipt();
+      byte[] receipt = WriteReply.decode(c.call(Opcode.WRITE, write("big", good, 1 << 20, checksum),
+          value.duplicate()).reader(), c.agreedMinor()).receipt();
       assertThat(endPut("big", good.generation(), receipt)).isEqualTo(ErrorCode.OK);
     }
     assertThat(client.get("big")).isEqualTo(value);
@@ -365,7 +366,7 @@ class StorageNodeSafetyTest {
     new WriteBatchRequest(items).encode(w);
     try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
       List<WriteBatchReply.Result> results = WriteBatchReply.decode(c.call(Opcode.WRITE_BATCH, w, a.duplicate(),
-          b.duplicate(), c3.duplicate()).reader()).results();
+          b.duplicate(), c3.duplicate()).reader(), c.agreedMinor()).results();
       assertThat(results).extracting(WriteBatchReply.Result::status)
           .containsExactly(ErrorCode.OK, ErrorCode.GRANT_REJECTED, ErrorCode.OK);
       assertThat(results.get(1).message()).contains("does not match");
