@@ -15,7 +15,9 @@ import io.kvpool.protocol.Tombstone;
 import io.kvpool.server.NodeKey;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,8 @@ final class NodeRegistry {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final PoolState pool;
+  /** Per node registering now: pending puts its inventory proved a replica of, completed when it is ALIVE again. */
+  private final Map<String, List<StoredObject>> committedInInventory = new HashMap<>();
 
   NodeRegistry(PoolState pool) {
     this.pool = pool;
@@ -57,11 +61,12 @@ final class NodeRegistry {
     StorageNodeRecord node = new StorageNodeRecord(msg.nodeId(), pool.nextIncarnation(), registrationId,
         msg.endpoint(), version, segments, key, connection, connectionOpen, msg.transport(), msg.devices(), nowMillis);
     pool.nodes.put(node.id(), node);
+    committedInInventory.remove(node.id());
     pool.lastRegistrationMillis = nowMillis;
     LOG.info("event=node_registering node={} endpoint={} version={} segments={} capacity={} replaces={}", node.id(),
         node.endpoint(), version, segments.size(), node.capacityBytes(), old == null ? "none" : old.state());
     if (!msg.inventoryFollows()) {
-      finish(node);
+      finish(node, nowMillis);
     }
     return new RegisterReply(pool.view, nowMillis, registrationId, key.bytes());
   }
@@ -89,12 +94,18 @@ final class NodeRegistry {
     }
     pool.lastRegistrationMillis = nowMillis;
     if (chunk.last()) {
-      finish(node);
+      finish(node, nowMillis);
     }
   }
 
-  private void finish(StorageNodeRecord node) {
+  private void finish(StorageNodeRecord node, long nowMillis) {
     node.state(NodeState.ALIVE);
+    for (StoredObject o : committedInInventory.getOrDefault(node.id(), List.of())) {
+      if (o.allReplicasCommitted()) {
+        pool.completePut(o, o.committedReplicas(), nowMillis);
+      }
+    }
+    committedInInventory.remove(node.id());
     pool.sweep.request(); // replicas of the node's earlier registration its inventory did not confirm are gone
     LOG.info("event=node_registered node={} endpoint={} replicas={}", node.id(), node.endpoint(), node.replicaCount());
   }
@@ -142,11 +153,9 @@ final class NodeRegistry {
         pool.addReplica(o, replica);
         if (!o.complete()) {
           // a verified replica of a pending put: as good as its node's COMMIT, which may have been lost with the
-          // connection this registration replaces
+          // connection this registration replaces; the put completes once the node serves again (finish)
           o.committedBy(node.id());
-          if (o.allReplicasCommitted()) {
-            pool.completePut(o, o.committedReplicas(), nowMillis);
-          }
+          committedInInventory.computeIfAbsent(node.id(), id -> new ArrayList<>()).add(o);
         }
       } else {
         node.release(new Release(io.key(), io.generation(), false));

@@ -183,9 +183,43 @@ class LoopbackPoolTest {
   }
 
   @Test
+  void aPutIsCommittedByItsNodesAndAnotherClientFindsItAsSoonAsItReturns() {
+    try (KvPoolClient reader = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint())
+        .clientId("reader").locationCacheEntries(0).build())) {
+      for (int i = 0; i < 200; i++) {
+        ByteBuffer value = randomValue(4096 + i, i);
+        client.put("committed/" + i, value, 2);
+        assertThat(reader.exists("committed/" + i)).as("exists right after put " + i).isTrue();
+        assertThat(reader.get("committed/" + i)).as("value right after put " + i).isEqualTo(value);
+      }
+      Map<String, ByteBuffer> batch = new LinkedHashMap<>();
+      for (int i = 0; i < 20; i++) {
+        batch.put("committed/batch/" + i, randomValue(1000 + i, 1000 + i));
+      }
+      assertThat(client.putBatch(batch, 2).stored()).hasSize(20);
+      assertThat(reader.getBatch(List.copyOf(batch.keySet()))).isEqualTo(batch);
+    }
+    assertThat(client.putCommitStats()).as("one master exchange per put: no PUT_END")
+        .isEqualTo(new PutCommitStats(220, 0));
+  }
+
+  @Test
+  void aClientOfProtocol21EndsItsPutsItselfAndNodesLeaveThemToIt() {
+    ClientConfig older = ClientConfig.builder().master(master.rpcEndpoint()).advertisedVersion(
+        new VersionInfo(VersionInfo.CURRENT.release(), VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR - 1))
+        .build();
+    try (KvPoolClient c = KvPoolClient.connect(older)) {
+      c.put("ended/one", randomValue(4096, 3), 2);
+      assertThat(c.putCommitStats()).isEqualTo(new PutCommitStats(0, 1));
+    }
+    assertThat(client.get("ended/one")).isEqualTo(randomValue(4096, 3));
+  }
+
+  @Test
   void minorVersionOneApartIsAccepted() throws Exception {
     ClientConfig newer = ClientConfig.builder().master(master.rpcEndpoint())
-        .advertisedVersion(new VersionInfo("0.3.0", 2, 1)).build();
+        .advertisedVersion(new VersionInfo("0.3.0", VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR + 1))
+        .build();
     try (KvPoolClient c = KvPoolClient.connect(newer)) {
       c.put("from-newer", randomValue(64, 8), 1);
       assertThat(client.get("from-newer")).isEqualTo(randomValue(64, 8));

@@ -5,6 +5,7 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
 import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.PutEndItem;
 import io.kvpool.protocol.PutStartItem;
 import io.kvpool.protocol.PutStartResult;
@@ -155,8 +156,21 @@ final class PoolFixture {
   }
 
   PutStartResult start(String key, int size, int replicas, String... avoid) {
-    return pool.putStart(List.of(new PutStartItem(key, size, 0, replicas, new Random().nextLong(), List.of(avoid))), PUT_END_WRITER)
-        .get(0);
+    return start(PUT_END_WRITER, key, size, replicas, avoid);
+  }
+
+  /** A PUT_START from a writer of protocol minor {@code writerMinor}. */
+  PutStartResult start(int writerMinor, String key, int size, int replicas, String... avoid) {
+    return pool.putStart(List.of(new PutStartItem(key, size, 0, replicas, new Random().nextLong(), List.of(avoid))),
+        writerMinor).get(0);
+  }
+
+  /** What a node does for a writer of protocol 2.2: records the replica it verified and sends its receipt in a COMMIT. */
+  void commit(String key, PutStartResult started, ReplicaGrant grant, int size, int replicas) {
+    SimNode n = nodes.get(grant.nodeId());
+    Receipt r = write(key, started, grant, size, replicas);
+    pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item(key, started.generation(),
+        r.receipt()))));
   }
 
   /** The replica a node records once it wrote and verified a granted replica; returns its receipt. */

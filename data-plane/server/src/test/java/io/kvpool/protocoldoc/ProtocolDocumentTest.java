@@ -15,6 +15,7 @@ import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
 import io.kvpool.protocol.KeyList;
+import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PinRequest;
 import io.kvpool.protocol.PutEndItem;
@@ -169,6 +170,15 @@ class ProtocolDocumentTest {
       new Heartbeat("doc-2", reg.registrationId(), 0).encode(w);
       assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader()).known()).isTrue();
       walked.add(Opcode.HEARTBEAT);
+
+      BodyWriter commit = new BodyWriter();
+      new NodeCommit("doc-2", reg.registrationId(), List.of(new NodeCommit.Item("nothing-pending", 1, new byte[16])))
+          .encode(commit);
+      storage.send(Opcode.COMMIT, commit);
+      client.send(Opcode.COMMIT, commit); // a COMMIT from a client is ignored, and not answered either
+      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader()).known())
+          .as("the next reply on the connection answers the heartbeat: a COMMIT gets none").isTrue();
+      walked.add(Opcode.COMMIT);
 
       w = new BodyWriter();
       new PutStartRequest(List.of(new PutStartItem("k", 10, 0, 1, 1, List.of()),

@@ -41,10 +41,12 @@ class MetricsEndpointTest {
   /** The master's metric families and their types. */
   static final Map<String, String> MASTER = families(
       "kvpool_auth_failures_total counter", "kvpool_body_budget_available_bytes gauge",
-      "kvpool_build_info gauge", "kvpool_capacity_bytes gauge", "kvpool_connections gauge",
+      "kvpool_build_info gauge", "kvpool_capacity_bytes gauge", "kvpool_commit_waits_total counter",
+      "kvpool_connections gauge",
       "kvpool_connections_closed_total counter", "kvpool_connections_refused_total counter",
       "kvpool_evictions_total counter", "kvpool_get_hits_total counter", "kvpool_get_misses_total counter",
       "kvpool_gets_total counter", "kvpool_master_leader gauge", "kvpool_master_view gauge",
+      "kvpool_node_commits_total counter",
       "kvpool_node_capacity_bytes gauge", "kvpool_node_up gauge", "kvpool_node_used_bytes gauge",
       "kvpool_objects gauge", "kvpool_objects_lost_total counter", "kvpool_objects_pending gauge",
       "kvpool_objects_recovered_total counter", "kvpool_objects_under_replicated gauge",
@@ -59,17 +61,20 @@ class MetricsEndpointTest {
       "kvpool_connections gauge", "kvpool_connections_closed_total counter",
       "kvpool_connections_refused_total counter", "kvpool_rpc_server_duration_seconds histogram",
       "kvpool_rpc_server_errors_total counter", "kvpool_storage_capacity_bytes gauge",
+      "kvpool_storage_commits_total counter",
       "kvpool_storage_device_ready gauge", "kvpool_storage_objects gauge", "kvpool_storage_read_bytes_total counter",
       "kvpool_storage_reads_total counter", "kvpool_storage_refused_total counter",
       "kvpool_storage_registered gauge", "kvpool_storage_tombstones gauge",
       "kvpool_storage_write_bytes_total counter", "kvpool_storage_writes_total counter",
       "kvpool_version_mismatch_total counter");
-  /** Labelled counters that appear with their first event (a refusal, a closed connection). */
+  /** Labelled counters that appear with their first event (a refusal, a closed connection, a node's commit). */
   static final List<String> ON_FIRST_EVENT = List.of("kvpool_auth_failures_total", "kvpool_connections_closed_total",
-      "kvpool_connections_refused_total", "kvpool_rpc_server_errors_total", "kvpool_storage_refused_total");
+      "kvpool_connections_refused_total", "kvpool_node_commits_total", "kvpool_rpc_server_errors_total",
+      "kvpool_storage_commits_total", "kvpool_storage_refused_total");
   /** The Java client's metric families and their types. */
   static final Map<String, String> CLIENT = families("kvpool_client_location_cache_total counter",
-      "kvpool_client_operation_duration_seconds histogram", "kvpool_client_rpc_duration_seconds histogram");
+      "kvpool_client_operation_duration_seconds histogram", "kvpool_client_put_commits_total counter",
+      "kvpool_client_rpc_duration_seconds histogram");
 
   private Master master;
   private StorageNode node;
@@ -143,12 +148,13 @@ class MetricsEndpointTest {
   void theMastersMetricNamesAreStableAndEveryRequestIsTimed() throws Exception {
     String body = scrape(master.adminEndpoint().toString());
     assertFamilies(body, MASTER);
-    for (String op : List.of("PUT_START", "PUT_END", "GET_REPLICAS", "EXISTS")) {
+    for (String op : List.of("PUT_START", "COMMIT", "GET_REPLICAS", "EXISTS")) { // the nodes commit the puts
       assertThat(body).contains("kvpool_rpc_server_duration_seconds_bucket{opcode=\"" + op + "\",le=\"0.001\"}")
           .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"" + op + "\"} [1-9]")
           .contains("kvpool_rpc_server_duration_seconds_sum{opcode=\"" + op + "\"}");
     }
-    assertThat(body).containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"HEARTBEAT\"} [1-9]")
+    assertThat(body).contains("kvpool_node_commits_total{outcome=\"applied\"} 5.0")
+        .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"HEARTBEAT\"} [1-9]")
         .contains("kvpool_rpc_server_duration_seconds_bucket{opcode=\"GET_REPLICAS\",le=\"+Inf\"}");
   }
 
@@ -159,7 +165,8 @@ class MetricsEndpointTest {
     assertThat(body).containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"WRITE\"} [1-9]")
         .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"READ\"} [1-9]")
         .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"WRITE_BATCH\"} 1")
-        .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"READ_BATCH\"} 1");
+        .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"READ_BATCH\"} 1")
+        .contains("kvpool_storage_commits_total{outcome=\"sent\"} 5.0");
   }
 
   @Test
@@ -189,8 +196,8 @@ class MetricsEndpointTest {
     PrometheusTextFormatWriter.create().write(out, clientRegistry.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
     String body = out.toString(StandardCharsets.UTF_8);
     assertThat(typesOf(body)).isEqualTo(CLIENT);
-    for (String op : List.of("PUT_START", "PUT_END", "GET_REPLICAS", "EXISTS", "WRITE", "READ", "WRITE_BATCH",
-        "READ_BATCH", "STATS")) {
+    for (String op : List.of("PUT_START", "GET_REPLICAS", "EXISTS", "WRITE", "READ", "WRITE_BATCH", "READ_BATCH",
+        "STATS")) {
       assertThat(body).containsPattern("kvpool_client_rpc_duration_seconds_count\\{opcode=\"" + op + "\"} [1-9]");
     }
     assertThat(body).contains("kvpool_client_operation_duration_seconds_count{operation=\"get\"} 2")
@@ -199,6 +206,8 @@ class MetricsEndpointTest {
         .contains("kvpool_client_operation_duration_seconds_count{operation=\"get_batch\"} 1")
         .contains("kvpool_client_operation_duration_seconds_count{operation=\"exists\"} 1")
         .contains("kvpool_client_location_cache_total{result=\"hit\"} 1.0")
-        .contains("kvpool_client_location_cache_total{result=\"miss\"} 5.0");
+        .contains("kvpool_client_location_cache_total{result=\"miss\"} 5.0")
+        .contains("kvpool_client_put_commits_total{by=\"nodes\"} 5.0")
+        .doesNotContain("opcode=\"PUT_END\""); // one master exchange per put: the storage nodes committed them
   }
 }

@@ -1,0 +1,172 @@
+package io.kvpool.master;
+
+import static io.kvpool.master.PoolFixture.NODE_COMMIT_WRITER;
+import static io.kvpool.master.PoolFixture.PUT_END_WRITER;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.NodeCommit;
+import io.kvpool.protocol.PutEndItem;
+import io.kvpool.protocol.PutStartResult;
+import io.kvpool.protocol.Receipt;
+import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.ReplicaListResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Puts that their storage nodes commit (protocol 2.2): a put completes once every replica it placed is committed by its
+ * node, only receipts of the node's current registration count, PUT_END and inventories add to them, and lookups
+ * wait for commits that are on their way instead of missing a put that already returned to its writer.
+ */
+class NodeCommitTest {
+  private static final long MIB = 1 << 20;
+
+  private static PoolFixture pool() {
+    return new PoolFixture(0.9, 0.1).node("a", 16 * MIB).node("b", 16 * MIB).settle();
+  }
+
+  private static long pending(PoolFixture f) {
+    return f.pool.snapshot().pendingObjects();
+  }
+
+  private static double nodeCommits(PoolFixture f, String outcome) {
+    return f.counters.nodeCommits.labelValues(outcome).get();
+  }
+
+  private static long commitWaits(PoolFixture f) {
+    return MasterCounters.value(f.counters.commitWaits);
+  }
+
+  @Test
+  void aPutCompletesOnceEveryReplicaItPlacedIsCommittedByItsNode() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
+    assertThat(pending(f)).as("one of two replicas committed: still pending").isEqualTo(1);
+    f.commit("k", p, p.replicas().get(1), 1000, 2);
+    assertThat(pending(f)).isZero();
+    assertThat(f.exists("k")).isTrue();
+    assertThat(f.replicas("k")).isEqualTo(2);
+    assertThat(nodeCommits(f, "applied")).isEqualTo(2);
+    assertThat(f.pool.putEnd(List.of(new PutEndItem("k", p.generation(), List.of())))).as("a PUT_END after it")
+        .containsExactly(ErrorCode.OK);
+  }
+
+  @Test
+  void aCommitCountsOnlyWithAReceiptOfTheNodesCurrentRegistration() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 1);
+    ReplicaGrant g = p.replicas().get(0);
+    PoolFixture.SimNode n = f.nodes.get(g.nodeId());
+    byte[] receipt = f.write("k", p, g, 1000, 1).receipt();
+    byte[] forged = receipt.clone();
+    forged[0] ^= 1;
+    f.pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item("k", p.generation(),
+        forged))));
+    f.pool.nodeCommit(new NodeCommit(n.id, new byte[16], List.of(new NodeCommit.Item("k", p.generation(),
+        receipt))));
+    PoolFixture.SimNode other = f.nodes.get(g.nodeId().equals("a") ? "b" : "a");
+    f.pool.nodeCommit(new NodeCommit(other.id, other.registrationId, List.of(new NodeCommit.Item("k",
+        p.generation(), other.key.receipt("k", p.generation(), 1000, 0))))); // a node that holds no replica of it
+    f.pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item("k", p.generation() + 1,
+        n.key.receipt("k", p.generation() + 1, 1000, 0))))); // another generation
+    assertThat(pending(f)).isEqualTo(1);
+    assertThat(nodeCommits(f, "ignored")).isEqualTo(4);
+    f.pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item("k", p.generation(),
+        receipt))));
+    assertThat(pending(f)).isZero();
+    assertThat(f.exists("k")).isTrue();
+  }
+
+  @Test
+  void aPutEndAddsTheReplicasTheirNodesCommitted() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
+    Receipt second = f.write("k", p, p.replicas().get(1), 1000, 2);
+    assertThat(f.pool.putEnd(List.of(new PutEndItem("k", p.generation(), List.of(second)))))
+        .containsExactly(ErrorCode.OK);
+    assertThat(f.replicas("k")).as("the committed replica kept, not released as unproven").isEqualTo(2);
+    f.tickUntilQuiet();
+    assertThat(f.replicas("k")).isEqualTo(2);
+  }
+
+  @Test
+  void aPutThatExpiresWithSomeReplicasCommittedKeepsThemAndIsRepaired() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2); // the other node never wrote: its writer failed or went away
+    f.advance(f.config.pendingTimeout().plusSeconds(1));
+    f.heartbeats();
+    f.tickUntilQuiet();
+    assertThat(pending(f)).isZero();
+    assertThat(f.exists("k")).isTrue();
+    assertThat(f.replicas("k")).isEqualTo(2);
+  }
+
+  @Test
+  void aVerifiedReplicaInARegistrationsInventoryCountsAsItsNodesCommit() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 1);
+    ReplicaGrant g = p.replicas().get(0);
+    f.write("k", p, g, 1000, 1); // its COMMIT was lost with the node's connection to the master
+    f.register(f.nodes.get(g.nodeId()));
+    assertThat(pending(f)).isZero();
+    assertThat(f.exists("k")).isTrue();
+  }
+
+  @Test
+  void aPutItsNodesCommittedSurvivesANewLeader() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
+    f.commit("k", p, p.replicas().get(1), 1000, 2);
+    f.restartMaster();
+    f.settle();
+    assertThat(f.exists("k")).isTrue();
+    assertThat(f.replicas("k")).isEqualTo(2);
+  }
+
+  @Test
+  void aLookupWaitsForTheCommitsOfAPutThatMayHaveReturnedToItsWriter() throws Exception {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    CompletableFuture<List<ReplicaListResult>> lookup = CompletableFuture.supplyAsync(
+        () -> f.pool.getReplicas(List.of("k", "other")));
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (commitWaits(f) == 0) { // the lookup counts its wait under the lock it releases only by waiting
+      assertThat(System.nanoTime() - deadline).as("the lookup waits for the commits").isNegative();
+      Thread.sleep(1);
+    }
+    for (ReplicaGrant g : p.replicas()) {
+      f.commit("k", p, g, 1000, 2);
+    }
+    ReplicaListResult found = lookup.get(30, TimeUnit.SECONDS).get(0);
+    assertThat(found.status()).isEqualTo(ErrorCode.OK);
+    assertThat(found.generation()).isEqualTo(p.generation());
+    assertThat(found.replicas()).hasSize(2);
+  }
+
+  @Test
+  void aPutThatStaysPendingHoldsUpOneLookupAndNoMore() {
+    PoolFixture f = pool();
+    f.start(NODE_COMMIT_WRITER, "k", 1000, 1); // written by nobody
+    assertThat(f.pool.exists(List.of("k"))).containsExactly(ErrorCode.NOT_FOUND);
+    assertThat(commitWaits(f)).isEqualTo(1);
+    assertThat(f.pool.getReplicas(List.of("k")).get(0).status()).isEqualTo(ErrorCode.NOT_FOUND);
+    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.PUT_IN_PROGRESS);
+    assertThat(commitWaits(f)).as("a lookup waited its whole wait: later ones answer at once").isEqualTo(1);
+  }
+
+  @Test
+  void aPutItsWriterEndsItselfIsNotWaitedFor() {
+    PoolFixture f = pool();
+    f.start(PUT_END_WRITER, "k", 1000, 1);
+    assertThat(f.pool.exists(List.of("k"))).containsExactly(ErrorCode.NOT_FOUND);
+    assertThat(commitWaits(f)).isZero();
+  }
+}
