@@ -183,7 +183,7 @@ class LoopbackPoolTest {
   }
 
   @Test
-  void aPutIsCommittedByItsNodesAndAnotherClientFindsItAsSoonAsItReturns() {
+  void aPutIsCommittedByItsNodesAndAnotherClientFindsItAsSoonAsItReturns() throws Exception {
     try (KvPoolClient reader = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint())
         .clientId("reader").locationCacheEntries(0).build())) {
       for (int i = 0; i < 200; i++) {
@@ -204,7 +204,7 @@ class LoopbackPoolTest {
   }
 
   @Test
-  void aClientOfProtocol21EndsItsPutsItselfAndNodesLeaveThemToIt() {
+  void aClientOfProtocol21EndsItsPutsItselfAndNodesLeaveThemToIt() throws Exception {
     ClientConfig older = ClientConfig.builder().master(master.rpcEndpoint()).advertisedVersion(
         new VersionInfo(VersionInfo.CURRENT.release(), VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR - 1))
         .build();
