@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.PutCommitStats;
 import io.kvpool.client.NoSpaceException;
 import io.kvpool.client.ObjectNotFoundException;
 import io.kvpool.common.HostPort;
@@ -98,7 +99,11 @@ class IntegrityIT {
     KvPoolClient client = pool.newClient("it-restart");
     Map<String, Long> crc = new HashMap<>();
     List<String> keys = putMany(client, "restart/", 10_000, 2048, 2, crc);
-    restartMaster();
+    PutCommitStats commits = client.putCommitStats();
+    assertThat(commits.byNodes() + commits.byPutEnd()).isEqualTo(10_000);
+    assertThat(commits.byNodes()).as("puts their storage nodes committed, some perhaps not yet applied when the master"
+        + " dies").isPositive();
+    restartMaster(); // kill -9 right after the last put returned
     awaitAllAt(keys, 2, "every object at 2 replicas after the master restart");
     JsonNode status = pool.masterAdmin().status();
     assertThat(status.path("counters").path("underReplicated").asLong()).isZero();
@@ -245,6 +250,7 @@ class IntegrityIT {
     } finally {
       threads.shutdownNow();
     }
+    assertThat(client.putCommitStats().byNodes()).as("the winners were committed by their storage nodes").isPositive();
     for (int round = 0; round < 5; round++) {
       long got = Values.crc(client.get("race/" + round));
       assertThat(values.stream().map(Values::crc)).as("race/" + round + " holds one writer's whole value").contains(got);
