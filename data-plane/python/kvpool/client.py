@@ -3,7 +3,8 @@ storage nodes. Thread-safe: connections are pooled, so threads sharing a client 
 
 A put of a key that already exists keeps the stored value (keys of a KV cache name their content); remove the key
 first to replace it. A put succeeds once at least one replica is written and verified; the master copies the
-missing ones.
+missing ones. With protocol 2.2 the storage nodes commit a put whose replicas were all written, so it costs one
+master exchange (PUT_START); the client sends PUT_END only when a node could not.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Sequence
 from .backoff import Backoff
 from .checksum import crc32c_of_regions
 from .codec import MAX_BATCH, MAX_VALUE_BYTES, key_problem
+from .commits import PutCommits, PutCommitStats
 from .config import ClientConfig
 from .errors import (BufferTooSmall, ConnectionFailed, ErrorCode, KvPoolError, KvPoolTimeout, NoSpace,
                      ObjectNotFound, RemoteError, remote_error, retryable)
@@ -69,6 +71,7 @@ class KvPoolClient:
         to_storage = local._replace(pool_id=self.pool_id)
         self._storage = StorageConnections(to_storage, config.timeout, config.pool_key, tls, config.batch_requests)
         self._locations = LocationCache(config.location_cache_entries, config.lease_ttl)
+        self._commits = PutCommits()
 
     @classmethod
     def from_env(cls, **overrides) -> "KvPoolClient":
@@ -168,10 +171,14 @@ class KvPoolClient:
                 for node, error in outcome.failures.items():
                     if isinstance(error, (ConnectionFailed, KvPoolTimeout)) and node not in avoid:
                         avoid.append(node)  # the master does not know yet: place the retry elsewhere
+                if outcome.committed_by_nodes(plan):
+                    self._commits.by_nodes(1)
+                    return True
                 if outcome.receipts:
                     end = self._end_puts([PutEndItem(key, start.generation, list(outcome.receipts.items()))],
                                          backoff)[0]
                     if end == ErrorCode.OK:
+                        self._commits.by_put_end(1)
                         return True
                     # lost (a new leader never heard of it, or it expired): the next round starts it again, and
                     # finds the value stored (ALREADY_EXISTS) if a node's inventory brought it back meanwhile
@@ -195,9 +202,10 @@ class KvPoolClient:
                 raise last
 
     def put_batch(self, keys: Sequence[str], values: Sequence[Regions], replicas: int | None = None) -> list:
-        """Stores many values (each a :class:`Regions`) with one master round trip to start them and one to end
-        them, writing every node's replicas at once. One entry per key: None when stored (or already present),
-        else the error. Keys whose batch attempt failed for a retryable reason are retried one by one."""
+        """Stores many values (each a :class:`Regions`) with one master round trip to start them and, for those their
+        storage nodes did not commit, one to end them, writing every node's replicas at once. One entry per key: None
+        when stored (or already present), else the error. Keys whose batch attempt failed for a retryable reason are
+        retried one by one."""
         replicas = self.config.replicas if replicas is None else replicas
         if len(keys) != len(values):
             raise ValueError(f"{len(keys)} keys but {len(values)} values")
@@ -236,14 +244,18 @@ class KvPoolClient:
                 results[offset + i] = remote_error(r.status, f"put of key '{keys[i]}' refused: {r.message}")
         outcomes = write_replicas(self._storage, self.config.timeout, plans)
         ends, end_where, revoke = [], [], []
+        committed = 0  # by their storage nodes: stored, no PUT_END
         for plan, i, outcome in zip(plans, where, outcomes):
-            if outcome.receipts:
+            if outcome.committed_by_nodes(plan):
+                committed += 1
+            elif outcome.receipts:
                 ends.append(PutEndItem(plan.key, plan.generation, list(outcome.receipts.items())))
                 end_where.append(i)
             else:
                 results[offset + i] = next(iter(outcome.failures.values()), None) or ConnectionFailed(
                     f"put of key '{plan.key}': no storage node returned a receipt")
                 revoke.append((plan.key, plan.generation))
+        self._commits.by_nodes(committed)
         if revoke:
             self._revoke_quietly(revoke)
         if ends:
@@ -257,6 +269,8 @@ class KvPoolClient:
                 elif status != ErrorCode.OK:
                     results[offset + i] = ConnectionFailed(
                         f"put of key '{keys[i]}' was dropped by the master before it completed ({status.name})", status)
+                else:
+                    self._commits.by_put_end(1)
 
     # ---- get ----
 
@@ -307,6 +321,11 @@ class KvPoolClient:
     def location_cache_stats(self) -> LocationCacheStats:
         """Gets served from held replica lists (no master round trip), lookups sent to the master, stale lists."""
         return self._locations.stats()
+
+    def put_commit_stats(self) -> PutCommitStats:
+        """How this client's puts were committed: by their storage nodes (protocol 2.2, no PUT_END) or by a PUT_END.
+        Puts of keys that already held a value count in neither."""
+        return self._commits.stats()
 
     def _lookup(self, key: str) -> ReplicaListResult:
         """The replica list of a key, waiting out a new leader's recovery; not found is final."""

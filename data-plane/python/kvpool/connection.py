@@ -429,6 +429,12 @@ class Connection:
     # ---- life cycle ----
 
     @property
+    def agreed_minor(self) -> int:
+        """The protocol minor both sides speak on this handshaken connection: the older of the two (PROTOCOL.md,
+        "HANDSHAKE"); it decides which requests may be sent and how replies are laid out."""
+        return min(self.minor, self.peer.prefix.minor)
+
+    @property
     def usable(self) -> bool:
         return not self.broken and self.sock.fileno() >= 0
 

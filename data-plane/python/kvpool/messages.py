@@ -42,6 +42,9 @@ class ServerState(enum.IntEnum):
 
 
 NONCE_BYTES = 32
+# the protocol minor from which WRITE and WRITE_BATCH replies carry the commit flag (PROTOCOL.md, "Commits by storage
+# nodes")
+COMMIT_MINOR = 2
 _INT_LIMIT = 2**31 - 1
 _LONG_LIMIT = 2**63 - 1
 
@@ -299,10 +302,19 @@ def encode_write(key: str, generation: int, s: Slice, value_size: int, crc: int,
     return w
 
 
-def decode_receipt(r: BodyReader) -> bytes:
+class WriteReply(NamedTuple):
+    """A WRITE reply: the receipt when this write completed a verified replica (else empty) and, from protocol 2.2,
+    whether the node sent that receipt to the master in a COMMIT before replying, so the put needs no PUT_END for it."""
+    receipt: bytes
+    committed: bool
+
+
+def decode_write_reply(r: BodyReader, minor: int) -> WriteReply:
+    """A WRITE reply on a connection whose agreed protocol minor is ``minor`` (the commit flag from 2.2 on)."""
     receipt = r.bytes(MAX_TOKEN_BYTES, "receipt")
+    committed = minor >= COMMIT_MINOR and r.bool()
     r.finish()
-    return receipt
+    return WriteReply(receipt, committed)
 
 
 def encode_read(key: str, generation: int, s: Slice, expires_at: int, token: bytes) -> BodyWriter:
@@ -329,11 +341,12 @@ def encode_read_batch(items: Sequence[tuple]) -> BodyWriter:
 
 class BatchResult(NamedTuple):
     """One item's outcome in a READ_BATCH reply (``length`` payload bytes when OK) or a WRITE_BATCH reply
-    (``receipt`` when that write completed a verified replica)."""
+    (``receipt`` when that write completed a verified replica, ``committed`` as in :class:`WriteReply`)."""
     status: ErrorCode
     length: int
     message: str
     receipt: bytes = b""
+    committed: bool = False
 
 
 def decode_read_batch_reply(r: BodyReader) -> list:
@@ -360,13 +373,17 @@ def encode_write_batch(items: Sequence[tuple]) -> BodyWriter:
     return w
 
 
-def decode_write_batch_reply(r: BodyReader) -> list:
-    n = r.count(MAX_BATCH, 2 + 2 + 2, "write results")
+def decode_write_batch_reply(r: BodyReader, minor: int) -> list:
+    """A WRITE_BATCH reply on a connection whose agreed protocol minor is ``minor`` (each result's commit flag from
+    2.2 on)."""
+    flagged = minor >= COMMIT_MINOR
+    n = r.count(MAX_BATCH, 2 + 2 + 2 + (1 if flagged else 0), "write results")
     out = []
     for _ in range(n):
         status = error_code(r.u16())
         message = r.text()
-        out.append(BatchResult(status, 0, message, r.bytes(MAX_TOKEN_BYTES, "receipt")))
+        receipt = r.bytes(MAX_TOKEN_BYTES, "receipt")
+        out.append(BatchResult(status, 0, message, receipt, flagged and r.bool()))
     r.finish()
     return out
 

@@ -183,7 +183,7 @@ class StorageConnections:
     def batches(self, c: Connection) -> bool:
         """Whether several reads or writes may go to this node as one READ_BATCH / WRITE_BATCH: the client allows it
         and both sides speak protocol 2.1."""
-        return self.batch_requests and c.peer is not None and min(c.minor, c.peer.prefix.minor) >= 1
+        return self.batch_requests and c.peer is not None and c.agreed_minor >= 1
 
     def borrow(self, endpoint: str) -> Connection:
         idle = self._idle.get(endpoint)

@@ -1,7 +1,8 @@
 """Moving value bytes between the caller's regions and storage nodes, many values at once and without helper
 threads: every node first gets all of its requests, then the replies are collected node by node, so the nodes work at
 the same time. A node that speaks protocol 2.1 gets several reads (writes) as one READ_BATCH (WRITE_BATCH): one frame
-each way; an older node gets them pipelined on one connection. Each value learns, per node, its result or why not."""
+each way; an older node gets them pipelined on one connection. Each value learns, per node, its result or why not,
+and a put whether the node committed its replica at the master itself (protocol 2.2)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from .checksum import crc32c_of_regions
 from .errors import ChecksumMismatch, ConnectionFailed, ErrorCode, KvPoolError, ProtocolError, remote_error
 from .memory import Regions
 from .messages import (Opcode, ReplicaGrant, ReplicaListResult, ReplicaLocation, decode_read_batch_reply,
-                       decode_read_reply, decode_receipt, decode_write_batch_reply, encode_read, encode_read_batch,
+                       decode_read_reply, decode_write_batch_reply, decode_write_reply, encode_read, encode_read_batch,
                        encode_write, encode_write_batch)
 from .pools import StorageConnections
 
@@ -30,6 +31,13 @@ class PutPlan(NamedTuple):
 class WriteOutcome(NamedTuple):
     receipts: dict  # node id -> receipt of a complete, verified replica
     failures: dict  # node id -> KvPoolError
+    committed: set  # ids of the nodes that committed their replica at the master themselves (protocol 2.2)
+
+    def committed_by_nodes(self, put: PutPlan) -> bool:
+        """Whether the put is committed without a PUT_END: every granted replica written, each committed by its node
+        (PROTOCOL.md, "Commits by storage nodes"). Else the client's PUT_END completes it."""
+        granted = {grant.node_id for grant in put.grants}
+        return bool(granted) and not self.failures and self.receipts.keys() == granted and self.committed >= granted
 
 
 def _check_range(offset: int, length: int, size: int, what: str) -> None:
@@ -45,12 +53,22 @@ def _per_node(groups: dict, work) -> None:
 
 
 def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[PutPlan]) -> list:
-    outcomes = [WriteOutcome({}, {}) for _ in puts]
+    outcomes = [WriteOutcome({}, {}, set()) for _ in puts]
 
     def fail(item, error: KvPoolError) -> None:
         outcome = outcomes[item[0]]
         outcome.failures.setdefault(item[1].node_id, error)
         outcome.receipts.pop(item[1].node_id, None)
+        outcome.committed.discard(item[1].node_id)
+
+    def received(item, receipt: bytes, committed: bool) -> None:
+        """Records the receipt of the write that completed a replica (the others answer none) and whether its node
+        committed it, unless another write of that replica failed."""
+        outcome, node_id = outcomes[item[0]], item[1].node_id
+        if receipt and node_id not in outcome.failures:
+            outcome.receipts[node_id] = receipt
+            if committed:
+                outcome.committed.add(node_id)
 
     by_node: dict = {}
     for p, put in enumerate(puts):
@@ -97,9 +115,8 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
                                             f" {endpoint} failed"))
                 continue
             try:
-                receipt = decode_receipt(c.receive(Opcode.WRITE, ids[i]))
-                if receipt and grant.node_id not in outcomes[p].failures:
-                    outcomes[p].receipts[grant.node_id] = receipt
+                reply = decode_write_reply(c.receive(Opcode.WRITE, ids[i]), c.agreed_minor)
+                received(item, reply.receipt, reply.committed)
             except KvPoolError as e:
                 fail(item, e)
         storage.release(endpoint, c)
@@ -113,7 +130,7 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
             payload.extend(puts[p].value.slice(sg.slice.value_offset, sg.slice.length))
         try:
             results = decode_write_batch_reply(c.receive(Opcode.WRITE_BATCH, c.send(Opcode.WRITE_BATCH, body,
-                                                                                        payload)))
+                                                                                        payload)), c.agreed_minor)
             if len(results) != len(items):
                 c.broken = True
                 raise ProtocolError(f"{endpoint} answered {len(results)} of {len(items)} writes")
@@ -126,8 +143,8 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
             if r.status != ErrorCode.OK:
                 fail(item, remote_error(r.status, f"writing key '{puts[p].key}' to node {grant.node_id} at"
                                                   f" {endpoint}: {r.message}"))
-            elif r.receipt and grant.node_id not in outcomes[p].failures:
-                outcomes[p].receipts[grant.node_id] = r.receipt
+            else:
+                received(item, r.receipt, r.committed)
 
     _per_node(by_node, write_node)
     return outcomes

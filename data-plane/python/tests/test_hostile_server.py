@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from kvpool import (AuthenticationRequired, ClientConfig, ConnectionFailed, KvPoolClient, KvPoolError,
-                    KvPoolTimeout, ProtocolError)
+from kvpool import (PROTOCOL_MAJOR, PROTOCOL_MINOR, AuthenticationRequired, ClientConfig, ConnectionFailed,
+                    KvPoolClient, KvPoolError, KvPoolTimeout, ProtocolError)
 from kvpool.codec import BodyWriter
 
 HEADER = struct.Struct(">IBBHHHQI")
@@ -27,7 +27,7 @@ def frame(opcode, request_id, body=b"", flags=1, magic=MAGIC, major=2, length=No
 
 
 def handshake_reply(state=0, leader="", auth=False, role=3):
-    w = BodyWriter().string("0.2.0").u8(2).u8(0).u8(role).string("").string("fake")
+    w = BodyWriter().string("0.2.0").u8(PROTOCOL_MAJOR).u8(PROTOCOL_MINOR).u8(role).string("").string("fake")
     w.i64(0).u8(state).string(leader).bool(auth)
     w.bytes(os.urandom(32) if auth else b"").bytes(os.urandom(32) if auth else b"")
     return bytes(w.buf)

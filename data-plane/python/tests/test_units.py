@@ -12,9 +12,10 @@ from kvpool.codec import BodyReader, BodyWriter
 from kvpool.config import ClientConfig, parse_duration
 from kvpool.connection import (LOCAL_SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES, Endpoint, is_local_peer,
                                send_buffer_bytes)
-from kvpool.errors import ProtocolError
+from kvpool.errors import ErrorCode, ProtocolError
 from kvpool.memory import Regions
-from kvpool.messages import decode_replica_list_reply, decode_status_list
+from kvpool.messages import (decode_replica_list_reply, decode_status_list, decode_write_batch_reply,
+                             decode_write_reply)
 
 
 def _bytewise(data, value=0):
@@ -54,6 +55,57 @@ def test_reader_refuses_truncation_trailing_bytes_and_forged_counts():
         BodyReader(b"\x00\x02\xff\xfe").string(10, "text")
     with pytest.raises(ProtocolError, match="error code"):
         decode_status_list(BodyReader(struct.pack(">iH", 1, 999)))
+
+
+RECEIPT = bytes(range(16))
+
+
+def test_write_replies_carry_the_commit_flag_from_protocol_2_2():
+    v21 = bytes(BodyWriter().bytes(RECEIPT).buf)
+    v22 = bytes(BodyWriter().bytes(RECEIPT).bool(True).buf)
+    assert decode_write_reply(BodyReader(v21), 1) == (RECEIPT, False)
+    assert decode_write_reply(BodyReader(v22), 2) == (RECEIPT, True)
+    assert decode_write_reply(BodyReader(bytes(BodyWriter().bytes(b"").bool(False).buf)), 2) == (b"", False)
+    assert decode_write_reply(BodyReader(v22), 3) == (RECEIPT, True)  # a newer minor agreed: still the flag
+    with pytest.raises(ProtocolError, match="trailing"):
+        decode_write_reply(BodyReader(v22), 1)  # a 2.1 reply has no flag
+    with pytest.raises(ProtocolError, match="truncated"):
+        decode_write_reply(BodyReader(v21), 2)  # a 2.2 reply must have it
+    with pytest.raises(ProtocolError, match="trailing"):
+        decode_write_reply(BodyReader(v22 + b"\0"), 2)
+    with pytest.raises(ProtocolError, match="0 or 1"):
+        decode_write_reply(BodyReader(v21 + b"\x02"), 2)
+
+
+def _write_batch_reply(results, minor: int) -> bytes:
+    w = BodyWriter().count(len(results))
+    for status, message, receipt, committed in results:
+        w.u16(status).string(message).bytes(receipt)
+        if minor >= 2:
+            w.bool(committed)
+    return bytes(w.buf)
+
+
+def test_write_batch_replies_carry_the_commit_flag_from_protocol_2_2():
+    results = [(0, "", RECEIPT, True), (11, "grant expired", b"", False), (0, "", RECEIPT, False)]
+    v21, v22 = _write_batch_reply(results, 1), _write_batch_reply(results, 2)
+    decoded = [(r.status, r.message, r.receipt, r.committed) for r in decode_write_batch_reply(BodyReader(v21), 1)]
+    assert decoded == [(ErrorCode.OK, "", RECEIPT, False), (ErrorCode.GRANT_REJECTED, "grant expired", b"", False),
+                       (ErrorCode.OK, "", RECEIPT, False)]
+    decoded = [(r.status, r.message, r.receipt, r.committed) for r in decode_write_batch_reply(BodyReader(v22), 2)]
+    assert decoded == [(ErrorCode.OK, "", RECEIPT, True), (ErrorCode.GRANT_REJECTED, "grant expired", b"", False),
+                       (ErrorCode.OK, "", RECEIPT, False)]
+    for body, minor in ((v22, 1), (v21, 2)):  # each minor's layout read as the other's
+        with pytest.raises(ProtocolError):
+            decode_write_batch_reply(BodyReader(body), minor)
+    with pytest.raises(ProtocolError, match="trailing"):
+        decode_write_batch_reply(BodyReader(v21 + b"\0"), 1)
+    with pytest.raises(ProtocolError, match="trailing"):
+        decode_write_batch_reply(BodyReader(v22 + b"\0"), 2)
+    without_flag = struct.pack(">i", 1) + bytes(6)  # status OK, no message, no receipt
+    assert len(decode_write_batch_reply(BodyReader(without_flag), 1)) == 1
+    with pytest.raises(ProtocolError, match="cannot fit"):
+        decode_write_batch_reply(BodyReader(without_flag), 2)
 
 
 def test_writer_round_trip():
