@@ -48,7 +48,7 @@ final class CompareCommand implements Callable<Integer> {
   boolean fullMatrix;
   @Option(names = "--targets", paramLabel = "NAME[,NAME...]", split = ",",
       description = "Only these targets (default: all): loopback-stream, memcpy, nio-rr, kvpool, kvpool-r2,"
-          + " kvpool-nocache, kvpool-nobatch, kvpool-legacy, kvpool-py, redis, memcached, mooncake, kvpool-master.")
+          + " kvpool-nocache, kvpool-nobatch, kvpool-putend, kvpool-legacy, kvpool-py, redis, memcached, mooncake, kvpool-master.")
   List<String> targets;
   @Option(names = "--out", paramLabel = "DIR",
       description = "Folder of the report (default: docs/ of the checkout; with --quick a temporary folder).")

@@ -42,9 +42,12 @@ final class TlsWire implements FrameChannel.Wire {
     while (true) {
       switch (engine.getHandshakeStatus()) {
         case NEED_WRAP -> {
-          netOut.clear();
-          SSLEngineResult r = engine.wrap(ByteBuffer.allocate(0), netOut);
-          flush();
+          SSLEngineResult r;
+          synchronized (netOut) { // a reader answering a post-handshake message shares netOut with a writer
+            netOut.clear();
+            r = engine.wrap(ByteBuffer.allocate(0), netOut);
+            flush();
+          }
           if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
             throw new EOFException("TLS peer closed during the handshake");
           }
@@ -125,14 +128,16 @@ final class TlsWire implements FrameChannel.Wire {
       }
     }
     long left = total;
-    while (left > 0) {
-      netOut.clear();
-      SSLEngineResult r = engine.wrap(nonNull(srcs), netOut);
-      if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
-        throw new EOFException("TLS connection closed");
+    synchronized (netOut) {
+      while (left > 0) {
+        netOut.clear();
+        SSLEngineResult r = engine.wrap(nonNull(srcs), netOut);
+        if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+          throw new EOFException("TLS connection closed");
+        }
+        left -= r.bytesConsumed();
+        flush();
       }
-      left -= r.bytesConsumed();
-      flush();
     }
     return total;
   }

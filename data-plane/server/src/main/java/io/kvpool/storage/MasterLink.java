@@ -48,10 +48,12 @@ final class MasterLink implements AutoCloseable {
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
   private static final long MAX_BACKOFF_MILLIS = 500;
   /**
-   * A node commits at the master only while its last heartbeat answer is this recent: a node that could not reach
-   * its master for longer may have been declared dead there, where its commits would not count.
+   * A node commits at the master only while the master's last answer is at most this many heartbeat intervals old
+   * (and never less than 3 s): a node that could not reach its master for longer may have been declared dead there,
+   * where its commits would not count.
    */
-  private static final long COMMIT_FRESHNESS_MILLIS = 3_000;
+  private static final int COMMIT_FRESHNESS_INTERVALS = 3;
+  private static final long MIN_COMMIT_FRESHNESS_MILLIS = 3_000;
 
   private final PoolSecrets secrets;
   private final String transport;
@@ -348,7 +350,8 @@ final class MasterLink implements AutoCloseable {
    * from it recently, or the connection failed — and the writer then commits them itself with PUT_END.
    */
   boolean sendCommit(NodeKey admittedUnder, List<NodeCommit.Item> items) {
-    if (System.currentTimeMillis() - lastAnswerMillis > COMMIT_FRESHNESS_MILLIS) {
+    long freshness = Math.max(MIN_COMMIT_FRESHNESS_MILLIS, COMMIT_FRESHNESS_INTERVALS * interval.toMillis());
+    if (System.currentTimeMillis() - lastAnswerMillis > freshness) {
       return false;
     }
     BodyWriter w = new BodyWriter(64 + items.size() * (48 + items.get(0).key().length()));
