@@ -254,12 +254,16 @@ final class MasterLink implements AutoCloseable {
   }
 
   private void register() throws IOException {
+    synchronized (sendLock) {
+      // no COMMIT from here on: the master takes the inventory below as this node's whole truth, so a replica
+      // completed after it was taken must not have been committed on the registration it replaces
+      serving = false;
+    }
     ObjectInventory.Snapshot snapshot = inventory.snapshot();
     boolean follows = !snapshot.objects().isEmpty() || !snapshot.tombstones().isEmpty();
     BodyWriter w = new BodyWriter();
     new RegisterNode(nodeId, endpoint, segments, highestView, follows, transport, devices).encode(w);
     RegisterReply reply;
-    serving = false;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
       reply = RegisterReply.decode(connection.receive(Opcode.REGISTER_NODE, send(Opcode.REGISTER_NODE, w)).reader());
     }
