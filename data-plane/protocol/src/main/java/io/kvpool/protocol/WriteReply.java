@@ -2,8 +2,8 @@ package io.kvpool.protocol;
 
 /**
  * Storage node -> writer, the reply of WRITE: the receipt when this write completed a verified replica (else empty)
- * and, from protocol 2.2, whether the node has sent that receipt to the master in a COMMIT before replying, so that
- * the writer needs no PUT_END for it (PROTOCOL.md, "Commits by storage nodes").
+ * and, from protocol 2.2, whether the node commits that replica at the master itself (its COMMIT follows the reply),
+ * so that the writer needs no PUT_END for it (PROTOCOL.md, "Commits by storage nodes").
  */
 public record WriteReply(byte[] receipt, boolean committed) {
   /** The protocol minor from which WRITE and WRITE_BATCH replies carry the commit flag and nodes send COMMIT. */

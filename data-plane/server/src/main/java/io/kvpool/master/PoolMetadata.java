@@ -45,9 +45,9 @@ public final class PoolMetadata {
   private static final int MAX_WATERMARK_VICTIMS_PER_PUT = 64;
   private static final int REMOVE_ALL_CHUNK = 10_000;
   /**
-   * How long a lookup waits for a pending put that storage nodes commit: their COMMITs left before the writer heard
-   * of its receipts, so after a put returned they are already in this master's socket, a thread wake-up away; a
-   * writer still writing, or gone, holds up one lookup at most this long.
+   * How long a lookup waits for a pending put that storage nodes commit: their COMMITs follow their replies to the
+   * writer at once, so after a put returned they are microseconds to a few scheduler delays away; a writer still
+   * writing, or gone, holds up one lookup at most this long.
    */
   static final Duration COMMIT_WAIT = Duration.ofSeconds(2);
 

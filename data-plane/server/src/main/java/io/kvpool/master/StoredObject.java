@@ -31,7 +31,7 @@ final class StoredObject {
   long putId;
   /**
    * PENDING: its writer and every node it was placed on speak protocol 2.2, so the writer may return once the nodes
-   * have sent their COMMITs, before this master applied them: a lookup of the key waits for them.
+   * promised their COMMITs, before this master applied them: a lookup of the key waits for them.
    */
   boolean committedByNodes;
   /** A lookup already waited the whole commit wait for this pending put: later ones do not wait again. */

@@ -348,21 +348,32 @@ final class MasterLink implements AutoCloseable {
   }
 
   /**
-   * Sends the receipts of replicas this node completed under the registration whose key is {@code admittedUnder} to
-   * the master as one one-way COMMIT, before the writer hears of them. False when they cannot go out now — another
-   * registration since (the master may not know those writes), a master that does not speak protocol 2.2, no answer
-   * from it recently, or the connection failed — and the writer then commits them itself with PUT_END.
+   * Whether this node may promise to commit, at the master, replicas whose writes were admitted under the registration
+   * keyed {@code admittedUnder}: that registration is current and serving, the master speaks protocol 2.2, and it
+   * answered recently. Else the writer commits them with PUT_END.
    */
-  boolean sendCommit(NodeKey admittedUnder, List<NodeCommit.Item> items) {
+  boolean mayCommit(NodeKey admittedUnder) {
     long freshness = Math.max(MIN_COMMIT_FRESHNESS_MILLIS, COMMIT_FRESHNESS_INTERVALS * interval.toMillis());
     if (System.currentTimeMillis() - lastAnswerMillis > freshness) {
       return false;
     }
+    synchronized (sendLock) {
+      RpcConnection c = connection;
+      return serving && admittedUnder != null && admittedUnder == nodeKey && c != null && c.isUsable()
+          && c.agreedMinor() >= WriteReply.COMMIT_MINOR;
+    }
+  }
+
+  /**
+   * Sends promised commits of writes admitted under the registration keyed {@code admittedUnder} as one one-way
+   * COMMIT. False when it could not: another registration since, whose inventory proves those replicas, or a failed
+   * connection, after which the link registers again.
+   */
+  boolean sendCommit(NodeKey admittedUnder, List<NodeCommit.Item> items) {
     BodyWriter w = new BodyWriter(64 + items.size() * (48 + items.get(0).key().length()));
     synchronized (sendLock) {
       RpcConnection c = connection;
-      if (!serving || admittedUnder == null || admittedUnder != nodeKey || c == null || !c.isUsable()
-          || c.agreedMinor() < WriteReply.COMMIT_MINOR) {
+      if (admittedUnder != nodeKey || c == null || !c.isUsable()) {
         return false;
       }
       new NodeCommit(nodeId, registrationId, items).encode(w);

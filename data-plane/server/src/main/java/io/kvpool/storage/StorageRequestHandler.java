@@ -8,9 +8,7 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.InventoryObject;
-import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.Opcode;
-import io.kvpool.protocol.PutDeadline;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
 import io.kvpool.protocol.ReadReply;
@@ -37,7 +35,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -62,7 +59,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter reads;
   private final Counter readBytes;
   private final Counter refused;
-  private final Counter commits;
+  private final ReplicaCommits commits;
   /** Requests using segment memory now, and outbound copy connections: waited for or closed before unmapping. */
   private final InFlight inFlight = new InFlight();
 
@@ -78,9 +75,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     this.readBytes = counter(metrics, "kvpool_storage_read_bytes_total", "Bytes read from segments");
     this.refused = Counter.builder().name("kvpool_storage_refused_total")
         .help("Reads and writes refused, by reason").labelNames("reason").register(metrics);
-    this.commits = Counter.builder().name("kvpool_storage_commits_total")
-        .help("Replicas completed for protocol-2.2 clients: committed at the master by this node (sent) or left to the"
-            + " writer's PUT_END").labelNames("outcome").register(metrics);
+    this.commits = new ReplicaCommits(link, metrics);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {
@@ -214,47 +209,21 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     boolean committed = receipt.length > 0 && commitsFor(session)
-        && commit(List.of(new Completed(w, receipt, admission.key())))[0];
+        && commits.promise(List.of(new ReplicaCommits.Completed(w, receipt, admission.key())))[0];
     BodyWriter out = new BodyWriter(32);
     new WriteReply(receipt, committed).encode(out, session.agreedMinor());
-    session.reply(request, out);
-  }
-
-  /** A write that completed a verified replica: the receipt it earned and the registration that admitted it. */
-  private record Completed(WriteRequest write, byte[] receipt, NodeKey admittedUnder) {
+    try {
+      session.reply(request, out);
+    } finally {
+      if (committed) {
+        commits.flush(); // after the reply: the COMMIT is off the writer's path
+      }
+    }
   }
 
   /** Whether this node commits the replicas it completes for the peer: clients that skip PUT_END for them (2.2). */
   private static boolean commitsFor(Session session) {
     return session.peer().role() == Role.CLIENT && session.agreedMinor() >= WriteReply.COMMIT_MINOR;
-  }
-
-  /**
-   * Commits completed replicas at the master in one COMMIT, sent before the writer hears of them, and says which went:
-   * those admitted under the same registration as the first (the master knows their puts) whose puts may still be
-   * acknowledged ({@link PutDeadline}); none when the master link cannot take them. The writer commits the rest
-   * itself with PUT_END.
-   */
-  private boolean[] commit(List<Completed> done) {
-    boolean[] sent = new boolean[done.size()];
-    NodeKey under = done.get(0).admittedUnder();
-    long now = link.masterNow();
-    List<NodeCommit.Item> items = new ArrayList<>(done.size());
-    for (int i = 0; i < sent.length; i++) {
-      Completed c = done.get(i);
-      if (c.admittedUnder() == under
-          && now <= PutDeadline.ackCutoffMillis(c.write().generation(), c.write().expiresAtMillis())) {
-        items.add(new NodeCommit.Item(c.write().key(), c.write().generation(), c.receipt()));
-        sent[i] = true;
-      }
-    }
-    if (items.isEmpty() || !link.sendCommit(under, items)) {
-      Arrays.fill(sent, false);
-      items.clear();
-    }
-    commits.labelValues("sent").inc(items.size());
-    commits.labelValues("left_to_writer").inc(done.size() - items.size());
-    return sent;
   }
 
   /**
@@ -265,7 +234,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
     List<WriteBatchReply.Result> results = new ArrayList<>(batch.writes().size());
     List<ObjectId> admitted = new ArrayList<>();
-    List<Completed> completed = new ArrayList<>();
+    List<ReplicaCommits.Completed> completed = new ArrayList<>();
     List<Integer> completedAt = new ArrayList<>();
     try {
       for (WriteRequest w : batch.writes()) {
@@ -280,7 +249,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         CRC32C landed = receive(session, w);
         byte[] receipt = verifyIfComplete(id, w.valueSize(), w.checksum(), landed);
         if (receipt != null && receipt.length > 0) {
-          completed.add(new Completed(w, receipt, admission.key()));
+          completed.add(new ReplicaCommits.Completed(w, receipt, admission.key()));
           completedAt.add(results.size());
         }
         results.add(receipt == null
@@ -293,16 +262,24 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       }
       throw e;
     }
-    if (!completed.isEmpty() && commitsFor(session)) {
-      boolean[] sent = commit(completed);
-      for (int i = 0; i < sent.length; i++) {
+    boolean promised = !completed.isEmpty() && commitsFor(session);
+    if (promised) {
+      boolean[] committed = commits.promise(completed);
+      for (int i = 0; i < committed.length; i++) {
         WriteBatchReply.Result r = results.get(completedAt.get(i));
-        results.set(completedAt.get(i), new WriteBatchReply.Result(r.status(), r.message(), r.receipt(), sent[i]));
+        results.set(completedAt.get(i), new WriteBatchReply.Result(r.status(), r.message(), r.receipt(),
+            committed[i]));
       }
     }
     BodyWriter out = new BodyWriter(32 + 32 * results.size());
     new WriteBatchReply(results).encode(out, session.agreedMinor());
-    session.reply(request, out);
+    try {
+      session.reply(request, out);
+    } finally {
+      if (promised) {
+        commits.flush();
+      }
+    }
   }
 
   /**

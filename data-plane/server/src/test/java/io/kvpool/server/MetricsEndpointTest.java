@@ -67,10 +67,10 @@ class MetricsEndpointTest {
       "kvpool_storage_registered gauge", "kvpool_storage_tombstones gauge",
       "kvpool_storage_write_bytes_total counter", "kvpool_storage_writes_total counter",
       "kvpool_version_mismatch_total counter");
-  /** Labelled counters that appear with their first event (a refusal, a closed connection, a node's commit). */
+  /** Labelled counters that appear with their first event (a refusal, a closed connection, a node's COMMIT). */
   static final List<String> ON_FIRST_EVENT = List.of("kvpool_auth_failures_total", "kvpool_connections_closed_total",
       "kvpool_connections_refused_total", "kvpool_node_commits_total", "kvpool_rpc_server_errors_total",
-      "kvpool_storage_commits_total", "kvpool_storage_refused_total");
+      "kvpool_storage_refused_total");
   /** The Java client's metric families and their types. */
   static final Map<String, String> CLIENT = families("kvpool_client_location_cache_total counter",
       "kvpool_client_operation_duration_seconds histogram", "kvpool_client_put_commits_total counter",
