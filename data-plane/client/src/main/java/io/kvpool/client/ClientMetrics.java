@@ -48,19 +48,21 @@ final class ClientMetrics {
     for (Operation op : Operation.values()) {
       operations[op.ordinal()] = operationDuration.labelValues(op.name().toLowerCase(java.util.Locale.ROOT));
     }
-    Counter cache = Counter.builder().name("kvpool_client_location_cache_total")
-        .help("Gets by how they found their replicas: hit (a held replica list, no master round trip), miss (asked"
-            + " the master), stale (a held list a storage node refused; then asked the master)")
-        .labelNames("result").withoutExemplars().register(registry);
+    Counter cache = labelled(registry, "kvpool_client_location_cache_total", "result", "Gets by how they found their"
+        + " replicas: hit (a held replica list, no master round trip), miss (asked the master), stale (a held list a"
+        + " storage node refused; then asked the master)");
     cacheHits = cache.labelValues("hit");
     cacheMisses = cache.labelValues("miss");
     cacheStale = cache.labelValues("stale");
-    Counter commits = Counter.builder().name("kvpool_client_put_commits_total")
-        .help("Puts by who committed them: nodes (the storage nodes sent their receipts to the master themselves, no"
-            + " PUT_END; protocol 2.2) or put_end (the client's PUT_END)")
-        .labelNames("by").withoutExemplars().register(registry);
+    Counter commits = labelled(registry, "kvpool_client_put_commits_total", "by", "Puts by who committed them: nodes"
+        + " (the storage nodes sent their receipts to the master themselves, no PUT_END; protocol 2.2) or put_end (the"
+        + " client's PUT_END)");
     commitsByNodes = commits.labelValues("nodes");
     commitsByPutEnd = commits.labelValues("put_end");
+  }
+
+  private static Counter labelled(PrometheusRegistry registry, String name, String label, String help) {
+    return Counter.builder().name(name).help(help).labelNames(label).withoutExemplars().register(registry);
   }
 
   static synchronized ClientMetrics in(PrometheusRegistry registry) {
