@@ -90,7 +90,7 @@ final class CompareCommand implements Callable<Integer> {
     Set<String> only = targets == null ? Set.of() : new LinkedHashSet<>(targets);
     CompareSettings settings = CompareSettings.of(rounds, workingSet, putMaxSeconds, getSeconds, fullMatrix, only,
         home, environment, report, !noInstall, !noWarmUp && !quick);
-    long perNode = Math.max(256L << 20, 4 * workingSet);
+    long perNode = settings.storageNodeBytes();
     LocalPoolConfig config = LocalPool.builder().poolId("compare").storageNodes(2)
         .memoryPerNode(Long.toString(perNode)).build();
     output.println("kvpool bench compare: a local pool of 2 storage nodes x " + StatusTable.bytes(perNode)

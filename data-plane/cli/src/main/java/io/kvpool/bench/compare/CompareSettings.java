@@ -56,4 +56,19 @@ public record CompareSettings(int rounds, Phase phase, boolean fullMatrix, Set<S
   boolean wants(String target) {
     return onlyTargets.isEmpty() || onlyTargets.contains(target);
   }
+
+  /**
+   * Memory for each of the suite's two storage nodes: room for every kvpool target's working set twice over (kvpool-r2
+   * stores its set twice). A target's keys are removed only before its next run, and keys still under a read lease
+   * then stay until the run after, so the sets of two workloads can be stored at once; at half the pool that stays
+   * under the eviction watermark, and nothing a run stored is evicted before it reads it back.
+   */
+  public long storageNodeBytes() {
+    long sets = 0;
+    for (CompareSuite.KvPoolVariant v : CompareSuite.KvPoolVariant.values()) {
+      sets += wants(v.target) ? v.replicas : 0;
+    }
+    sets += wants("kvpool-py") ? 1 : 0;
+    return Math.max(256L << 20, 2 * sets * phase.workingSetBytes());
+  }
 }
