@@ -59,7 +59,10 @@ public final class RpcServer implements AutoCloseable {
   private static final RateLimitedLog BAD_FRAMES = new RateLimitedLog(LOG, 5_000);
   private static final SecureRandom NONCES = new SecureRandom();
 
-  /** Serves one request frame; must write exactly one reply (or throw to close the connection). */
+  /**
+   * Serves one request frame; must write exactly one reply (or throw to close the connection), except for a one-way
+   * request (COMMIT, PROTOCOL.md), which is never answered.
+   */
   @FunctionalInterface
   public interface RequestHandler {
     void handle(Session session, Frame request) throws IOException;
