@@ -1,5 +1,7 @@
 package io.kvpool.master;
 
+import java.util.Set;
+
 /**
  * Decides which master leads. One code path for every deployment: a Kubernetes Lease per pool
  * ({@link LeaseLeadership}), or {@link SoleLeadership} for a single master outside Kubernetes.
@@ -7,8 +9,14 @@ package io.kvpool.master;
 interface Leadership extends AutoCloseable {
   /** Receives leadership changes; called from the leadership's own thread. */
   interface Listener {
-    /** This master now leads; serve under a new view. */
-    void startedLeading();
+    /**
+     * This master now leads; serve under a new view. {@code previousNodes}: the storage nodes the previous leader
+     * recorded as served (empty when none were recorded), for recovery to wait for.
+     */
+    void startedLeading(Set<String> previousNodes);
+
+    /** The storage nodes this master serves while leading, for the next leader; null while standing by. */
+    Set<String> servedNodes();
 
     /** This master lost (or gave up) leadership: stop serving at once. */
     void stoppedLeading();

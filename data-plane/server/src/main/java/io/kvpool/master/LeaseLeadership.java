@@ -5,9 +5,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * Leadership through Fabric8's {@code LeaderElector} on the pool's Lease. The leader labels its own pod
  * {@code kvpool.io/role=leader} (and takes the label off the other master pods) so that the pool's master Service
  * selects it; it removes the label when it stops leading. Step-down releases the Lease (a standby takes over
- * within its retry period) and campaigns again only after one lease duration.
+ * within its retry period) and campaigns again only after one lease duration. The Lease also records the storage
+ * nodes the leader serves ({@link PoolLeaseLock}), which the next leader's recovery waits for.
  */
 final class LeaseLeadership implements Leadership {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseLeadership.class);
@@ -41,6 +42,7 @@ final class LeaseLeadership implements Leadership {
   });
   private volatile Listener listener;
   private volatile CompletableFuture<?> running;
+  private volatile PoolLeaseLock lock;
   private volatile boolean closed;
   /** Whether this master leads now, as the elector last said: what the pod labels must come to show. */
   private volatile boolean leading;
@@ -70,9 +72,10 @@ final class LeaseLeadership implements Leadership {
     if (closed) {
       return;
     }
+    lock = new PoolLeaseLock(election.namespace(), election.leaseName(), identity, () -> listener.servedNodes());
     CompletableFuture<?> elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
             .withName(election.leaseName())
-            .withLock(new LeaseLock(election.namespace(), election.leaseName(), identity))
+            .withLock(lock)
             .withLeaseDuration(election.leaseDuration())
             .withRenewDeadline(election.renewDeadline())
             .withRetryPeriod(election.retryPeriod())
@@ -94,9 +97,12 @@ final class LeaseLeadership implements Leadership {
   }
 
   private void startedLeading() {
-    LOG.info("event=leading lease={}/{} identity={}", election.namespace(), election.leaseName(), identity);
+    // the Lease as read right before taking it: its record is the previous leader's
+    Set<String> previousNodes = lock.recorded();
+    LOG.info("event=leading lease={}/{} identity={} previous_nodes={}", election.namespace(), election.leaseName(),
+        identity, previousNodes);
     leading = true;
-    listener.startedLeading();
+    listener.startedLeading(previousNodes);
     inBackground(() -> labelPods(true));
   }
 

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,8 +89,14 @@ public final class Master implements AutoCloseable {
     started = true;
     leadership.start(new Leadership.Listener() {
       @Override
-      public void startedLeading() {
-        lead();
+      public void startedLeading(Set<String> previousNodes) {
+        lead(previousNodes);
+      }
+
+      @Override
+      public Set<String> servedNodes() {
+        PoolMetadata m = leading;
+        return m == null ? null : m.servedNodes();
       }
 
       @Override
@@ -106,16 +113,19 @@ public final class Master implements AutoCloseable {
     return this;
   }
 
-  /** Starts serving under a new view: later than every view this process served, and than any earlier leader's. */
-  private synchronized void lead() {
+  /**
+   * Starts serving under a new view: later than every view this process served, and than any earlier leader's.
+   * Recovery waits for {@code previousNodes}, the storage nodes the previous leader recorded.
+   */
+  private synchronized void lead(Set<String> previousNodes) {
     long view = Math.max(System.currentTimeMillis(), lastView + 1);
     lastView = view;
     leading = new PoolMetadata(config, System::currentTimeMillis, new ReplicaPlacement(random), counters,
-        random, view);
+        random, view, previousNodes);
     knownLeader = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
         advertised(rpcEndpointUnchecked()), advertised(admin.endpoint()));
-    LOG.info("event=serving_as_leader pool={} view={} rpc={}", settings.config().poolId(), view,
-        knownLeader.rpcEndpoint());
+    LOG.info("event=serving_as_leader pool={} view={} rpc={} awaiting_nodes={}", settings.config().poolId(), view,
+        knownLeader.rpcEndpoint(), previousNodes);
   }
 
   private HostPort rpcEndpointUnchecked() {

@@ -59,10 +59,14 @@ public final class PoolMetadata {
   /** Lookups waiting in {@link #settle}. */
   private int settling;
 
+  /**
+   * The metadata of one leadership under {@code view}; {@code previousNodes} are the storage nodes the previous
+   * leader recorded (empty when unknown), which recovery waits for.
+   */
   public PoolMetadata(MasterConfig config, LongSupplier clockMillis, ReplicaPlacement placement,
-                      MasterCounters counters, Random random, long view) {
+                      MasterCounters counters, Random random, long view, Set<String> previousNodes) {
     this.clock = clockMillis;
-    this.pool = new PoolState(config, counters, placement, random, view, clockMillis.getAsLong());
+    this.pool = new PoolState(config, counters, placement, random, view, clockMillis.getAsLong(), previousNodes);
     this.registry = new NodeRegistry(pool);
     this.eviction = new Eviction(pool);
     this.repairs = new Repairs(pool);
@@ -616,6 +620,11 @@ public final class PoolMetadata {
   }
 
   // ---- views for status and metrics: O(nodes), never O(objects) ----
+
+  /** The storage nodes this leader serves (and, while recovering, awaits): what it records for the next leader. */
+  public synchronized Set<String> servedNodes() {
+    return pool.servedNodes();
+  }
 
   public synchronized PoolSnapshot snapshot() {
     long now = clock.getAsLong();

@@ -10,6 +10,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,10 +42,17 @@ final class PoolState {
   volatile ServerState serverState = ServerState.RECOVERING;
   long recoveryStartedMillis;
   long lastRegistrationMillis;
+  /**
+   * The storage nodes the previous leader served, as it recorded them on the Lease (empty when nothing was recorded:
+   * the pool's first leader, a sole master): recovery waits for each of them, so a node still on its way to this
+   * leader does not turn its objects into misses.
+   */
+  private final Set<String> previousNodes;
   private long incarnations;
 
   PoolState(MasterConfig config, MasterCounters counters, ReplicaPlacement placement, Random random, long view,
-            long nowMillis) {
+            long nowMillis, Set<String> previousNodes) {
+    this.previousNodes = Set.copyOf(previousNodes);
     this.config = config;
     this.counters = counters;
     this.placement = placement;
@@ -242,22 +251,55 @@ final class PoolState {
   }
 
   /**
-   * Ends recovery once registrations went quiet after at least one node registered (or the node TTL passed: a node
-   * that has not registered by then would be dead anyway): eviction resumes, misses are final. A leader that heard
-   * from no node at all keeps recovering, so it never answers NOT_FOUND for objects its nodes still hold.
+   * Ends recovery once every node the previous leader recorded has registered and delivered its inventory; when no
+   * record exists, once registrations went quiet after at least one node registered. At the latest one node TTL after
+   * the leadership began: a node that has not registered by then would be dead anyway. Until then a miss is answered
+   * RECOVERING and nothing is evicted; a leader that heard from no node keeps recovering, so it never answers NOT_FOUND
+   * for objects its nodes still hold.
    */
   void maybeEndRecovery(long nowMillis) {
     if (!recovering()) {
       return;
     }
-    long quiet = config.recoveryQuietPeriod().toMillis();
-    boolean settled = nodesIn(NodeState.ALIVE) > 0 && nowMillis - lastRegistrationMillis >= quiet
-        && nowMillis - recoveryStartedMillis >= quiet;
-    if (settled || nowMillis - recoveryStartedMillis >= config.nodeTtl().toMillis()) {
+    long since = nowMillis - recoveryStartedMillis;
+    boolean settled;
+    if (previousNodes.isEmpty()) {
+      long quiet = config.recoveryQuietPeriod().toMillis();
+      settled = nodesIn(NodeState.ALIVE) > 0 && nowMillis - lastRegistrationMillis >= quiet && since >= quiet;
+    } else {
+      settled = awaitedNodes().isEmpty() && nodesIn(NodeState.REGISTERING) == 0;
+    }
+    if (settled || since >= config.nodeTtl().toMillis()) {
       serverState = ServerState.SERVING;
-      LOG.info("event=recovery_done view={} nodes={} objects={} recovered={} took_ms={}", view,
-          nodesIn(NodeState.ALIVE), objects.size(), MasterCounters.value(counters.objectsRecovered),
-          nowMillis - recoveryStartedMillis);
+      LOG.info("event=recovery_done view={} nodes={} objects={} recovered={} took_ms={} never_came={}", view,
+          nodesIn(NodeState.ALIVE), objects.size(), MasterCounters.value(counters.objectsRecovered), since,
+          awaitedNodes());
     }
   }
+
+  /** The nodes of the previous leader that have not registered with this one yet (their inventory delivered). */
+  Set<String> awaitedNodes() {
+    Set<String> awaited = new TreeSet<>(previousNodes);
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state().serves()) {
+        awaited.remove(n.id());
+      }
+    }
+    return awaited;
+  }
+
+  /**
+   * The storage nodes this leader serves, for the next leader to wait for: every node not declared dead and, while
+   * recovering, the previous leader's nodes still on their way.
+   */
+  Set<String> servedNodes() {
+    Set<String> served = new TreeSet<>(recovering() ? previousNodes : Set.of());
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        served.add(n.id());
+      }
+    }
+    return served;
+  }
+
 }

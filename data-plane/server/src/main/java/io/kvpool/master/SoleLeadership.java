@@ -1,13 +1,18 @@
 package io.kvpool.master;
 
-/** A single master without election (local pools, tests): it leads from the start until it closes. */
+import java.util.Set;
+
+/**
+ * A single master without election (local pools, tests): it leads from the start until it closes. It keeps no record
+ * of its storage nodes, so a restarted sole master ends recovery when registrations go quiet.
+ */
 final class SoleLeadership implements Leadership {
   private Listener listener;
 
   @Override
   public void start(Listener listener) {
     this.listener = listener;
-    listener.startedLeading();
+    listener.startedLeading(Set.of());
   }
 
   @Override

@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -45,6 +46,8 @@ final class PoolFixture {
   PoolMetadata pool;
   final Map<String, SimNode> nodes = new LinkedHashMap<>();
   private long view = 1;
+  /** The nodes the previous leader recorded on the Lease, for the next {@link #newMetadata()}. */
+  private Set<String> previousNodes = Set.of();
 
   /** What one storage node holds, as the real node's inventory does. */
   static final class SimNode {
@@ -83,7 +86,8 @@ final class PoolFixture {
   }
 
   private PoolMetadata newMetadata() {
-    return new PoolMetadata(config, now::get, new ReplicaPlacement(new Random(7)), counters, new Random(11), view++);
+    return new PoolMetadata(config, now::get, new ReplicaPlacement(new Random(7)), counters, new Random(11), view++,
+        previousNodes);
   }
 
   /** Registers a new, empty node and lets the master finish recovery (as if the pool had been running). */
@@ -147,8 +151,21 @@ final class PoolFixture {
     restartMasterHearingFrom(nodes.keySet().toArray(String[]::new));
   }
 
-  /** A new master (new view) that only the named nodes re-register with at once; the others come late, if at all. */
+  /**
+   * A new leader (new view) that learns the nodes the previous one served from the Lease, and that only the named
+   * nodes re-register with at once; the others come late, if at all.
+   */
   void restartMasterHearingFrom(String... ids) {
+    previousNodes = pool.servedNodes();
+    pool = newMetadata();
+    for (String id : ids) {
+      register(nodes.get(id));
+    }
+  }
+
+  /** As {@link #restartMasterHearingFrom}, for a master that finds no record of the nodes (a sole master). */
+  void restartMasterWithoutRecordHearingFrom(String... ids) {
+    previousNodes = Set.of();
     pool = newMetadata();
     for (String id : ids) {
       register(nodes.get(id));

@@ -275,10 +275,51 @@ class PoolMetadataTest {
   }
 
   @Test
+  void aNewLeaderRecoversUntilEveryNodeThePreviousLeaderRecordedIsBack() {
+    PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
+    String onlyOnBAndC = onlyOn(f, "b", "c");
+    f.restartMasterHearingFrom("a"); // b and c are slow to find the new leader (a dead pod's address, say)
+    f.settle();
+    f.advance(f.config.recoveryQuietPeriod().multipliedBy(2));
+    f.pool.tick();
+    assertThat(f.pool.state()).as("b and c were recorded: registrations going quiet is not enough")
+        .isEqualTo(ServerState.RECOVERING);
+    assertThat(f.pool.getReplicas(List.of(onlyOnBAndC)).get(0).status()).as("not a final miss")
+        .isEqualTo(ErrorCode.RECOVERING);
+    assertThat(f.pool.servedNodes()).as("recorded for the next leader while b and c are on their way")
+        .containsExactlyInAnyOrder("a", "b", "c");
+
+    f.heartbeats();
+    f.register(f.nodes.get("b"));
+    f.pool.tick();
+    assertThat(f.pool.state()).isEqualTo(ServerState.RECOVERING);
+    f.register(f.nodes.get("c"));
+    f.pool.tick();
+    assertThat(f.pool.state()).as("every recorded node is back: no quiet period to wait").isEqualTo(ServerState.SERVING);
+    for (int i = 0; i < 300; i++) {
+      assertThat(f.replicas("k" + i)).as("k" + i).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aRecordedNodeThatNeverComesBackEndsRecoveryOneNodeTtlAfterTheLeadershipBegan() {
+    PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
+    f.restartMasterHearingFrom("a", "b");
+    f.advance(f.config.nodeTtl().minusMillis(1));
+    f.heartbeats();
+    f.pool.tick();
+    assertThat(f.pool.state()).isEqualTo(ServerState.RECOVERING);
+    f.advance(Duration.ofMillis(1));
+    f.pool.tick();
+    assertThat(f.pool.state()).isEqualTo(ServerState.SERVING);
+    assertThat(f.pool.servedNodes()).as("c is no longer recorded").containsExactlyInAnyOrder("a", "b");
+  }
+
+  @Test
   void aNodeThatComesBackAfterRecoveryButWithinTheNodeTtlKeepsItsReplicas() {
     PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
     int onC = f.nodes.get("c").objects.size();
-    f.restartMasterHearingFrom("a", "b"); // c is slow to find the new leader
+    f.restartMasterWithoutRecordHearingFrom("a", "b"); // c is slow to find the new leader, which has no record of it
     f.settle();
     assertThat(f.pool.state()).isEqualTo(ServerState.SERVING);
     assertThat(f.pool.tick()).as("no copy while c may still come back").isEmpty();
@@ -487,6 +528,17 @@ class PoolMetadataTest {
     f.advance(f.config.nodeTtl());
     f.pool.tick();
     assertThat(f.pool.exists(List.of("k"))).containsExactly(ErrorCode.NOT_FOUND);
+  }
+
+  /** A key whose replicas are on exactly the two nodes named. */
+  private static String onlyOn(PoolFixture f, String first, String second) {
+    for (int i = 0; i < 300; i++) {
+      String key = "k" + i;
+      if (f.nodes.get(first).objects.containsKey(key) && f.nodes.get(second).objects.containsKey(key)) {
+        return key;
+      }
+    }
+    throw new AssertionError("no key on exactly " + first + " and " + second);
   }
 
   /** Nodes a, b and c holding k0..k299 at 2 replicas each. */
