@@ -18,6 +18,12 @@ public final class RpcConnection implements Closeable {
   private final HostPort endpoint;
   private final FrameChannel channel;
   private static final java.security.SecureRandom NONCES = new java.security.SecureRandom();
+  /**
+   * The longest wait for a TCP connection, whatever the exchange's timeout: an address nobody answers (a deleted
+   * pod's IP, a stale DNS answer) must cost a node or client looking for the leader seconds, not its whole timeout,
+   * before it tries the next endpoint. A live peer accepts within milliseconds; this still allows one lost SYN.
+   */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
 
   private final HandshakeReply peer;
   private final DeadlineWatchdog.Watched watchdog;
@@ -58,14 +64,22 @@ public final class RpcConnection implements Closeable {
     PoolKey key = security.key();
     SocketChannel ch = SocketChannel.open();
     DeadlineWatchdog.Watched watchdog = DeadlineWatchdog.watch(ch);
-    watchdog.arm(timeout.toNanos());
+    Duration connectTimeout = timeout.compareTo(CONNECT_TIMEOUT) < 0 ? timeout : CONNECT_TIMEOUT;
+    watchdog.arm(connectTimeout.toNanos());
     try {
       try {
         ch.connect(endpoint.toSocketAddress());
       } catch (java.nio.channels.UnresolvedAddressException e) {
         // a pod's DNS name while the pod is away: a failure to connect like any other, so callers try the next
         throw new java.net.UnknownHostException("cannot resolve " + endpoint.host());
+      } catch (IOException e) {
+        if (watchdog.expired()) {
+          throw new SocketTimeoutException("no connection to " + endpoint + " within " + connectTimeout.toMillis()
+              + " ms");
+        }
+        throw e;
       }
+      watchdog.arm(timeout.toNanos());
       FrameChannel fc = new FrameChannel(ch, security.tls(), false, local.version().protocolMajor(),
           local.version().protocolMinor());
       BodyWriter w = new BodyWriter();
@@ -97,7 +111,7 @@ public final class RpcConnection implements Closeable {
     } catch (IOException | RuntimeException e) {
       DeadlineWatchdog.unwatch(watchdog);
       closeQuietly(ch);
-      if (watchdog.expired() && !(e instanceof HandshakeException)) {
+      if (watchdog.expired() && !(e instanceof HandshakeException) && !(e instanceof SocketTimeoutException)) {
         throw new SocketTimeoutException("no handshake from " + endpoint + " within " + timeout.toMillis() + " ms");
       }
       throw e;

@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * Tunables of the master (see data-plane/README.md for the flags and environment variables behind them).
  *
- * @param recoveryQuietPeriod a new leader stops recovering once no node has registered for this long
+ * @param recoveryQuietPeriod a new leader with no record of the previous leader's nodes stops recovering once no node
+ *     has registered for this long
  * @param tombstoneTtl how long deleted objects are remembered against replicas coming back
  */
 public record MasterConfig(String poolId, Duration nodeTtl, Duration leaseTtl, Duration pendingTimeout,

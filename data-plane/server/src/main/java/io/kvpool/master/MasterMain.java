@@ -69,8 +69,8 @@ public final class MasterMain implements Callable<Integer> {
       description = "How long deleted objects are remembered against returning replicas (KVPOOL_TOMBSTONE_TTL)")
   Duration tombstoneTtl;
   @Option(names = "--recovery-quiet", descriptionKey = "KVPOOL_RECOVERY_QUIET", defaultValue = "3s",
-      description = "A new leader ends lease recovery once no storage node registered for this long; at most one"
-          + " node TTL (KVPOOL_RECOVERY_QUIET)")
+      description = "A new leader that finds no record of the previous leader's storage nodes on the Lease ends lease"
+          + " recovery once no storage node registered for this long; at most one node TTL (KVPOOL_RECOVERY_QUIET)")
   Duration recoveryQuiet;
   @Option(names = "--leader-lease", descriptionKey = "KVPOOL_LEADER_LEASE", defaultValue = "",
       description = "Name of the Kubernetes Lease to elect the leader on; empty: a sole master (KVPOOL_LEADER_LEASE)")

@@ -185,6 +185,35 @@ class RpcServerTest {
   }
 
   @Test
+  void anAddressThatNeverAcceptsCostsTheConnectTimeoutNotTheWholeTimeout() throws Exception {
+    java.util.List<java.net.Socket> queued = new java.util.ArrayList<>();
+    try (java.net.ServerSocket full = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      HostPort at = new HostPort("127.0.0.1", full.getLocalPort());
+      // nobody accepts: once the accept queue is full the kernel drops SYNs, as a deleted pod's address does
+      boolean dropping = false;
+      for (int i = 0; i < 16 && !dropping; i++) {
+        java.net.Socket probe = new java.net.Socket();
+        queued.add(probe);
+        try {
+          probe.connect(full.getLocalSocketAddress(), 1_000);
+        } catch (java.net.SocketTimeoutException e) {
+          dropping = true;
+        }
+      }
+      org.junit.jupiter.api.Assumptions.assumeTrue(dropping, "this kernel accepts past the backlog");
+      Duration timeout = Duration.ofSeconds(60);
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> RpcConnection.open(at, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "c"),
+          timeout)).isInstanceOf(java.net.SocketTimeoutException.class).hasMessageContaining("no connection to " + at);
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(timeout);
+    } finally {
+      for (java.net.Socket s : queued) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
   void unknownOpcodeGetsAnErrorAndTheConnectionStaysUsable() throws IOException {
     try (RpcConnection c = client(VersionInfo.CURRENT, ""); RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
       assertThat(c.peer().poolId()).isEqualTo("pool");

@@ -425,9 +425,18 @@ class KvPoolClusterIT {
       WorkloadPod.Result verify = workloads.run(HA, "ha", "verify", keys, "ha", 2, Duration.ofMinutes(4));
       assertThat(verify.succeeded()).as("verify after failover: %s", verify.summary()).isTrue();
       s.measured("objects lost " + (keys - verify.number("ok")));
+      s.measured("new leader's recovery: " + recoveryOf(HA, after.pod()));
       E2eLog.info("$ kubectl -n " + HA + " get kvcachepools -o wide\n"
           + kubectl.run("-n", HA, "get", "kvcachepools", "-o", "wide").strip());
     });
+  }
+
+  /** What a leader logged when its lease recovery ended (how long it took, which recorded nodes never came). */
+  private String recoveryOf(String namespace, String pod) {
+    String done = kubectl.run("-n", namespace, "logs", pod).lines().filter(l -> l.contains("event=recovery_done"))
+        .reduce((first, last) -> last).orElse("");
+    int from = done.indexOf("nodes=");
+    return from < 0 ? "not logged by " + pod : done.substring(from).strip();
   }
 
   @Test
