@@ -35,9 +35,21 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
   public record Leader(String pod, String endpoint, String adminEndpoint) {
   }
 
-  /** Lease recovery of the current view: whether it is under way and how many objects inventories brought back. */
+  /**
+   * Lease recovery of the current view: whether it is under way, how many objects inventories brought back, and the
+   * storage nodes the previous leader recorded that have not registered yet (recovery waits for them).
+   */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Recovery(boolean recovering, long objectsRecovered) {
+  public record Recovery(boolean recovering, long objectsRecovered, List<String> awaitedNodes) {
+    public Recovery {
+      awaitedNodes = awaitedNodes == null ? List.of() : List.copyOf(awaitedNodes);
+    }
+
+    /** One phrase for status messages: recovery under way, and the recorded nodes it still waits for. */
+    public String describe() {
+      return awaitedNodes.isEmpty() ? "lease recovery under way" : "lease recovery under way, waiting for storage"
+          + " node(s) " + String.join(", ", awaitedNodes) + " to register";
+    }
   }
 
   /**

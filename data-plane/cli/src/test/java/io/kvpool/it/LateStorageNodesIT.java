@@ -89,6 +89,7 @@ class LateStorageNodesIT {
       MasterStatus waiting = status(next.get());
       assertThat(waiting.state()).as("node-2 and node-3 were recorded: the new leader still waits for them (%s)",
           waiting).isEqualTo("RECOVERING");
+      assertThat(waiting.recovery().awaitedNodes()).as("named in the status").containsExactly("node-2", "node-3");
     } finally {
       pool.pool().storageNode("node-2").process().resume();
       pool.pool().storageNode("node-3").process().resume();

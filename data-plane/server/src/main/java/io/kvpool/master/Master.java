@@ -248,7 +248,7 @@ public final class Master implements AutoCloseable {
     long mismatches = rpc.versionMismatches();
     if (m == null) {
       return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), "STANDBY", ServerState.STANDBY.name(),
-          0, leader, release, protocol, new MasterStatus.Recovery(false, 0), List.of(), 0, 0, 0,
+          0, leader, release, protocol, new MasterStatus.Recovery(false, 0, List.of()), List.of(), 0, 0, 0,
           new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, mismatches, 0, 0, 0, 0,
               MasterCounters.value(counters.repairedBytes)));
     }
@@ -265,7 +265,8 @@ public final class Master implements AutoCloseable {
         s.pendingObjects(), s.pinnedObjects(), s.underReplicated(), s.tombstones(),
         MasterCounters.value(counters.repairedBytes));
     return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), "LEADER", s.state().name(), s.view(),
-        leader, release, protocol, new MasterStatus.Recovery(s.state() == ServerState.RECOVERING, s.objectsRecovered()),
+        leader, release, protocol, new MasterStatus.Recovery(s.state() == ServerState.RECOVERING, s.objectsRecovered(),
+            s.awaitedNodes()),
         nodes, s.capacityBytes(), s.usedBytes(), s.objectCount(), c);
   }
 

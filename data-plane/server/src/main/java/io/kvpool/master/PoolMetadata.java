@@ -637,7 +637,8 @@ public final class PoolMetadata {
     }
     return new PoolSnapshot(pool.view, pool.serverState, nodeViews, pool.capacityBytes(), pool.usedBytes(),
         pool.objects.size(), pool.objects.pendingCount(), pool.objects.pinnedCount(), pool.needsRepair.size(),
-        pool.tombstones.size(), MasterCounters.value(pool.counters.objectsRecovered));
+        pool.tombstones.size(), MasterCounters.value(pool.counters.objectsRecovered),
+        pool.recovering() ? List.copyOf(pool.awaitedNodes()) : List.of());
   }
 
   /** Every object's replica count, for tests only: O(n). */

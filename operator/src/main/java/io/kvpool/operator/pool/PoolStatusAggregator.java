@@ -344,7 +344,8 @@ public final class PoolStatusAggregator {
 
   private static String notServing(MasterStatus master) {
     return "the master behind the leader address is " + master.role() + " in state " + master.state()
-        + (master.recovery() != null && master.recovery().recovering() ? " (lease recovery under way)" : "");
+        + (master.recovery() != null && master.recovery().recovering() ? " (" + master.recovery().describe() + ")"
+        : "");
   }
 
   /** One event per transition: compares with the persisted previous status, so a restart re-emits nothing. */

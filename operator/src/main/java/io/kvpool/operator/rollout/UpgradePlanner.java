@@ -333,7 +333,7 @@ public final class UpgradePlanner {
     MasterStatus m = o.leader().get();
     if (!m.leading() || !"SERVING".equals(m.state())) {
       return "the leader is " + m.role() + "/" + m.state()
-          + (m.recovery() != null && m.recovery().recovering() ? " (lease recovery under way)" : "");
+          + (m.recovery() != null && m.recovery().recovering() ? " (" + m.recovery().describe() + ")" : "");
     }
     return null;
   }

@@ -56,7 +56,7 @@ final class FakeMaster implements AutoCloseable {
     }
     document = AdminJson.write(new MasterStatus(AdminJson.API_VERSION, pool, "LEADER", "SERVING", 1,
         new MasterStatus.Leader(pool + "-master-0", "127.0.0.1:50051", "127.0.0.1:8080"), "0.1.0", "2.0",
-        new MasterStatus.Recovery(false, 0), nodes, alive * (64L << 20), 0, 0, null));
+        new MasterStatus.Recovery(false, 0, List.of()), nodes, alive * (64L << 20), 0, 0, null));
   }
 
   @Override

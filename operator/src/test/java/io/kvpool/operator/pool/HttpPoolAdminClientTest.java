@@ -45,7 +45,7 @@ class HttpPoolAdminClientTest {
   void readsTheDocumentTheMasterWrites() throws Exception {
     MasterStatus written = new MasterStatus(AdminJson.API_VERSION, "p", "LEADER", "SERVING", 7,
         new MasterStatus.Leader("p-master-1", "10.0.0.7:50051", "10.0.0.7:8080"), "0.1.0", "2.0",
-        new MasterStatus.Recovery(false, 12), List.of(
+        new MasterStatus.Recovery(false, 12, List.of("node-2")), List.of(
             new MasterStatus.NodeStatus("a", "10.0.0.1:50052", "ALIVE", 1L << 30, 1L << 29, 3, "0.1.0", "2.0", 10),
             new MasterStatus.NodeStatus("b", "10.0.0.2:50052", "DEAD", 1L << 30, 1L << 29, 0, "0.1.0", "2.0", 9000)),
         2L << 30, 1L << 30, 42, null);

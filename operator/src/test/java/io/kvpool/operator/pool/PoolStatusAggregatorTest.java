@@ -48,7 +48,7 @@ class PoolStatusAggregatorTest {
   private static MasterStatus master(String state, List<MasterStatus.NodeStatus> nodes) {
     return new MasterStatus(AdminJson.API_VERSION, "p", "LEADER", state, 4,
         new MasterStatus.Leader("p-master-0", "10.0.1.1:50051", "10.0.1.1:8080"), "0.1.0", "2.0",
-        new MasterStatus.Recovery("RECOVERING".equals(state), 0), nodes, 12L << 30, 3L << 30, 1234, null);
+        new MasterStatus.Recovery("RECOVERING".equals(state), 0, List.of()), nodes, 12L << 30, 3L << 30, 1234, null);
   }
 
   private static PoolStatusAggregator at(Instant now) {
@@ -197,7 +197,7 @@ class PoolStatusAggregatorTest {
   void aLeaderThatKnowsNoPodNameIsThePodLabelledLeader() {
     Observed outside = observed().master(new MasterStatus(AdminJson.API_VERSION, "p", "LEADER", "SERVING", 1,
         new MasterStatus.Leader("", "127.0.0.1:50051", "127.0.0.1:8080"), "0.1.0", "2.0",
-        new MasterStatus.Recovery(false, 0), nodes(3, "ALIVE"), 0, 0, 0, null));
+        new MasterStatus.Recovery(false, 0, List.of()), nodes(3, "ALIVE"), 0, 0, 0, null));
     outside.labelledLeader = "p-master-2";
 
     assertThat(at(T0).aggregate(null, outside.build()).status().getLeader()).isEqualTo("p-master-2");
@@ -310,6 +310,19 @@ class PoolStatusAggregatorTest {
     assertThat(condition(status, AVAILABLE).getReason()).isEqualTo("LeaderNotServing");
     assertThat(condition(status, AVAILABLE).getMessage()).contains("RECOVERING").contains("lease recovery");
     assertThat(status.getPhase()).isEqualTo(PoolPhase.Creating);
+  }
+
+  @Test
+  void aRecoveringLeaderNamesTheRecordedStorageNodesItWaitsFor() {
+    MasterStatus waiting = master("RECOVERING", nodes(2, "ALIVE"));
+    waiting = new MasterStatus(waiting.apiVersion(), waiting.poolId(), waiting.role(), waiting.state(), waiting.view(),
+        waiting.leader(), waiting.releaseVersion(), waiting.protocolVersion(),
+        new MasterStatus.Recovery(true, 0, List.of("p-storage-2")), waiting.nodes(), waiting.capacityBytes(),
+        waiting.usedBytes(), waiting.objectCount(), waiting.counters());
+    KvCachePoolStatus status = at(T0).aggregate(null, observed().master(waiting).build()).status();
+
+    assertThat(condition(status, AVAILABLE).getMessage())
+        .contains("lease recovery under way, waiting for storage node(s) p-storage-2 to register");
   }
 
   @Test

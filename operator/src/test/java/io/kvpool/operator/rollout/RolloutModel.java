@@ -143,7 +143,7 @@ final class RolloutModel {
         n.replicas, OLD, "2.0", 100)));
     return new MasterStatus(AdminJson.API_VERSION, pool, "LEADER", leaderState, 7,
         new MasterStatus.Leader(leader, "10.0.0.9:50051", "10.0.0.9:8080"), OLD, "2.0",
-        new MasterStatus.Recovery("RECOVERING".equals(leaderState), 0), list, 0, 0, 0,
+        new MasterStatus.Recovery("RECOVERING".equals(leaderState), 0, List.of()), list, 0, 0, 0,
         new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, underReplicated, 0, 0));
   }
 
