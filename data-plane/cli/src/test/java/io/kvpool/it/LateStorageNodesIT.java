@@ -3,19 +3,13 @@ package io.kvpool.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvpool.admin.MasterStatus;
-import io.kvpool.bench.ElectionApiServer;
 import io.kvpool.bench.StoredObjects;
 import io.kvpool.cli.AdminApi;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.testkube.RealKubeApiServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -40,23 +34,11 @@ class LateStorageNodesIT {
 
   @RegisterExtension
   final LocalPoolExtension pool = new LocalPoolExtension(b -> b
-      .masters(3, new LocalPoolConfig.Election(kubeconfig(), NAMESPACE, LEASE, "4s", "late-master"))
+      .masters(3, new LocalPoolConfig.Election(ElectionKubeconfig.prepare(NAMESPACE, "late-master", LEASE), NAMESPACE,
+          LEASE, "4s", "late-master"))
       .hosts("0.0.0.0", TestHosts.routableIpv4())
       // a long node TTL: recovery's last resort (one node TTL) stays far away while the two nodes are held back
       .storageNodes(3).memoryPerNode("64MiB").nodeTtl("60s").leaseTtl("2s").heartbeat("300ms"));
-
-  private static Path kubeconfig() {
-    KubernetesClient k = RealKubeApiServer.client();
-    ElectionApiServer.createMasterPods(k, NAMESPACE, "late-master", 3);
-    k.leases().inNamespace(NAMESPACE).withName(LEASE).delete();
-    try {
-      Path file = Files.createTempFile("kvpool-late-nodes-kubeconfig", ".yaml");
-      Files.writeString(file, RealKubeApiServer.kubeconfigYaml());
-      return file;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   @Test
   void aNewLeaderWaitsForTheNodesThePreviousOneRecordedInsteadOfAnsweringNotFound() throws Exception {

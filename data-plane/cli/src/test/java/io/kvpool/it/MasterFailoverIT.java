@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kvpool.bench.ElectionApiServer;
 import io.kvpool.bench.LeaderFailover;
 import io.kvpool.bench.StoredObjects;
 import io.kvpool.admin.MasterStatus;
@@ -14,15 +12,11 @@ import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.testkube.RealKubeApiServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,23 +46,10 @@ class MasterFailoverIT {
 
   @RegisterExtension
   final LocalPoolExtension pool = new LocalPoolExtension(b -> b
-      .masters(3, new LocalPoolConfig.Election(kubeconfig(), NAMESPACE, LEASE, LEASE_DURATION.toSeconds() + "s",
-          "ha-master"))
+      .masters(3, new LocalPoolConfig.Election(ElectionKubeconfig.prepare(NAMESPACE, "ha-master", LEASE), NAMESPACE,
+          LEASE, LEASE_DURATION.toSeconds() + "s", "ha-master"))
       .hosts("0.0.0.0", TestHosts.routableIpv4())
       .storageNodes(3).memoryPerNode("128MiB").nodeTtl("3s").leaseTtl("2s").heartbeat("300ms"));
-
-  private static Path kubeconfig() {
-    KubernetesClient k = RealKubeApiServer.client();
-    ElectionApiServer.createMasterPods(k, NAMESPACE, "ha-master", 3);
-    k.leases().inNamespace(NAMESPACE).withName(LEASE).delete();
-    try {
-      Path file = Files.createTempFile("kvpool-failover-kubeconfig", ".yaml");
-      Files.writeString(file, RealKubeApiServer.kubeconfigYaml());
-      return file;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   /** The pods carrying kvpool.io/role=leader now: exactly one is allowed. */
   private static List<String> labelledLeaders() {
