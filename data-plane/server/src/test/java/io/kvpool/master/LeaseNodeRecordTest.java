@@ -89,8 +89,9 @@ class LeaseNodeRecordTest {
     }
 
     LeaseLeadership leadership(String lease) {
-      LeaseElection election = new LeaseElection(NAMESPACE, lease, "", List.of(), Duration.ofSeconds(3),
-          Duration.ofSeconds(2), Duration.ofMillis(200));
+      // a long lease: a master that stepped down campaigns again only after it, long after the other took over
+      LeaseElection election = new LeaseElection(NAMESPACE, lease, "", List.of(), Duration.ofSeconds(20),
+          Duration.ofSeconds(15), Duration.ofMillis(200));
       return new LeaseLeadership(election, new LeaderIdentity(name, name + ":1", name + ":2"),
           RealKubeApiServer.newClient());
     }
