@@ -301,5 +301,4 @@ final class PoolState {
     }
     return served;
   }
-
 }
