@@ -406,6 +406,7 @@ class KvPoolClusterIT {
       String oldLeader = before.pod();
       assertThat(ready.getStatus().getLeader()).as("the leader in the pool's status").isEqualTo(oldLeader);
       long started = System.nanoTime();
+      long deletedAtMillis = System.currentTimeMillis();
       client.pods().inNamespace(HA).withName(oldLeader).delete();
       E2eLog.info("deleted the leader " + oldLeader + " (view " + before.status().view() + ")");
       // A new leadership has a new view; the winner may be a standby or the recreated pod itself.
@@ -415,6 +416,9 @@ class KvPoolClusterIT {
       Duration failover = Duration.ofNanos(System.nanoTime() - started);
       s.measured("failover " + E2eLog.seconds(failover) + ": " + after.pod() + " serves view " + after.status().view()
           + " (was " + oldLeader + ", view " + before.status().view() + ")");
+      // a view is the time its leadership began, in ms of this single machine's clock
+      s.measured("new leadership began " + E2eLog.seconds(Duration.ofMillis(after.status().view() - deletedAtMillis))
+          + " after the delete");
       KvCachePool shown = Await.until("the pool's status to show the new leader " + after.pod(), Duration.ofMinutes(1),
           () -> Pools.get(client, HA, "ha"),
           p -> p.getStatus() != null && after.pod().equals(p.getStatus().getLeader())
