@@ -124,6 +124,11 @@ public final class Pools {
   /** The master pod that leads and serves, and its status, asked of every master pod. */
   public static Optional<Answer> servingLeaderPod(KubernetesClient client, String namespace, String pool) {
     for (Pod pod : pods(client, namespace, pool, "master")) {
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        // terminating: it leads no new view, and a proxied request to it can hang for the client's whole timeout,
+        // which would be counted as failover time
+        continue;
+      }
       try {
         MasterStatus status = masterStatus(client, namespace, pod.getMetadata().getName());
         if (status.leading() && "SERVING".equals(status.state())) {
