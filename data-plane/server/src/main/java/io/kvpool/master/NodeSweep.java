@@ -33,7 +33,7 @@ final class NodeSweep {
   }
 
   /** Processes up to {@link #STEP} objects. */
-  void step() {
+  void step(long nowMillis) {
     if (cursor < 0) {
       return;
     }
@@ -45,14 +45,14 @@ final class NodeSweep {
         again = false;
         return;
       }
-      if (!visit(o)) {
+      if (!visit(o, nowMillis)) {
         cursor++; // else the last object moved into this slot: visit it next
       }
     }
   }
 
   /** True when the object left the table. */
-  private boolean visit(StoredObject o) {
+  private boolean visit(StoredObject o, long nowMillis) {
     boolean shrank = false;
     boolean draining = false;
     for (Replica r : new ArrayList<>(o.replicas)) {
@@ -73,6 +73,10 @@ final class NodeSweep {
     }
     if ((shrank || draining) && o.complete()) {
       pool.needsRepair.add(o);
+    }
+    if (shrank && !o.complete() && o.allReplicasCommitted()) {
+      // the replicas still awaited were on a node that is gone: the put is done with those its nodes committed
+      pool.completePut(o, o.committedReplicas(), nowMillis);
     }
     return false;
   }

@@ -464,7 +464,7 @@ public final class PoolMetadata {
           continue;
         }
         StoredObject o = pool.objects.get(key);
-        List<Replica> readable = o == null || !o.complete() ? List.of() : pool.readableReplicas(o);
+        List<Replica> readable = o == null ? List.of() : pool.readableReplicas(o);
         if (readable.isEmpty()) {
           pool.counters.getMisses.inc();
           found[i] = ReplicaListResult.missing(missing());
@@ -518,7 +518,7 @@ public final class PoolMetadata {
       if (Keys.problem(key) != null) {
         out.add(ErrorCode.LIMIT_EXCEEDED);
       } else {
-        out.add(o != null && o.complete() && !pool.readableReplicas(o).isEmpty() ? ErrorCode.OK : missing());
+        out.add(o != null && !pool.readableReplicas(o).isEmpty() ? ErrorCode.OK : missing());
       }
     }
     return out;
@@ -534,12 +534,13 @@ public final class PoolMetadata {
         out.add(ErrorCode.LIMIT_EXCEEDED);
       } else if (o == null) {
         out.add(missing());
-      } else if (!o.complete()) {
+      } else if (!o.visible()) {
         out.add(ErrorCode.PUT_IN_PROGRESS);
       } else if (o.leased(now) || o.repairInFlight) {
         out.add(ErrorCode.OBJECT_LEASED);
       } else {
-        pool.delete(o, now, false, 0);
+        // a visible pending put's writer may still hold grants for its uncommitted ranges: quarantine them till then
+        pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
         out.add(ErrorCode.OK);
       }
     }
@@ -559,8 +560,8 @@ public final class PoolMetadata {
           if (o == null) {
             return removed;
           }
-          if (o.complete() && !o.leased(now) && !o.repairInFlight) {
-            pool.delete(o, now, false, 0);
+          if (o.visible() && !o.leased(now) && !o.repairInFlight) {
+            pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
             removed++; // the last object moved into this slot: look at it next
           } else {
             slot++;
@@ -573,7 +574,7 @@ public final class PoolMetadata {
   public synchronized ErrorCode pin(String key, boolean pinned) {
     settle(List.of(key));
     StoredObject o = pool.objects.get(key);
-    if (o == null || !o.complete()) {
+    if (o == null || !o.visible()) {
       return missing();
     }
     pool.objects.setPinned(o, pinned);
@@ -609,7 +610,7 @@ public final class PoolMetadata {
     if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
       eviction.evict(now, (long) (pool.usedBytes() * pool.config.evictRatio()), MAX_WATERMARK_VICTIMS_PER_TICK);
     }
-    pool.sweep.step();
+    pool.sweep.step(now);
     wakeSettlers();
     return repairs.plan(now);
   }

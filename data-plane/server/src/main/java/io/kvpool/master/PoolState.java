@@ -92,9 +92,16 @@ final class PoolState {
     return n != null && n.state().serves();
   }
 
+  /**
+   * The replicas a get may read: of a complete object those on serving nodes; of a pending put that is visible (a node
+   * committed it) only the committed ones; none of any other pending put.
+   */
   List<Replica> readableReplicas(StoredObject o) {
+    if (!o.visible()) {
+      return List.of();
+    }
     List<Replica> out = new ArrayList<>(o.replicas.size());
-    for (Replica r : o.replicas) {
+    for (Replica r : o.complete() ? o.replicas : o.committedReplicas()) {
       if (readable(r)) {
         out.add(r);
       }
@@ -200,11 +207,14 @@ final class PoolState {
     return ErrorCode.OK;
   }
 
-  /** An object with no replica left on any live node: gone, but without a tombstone (its node may come back). */
+  /**
+   * An object with no replica left on any live node: gone, but without a tombstone (its node may come back). Counted as
+   * lost when gets could find it (complete, or a pending put a node committed): its writer was told it succeeded.
+   */
   void lose(StoredObject o) {
     objects.remove(o);
     needsRepair.remove(o);
-    if (o.complete()) {
+    if (o.visible()) {
       counters.objectsLost.inc();
     }
   }

@@ -88,9 +88,22 @@ final class StoredObject {
     return committedBy != null && !replicas.isEmpty() && committedReplicas().size() == replicas.size();
   }
 
-  /** Whether a lookup should wait for this object: a pending put whose nodes commit it and that has not stalled one. */
+  /**
+   * Whether gets find this object: complete, or a pending put one of whose nodes committed its replica. A node commits
+   * only a replica it wrote and verified, and the writer returns without PUT_END once every node promised its COMMIT:
+   * so a put is readable from its first commit on, and one node lost before its own COMMIT left (killed between its
+   * reply and its COMMIT) does not hide a put its writer was told had succeeded.
+   */
+  boolean visible() {
+    return state == State.COMPLETE || committedBy != null && !committedReplicas().isEmpty();
+  }
+
+  /**
+   * Whether a lookup should wait for this object: a pending put whose nodes commit it, none of whose COMMITs arrived
+   * yet, and that has not stalled a lookup before.
+   */
   boolean awaitsNodeCommits() {
-    return state == State.PENDING && committedByNodes && !commitWaitSpent;
+    return state == State.PENDING && committedByNodes && !commitWaitSpent && !visible();
   }
 
   Replica replicaOn(String nodeId) {

@@ -369,6 +369,10 @@ final class MasterLink implements AutoCloseable {
    * COMMIT. False when it could not: another registration since, whose inventory proves those replicas, or a failed
    * connection, after which the link registers again.
    */
+  String nodeId() {
+    return nodeId;
+  }
+
   boolean sendCommit(NodeKey admittedUnder, List<NodeCommit.Item> items) {
     BodyWriter w = new BodyWriter(64 + items.size() * (48 + items.get(0).key().length()));
     synchronized (sendLock) {

@@ -33,9 +33,12 @@ final class ReplicaCommits {
   private final ConcurrentLinkedQueue<Promised> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean sending = new AtomicBoolean();
   private final Counter outcomes;
+  /** Fault injection for tests: promise commits but never send them (see {@link CommitFault}). */
+  private final boolean held;
 
   ReplicaCommits(MasterLink link, PrometheusRegistry metrics) {
     this.link = link;
+    this.held = CommitFault.holds(link.nodeId());
     this.outcomes = Counter.builder().name("kvpool_storage_commits_total")
         .help("Replicas completed for protocol-2.2 writers: committed at the master by this node (sent), left to the"
             + " writer's PUT_END (left_to_writer), or promised but not sent because the master link failed or a new"
@@ -72,7 +75,7 @@ final class ReplicaCommits {
 
   /** Sends the promised commits, as one COMMIT per registration and batch, unless another thread is sending them. */
   void flush() {
-    while (!queue.isEmpty() && sending.compareAndSet(false, true)) {
+    while (!held && !queue.isEmpty() && sending.compareAndSet(false, true)) {
       try {
         sendQueued();
       } finally {

@@ -142,13 +142,63 @@ class NodeCommitTest {
       assertThat(System.nanoTime() - deadline).as("the lookup waits for the commits").isNegative();
       Thread.sleep(1);
     }
-    for (ReplicaGrant g : p.replicas()) {
-      f.commit("k", p, g, 1000, 2);
-    }
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
     ReplicaListResult found = lookup.get(30, TimeUnit.SECONDS).get(0);
-    assertThat(found.status()).isEqualTo(ErrorCode.OK);
+    assertThat(found.status()).as("the first COMMIT makes the put readable").isEqualTo(ErrorCode.OK);
     assertThat(found.generation()).isEqualTo(p.generation());
-    assertThat(found.replicas()).hasSize(2);
+    assertThat(found.replicas()).extracting(r -> r.nodeId()).containsExactly(p.replicas().get(0).nodeId());
+    f.commit("k", p, p.replicas().get(1), 1000, 2);
+    assertThat(f.pool.getReplicas(List.of("k")).get(0).replicas()).hasSize(2);
+  }
+
+  @Test
+  void aPutIsReadableFromItsFirstCommitWithTheCommittedReplicasOnly() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
+    f.write("k", p, p.replicas().get(1), 1000, 2); // written, replied committed = 1, its COMMIT not here yet
+    ReplicaListResult found = f.pool.getReplicas(List.of("k")).get(0);
+    assertThat(found.status()).isEqualTo(ErrorCode.OK);
+    assertThat(found.replicas()).extracting(r -> r.nodeId()).containsExactly(p.replicas().get(0).nodeId());
+    assertThat(f.exists("k")).isTrue();
+    assertThat(commitWaits(f)).as("a committed put is not waited for").isZero();
+    assertThat(pending(f)).as("still pending: one replica's COMMIT is awaited").isEqualTo(1);
+  }
+
+  /**
+   * Issue 28: a writer told its put succeeded (both nodes replied committed = 1), one node killed -9 between its reply
+   * and its COMMIT. The put reads back at once, and once the node is declared dead the put completes with the
+   * replica that was committed and is copied back to two.
+   */
+  @Test
+  void aNodeKilledBetweenItsReplyAndItsCommitDoesNotHideTheAcknowledgedPut() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 16 * MIB).node("b", 16 * MIB).node("c", 16 * MIB).settle();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    ReplicaGrant survivor = p.replicas().get(0);
+    ReplicaGrant killed = p.replicas().get(1);
+    f.commit("k", p, survivor, 1000, 2);
+    f.write("k", p, killed, 1000, 2);
+    f.nodes.remove(killed.nodeId()); // kill -9: no COMMIT, no heartbeat
+    assertThat(f.pool.getReplicas(List.of("k")).get(0).status()).isEqualTo(ErrorCode.OK);
+    f.advance(f.config.nodeTtl().plusSeconds(1));
+    f.heartbeats();
+    f.tickUntilQuiet();
+    assertThat(pending(f)).as("completed once the silent node was declared dead").isZero();
+    assertThat(f.exists("k")).isTrue();
+    assertThat(f.replicas("k")).as("copied back to its wanted count").isEqualTo(2);
+    assertThat(f.pool.snapshot().underReplicated()).isZero();
+  }
+
+  @Test
+  void aPutReadableFromOneCommitCanBeRemovedAndItsOtherRangeWaitsForItsGrants() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
+    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.OK);
+    assertThat(f.exists("k")).isFalse();
+    assertThat(pending(f)).isZero();
+    f.commit("k", p, p.replicas().get(1), 1000, 2); // a late COMMIT of a removed put is ignored
+    assertThat(f.exists("k")).isFalse();
   }
 
   @Test
