@@ -57,7 +57,8 @@ class Process:
 class LocalPool:
     """``./kvpool local``; ``master`` is the master's RPC address, ``processes`` the table it printed."""
 
-    def __init__(self, **options: str):
+    def __init__(self, env: dict | None = None, **options: str):
+        """``env``: variables added to the environment of ``./kvpool local`` and the pool processes it starts."""
         settings = {"storage-nodes": "3", "memory": "256MiB"}
         settings.update({k.replace("_", "-"): str(v) for k, v in options.items()})
         self.args = [part for name, value in settings.items() for part in (f"--{name}", value)]
@@ -69,7 +70,7 @@ class LocalPool:
         self.extra: list = []  # processes the tests started themselves (a restarted master)
         self._proc = subprocess.Popen([str(KVPOOL), "local", *self.args], stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                                      start_new_session=True)
+                                      start_new_session=True, env={**os.environ, **(env or {})})
         self._ready = threading.Event()
         threading.Thread(target=self._read_output, daemon=True).start()
         if not self._ready.wait(START_TIMEOUT) or not self.master:

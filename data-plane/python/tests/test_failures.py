@@ -1,5 +1,6 @@
 """Crashes of pool processes in the middle of the client's work, on a pool of its own: a storage node killed
-(kill -9) with 2 replicas per value, then the master killed and restarted (lease recovery)."""
+(kill -9) with 2 replicas per value, then the master killed and restarted (lease recovery); and a node killed between
+the WRITE replies that acknowledged its puts and the COMMITs that would have told the master."""
 
 import random
 
@@ -76,3 +77,26 @@ def test_committed_values_survive_a_master_kill_and_restart(crash_pool, crash_cl
     _read_all(crash_client, values)
     for key in keys[:5]:
         assert crash_client.exists(key)
+
+
+def test_puts_acknowledged_by_their_nodes_read_back_at_once_after_the_kill_of_a_node_whose_commits_never_left():
+    """Issue 28: node-1 promises its COMMITs and never sends them (the test fault KVPOOL_FAULT_HOLD_COMMITS), which
+    holds each of its puts where a node killed between its reply and its COMMIT leaves it; killed -9, every value the
+    client was told is stored reads back at once."""
+    import conftest
+    p = start_pool(env={"KVPOOL_FAULT_HOLD_COMMITS": "node-1"}, memory="128MiB", pool_id="held-commits")
+    try:
+        with KvPoolClient(ClientConfig(p.master, pool_id="held-commits", replicas=2, timeout=10,
+                                       operation_timeout=60)) as c:
+            values = _values("held-commits", 40)
+            keys = list(values)
+            for key in keys[:20]:
+                assert c.put(key, values[key]) is True
+            assert c.put_batch(keys[20:], [Regions.of_buffer(values[k]) for k in keys[20:]]) == [None] * 20
+            assert c.put_commit_stats() == (40, 0), "every put acknowledged from its nodes' replies alone"
+            victim = next(n for n in p.storage_nodes() if n.node_id == "node-1")
+            p.kill9(victim.pid)
+            _read_all(c, values)
+    finally:
+        p.stop()
+        conftest._POOLS.remove(p)
