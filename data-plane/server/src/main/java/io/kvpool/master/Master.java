@@ -73,6 +73,7 @@ public final class Master implements AutoCloseable {
         .route("/ready", this::ready)
         .route("/metrics", r -> AdminHttpServer.metrics(metrics))
         .route("/status", r -> new Response(200, "application/json", AdminJson.write(status())))
+        .route("/scan", r -> scanResponse())
         .route("/step-down", this::stepDown)
         .route("/nodes/", this::nodeAction);
   }
@@ -236,6 +237,16 @@ public final class Master implements AutoCloseable {
   private Optional<PoolSnapshot> snapshot() {
     PoolMetadata m = leading;
     return m == null ? Optional.empty() : Optional.of(m.snapshot());
+  }
+
+  /**
+   * The /scan document: the leader's object table counted by a full walk, to check the gauges of /status against
+   * (O(objects): for diagnostics and soak tests, not for a scraper). 503 on a standby.
+   */
+  private Response scanResponse() {
+    PoolMetadata m = leading;
+    return m == null ? Response.text(503, "not the leader: only the leading master holds the object table\n")
+        : new Response(200, "application/json", AdminJson.write(m.scan()));
   }
 
   /** The /status document. */

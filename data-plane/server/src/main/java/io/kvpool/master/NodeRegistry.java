@@ -92,6 +92,7 @@ final class NodeRegistry {
     for (InventoryObject io : chunk.objects()) {
       adopt(node, io, nowMillis);
     }
+    node.heartbeat(nowMillis); // a node delivering a long inventory is not silent
     pool.lastRegistrationMillis = nowMillis;
     if (chunk.last()) {
       finish(node, nowMillis);
@@ -149,6 +150,7 @@ final class NodeRegistry {
     Replica known = o.replicaOn(node.id());
     if (known != null) {
       o.replicas.remove(known); // the earlier registration's record of it
+      pool.objects.recount(o);
       if (known.slices().equals(io.slices()) && node.reserve(io.slices())) {
         pool.addReplica(o, replica);
         if (!o.complete()) {

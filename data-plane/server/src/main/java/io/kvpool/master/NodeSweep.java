@@ -71,7 +71,8 @@ final class NodeSweep {
       pool.lose(o);
       return true;
     }
-    if ((shrank || draining) && o.complete()) {
+    if ((shrank || draining || o.replicas.size() < o.wantedReplicas) && o.complete()) {
+      // short ones too: a node that joined or came back may be the room a copy lacked
       pool.needsRepair.add(o);
     }
     if (shrank && !o.complete() && o.allReplicasCommitted()) {

@@ -20,6 +20,7 @@ final class ObjectTable {
   private final LinkedHashSet<StoredObject> pending = new LinkedHashSet<>();
   private final int[] wantedCounts = new int[256];
   private int pinned;
+  private int underReplicated;
   private long completeBytes;
 
   StoredObject get(String key) {
@@ -50,6 +51,7 @@ final class ObjectTable {
       last.slot = o.slot;
     }
     o.slot = -1;
+    recount(o);
     if (o.state == StoredObject.State.PENDING) {
       pending.remove(o);
     } else {
@@ -64,6 +66,19 @@ final class ObjectTable {
       o.state = StoredObject.State.COMPLETE;
       pending.remove(o);
       completeBytes += o.size;
+      recount(o);
+    }
+  }
+
+  /**
+   * Re-evaluates whether {@code o} counts as under-replicated — in the table, complete, with fewer replicas than it
+   * wants — after its replicas or its state changed; the count is then the state's own, never a work queue's.
+   */
+  void recount(StoredObject o) {
+    boolean under = o.slot >= 0 && o.complete() && o.replicas.size() < o.wantedReplicas;
+    if (under != o.countedUnderReplicated) {
+      o.countedUnderReplicated = under;
+      underReplicated += under ? 1 : -1;
     }
   }
 
@@ -103,6 +118,11 @@ final class ObjectTable {
 
   int pendingCount() {
     return pending.size();
+  }
+
+  /** Complete objects with fewer replicas than they want (replicas on dead nodes count until a sweep drops them). */
+  int underReplicatedCount() {
+    return underReplicated;
   }
 
   int pinnedCount() {

@@ -1,5 +1,7 @@
 package io.kvpool.master;
 
+import io.kvpool.admin.AdminJson;
+import io.kvpool.admin.ObjectScan;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Heartbeat;
@@ -637,9 +639,44 @@ public final class PoolMetadata {
           now - n.lastHeartbeatMillis(), n.transport(), n.devices()));
     }
     return new PoolSnapshot(pool.view, pool.serverState, nodeViews, pool.capacityBytes(), pool.usedBytes(),
-        pool.objects.size(), pool.objects.pendingCount(), pool.objects.pinnedCount(), pool.needsRepair.size(),
+        pool.objects.size(), pool.objects.pendingCount(), pool.objects.pinnedCount(), pool.objects.underReplicatedCount(),
         pool.tombstones.size(), MasterCounters.value(pool.counters.objectsRecovered),
         pool.recovering() ? List.copyOf(pool.awaitedNodes()) : List.of());
+  }
+
+  /**
+   * Counts the object table by walking it (O(objects), in steps of {@link NodeSweep#STEP} with the lock released in
+   * between, so puts and gets go on): what the gauges of {@link #snapshot()} must agree with on a quiet pool. Objects
+   * that change while the walk is under way may be counted by their old or new state.
+   */
+  public ObjectScan scan() {
+    long objects = 0;
+    long pending = 0;
+    long readable = 0;
+    long underReplicated = 0;
+    long replicas = 0;
+    int slot = 0;
+    while (true) {
+      synchronized (this) {
+        int end = slot + NodeSweep.STEP;
+        for (; slot < end; slot++) {
+          StoredObject o = pool.objects.slot(slot);
+          if (o == null) {
+            return new ObjectScan(AdminJson.API_VERSION, pool.view, pool.serverState.name(), objects, pending,
+                readable, underReplicated, replicas);
+          }
+          objects++;
+          if (!o.complete()) {
+            pending++;
+            continue;
+          }
+          int serving = pool.readableReplicas(o).size();
+          readable += serving > 0 ? 1 : 0;
+          underReplicated += serving < o.wantedReplicas ? 1 : 0;
+          replicas += serving;
+        }
+      }
+    }
   }
 
   /** Every object's replica count, for tests only: O(n). */

@@ -115,6 +115,7 @@ final class PoolState {
 
   void addReplica(StoredObject o, Replica r) {
     o.replicas.add(r);
+    objects.recount(o);
     StorageNodeRecord n = holder(r);
     if (n != null) {
       n.replicaAdded();
@@ -124,6 +125,7 @@ final class PoolState {
   /** Takes one replica off a live object (it moved or is surplus): freed, and the node told to forget it. */
   void retireReplica(StoredObject o, Replica r) {
     o.replicas.remove(r);
+    objects.recount(o);
     StorageNodeRecord n = holder(r);
     if (n != null) {
       n.replicaRemoved();
@@ -135,6 +137,7 @@ final class PoolState {
   /** Forgets a replica whose registration is gone (nothing to free, nobody to tell). */
   void forgetReplica(StoredObject o, Replica r) {
     o.replicas.remove(r);
+    objects.recount(o);
     StorageNodeRecord n = holder(r);
     if (n != null) {
       n.replicaRemoved();

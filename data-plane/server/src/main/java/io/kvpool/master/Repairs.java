@@ -70,6 +70,14 @@ final class Repairs {
         o.nextRepairMillis = pool.lateNodesDeadlineMillis();
         continue;
       }
+      if (draining.isEmpty() && pool.usedBytes() + SegmentAllocator.blockSize(o.size)
+          > (long) (pool.capacityBytes() * pool.config.highWatermark())) {
+        // a repair never takes the pool over its high watermark: there eviction would take other objects to make
+        // room for the copy. The object stays under-replicated (the gauge says so) and is copied once room comes
+        // back. A drain's copies may: the drain was admitted only if they fit, and the node must empty
+        o.nextRepairMillis = nowMillis + RETRY_MILLIS;
+        continue;
+      }
       Set<String> holders = new HashSet<>();
       o.replicas.forEach(r -> holders.add(r.nodeId()));
       List<StorageNodeRecord> target = pool.placement.choose(pool.nodeRecords(), o.size, 1, holders);

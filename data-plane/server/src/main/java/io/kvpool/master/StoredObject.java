@@ -38,6 +38,8 @@ final class StoredObject {
   boolean commitWaitSpent;
   /** PENDING: ids of the nodes that committed their replica (a COMMIT, or a re-registration's inventory). */
   private List<String> committedBy;
+  /** Whether {@link ObjectTable} counts it as under-replicated now. */
+  boolean countedUnderReplicated;
   /** Position in {@link ObjectTable}'s array (sampling and sweeps), -1 when not in the table. */
   int slot = -1;
 
@@ -92,10 +94,11 @@ final class StoredObject {
    * Whether gets find this object: complete, or a pending put one of whose nodes committed its replica. A node commits
    * only a replica it wrote and verified, and the writer returns without PUT_END once every node promised its COMMIT:
    * so a put is readable from its first commit on, and one node lost before its own COMMIT left (killed between its
-   * reply and its COMMIT) does not hide a put its writer was told had succeeded.
+   * reply and its COMMIT) does not hide a put its writer was told had succeeded. It stays visible (and is counted lost)
+   * when the committed replica's node dies.
    */
   boolean visible() {
-    return state == State.COMPLETE || committedBy != null && !committedReplicas().isEmpty();
+    return state == State.COMPLETE || committedBy != null && !committedBy.isEmpty();
   }
 
   /**
