@@ -2,7 +2,10 @@ package io.kvpool.client;
 
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Growing, jittered waits between retries, within an operation's deadline. */
+/**
+ * An operation's one deadline, and the growing, jittered waits between its retries: every attempt of every key of a
+ * single or batch call, master exchanges and storage exchanges included, ends by it.
+ */
 final class Backoff {
   private static final long FIRST_MILLIS = 20;
   private static final long MAX_MILLIS = 1_000;
@@ -16,6 +19,15 @@ final class Backoff {
 
   static Backoff until(java.time.Duration budget) {
     return new Backoff(System.nanoTime() + budget.toNanos());
+  }
+
+  /**
+   * The time an exchange may take now: {@code perExchange}, cut to what is left of the operation (at least 1 ms, so
+   * an exchange started just before the deadline fails at once rather than never).
+   */
+  java.time.Duration within(java.time.Duration perExchange) {
+    long leftNanos = Math.max(1_000_000, deadlineNanos - System.nanoTime());
+    return perExchange.toNanos() <= leftNanos ? perExchange : java.time.Duration.ofNanos(leftNanos);
   }
 
   boolean expired() {

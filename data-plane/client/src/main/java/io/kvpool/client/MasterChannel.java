@@ -53,16 +53,20 @@ final class MasterChannel implements AutoCloseable {
     this.operationTimeout = operationTimeout;
   }
 
-  /** Opens the first connection now, so an unreachable or incompatible master fails here; the master's handshake. */
-  Handshake connect() {
-    return call(Opcode.STATS, null, r -> null, c -> c.peer()); // STATS, not PING: a standby refuses it
+  /**
+   * Opens the first connection now, so an unreachable or incompatible master fails here, within {@code within} (the
+   * operation timeout, or the config's fail-fast connect timeout); the master's handshake.
+   */
+  Handshake connect(Duration within) {
+    // STATS, not PING: a standby refuses it
+    return call(Opcode.STATS, null, r -> null, c -> c.peer(), Backoff.until(within));
   }
 
-  private RpcConnection open(HostPort endpoint) throws IOException {
-    return RpcConnection.open(endpoint, local, 0, security, timeout);
+  private RpcConnection open(HostPort endpoint, Duration exchangeTimeout) throws IOException {
+    return RpcConnection.open(endpoint, local, 0, security, exchangeTimeout);
   }
 
-  private RpcConnection borrow() throws IOException {
+  private RpcConnection borrow(Duration exchangeTimeout) throws IOException {
     Idle i;
     while ((i = idle.pollFirst()) != null) {
       if (i.connection().isUsable() && System.nanoTime() - i.sinceNanos() < MAX_IDLE_NANOS) {
@@ -70,12 +74,12 @@ final class MasterChannel implements AutoCloseable {
       }
       i.connection().close();
     }
-    RpcConnection c = open(masters.get(leader % masters.size()));
+    RpcConnection c = open(masters.get(leader % masters.size()), exchangeTimeout);
     HandshakeReply hello = c.peerReply();
     if (hello.state() == ServerState.STANDBY && !hello.leaderEndpoint().isEmpty()) {
       // a standby names the leader: go there at once instead of trying the other endpoints
       c.close();
-      return open(HostPort.parse(hello.leaderEndpoint()));
+      return open(HostPort.parse(hello.leaderEndpoint()), exchangeTimeout);
     }
     return c;
   }
@@ -110,25 +114,38 @@ final class MasterChannel implements AutoCloseable {
     T apply(RpcConnection c);
   }
 
+  /** One exchange of an operation of its own (its own operation timeout). */
   <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder) {
-    return call(op, body, decoder, null);
+    return call(op, body, decoder, null, Backoff.until(operationTimeout));
+  }
+
+  /** One exchange of an operation whose deadline is {@code operation}: failovers are followed until then, no longer. */
+  <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation) {
+    return call(op, body, decoder, null, operation);
+  }
+
+  static void expectCount(int got, int expected, Opcode op) {
+    if (got != expected) {
+      throw new KvPoolException("master answered " + op + " with " + got + " results for " + expected + " keys");
+    }
   }
 
   /**
-   * One request/reply with the leader, following it across failovers within the operation timeout. A refusal other
-   * than NOT_LEADER, a version or pool mismatch and a refused authentication are final.
+   * One request/reply with the leader, following it across failovers until the operation's deadline; each attempt
+   * takes at most the exchange timeout, cut to what is left of the operation. A refusal other than NOT_LEADER, a
+   * version or pool mismatch and a refused authentication are final.
    */
-  private <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, After<T> after) {
-    Backoff backoff = Backoff.until(operationTimeout);
+  private <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, After<T> after, Backoff backoff) {
     IOException last = null;
     int misses = 0;
     while (true) {
       RpcConnection c = null;
       try {
-        c = borrow();
+        Duration exchange = backoff.within(timeout);
+        c = borrow(exchange);
         T result;
         // the deadline is disarmed before the connection goes back to the pool, where another thread may arm it
-        try (RpcConnection.Deadline d = c.deadline(timeout)) {
+        try (RpcConnection.Deadline d = c.deadline(exchange)) {
           long started = System.nanoTime();
           T decoded = decoder.decode(c.call(op, body).reader());
           metrics.exchange(op, System.nanoTime() - started);
@@ -164,7 +181,7 @@ final class MasterChannel implements AutoCloseable {
       leader = (leader + 1) % masters.size();
       if (++misses >= masters.size() && !backoff.pause()) {
         throw Failures.translate(last, masters.get(leader % masters.size()), op.name()
-            + " (no leading master among " + masters + " within " + operationTimeout.toSeconds() + " s)");
+            + " (no leading master among " + masters + " within the operation's deadline)");
       }
     }
   }
