@@ -9,7 +9,9 @@ import io.kvpool.protocol.FrameChannel;
 import io.kvpool.protocol.FrameHeader;
 import io.kvpool.protocol.Handshake;
 import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.zip.Checksum;
 
 /** Server side of one accepted connection after a successful handshake. */
@@ -109,6 +111,21 @@ public final class Session {
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
         body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
     deadline.disarm();
+  }
+
+  /**
+   * Stops the connection from any thread, without blocking: the reply being written fails at once and no further
+   * byte of it is sent (the serving thread's blocked send returns with an error and the server closes the connection,
+   * with a reset that drops what its send buffer still held). For a reply whose bytes are no longer its object's.
+   */
+  public void abort() {
+    SocketChannel socket = channel.channel();
+    try {
+      socket.setOption(StandardSocketOptions.SO_LINGER, 0);
+      socket.shutdownOutput();
+    } catch (IOException | RuntimeException e) {
+      // closed already (or never connected): nothing more can be sent on it
+    }
   }
 
   /** A request starts: no error so far. */
