@@ -96,7 +96,10 @@ public final class Session {
     reply(request, body, (ByteBuffer[]) null);
   }
 
-  /** Writes the reply; a peer that does not read it within the frame deadline (plus the payload's) is dropped. */
+  /**
+   * Writes the reply; a peer that does not read it within the frame deadline plus the payload's allowance (counted
+   * up to {@link ServerLimits#MAX_REPLY_ALLOWANCE_BYTES}) is dropped.
+   */
   public void reply(Frame request, BodyWriter body, ByteBuffer... payload) throws IOException {
     long bytes = 0;
     if (payload != null) {
@@ -107,7 +110,7 @@ public final class Session {
     if (payload != null && bytes >= LARGE_REPLY_BYTES) {
       channel.fitSendBuffer(load.localSendBytes(run, payload.length == 1));
     }
-    deadline.arm("write_timeout", limits.frameTimeout().toNanos() + limits.payloadNanos(bytes));
+    deadline.arm("write_timeout", limits.replyNanos(bytes));
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
         body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
     deadline.disarm();
