@@ -9,6 +9,8 @@ import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ProtocolException;
+import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
 import io.kvpool.protocol.ReadReply;
@@ -48,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * once the object's bytes are all here their CRC32C is checked and the node returns its receipt. A READ is served
  * only with the master's read token for that object, inside a slice of that object, and its reply pins the slice
  * ({@link ReadPin}): a reply whose object goes while it is sent is stopped, and a WRITE into its range waits for it,
- * so a reply never carries another object's bytes.
+ * so a reply never carries another object's bytes. Lengths are checked here, not by decoding, so that a request
+ * with a negative or oversized one gets an error reply (PROTOCOL.md, "To a storage node").
  */
 final class StorageRequestHandler implements RpcServer.RequestHandler {
   private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
@@ -133,6 +136,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   /** Null if the range lies inside a segment, else why not. */
   private String outOfBounds(int segmentId, long offset, long length) {
+    if (segmentId < 0 || offset < 0 || length < 0) {
+      return "segment " + segmentId + ", offset " + offset + " and length " + length + " must not be negative";
+    }
     if (segmentId >= segments.size()) {
       return "segment " + segmentId + " does not exist on node " + nodeId + " (it has " + segments.size() + ")";
     }
@@ -152,8 +158,16 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private Admission admit(WriteRequest w) {
     Slice slice = w.slice();
-    String problem = outOfBounds(slice.segmentId(), slice.offset(), slice.length());
-    ErrorCode code = ErrorCode.OUT_OF_BOUNDS;
+    ErrorCode code = ErrorCode.LIMIT_EXCEEDED;
+    String problem = w.valueSize() < 0 || w.valueSize() > ProtocolLimits.MAX_VALUE_BYTES
+        ? "value size " + w.valueSize() + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES : null;
+    if (problem == null) {
+      code = ErrorCode.OUT_OF_BOUNDS;
+      problem = slice.valueOffset() < 0 || (long) slice.valueOffset() + slice.length() > w.valueSize()
+          ? "slice [" + slice.valueOffset() + ", +" + slice.length() + ") lies outside the value of " + w.valueSize()
+          + " bytes"
+          : outOfBounds(slice.segmentId(), slice.offset(), slice.length());
+    }
     NodeKey key = link.nodeKey();
     if (problem == null) {
       code = ErrorCode.GRANT_REJECTED;
@@ -179,6 +193,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     if (problem != null) {
       refused.labelValues(switch (code) {
         case OUT_OF_BOUNDS -> "out_of_bounds";
+        case LIMIT_EXCEEDED -> "limit";
         case NODE_UNAVAILABLE -> "pinned";
         default -> "grant";
       }).inc();
@@ -194,6 +209,24 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /**
+   * Why the WRITE's payload cannot even be skipped (its slice length is negative or over the value limit, so where the
+   * next frame starts is unknown), or null.
+   */
+  private static String unskippable(WriteRequest w) {
+    int length = w.slice().length();
+    return length < 0 || length > ProtocolLimits.MAX_VALUE_BYTES ? "slice length " + length + " of key " + w.key()
+        + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES + ": its payload cannot be skipped, so the connection closes"
+        : null;
+  }
+
+  /** Answers a request whose payload cannot be skipped with LIMIT_EXCEEDED, then ends the connection. */
+  private void refuseAndClose(Session session, Frame request, String problem) throws IOException {
+    refused.labelValues("limit").inc();
+    session.replyError(request, ErrorCode.LIMIT_EXCEEDED, problem);
+    throw new ProtocolException(problem);
   }
 
   /**
@@ -230,6 +263,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private void write(Session session, Frame request) throws IOException {
     WriteRequest w = WriteRequest.decode(request.reader());
+    String unskippable = unskippable(w);
+    if (unskippable != null) {
+      refuseAndClose(session, request, unskippable);
+    }
     Admission admission = admit(w);
     if (admission.problem() != null) {
       // consume the payload so the connection stays usable for the client's next request
@@ -267,6 +304,12 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    */
   private void writeBatch(Session session, Frame request) throws IOException {
     WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
+    for (WriteRequest w : batch.writes()) {
+      String unskippable = unskippable(w);
+      if (unskippable != null) {
+        refuseAndClose(session, request, unskippable); // before any payload: the batch's stream cannot be followed
+      }
+    }
     List<WriteBatchReply.Result> results = new ArrayList<>(batch.writes().size());
     List<ObjectId> admitted = new ArrayList<>();
     List<ReplicaCommits.Completed> completed = new ArrayList<>();
@@ -349,6 +392,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * Why a READ may not be served (null: it may, and {@code pin} now pins its slice); {@code code} gets the error code.
    */
   private String readProblem(ReadRequest r, ReadPin pin, ErrorCode[] code) {
+    if (r.length() > ProtocolLimits.MAX_VALUE_BYTES) {
+      code[0] = ErrorCode.LIMIT_EXCEEDED;
+      refused.labelValues("limit").inc();
+      return "read length " + r.length() + " over the value limit of " + ProtocolLimits.MAX_VALUE_BYTES + " bytes";
+    }
     String problem = outOfBounds(r.segmentId(), r.offset(), r.length());
     code[0] = ErrorCode.OUT_OF_BOUNDS;
     if (problem == null) {
