@@ -19,10 +19,13 @@ public record ReadRequest(String key, long generation, int segmentId, long offse
     return req;
   }
 
-  /** The fields of one read, as a READ body or an item of a READ_BATCH. */
+  /**
+   * The fields of one read, as a READ body or an item of a READ_BATCH. Segment, offset and length are taken as they
+   * come, negative or oversized: the storage node answers such a read with an error reply (PROTOCOL.md, "To a storage
+   * node") instead of closing the connection as for an undecodable body.
+   */
   static ReadRequest decodeFields(BodyReader r) throws ProtocolException {
-    return new ReadRequest(r.key(), r.i64(), r.index(Integer.MAX_VALUE, "segment id"),
-        r.length(Long.MAX_VALUE, "offset"), r.index(ProtocolLimits.MAX_VALUE_BYTES, "length"), r.i64(),
+    return new ReadRequest(r.key(), r.i64(), r.i32(), r.i64(), r.i32(), r.i64(),
         r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "read token"));
   }
 }

@@ -28,15 +28,13 @@ public record WriteRequest(String key, long generation, Slice slice, int valueSi
     return req;
   }
 
-  /** The fields of one write, as a WRITE body or an item of a WRITE_BATCH. */
+  /**
+   * The fields of one write, as a WRITE body or an item of a WRITE_BATCH. The slice's numbers and the value size are
+   * taken as they come, negative or oversized: the storage node answers such a write with an error reply
+   * (PROTOCOL.md, "To a storage node") instead of closing the connection as for an undecodable body.
+   */
   static WriteRequest decodeFields(BodyReader r) throws ProtocolException {
-    WriteRequest req = new WriteRequest(r.key(), r.i64(), Slice.decode(r),
-        r.index(ProtocolLimits.MAX_VALUE_BYTES, "value size"), r.i32(), r.u8(), r.i64(),
-        r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "grant token"));
-    if ((long) req.slice.valueOffset() + req.slice.length() > req.valueSize) {
-      throw new ProtocolException("slice [" + req.slice.valueOffset() + ", +" + req.slice.length()
-          + ") exceeds the value size " + req.valueSize);
-    }
-    return req;
+    return new WriteRequest(r.key(), r.i64(), new Slice(r.i32(), r.i64(), r.i32(), r.i32()), r.i32(), r.i32(), r.u8(),
+        r.i64(), r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "grant token"));
   }
 }

@@ -1,5 +1,6 @@
 package io.kvpool.server;
 
+import io.kvpool.protocol.ProtocolLimits;
 import java.time.Duration;
 
 /**
@@ -29,6 +30,21 @@ public record ServerLimits(Duration handshakeTimeout, Duration frameTimeout, Dur
   public ServerLimits withDeadlines(Duration handshake, Duration frame, Duration idle) {
     return new ServerLimits(handshake, frame, idle, payloadTimeout, payloadTimePerMiB, maxHandshaking, maxSessions,
         bodyBudgetBytes);
+  }
+
+  /**
+   * Payload bytes a reply's write deadline allows time for at most: the largest value. Without a cap a READ_BATCH of
+   * many large values (4096 of up to 1 GiB each) could hold a worker, a send buffer and the read pins of its ranges
+   * for days; with it no reply may take longer than one read of the largest value.
+   */
+  public static final long MAX_REPLY_ALLOWANCE_BYTES = ProtocolLimits.MAX_VALUE_BYTES;
+
+  /**
+   * Time allowed for a reply with a payload of {@code payloadBytes} to be read by its peer: the frame deadline plus
+   * the payload allowance, counted for at most {@link #MAX_REPLY_ALLOWANCE_BYTES}.
+   */
+  public long replyNanos(long payloadBytes) {
+    return frameTimeout.toNanos() + payloadNanos(Math.min(payloadBytes, MAX_REPLY_ALLOWANCE_BYTES));
   }
 
   /** Time allowed for a payload of {@code bytes}. */

@@ -9,7 +9,9 @@ import io.kvpool.protocol.FrameChannel;
 import io.kvpool.protocol.FrameHeader;
 import io.kvpool.protocol.Handshake;
 import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.zip.Checksum;
 
 /** Server side of one accepted connection after a successful handshake. */
@@ -94,7 +96,10 @@ public final class Session {
     reply(request, body, (ByteBuffer[]) null);
   }
 
-  /** Writes the reply; a peer that does not read it within the frame deadline (plus the payload's) is dropped. */
+  /**
+   * Writes the reply; a peer that does not read it within the frame deadline plus the payload's allowance (counted
+   * up to {@link ServerLimits#MAX_REPLY_ALLOWANCE_BYTES}) is dropped.
+   */
   public void reply(Frame request, BodyWriter body, ByteBuffer... payload) throws IOException {
     long bytes = 0;
     if (payload != null) {
@@ -105,10 +110,25 @@ public final class Session {
     if (payload != null && bytes >= LARGE_REPLY_BYTES) {
       channel.fitSendBuffer(load.localSendBytes(run, payload.length == 1));
     }
-    deadline.arm("write_timeout", limits.frameTimeout().toNanos() + limits.payloadNanos(bytes));
+    deadline.arm("write_timeout", limits.replyNanos(bytes));
     channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
         body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
     deadline.disarm();
+  }
+
+  /**
+   * Stops the connection from any thread, without blocking: the reply being written fails at once and no further
+   * byte of it is sent (the serving thread's blocked send returns with an error and the server closes the connection,
+   * with a reset that drops what its send buffer still held). For a reply whose bytes are no longer its object's.
+   */
+  public void abort() {
+    SocketChannel socket = channel.channel();
+    try {
+      socket.setOption(StandardSocketOptions.SO_LINGER, 0);
+      socket.shutdownOutput();
+    } catch (IOException | RuntimeException e) {
+      // closed already (or never connected): nothing more can be sent on it
+    }
   }
 
   /** A request starts: no error so far. */

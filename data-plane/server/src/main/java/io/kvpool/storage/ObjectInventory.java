@@ -19,7 +19,9 @@ import java.util.TreeMap;
  * WRITE may start (not for a deleted or already complete object), whether a READ may be served (only inside a slice
  * of that very object), and what the node re-registers with after a master change. A write drops every record
  * overlapping its range (the master reuses space only after releasing it) and tombstones the complete objects it
- * overwrites, so a late writer of such an object is refused. Thread-safe.
+ * overwrites, so a late writer of such an object is refused. It also knows which ranges replies are sending from now
+ * ({@link ReadPin}): an object's going revokes its replies, and a WRITE's bytes land only once no reply reads its
+ * range. Thread-safe.
  */
 final class ObjectInventory {
   /** An object: key and generation. */
@@ -63,9 +65,27 @@ final class ObjectInventory {
   private record Tomb(long generation, long atMillis) {
   }
 
+  /**
+   * A slice of a complete replica that replies are sending from now. Live pinned slices of one segment never
+   * overlap unless they are the same slice: a slice is pinned only while its replica is complete in the inventory,
+   * and a WRITE over a pinned range receives its bytes (so completes a replica there) only once the pins are gone.
+   */
+  static final class PinnedSlice {
+    private final Held held;
+    private final Slice slice;
+    private final List<ReadPin> readers = new ArrayList<>(2);
+
+    private PinnedSlice(Held held, Slice slice) {
+      this.held = held;
+      this.slice = slice;
+    }
+  }
+
   private final Map<ObjectId, Held> byObject = new HashMap<>();
   private final Map<Integer, TreeMap<Long, Range>> bySegment = new HashMap<>();
   private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
+  private final Map<Integer, TreeMap<Long, PinnedSlice>> pinned = new HashMap<>();
+  private int waitingWriters;
   private final long tombstoneTtlMillis;
   private final int maxTombstones;
   private long tombstonesDropped;
@@ -153,6 +173,105 @@ final class ObjectInventory {
       }
     }
     return false;
+  }
+
+  /**
+   * Pins the slice of a complete replica of the object that holds [offset, offset + length) of the segment for a
+   * reply about to send those bytes: true, or false when the node holds no such replica (as {@link #holds}). Undo
+   * with {@link #unpin} once the reply was sent or failed.
+   */
+  synchronized boolean pin(ReadPin reply, ObjectId id, int segmentId, long offset, int length) {
+    Held held = byObject.get(id);
+    if (held == null || !held.complete) {
+      return false;
+    }
+    for (Slice s : held.slices) {
+      if (s.segmentId() == segmentId && offset >= s.offset() && offset + length <= s.end()) {
+        TreeMap<Long, PinnedSlice> seg = pinned.computeIfAbsent(segmentId, k -> new TreeMap<>());
+        PinnedSlice p = seg.computeIfAbsent(s.offset(), k -> new PinnedSlice(held, s));
+        if (p.held != held) {
+          return false; // a reply still sends a gone object's bytes from here: never pin two objects at once
+        }
+        p.readers.add(reply);
+        reply.slices.add(p);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Lets go of the slices a reply pinned (it was sent, or failed): WRITEs waiting for them may go on. */
+  synchronized void unpin(ReadPin reply) {
+    for (PinnedSlice p : reply.slices) {
+      p.readers.remove(reply);
+      if (p.readers.isEmpty()) {
+        TreeMap<Long, PinnedSlice> seg = pinned.get(p.slice.segmentId());
+        seg.remove(p.slice.offset(), p);
+        if (seg.isEmpty()) {
+          pinned.remove(p.slice.segmentId());
+        }
+      }
+    }
+    reply.slices.clear();
+    if (waitingWriters > 0) {
+      notifyAll();
+    }
+  }
+
+  /**
+   * Waits until no reply sends bytes from {@code slice}'s range, stopping every reply that still does: true, or false
+   * when one still did after {@code timeoutNanos}. A WRITE admitted into the range calls this before its bytes land,
+   * so that no byte of the new object goes out in a reply of the object that held the range before.
+   */
+  synchronized boolean awaitUnpinned(Slice slice, long timeoutNanos) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (true) {
+      List<PinnedSlice> overlapping = pinnedOverlapping(slice);
+      if (overlapping.isEmpty()) {
+        return true;
+      }
+      for (PinnedSlice p : overlapping) {
+        p.readers.forEach(ReadPin::revoke);
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      waitingWriters++;
+      try {
+        wait(Math.max(1, left / 1_000_000));
+      } finally {
+        waitingWriters--;
+      }
+    }
+  }
+
+  /** How many slices replies are sending from now. */
+  synchronized int pinnedSlices() {
+    int n = 0;
+    for (TreeMap<Long, PinnedSlice> seg : pinned.values()) {
+      n += seg.size();
+    }
+    return n;
+  }
+
+  private List<PinnedSlice> pinnedOverlapping(Slice slice) {
+    TreeMap<Long, PinnedSlice> seg = pinned.get(slice.segmentId());
+    if (seg == null) {
+      return List.of();
+    }
+    long start = slice.offset();
+    long end = slice.end();
+    Map.Entry<Long, PinnedSlice> e = seg.floorEntry(start);
+    if (e == null || e.getValue().slice.end() <= start) {
+      e = seg.ceilingEntry(start);
+    }
+    List<PinnedSlice> out = new ArrayList<>(1);
+    while (e != null && e.getKey() < end) {
+      out.add(e.getValue());
+      e = seg.higherEntry(e.getKey());
+    }
+    return out;
   }
 
   /** The complete replica's slices and figures, or null. */
@@ -293,12 +412,18 @@ final class ObjectInventory {
     }
   }
 
+  /** Forgets a replica's slices; replies still sending its bytes are stopped. */
   private void unindex(Held held) {
     if (held.complete) {
       complete--;
       held.complete = false;
     }
     for (Slice s : held.slices) {
+      TreeMap<Long, PinnedSlice> readers = pinned.get(s.segmentId());
+      PinnedSlice p = readers == null ? null : readers.get(s.offset());
+      if (p != null && p.held == held) {
+        p.readers.forEach(ReadPin::revoke);
+      }
       TreeMap<Long, Range> seg = bySegment.get(s.segmentId());
       if (seg != null) {
         Range r = seg.get(s.offset());

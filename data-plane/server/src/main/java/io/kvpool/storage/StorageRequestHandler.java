@@ -9,6 +9,8 @@ import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ProtocolException;
+import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
 import io.kvpool.protocol.ReadReply;
@@ -26,6 +28,7 @@ import io.kvpool.protocol.WriteBatchRequest;
 import io.kvpool.protocol.WriteReply;
 import io.kvpool.protocol.WriteRequest;
 import io.kvpool.server.NodeKey;
+import io.kvpool.server.RateLimitedLog;
 import io.kvpool.server.RpcServer;
 import io.kvpool.server.Session;
 import io.kvpool.storage.ObjectInventory.ObjectId;
@@ -38,17 +41,29 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves WRITE, READ and REPLICATE. Value bytes move between the socket and views of native memory. A WRITE is
  * admitted only with the master's grant for that object and range, and not for a deleted or already complete object;
  * once the object's bytes are all here their CRC32C is checked and the node returns its receipt. A READ is served
- * only with the master's read token for that object, inside a slice of that object.
+ * only with the master's read token for that object, inside a slice of that object, and its reply pins the slice
+ * ({@link ReadPin}): a reply whose object goes while it is sent is stopped, and a WRITE into its range waits for it,
+ * so a reply never carries another object's bytes. Lengths are checked here, not by decoding, so that a request
+ * with a negative or oversized one gets an error reply (PROTOCOL.md, "To a storage node").
  */
 final class StorageRequestHandler implements RpcServer.RequestHandler {
   private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
   private static final byte[] NO_RECEIPT = new byte[0];
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * How long a WRITE waits for replies still sending its range's previous object. They are stopped when it is dropped,
+   * so they let go within moments; the bound only keeps a worker from waiting for ever.
+   */
+  static final Duration PIN_WAIT = Duration.ofSeconds(10);
+  private static final Logger LOG = LoggerFactory.getLogger(StorageRequestHandler.class);
+  private static final RateLimitedLog ABORTED = new RateLimitedLog(LOG, 5_000);
 
   private final String nodeId;
   private final List<NativeSegment> segments;
@@ -59,6 +74,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter reads;
   private final Counter readBytes;
   private final Counter refused;
+  private final Counter repliesAborted;
   private final ReplicaCommits commits;
   /** Requests using segment memory now, and outbound copy connections: waited for or closed before unmapping. */
   private final InFlight inFlight = new InFlight();
@@ -75,6 +91,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     this.readBytes = counter(metrics, "kvpool_storage_read_bytes_total", "Bytes read from segments");
     this.refused = Counter.builder().name("kvpool_storage_refused_total")
         .help("Reads and writes refused, by reason").labelNames("reason").register(metrics);
+    this.repliesAborted = counter(metrics, "kvpool_storage_replies_aborted_total",
+        "READ and READ_BATCH replies stopped mid-send because an object they read was released or overwritten");
     this.commits = new ReplicaCommits(link, metrics);
   }
 
@@ -118,6 +136,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   /** Null if the range lies inside a segment, else why not. */
   private String outOfBounds(int segmentId, long offset, long length) {
+    if (segmentId < 0 || offset < 0 || length < 0) {
+      return "segment " + segmentId + ", offset " + offset + " and length " + length + " must not be negative";
+    }
     if (segmentId >= segments.size()) {
       return "segment " + segmentId + " does not exist on node " + nodeId + " (it has " + segments.size() + ")";
     }
@@ -137,8 +158,16 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private Admission admit(WriteRequest w) {
     Slice slice = w.slice();
-    String problem = outOfBounds(slice.segmentId(), slice.offset(), slice.length());
-    ErrorCode code = ErrorCode.OUT_OF_BOUNDS;
+    ErrorCode code = ErrorCode.LIMIT_EXCEEDED;
+    String problem = w.valueSize() < 0 || w.valueSize() > ProtocolLimits.MAX_VALUE_BYTES
+        ? "value size " + w.valueSize() + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES : null;
+    if (problem == null) {
+      code = ErrorCode.OUT_OF_BOUNDS;
+      problem = slice.valueOffset() < 0 || (long) slice.valueOffset() + slice.length() > w.valueSize()
+          ? "slice [" + slice.valueOffset() + ", +" + slice.length() + ") lies outside the value of " + w.valueSize()
+          + " bytes"
+          : outOfBounds(slice.segmentId(), slice.offset(), slice.length());
+    }
     NodeKey key = link.nodeKey();
     if (problem == null) {
       code = ErrorCode.GRANT_REJECTED;
@@ -153,12 +182,51 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       } else {
         problem = inventory.admitWrite(new ObjectId(w.key(), w.generation()), slice, w.valueSize(), w.checksum(),
             w.replicas(), w.expiresAtMillis(), System.currentTimeMillis());
+        if (problem == null && !awaitUnpinned(slice)) {
+          inventory.discardIncomplete(new ObjectId(w.key(), w.generation()));
+          code = ErrorCode.NODE_UNAVAILABLE;
+          problem = "node " + nodeId + " is still stopping a reply that reads range [" + slice.offset() + ", "
+              + slice.end() + ") of segment " + slice.segmentId() + "; start the put again";
+        }
       }
     }
     if (problem != null) {
-      refused.labelValues(code == ErrorCode.OUT_OF_BOUNDS ? "out_of_bounds" : "grant").inc();
+      refused.labelValues(switch (code) {
+        case OUT_OF_BOUNDS -> "out_of_bounds";
+        case LIMIT_EXCEEDED -> "limit";
+        case NODE_UNAVAILABLE -> "pinned";
+        default -> "grant";
+      }).inc();
     }
     return new Admission(code, problem, key);
+  }
+
+  /** Waits until no reply sends from the slice's range (those that do are stopped); false after {@link #PIN_WAIT}. */
+  private boolean awaitUnpinned(Slice slice) {
+    try {
+      return inventory.awaitUnpinned(slice, PIN_WAIT.toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * Why the WRITE's payload cannot even be skipped (its slice length is negative or over the value limit, so where the
+   * next frame starts is unknown), or null.
+   */
+  private static String unskippable(WriteRequest w) {
+    int length = w.slice().length();
+    return length < 0 || length > ProtocolLimits.MAX_VALUE_BYTES ? "slice length " + length + " of key " + w.key()
+        + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES + ": its payload cannot be skipped, so the connection closes"
+        : null;
+  }
+
+  /** Answers a request whose payload cannot be skipped with LIMIT_EXCEEDED, then ends the connection. */
+  private void refuseAndClose(Session session, Frame request, String problem) throws IOException {
+    refused.labelValues("limit").inc();
+    session.replyError(request, ErrorCode.LIMIT_EXCEEDED, problem);
+    throw new ProtocolException(problem);
   }
 
   /**
@@ -195,6 +263,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private void write(Session session, Frame request) throws IOException {
     WriteRequest w = WriteRequest.decode(request.reader());
+    String unskippable = unskippable(w);
+    if (unskippable != null) {
+      refuseAndClose(session, request, unskippable);
+    }
     Admission admission = admit(w);
     if (admission.problem() != null) {
       // consume the payload so the connection stays usable for the client's next request
@@ -232,6 +304,12 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    */
   private void writeBatch(Session session, Frame request) throws IOException {
     WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
+    for (WriteRequest w : batch.writes()) {
+      String unskippable = unskippable(w);
+      if (unskippable != null) {
+        refuseAndClose(session, request, unskippable); // before any payload: the batch's stream cannot be followed
+      }
+    }
     List<WriteBatchReply.Result> results = new ArrayList<>(batch.writes().size());
     List<ObjectId> admitted = new ArrayList<>();
     List<ReplicaCommits.Completed> completed = new ArrayList<>();
@@ -310,8 +388,15 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     return key.receipt(id.key(), id.generation(), size, checksum);
   }
 
-  /** Why a READ may not be served (null: it may); {@code code} gets the error code. */
-  private String readProblem(ReadRequest r, ErrorCode[] code) {
+  /**
+   * Why a READ may not be served (null: it may, and {@code pin} now pins its slice); {@code code} gets the error code.
+   */
+  private String readProblem(ReadRequest r, ReadPin pin, ErrorCode[] code) {
+    if (r.length() > ProtocolLimits.MAX_VALUE_BYTES) {
+      code[0] = ErrorCode.LIMIT_EXCEEDED;
+      refused.labelValues("limit").inc();
+      return "read length " + r.length() + " over the value limit of " + ProtocolLimits.MAX_VALUE_BYTES + " bytes";
+    }
     String problem = outOfBounds(r.segmentId(), r.offset(), r.length());
     code[0] = ErrorCode.OUT_OF_BOUNDS;
     if (problem == null) {
@@ -323,7 +408,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         problem = "read token for key " + r.key() + " expired with its lease; get the replica list again";
       } else if (!NodeKey.matches(key.readToken(r.key(), r.generation(), r.expiresAtMillis()), r.token())) {
         problem = "read token for key " + r.key() + " does not match (not issued by the master this node follows)";
-      } else if (!inventory.holds(new ObjectId(r.key(), r.generation()), r.segmentId(), r.offset(), r.length())) {
+      } else if (!inventory.pin(pin, new ObjectId(r.key(), r.generation()), r.segmentId(), r.offset(), r.length())) {
         code[0] = ErrorCode.NOT_FOUND;
         problem = "node " + nodeId + " holds no replica of " + r.key() + " generation " + r.generation()
             + " at that range (released, evicted or overwritten)";
@@ -339,17 +424,48 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private void read(Session session, Frame request) throws IOException {
     ReadRequest r = ReadRequest.decode(request.reader());
     ErrorCode[] code = new ErrorCode[1];
-    String problem = readProblem(r, code);
-    if (problem != null) {
-      session.replyError(request, code[0], problem);
-      return;
+    ReadPin pin = pinFor(session);
+    try {
+      String problem = readProblem(r, pin, code);
+      if (problem != null) {
+        session.replyError(request, code[0], problem);
+        return;
+      }
+      BodyWriter out = new BodyWriter(8);
+      new ReadReply(r.length()).encode(out);
+      ByteBuffer view = r.length() == 0 ? EMPTY.duplicate()
+          : segments.get(r.segmentId()).view(r.offset(), r.length());
+      send(session, request, out, pin, view);
+    } finally {
+      inventory.unpin(pin);
     }
-    BodyWriter out = new BodyWriter(8);
-    new ReadReply(r.length()).encode(out);
-    ByteBuffer view = r.length() == 0 ? EMPTY.duplicate() : segments.get(r.segmentId()).view(r.offset(), r.length());
-    session.reply(request, out, view);
     reads.inc();
     readBytes.inc(r.length());
+  }
+
+  /**
+   * The pin of a reply on this session: revoked, it counts the reply as stopped and cuts the connection (which does not
+   * block, as the inventory's lock is held).
+   */
+  private ReadPin pinFor(Session session) {
+    return new ReadPin(() -> {
+      repliesAborted.inc();
+      ABORTED.warn("event=reply_aborted node={} peer={} reason=\"an object it sends was released or overwritten\"",
+          nodeId, session.remoteAddress());
+      session.abort();
+    });
+  }
+
+  /**
+   * Sends a reply whose payload is read from pinned slices; a reply revoked before it starts is not sent at all (its
+   * connection is being cut). Once it started, a revocation cuts the connection under the send, which then fails.
+   */
+  private static void send(Session session, Frame request, BodyWriter body, ReadPin pin, ByteBuffer... payload)
+      throws IOException {
+    if (pin.revoked()) {
+      throw new IOException("reply stopped before it was sent: an object it reads was released or overwritten");
+    }
+    session.reply(request, body, payload);
   }
 
   /**
@@ -362,21 +478,26 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     List<ByteBuffer> views = new ArrayList<>(batch.reads().size());
     ErrorCode[] code = new ErrorCode[1];
     long bytes = 0;
-    for (ReadRequest r : batch.reads()) {
-      String problem = readProblem(r, code);
-      if (problem != null) {
-        results.add(new ReadBatchReply.Result(code[0], 0, problem));
-      } else {
-        results.add(ReadBatchReply.Result.ok(r.length()));
-        if (r.length() > 0) {
-          views.add(segments.get(r.segmentId()).view(r.offset(), r.length()));
+    ReadPin pin = pinFor(session);
+    try {
+      for (ReadRequest r : batch.reads()) {
+        String problem = readProblem(r, pin, code);
+        if (problem != null) {
+          results.add(new ReadBatchReply.Result(code[0], 0, problem));
+        } else {
+          results.add(ReadBatchReply.Result.ok(r.length()));
+          if (r.length() > 0) {
+            views.add(segments.get(r.segmentId()).view(r.offset(), r.length()));
+          }
+          bytes += r.length();
         }
-        bytes += r.length();
       }
+      BodyWriter out = new BodyWriter(16 + 16 * results.size());
+      new ReadBatchReply(results).encode(out);
+      send(session, request, out, pin, views.toArray(new ByteBuffer[0]));
+    } finally {
+      inventory.unpin(pin);
     }
-    BodyWriter out = new BodyWriter(16 + 16 * results.size());
-    new ReadBatchReply(results).encode(out);
-    session.reply(request, out, views.toArray(new ByteBuffer[0]));
     reads.inc(views.size());
     readBytes.inc(bytes);
   }

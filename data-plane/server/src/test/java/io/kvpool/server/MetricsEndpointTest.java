@@ -64,7 +64,7 @@ class MetricsEndpointTest {
       "kvpool_storage_commits_total counter",
       "kvpool_storage_device_ready gauge", "kvpool_storage_objects gauge", "kvpool_storage_read_bytes_total counter",
       "kvpool_storage_reads_total counter", "kvpool_storage_refused_total counter",
-      "kvpool_storage_registered gauge", "kvpool_storage_tombstones gauge",
+      "kvpool_storage_registered gauge", "kvpool_storage_replies_aborted_total counter", "kvpool_storage_tombstones gauge",
       "kvpool_storage_write_bytes_total counter", "kvpool_storage_writes_total counter",
       "kvpool_version_mismatch_total counter");
   /** Labelled counters that appear with their first event (a refusal, a closed connection, a node's COMMIT). */

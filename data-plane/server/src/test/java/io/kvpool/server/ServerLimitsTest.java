@@ -124,6 +124,18 @@ class ServerLimitsTest {
   }
 
   @Test
+  void aRepliesWriteDeadlineGrowsWithItsPayloadOnlyUpToTheLargestValue() {
+    ServerLimits d = ServerLimits.DEFAULTS;
+    long second = Duration.ofSeconds(1).toNanos();
+    assertThat(d.replyNanos(0)).isEqualTo(60 * second); // frame 30 s + payload 30 s
+    assertThat(d.replyNanos(1 << 20)).isEqualTo(61 * second);
+    long largest = 60 * second + 1024 * second;
+    assertThat(d.replyNanos(ProtocolLimits.MAX_VALUE_BYTES)).isEqualTo(largest);
+    assertThat(d.replyNanos(4096L * ProtocolLimits.MAX_VALUE_BYTES)).as("a READ_BATCH of 4096 largest values")
+        .isEqualTo(largest);
+  }
+
+  @Test
   void aConnectionThatNeverHandshakesIsClosedAtTheHandshakeDeadline() throws Exception {
     start(LIMITS);
     long t0 = System.nanoTime();

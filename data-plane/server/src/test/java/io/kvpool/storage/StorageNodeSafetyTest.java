@@ -180,6 +180,78 @@ class StorageNodeSafetyTest {
   }
 
   @Test
+  void negativeAndOversizedLengthsGetAnErrorReplyAndTheConnectionStaysUsable() throws Exception {
+    int over = ProtocolLimits.MAX_VALUE_BYTES + 1;
+    try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
+      for (ReadRequest bad : List.of(new ReadRequest("x", 1, 0, 0, -1, Long.MAX_VALUE, new byte[16]),
+          new ReadRequest("x", 1, -1, 0, 16, Long.MAX_VALUE, new byte[16]),
+          new ReadRequest("x", 1, 0, -4096, 16, Long.MAX_VALUE, new byte[16]))) {
+        BodyWriter r = new BodyWriter();
+        bad.encode(r);
+        assertThatThrownBy(() -> c.call(Opcode.READ, r)).as("%s", bad)
+            .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.OUT_OF_BOUNDS));
+      }
+      BodyWriter huge = new BodyWriter();
+      new ReadRequest("x", 1, 0, 0, over, Long.MAX_VALUE, new byte[16]).encode(huge);
+      assertThatThrownBy(() -> c.call(Opcode.READ, huge))
+          .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.LIMIT_EXCEEDED));
+      ReplicaListResult n = replicas("neighbour");
+      Slice ns = n.replicas().get(0).slices().get(0);
+      BodyWriter batch = new BodyWriter();
+      new ReadBatchRequest(List.of(new ReadRequest("x", 1, 0, 0, -1, Long.MAX_VALUE, new byte[16]),
+          new ReadRequest("neighbour", n.generation(), ns.segmentId(), ns.offset(), ns.length(), n.expiresAtMillis(),
+              n.replicas().get(0).token()))).encode(batch);
+      ReadBatchReply reply = ReadBatchReply.decode(c.call(Opcode.READ_BATCH, batch).reader());
+      assertThat(reply.results()).extracting(ReadBatchReply.Result::status)
+          .containsExactly(ErrorCode.OUT_OF_BOUNDS, ErrorCode.OK);
+      ByteBuffer got = ByteBuffer.allocateDirect(ns.length());
+      c.readPayload(got);
+      assertThat(got.flip()).isEqualTo(stored);
+      // writes whose payload length is sound: refused, the payload skipped
+      for (WriteRequest bad : List.of(new WriteRequest("x", 1, new Slice(-1, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE,
+              new byte[16]), new WriteRequest("x", 1, new Slice(0, -64, 16, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16]),
+          new WriteRequest("x", 1, new Slice(0, 0, 16, 8), 16, 0, 1, Long.MAX_VALUE, new byte[16]),
+          new WriteRequest("x", 1, new Slice(0, 0, 16, -8), 16, 0, 1, Long.MAX_VALUE, new byte[16]))) {
+        BodyWriter w = new BodyWriter();
+        bad.encode(w);
+        assertThatThrownBy(() -> c.call(Opcode.WRITE, w, random(16, 4))).as("%s", bad)
+            .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.OUT_OF_BOUNDS));
+      }
+      for (int size : new int[] {-1, over}) {
+        BodyWriter w = new BodyWriter();
+        new WriteRequest("x", 1, new Slice(0, 0, 16, 0), size, 0, 1, Long.MAX_VALUE, new byte[16]).encode(w);
+        assertThatThrownBy(() -> c.call(Opcode.WRITE, w, random(16, 4))).as("value size %d", size)
+            .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.LIMIT_EXCEEDED));
+      }
+      assertThat(c.call(Opcode.PING, null).header().isResponse()).isTrue();
+    }
+    assertNeighbourIntact();
+  }
+
+  @Test
+  void aWriteWhosePayloadLengthCannotBeIsAnsweredThenItsConnectionCloses() throws Exception {
+    for (int length : new int[] {-1, ProtocolLimits.MAX_VALUE_BYTES + 1}) {
+      WriteRequest bad = new WriteRequest("x", 1, new Slice(0, 0, length, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16]);
+      for (Opcode op : List.of(Opcode.WRITE, Opcode.WRITE_BATCH)) {
+        try (RpcConnection c = open(node.rpcEndpoint()); RpcConnection.Deadline d = c.deadline(T)) {
+          BodyWriter w = new BodyWriter();
+          if (op == Opcode.WRITE) {
+            bad.encode(w);
+          } else {
+            new WriteBatchRequest(List.of(bad)).encode(w);
+          }
+          assertThatThrownBy(() -> c.call(op, w)).as("%s of length %d", op, length)
+              .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.LIMIT_EXCEEDED))
+              .hasMessageContaining("connection closes");
+          assertThatThrownBy(() -> c.call(Opcode.PING, null)).as("the stream cannot be followed: closed")
+              .isInstanceOf(java.io.IOException.class).isNotInstanceOf(RemoteErrorException.class);
+        }
+      }
+    }
+    assertNeighbourIntact();
+  }
+
+  @Test
   void readsNeedTheTokenOfThatObjectAndRangeWithinItsLease() throws Exception {
     ReplicaListResult r = replicas("neighbour");
     Slice s = r.replicas().get(0).slices().get(0);

@@ -1,0 +1,261 @@
+package io.kvpool.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.KvPoolException;
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.kvpool.master.Master;
+import io.kvpool.master.MasterConfig;
+import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.BodyReader;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.FrameHeader;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.HandshakeRequest;
+import io.kvpool.protocol.KeyList;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ProtocolLimits;
+import io.kvpool.protocol.ReadBatchReply;
+import io.kvpool.protocol.ReadBatchRequest;
+import io.kvpool.protocol.ReadReply;
+import io.kvpool.protocol.ReadRequest;
+import io.kvpool.protocol.ReplicaListReply;
+import io.kvpool.protocol.ReplicaListResult;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.Slice;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A reader that stops reading a READ or READ_BATCH reply, waits until its object was removed and its range given to
+ * a new object, and then reads on, must never receive a byte of the new object: the node stops such a reply (issue
+ * 28). The node holds 16 MiB and the values are 12 MiB, so the new value's range overlaps the removed one's.
+ */
+class StalledReaderTest {
+  private static final Duration T = Duration.ofSeconds(30);
+  private static final int BIG = 12 << 20;
+  private Master master;
+  private StorageNode node;
+  private KvPoolClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    MasterConfig config = MasterConfig.defaults("stalled").withTtls(Duration.ofSeconds(10), Duration.ofSeconds(1));
+    master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
+    node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
+        .withHeartbeat(Duration.ofMillis(200))).start(T);
+    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).build());
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    node.close();
+    master.close();
+  }
+
+  @Test
+  void aStalledReadNeverReceivesTheObjectThatReusedItsRange() throws Exception {
+    ByteBuffer old = random(BIG, 1);
+    client.put("old", old, 1);
+    ReplicaListResult r = replicas("old");
+    Slice s = r.replicas().get(0).slices().get(0);
+    BodyWriter read = new BodyWriter();
+    new ReadRequest("old", r.generation(), s.segmentId(), s.offset(), s.length(), r.expiresAtMillis(),
+        r.replicas().get(0).token()).encode(read);
+    try (StalledReader reader = new StalledReader(node.rpcEndpoint())) {
+      ByteBuffer body = reader.request(Opcode.READ, read);
+      assertThat(ReadReply.decode(new BodyReader(body)).length()).isEqualTo(BIG);
+      reuseTheRangeWhileTheReplyIsStalled(reader, s, old);
+    }
+  }
+
+  @Test
+  void aStalledReadBatchNeverReceivesTheObjectThatReusedItsRange() throws Exception {
+    ByteBuffer small = random(4096, 2);
+    client.put("small", small, 1);
+    ByteBuffer old = random(BIG, 3);
+    client.put("old", old, 1);
+    ReplicaListResult rs = replicas("small");
+    ReplicaListResult r = replicas("old");
+    Slice ss = rs.replicas().get(0).slices().get(0);
+    Slice s = r.replicas().get(0).slices().get(0);
+    BodyWriter batch = new BodyWriter();
+    new ReadBatchRequest(List.of(
+        new ReadRequest("small", rs.generation(), ss.segmentId(), ss.offset(), ss.length(), rs.expiresAtMillis(),
+            rs.replicas().get(0).token()),
+        new ReadRequest("old", r.generation(), s.segmentId(), s.offset(), s.length(), r.expiresAtMillis(),
+            r.replicas().get(0).token()))).encode(batch);
+    try (StalledReader reader = new StalledReader(node.rpcEndpoint())) {
+      ByteBuffer body = reader.request(Opcode.READ_BATCH, batch);
+      assertThat(ReadBatchReply.decode(new BodyReader(body)).results()).extracting(ReadBatchReply.Result::status)
+          .containsExactly(ErrorCode.OK, ErrorCode.OK);
+      ByteBuffer expected = ByteBuffer.allocate(4096 + BIG).put(small.duplicate()).put(old.duplicate()).flip();
+      reuseTheRangeWhileTheReplyIsStalled(reader, s, expected);
+    }
+  }
+
+  /**
+   * Reads the first 64 KiB of the reply's payload and stops; removes "old" once its read lease is over and puts a new
+   * value of its size (so into its range); then reads on: every byte must be the old object's, and the reply must
+   * have been stopped.
+   */
+  private void reuseTheRangeWhileTheReplyIsStalled(StalledReader reader, Slice oldSlice, ByteBuffer expected)
+      throws Exception {
+    byte[] head = new byte[64 << 10];
+    reader.in.readFully(head);
+    assertThat(ByteBuffer.wrap(head)).isEqualTo(expected.duplicate().limit(head.length));
+    long before = repliesAborted();
+    removeOnceTheLeaseIsOver("old");
+    ByteBuffer fresh = random(BIG, 99);
+    client.put("new", fresh, 1);
+    Slice n = replicas("new").replicas().get(0).slices().get(0);
+    assertThat(n.offset() < oldSlice.end() && oldSlice.offset() < n.end())
+        .as("the new value %s reuses the removed one's range %s", n, oldSlice).isTrue();
+    // the stalled reader resumes: whatever still arrives must be the old object's bytes
+    byte[] rest = new byte[expected.remaining() - head.length];
+    int got = 0;
+    try {
+      while (got < rest.length) {
+        int k = reader.in.read(rest, got, rest.length - got);
+        if (k < 0) {
+          break;
+        }
+        got += k;
+      }
+    } catch (IOException reset) {
+      // the node stopped the reply with a reset
+    }
+    int firstWrong = -1;
+    for (int i = 0; i < got && firstWrong < 0; i++) {
+      if (rest[i] != expected.get(head.length + i)) {
+        firstWrong = i;
+      }
+    }
+    assertThat(firstWrong).as("the first of %d bytes read after the range was reused that is not the old object's"
+        + " (-1: none)", got).isEqualTo(-1);
+    assertThat(got).as("the reply was stopped before its end").isLessThan(rest.length);
+    assertThat(repliesAborted()).isEqualTo(before + 1);
+    assertThat(client.get("new")).isEqualTo(fresh);
+  }
+
+  private void removeOnceTheLeaseIsOver(String key) throws Exception {
+    boolean[] removed = {false};
+    eventually(() -> {
+      try {
+        removed[0] = client.remove(key);
+        return true;
+      } catch (KvPoolException leased) {
+        assertThat(leased.getMessage()).contains("read lease");
+        return false;
+      }
+    });
+    assertThat(removed[0]).isTrue();
+  }
+
+  private static void eventually(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + T.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition still false after %s", T).isLessThan(deadline);
+      Thread.sleep(50); // polling an observable condition with a deadline
+    }
+  }
+
+  private long repliesAborted() throws Exception {
+    String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://" + node.adminEndpoint() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    Matcher m = Pattern.compile("(?m)^kvpool_storage_replies_aborted_total (\\S+)$").matcher(body);
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+
+  private ReplicaListResult replicas(String key) throws Exception {
+    try (RpcConnection m = RpcConnection.open(master.rpcEndpoint(),
+        new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "stalled"), T); RpcConnection.Deadline d = m.deadline(T)) {
+      BodyWriter w = new BodyWriter();
+      new KeyList(List.of(key)).encode(w);
+      return ReplicaListReply.decode(m.call(Opcode.GET_REPLICAS, w).reader()).results().get(0);
+    }
+  }
+
+  private static ByteBuffer random(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return ByteBuffer.allocateDirect(n).put(b).flip();
+  }
+
+  /**
+   * A client written from PROTOCOL.md that reads as slowly as it likes: a tiny receive buffer, so a large reply stays
+   * mostly on the node while the reader does not read.
+   */
+  private static final class StalledReader implements AutoCloseable {
+    private final Socket socket = new Socket();
+    private final OutputStream out;
+    private final DataInputStream in;
+    private long requestId = 1;
+
+    StalledReader(HostPort node) throws IOException {
+      socket.setReceiveBufferSize(4096);
+      socket.connect(node.toSocketAddress(), (int) T.toMillis());
+      socket.setSoTimeout((int) T.toMillis());
+      out = socket.getOutputStream();
+      in = new DataInputStream(socket.getInputStream());
+      BodyWriter hs = new BodyWriter();
+      new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "stalled-reader"), 0, new byte[0],
+          new byte[HandshakeRequest.NONCE_BYTES]).encode(hs);
+      FrameHeader h = send(Opcode.HANDSHAKE, hs);
+      assertThat(h.isError()).isFalse();
+    }
+
+    /** Sends a request and returns its reply's body; the payload is left unread. */
+    ByteBuffer request(Opcode opcode, BodyWriter body) throws IOException {
+      FrameHeader h = send(opcode, body);
+      assertThat(h.isError()).as("an error reply").isFalse();
+      return lastBody;
+    }
+
+    private ByteBuffer lastBody;
+
+    private FrameHeader send(Opcode opcode, BodyWriter body) throws IOException {
+      ByteBuffer b = body.toBuffer();
+      ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + b.remaining());
+      new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, opcode.code(), 0, requestId++,
+          b.remaining()).encode(frame);
+      out.write(frame.put(b).array());
+      out.flush();
+      byte[] header = new byte[ProtocolLimits.HEADER_BYTES];
+      in.readFully(header);
+      FrameHeader h = FrameHeader.decode(ByteBuffer.wrap(header));
+      byte[] replyBody = new byte[h.bodyLength()];
+      in.readFully(replyBody);
+      lastBody = ByteBuffer.wrap(replyBody);
+      return h;
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}
