@@ -1,6 +1,7 @@
 package io.kvpool.cli;
 
 import io.kvpool.client.ClientConfig;
+import io.kvpool.client.ConnectionFailedException;
 import io.kvpool.protocol.TlsContext;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -59,11 +60,14 @@ final class MasterOptions {
     List<HostPort> endpoints = endpoints(spec);
     Checks.positive(spec, "--timeout", timeout);
     Duration probe = timeout.compareTo(PROBE) < 0 ? timeout : PROBE;
-    ClientConfig.Builder client = ClientConfig.builder().clientId("kvpool-cli").poolKey(key(spec))
-        .tls(tlsCa == null ? null : TlsContext.trusting(tlsCa))
-        .timeout(timeout.compareTo(EXCHANGE) < 0 ? timeout : EXCHANGE).operationTimeout(timeout);
-    List<HostPort> reachable = MasterProbe.answering(endpoints, client.masters(endpoints).build().security(), probe);
-    return KvPoolClient.connect(client.masters(reachable).build());
+    ClientConfig config = ClientConfig.builder().clientId("kvpool-cli").poolKey(key(spec))
+        .tls(tlsCa == null ? null : TlsContext.trusting(tlsCa)).masters(endpoints).failFastConnect(probe)
+        .timeout(timeout.compareTo(EXCHANGE) < 0 ? timeout : EXCHANGE).operationTimeout(timeout).build();
+    try {
+      return KvPoolClient.connect(config);
+    } catch (ConnectionFailedException e) {
+      throw new CommandFailedException(e.getMessage());
+    }
   }
 
   /** The client key: from --key-file, else KVPOOL_CLIENT_KEY (a pod's secretKeyRef), else none. */

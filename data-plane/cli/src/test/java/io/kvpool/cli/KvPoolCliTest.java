@@ -132,7 +132,7 @@ class KvPoolCliTest {
       String endpoint = "127.0.0.1:" + silent.getLocalPort();
       CliRun.of("stat", "--master", endpoint, "--timeout", "1s")
           .failedWith(1, endpoint + " accepted the connection but did not answer the kvpool handshake",
-              "--master takes the RPC port");
+              "the master's RPC port is needed");
     }
   }
 

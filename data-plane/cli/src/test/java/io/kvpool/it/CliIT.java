@@ -97,7 +97,7 @@ class CliIT {
     String admin = pool.adminAddress();
     CliRun.of("stat", "--master", admin, "--timeout", "2s")
         .failedWith(1, "no master answers at " + admin, "did not answer the kvpool handshake",
-            "--master takes the RPC port");
+            "the master's RPC port is needed");
   }
 
   @Test

@@ -25,6 +25,7 @@ public final class ClientConfig {
   private final int locationCacheEntries;
   private final boolean batchRequests;
   private final PrometheusRegistry metrics;
+  private final Duration failFastConnect;
 
   private ClientConfig(Builder b) {
     this.masters = List.copyOf(Objects.requireNonNull(b.masters, "ClientConfig needs master(HOST:PORT[,HOST:PORT])"));
@@ -40,6 +41,15 @@ public final class ClientConfig {
     this.locationCacheEntries = b.locationCacheEntries;
     this.batchRequests = b.batchRequests;
     this.metrics = b.metrics;
+    this.failFastConnect = b.failFastConnect;
+  }
+
+  /**
+   * The handshake timeout of the fail-fast connect ({@link Builder#failFastConnect}), or null when
+   * {@link KvPoolClient#connect} waits for a leader until the operation timeout.
+   */
+  public Duration failFastConnect() {
+    return failFastConnect;
   }
 
   /** Where the client's metrics are registered (the JVM's default Prometheus registry unless set). */
@@ -120,6 +130,19 @@ public final class ClientConfig {
     private int locationCacheEntries = 65_536;
     private boolean batchRequests = true;
     private PrometheusRegistry metrics = PrometheusRegistry.defaultRegistry;
+    private Duration failFastConnect;
+
+    /**
+     * Makes {@link KvPoolClient#connect} try every master endpoint once first, each with this handshake timeout, and
+     * fail at once with {@link ConnectionFailedException} naming every endpoint's problem (a host that does not
+     * resolve, nothing listening, a port that does not speak kvpool such as the admin port) when none answers. Without
+     * it, connect waits for a leader until the operation timeout, as every call does during a failover: right for a
+     * service, but a wrong address then looks like a hang to a one-shot command.
+     */
+    public Builder failFastConnect(Duration handshakeTimeout) {
+      this.failFastConnect = positive(handshakeTimeout, "fail-fast connect timeout");
+      return this;
+    }
 
     /**
      * The Prometheus registry of the client's latency histograms and counters ({@code kvpool_client_*}); by default

@@ -44,6 +44,9 @@ public final class KvPoolClient implements AutoCloseable {
     Handshake local = new Handshake(config.advertisedVersion(), Role.CLIENT, config.poolId(), config.clientId());
     this.master = new MasterChannel(config.masters(), local, config.security(), config.timeout(),
         config.operationTimeout(), metrics);
+    if (config.failFastConnect() != null) {
+      EndpointProbe.anyAnswers(config.masters(), local, config.security(), config.failFastConnect());
+    }
     this.masterHandshake = master.connect(config.operationTimeout());
     // storage nodes belong to the master's pool: insist on it from here on
     Handshake toStorage = new Handshake(config.advertisedVersion(), Role.CLIENT, masterHandshake.poolId(),
