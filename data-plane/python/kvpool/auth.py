@@ -17,10 +17,14 @@ class PoolKey:
 
     __slots__ = ("_secret", "id")
 
-    def __init__(self, text: str | bytes):
-        secret = (text.decode("utf-8") if isinstance(text, bytes) else str(text)).strip().encode("utf-8")
+    def __init__(self, material: str | bytes):
+        """``material``: a key file's bytes, or the key as text (its UTF-8 bytes). PROTOCOL.md, "Key material": the
+        bytes less leading and trailing ASCII whitespace, at least 32 of them, never decoded."""
+        raw = bytes(material) if isinstance(material, (bytes, bytearray, memoryview)) else str(material).encode("utf-8")
+        secret = raw.strip()  # bytes.strip(): exactly the ASCII whitespace b" \t\n\x0b\x0c\r"
         if len(secret) < MIN_KEY_BYTES:
-            raise ValueError(f"a pool key needs at least {MIN_KEY_BYTES} bytes, this one has {len(secret)}")
+            raise ValueError(f"a pool key needs at least {MIN_KEY_BYTES} bytes (after leading and trailing whitespace),"
+                             f" this one has {len(secret)}")
         self._secret = secret
         self.id = hashlib.sha256(b"kvpool-key-id" + secret).digest()[:ID_BYTES]
 

@@ -73,7 +73,8 @@ class ClientConfig:
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0, got {self.retries}")
         if self.pool_key is not None and not isinstance(self.pool_key, PoolKey):
-            self.pool_key = PoolKey(self.pool_key) if str(self.pool_key).strip() else None
+            material = self.pool_key if isinstance(self.pool_key, (bytes, bytearray)) else str(self.pool_key).encode()
+            self.pool_key = PoolKey(material) if material.strip() else None
 
     def tls_context(self):
         """The TLS context of every connection, or None for plaintext."""

@@ -4,8 +4,8 @@ import io.kvpool.bench.compare.QuickBench;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
+import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.TlsContext;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -108,7 +108,7 @@ final class BenchCommand implements Callable<Integer> {
         builder.masterOption("--tls-dir", tlsDir.toString()).storageOption("--tls-dir", tlsDir.toString());
         tls = TlsContext.trusting(tlsDir.resolve("ca.crt"));
       }
-      String clientKey = Files.readString(keys.resolve("client-key"));
+      PoolKey clientKey = PoolKey.read(keys.resolve("client-key"));
       TlsContext clientTls = tls;
       client = b -> b.poolKey(clientKey).tls(clientTls);
     }

@@ -2,9 +2,9 @@ package io.kvpool.cli;
 
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.ConnectionFailedException;
+import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.TlsContext;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
@@ -70,15 +70,22 @@ final class MasterOptions {
     }
   }
 
-  /** The client key: from --key-file, else KVPOOL_CLIENT_KEY (a pod's secretKeyRef), else none. */
-  private String key(CommandSpec spec) {
+  /** The client key: from --key-file (its bytes, PROTOCOL.md "Key material"), else KVPOOL_CLIENT_KEY, else none. */
+  private PoolKey key(CommandSpec spec) {
     if (keyFile != null) {
       try {
-        return Files.readString(keyFile).strip();
+        return PoolKey.read(keyFile);
       } catch (IOException e) {
         throw Checks.usage(spec, "--key-file " + keyFile + ": cannot read it (" + e.getMessage() + ")");
+      } catch (IllegalArgumentException e) {
+        throw Checks.usage(spec, "--key-file " + keyFile + ": " + e.getMessage());
       }
     }
-    return System.getenv("KVPOOL_CLIENT_KEY");
+    String key = System.getenv("KVPOOL_CLIENT_KEY");
+    try {
+      return key == null || key.isBlank() ? null : PoolKey.parse(key);
+    } catch (IllegalArgumentException e) {
+      throw Checks.usage(spec, "KVPOOL_CLIENT_KEY: " + e.getMessage());
+    }
   }
 }

@@ -193,6 +193,12 @@ public final class ClientConfig {
       return this;
     }
 
+    /** The pool's client key as read from its file ({@link PoolKey#read}), or null for none. */
+    public Builder poolKey(PoolKey key) {
+      this.poolKey = key;
+      return this;
+    }
+
     /** TLS to every server of a pool that runs it ({@link TlsContext#fromDirectory}), or null for plaintext. */
     public Builder tls(TlsContext context) {
       this.tls = context;

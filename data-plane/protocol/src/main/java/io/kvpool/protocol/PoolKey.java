@@ -1,6 +1,9 @@
 package io.kvpool.protocol;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -27,14 +30,50 @@ public final class PoolKey {
     this.id = Arrays.copyOf(sha256("kvpool-key-id".getBytes(StandardCharsets.US_ASCII), secret), ID_BYTES);
   }
 
-  /** The key given as text (a Secret's value, a file, an environment variable): its UTF-8 bytes, trimmed. */
-  public static PoolKey parse(String text) {
-    byte[] bytes = text.strip().getBytes(StandardCharsets.UTF_8);
-    if (bytes.length < MIN_BYTES) {
-      throw new IllegalArgumentException("a pool key needs at least " + MIN_BYTES + " bytes, this one has "
-          + bytes.length);
+  /**
+   * The key of a file's bytes (PROTOCOL.md, "Key material"): those bytes, less leading and trailing ASCII whitespace
+   * (space, tab, LF, VT, FF, CR), at least {@link #MIN_BYTES} of them. Nothing else is decoded: the base64url text
+   * the operator and {@code kvpool local} write is used as its characters' bytes, and a file an editor or
+   * {@code echo} ended with a newline proves the same key.
+   */
+  public static PoolKey of(byte[] material) {
+    int start = 0;
+    int end = material.length;
+    while (start < end && asciiWhitespace(material[start])) {
+      start++;
     }
-    return new PoolKey(bytes);
+    while (end > start && asciiWhitespace(material[end - 1])) {
+      end--;
+    }
+    if (end - start < MIN_BYTES) {
+      throw new IllegalArgumentException("a pool key needs at least " + MIN_BYTES + " bytes (after leading and"
+          + " trailing whitespace), this one has " + (end - start));
+    }
+    return new PoolKey(Arrays.copyOfRange(material, start, end));
+  }
+
+  /** The key given as text (a Secret's value in an environment variable): its UTF-8 bytes, as {@link #of}. */
+  public static PoolKey parse(String text) {
+    return of(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The key in {@code file}: its bytes, as {@link #of}. */
+  public static PoolKey read(Path file) throws IOException {
+    return of(Files.readAllBytes(file));
+  }
+
+  /** Whether {@code material} holds nothing but ASCII whitespace (an empty key file: no key). */
+  public static boolean isBlank(byte[] material) {
+    for (byte b : material) {
+      if (!asciiWhitespace(b)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean asciiWhitespace(byte b) {
+    return b == ' ' || (b >= '\t' && b <= '\r'); // 0x09..0x0D: tab, LF, VT, FF, CR
   }
 
   public byte[] id() {

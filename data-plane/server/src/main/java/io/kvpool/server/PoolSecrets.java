@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -128,22 +129,24 @@ public final class PoolSecrets {
   }
 
   private static Loaded load(Path dir) {
-    String[] values = new String[FILES.size()];
+    byte[][] contents = new byte[FILES.size()][];
+    List<String> fingerprints = new ArrayList<>();
     for (int i = 0; i < FILES.size(); i++) {
       Path file = dir.resolve(FILES.get(i));
       try {
-        values[i] = Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : "";
+        contents[i] = Files.isRegularFile(file) ? Files.readAllBytes(file) : new byte[0];
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read secret file " + file, e);
       }
+      fingerprints.add(HexFormat.of().formatHex(contents[i]));
     }
     List<Accepted> accepted = new ArrayList<>();
     PoolKey cluster = null;
     for (int i = 0; i < 4; i++) {
-      if (!values[i].isEmpty()) {
+      if (!PoolKey.isBlank(contents[i])) { // empty or whitespace only: no key, as a missing file
         PoolKey key;
         try {
-          key = PoolKey.parse(values[i]);
+          key = PoolKey.of(contents[i]); // a key file's bytes (PROTOCOL.md, "Key material"), never decoded as text
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException("secret file " + dir.resolve(FILES.get(i)) + ": " + e.getMessage());
         }
@@ -153,6 +156,7 @@ public final class PoolSecrets {
         }
       }
     }
-    return new Loaded(List.of(values), cluster, List.copyOf(accepted), values[4]);
+    String adminToken = new String(contents[4], StandardCharsets.UTF_8).strip();
+    return new Loaded(List.copyOf(fingerprints), cluster, List.copyOf(accepted), adminToken);
   }
 }
