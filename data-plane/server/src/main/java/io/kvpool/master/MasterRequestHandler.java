@@ -89,14 +89,19 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * COMMIT is one-way: never answered, also when refused (a standby, another role), so that the node's heartbeat
-   * replies on the same connection stay in step. A node whose COMMIT did not count re-proves its replicas with its
-   * inventory when it registers again.
+   * A storage node's COMMIT is one-way: never answered, also when it does not count (a standby), so that the node's
+   * heartbeat replies on the same connection stay in step; a node whose COMMIT did not count re-proves its replicas
+   * with its inventory when it registers again. Any other role may not send it and is told so, as for the other
+   * storage-only requests: it is not a node whose replies would go out of step, and silence would leave it waiting.
    */
   private void commit(Session session, Frame request) throws IOException {
+    if (session.peer().role() != Role.STORAGE) {
+      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only storage nodes commit replicas");
+      return;
+    }
     NodeCommit commit = NodeCommit.decode(request.reader());
     PoolMetadata metadata = master.metadata();
-    if (session.peer().role() != Role.STORAGE || metadata == null) {
+    if (metadata == null) {
       master.counters().nodeCommits.labelValues("ignored").inc(commit.items().size());
       return;
     }

@@ -175,9 +175,12 @@ class ProtocolDocumentTest {
       new NodeCommit("doc-2", reg.registrationId(), List.of(new NodeCommit.Item("nothing-pending", 1, new byte[16])))
           .encode(commit);
       storage.send(Opcode.COMMIT, commit);
-      client.send(Opcode.COMMIT, commit); // a COMMIT from a client is ignored, and not answered either
       assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader()).known())
           .as("the next reply on the connection answers the heartbeat: a COMMIT gets none").isTrue();
+      assertThat(exchange(client, Opcode.COMMIT, commit)).as("COMMIT from a client")
+          .isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining())
+          .as("the client's connection after its refused COMMIT").isZero();
       walked.add(Opcode.COMMIT);
 
       w = new BodyWriter();
