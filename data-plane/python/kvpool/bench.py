@@ -279,9 +279,10 @@ def _find_kvpool(explicit: str | None) -> Path:
 
 class _LocalPool:
     def __init__(self, kvpool: Path, nodes: int, memory: str):
+        # without keys: `./kvpool bench --master`, the Java side of the comparison, connects with none
         self.proc = subprocess.Popen([str(kvpool), "local", "--storage-nodes", str(nodes), "--memory", memory,
-                                      "--pool-id", "pybench"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, start_new_session=True)
+                                      "--pool-id", "pybench", "--no-auth"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.master = ""
         deadline = time.monotonic() + 300
         for line in self.proc.stdout:
@@ -324,8 +325,8 @@ def main(argv: list | None = None) -> int:
     local = None
     master = args.master
     if master is None:
-        print(f"starting a local pool: ./kvpool local --storage-nodes {args.storage_nodes} --memory {args.memory}",
-              flush=True)
+        print(f"starting a local pool: ./kvpool local --storage-nodes {args.storage_nodes} --memory {args.memory}"
+              " --no-auth", flush=True)
         local = _LocalPool(kvpool, args.storage_nodes, args.memory)
         master = local.master
     try:

@@ -20,7 +20,8 @@ def start_pool(**options: str) -> LocalPool:
 
 @pytest.fixture(scope="session")
 def pool():
-    """A pool shared by the tests that leave it healthy: 3 storage nodes of 256 MiB."""
+    """A pool shared by the tests that leave it healthy: 3 storage nodes of 256 MiB, authenticated (as ``./kvpool local``
+    is by default): clients need ``pool_key=pool.key``."""
     p = start_pool()
     yield p
     p.stop()
@@ -29,7 +30,8 @@ def pool():
 
 @pytest.fixture
 def client(pool):
-    c = KvPoolClient(ClientConfig(pool.master, replicas=2, timeout=20, operation_timeout=60))
+    c = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=2, timeout=20,
+                                      operation_timeout=60))
     yield c
     c.close()
 

@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+from kvpool import PoolKey
+
 REPO = Path(__file__).resolve().parents[3]
 KVPOOL = REPO / "kvpool"
 START_TIMEOUT = float(os.environ.get("KVPOOL_TEST_START_TIMEOUT", "300"))  # includes a first build
@@ -55,17 +57,22 @@ class Process:
 
 
 class LocalPool:
-    """``./kvpool local``; ``master`` is the master's RPC address, ``processes`` the table it printed."""
+    """``./kvpool local``; ``master`` is the master's RPC address, ``processes`` the table it printed, ``key_file`` the
+    client key it printed (it authenticates by default; ``no_auth=True`` runs it without keys: then None) and ``key``
+    that key, for ``ClientConfig(pool_key=...)``."""
 
-    def __init__(self, env: dict | None = None, **options: str):
+    def __init__(self, env: dict | None = None, **options):
         """``env``: variables added to the environment of ``./kvpool local`` and the pool processes it starts."""
         settings = {"storage-nodes": "3", "memory": "256MiB"}
-        settings.update({k.replace("_", "-"): str(v) for k, v in options.items()})
-        self.args = [part for name, value in settings.items() for part in (f"--{name}", value)]
+        settings.update({k.replace("_", "-"): v for k, v in options.items()})
+        self.args = [part for name, value in settings.items()
+                     for part in ((f"--{name}",) if value is True else (f"--{name}", str(value)))]
         self.output: list = []
         self.processes: list = []
         self.master = ""
         self.admin = ""
+        self.key_file = None
+        self.key = None
         self.log_dir = ""
         self.extra: list = []  # processes the tests started themselves (a restarted master)
         self._proc = subprocess.Popen([str(KVPOOL), "local", *self.args], stdout=subprocess.PIPE,
@@ -87,6 +94,10 @@ class LocalPool:
                 self.processes.append(Process(m.group(1), m.group(2), int(m.group(3)), m.group(4), m.group(5),
                                               m.group(6)))
                 self.log_dir = os.path.dirname(m.group(6))
+            m = re.match(r"keys in (\S+) \(clients: --key-file (\S+);", line)
+            if m:
+                self.key_file = m.group(2)
+                self.key = PoolKey.from_file(self.key_file)
             m = re.match(r"master (\S+)\s+\(admin http://(\S+)/status\)", line)
             if m:
                 self.master, self.admin = m.group(1), m.group(2)
@@ -166,8 +177,8 @@ CLASSPATH = f"{REPO}/data-plane/cli/target/kvpool-cli-0.1.0-SNAPSHOT.jar:{REPO}/
 
 class SecuredPool:
     """A master and storage nodes started directly (``java ... MasterMain`` / ``StorageNodeMain``, as
-    data-plane/README.md shows) with ``options`` such as ``--secret-dir`` and ``--tls-dir``, which ``./kvpool local``
-    has no options for."""
+    data-plane/README.md shows) with ``options`` such as ``--secret-dir`` and ``--tls-dir`` naming folders the test
+    made."""
 
     def __init__(self, log_dir: str, options: list, nodes: int = 2):
         self.log_dir = log_dir

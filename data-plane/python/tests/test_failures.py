@@ -23,7 +23,8 @@ def crash_pool():
 
 @pytest.fixture(scope="module")
 def crash_client(crash_pool):
-    c = KvPoolClient(ClientConfig(crash_pool.master, pool_id="crash", replicas=2, timeout=10, operation_timeout=90))
+    c = KvPoolClient(ClientConfig(crash_pool.master, pool_id="crash", pool_key=crash_pool.key, replicas=2,
+                                      timeout=10, operation_timeout=90))
     yield c
     c.close()
 
@@ -86,7 +87,7 @@ def test_puts_acknowledged_by_their_nodes_read_back_at_once_after_the_kill_of_a_
     import conftest
     p = start_pool(env={"KVPOOL_FAULT_HOLD_COMMITS": "node-1"}, memory="128MiB", pool_id="held-commits")
     try:
-        with KvPoolClient(ClientConfig(p.master, pool_id="held-commits", replicas=2, timeout=10,
+        with KvPoolClient(ClientConfig(p.master, pool_id="held-commits", pool_key=p.key, replicas=2, timeout=10,
                                        operation_timeout=60)) as c:
             values = _values("held-commits", 40)
             keys = list(values)

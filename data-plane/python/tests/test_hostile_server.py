@@ -26,10 +26,10 @@ def frame(opcode, request_id, body=b"", flags=1, magic=MAGIC, major=2, length=No
     return HEADER.pack(magic, major, 0, opcode, flags, 0, request_id, len(body) if length is None else length) + body
 
 
-def handshake_reply(state=0, leader="", auth=False, role=3):
+def handshake_reply(state=0, leader="", auth=False, role=3, nonce=None, proof=None):
     w = BodyWriter().string("0.2.0").u8(PROTOCOL_MAJOR).u8(PROTOCOL_MINOR).u8(role).string("").string("fake")
     w.i64(0).u8(state).string(leader).bool(auth)
-    w.bytes(os.urandom(32) if auth else b"").bytes(os.urandom(32) if auth else b"")
+    w.bytes(nonce or (os.urandom(32) if auth else b"")).bytes(proof or (os.urandom(32) if auth else b""))
     return bytes(w.buf)
 
 
@@ -222,11 +222,18 @@ def test_a_replica_list_beyond_the_value_is_refused():
         storage.close()
 
 
-def _standby(leader: str):
-    """A standby master: names ``leader`` (may be empty) in its handshake and refuses requests with NOT_LEADER."""
+def _standby(leader: str, key):
+    """A standby master of the pool (it holds the pool's ``key`` and proves it, PROTOCOL.md "Authentication"): names
+    ``leader`` (may be empty) in its handshake and refuses requests with NOT_LEADER."""
     def behaviour(conn):
         first = read_frame(conn)
-        conn.sendall(frame(1, first[1], handshake_reply(state=1, leader=leader)))
+        nonce = os.urandom(32)
+        conn.sendall(frame(1, first[1], handshake_reply(state=1, leader=leader, auth=True, nonce=nonce,
+                                                        proof=key.server_proof(first[2], nonce))))
+        auth = read_frame(conn)
+        if auth is None or auth[0] != 3 or auth[2][2:] != key.client_proof(first[2], nonce):
+            return
+        conn.sendall(frame(3, auth[1]))
         while True:
             request = read_frame(conn)
             if request is None:
@@ -237,9 +244,9 @@ def _standby(leader: str):
 
 
 def test_a_standby_naming_the_leader_sends_the_client_there(pool):
-    standby = FakeServer(_standby(pool.master))
+    standby = FakeServer(_standby(pool.master, pool.key))
     try:
-        with KvPoolClient(ClientConfig(standby.address, operation_timeout=20)) as c:
+        with KvPoolClient(ClientConfig(standby.address, pool_key=pool.key, operation_timeout=20)) as c:
             c.put("leader/named", b"via the standby's hint")
             assert bytes(c.get("leader/named")) == b"via the standby's hint"
     finally:
@@ -247,9 +254,10 @@ def test_a_standby_naming_the_leader_sends_the_client_there(pool):
 
 
 def test_not_leader_moves_the_client_to_the_next_master(pool):
-    standby = FakeServer(_standby(""))
+    standby = FakeServer(_standby("", pool.key))
     try:
-        with KvPoolClient(ClientConfig(f"{standby.address},{pool.master}", operation_timeout=20)) as c:
+        with KvPoolClient(ClientConfig(f"{standby.address},{pool.master}", pool_key=pool.key,
+                                       operation_timeout=20)) as c:
             c.put("leader/next", b"found by trying the next endpoint")
             assert bytes(c.get("leader/next")) == b"found by trying the next endpoint"
     finally:

@@ -11,7 +11,7 @@ def test_java_put_python_get(pool, client, tmp_path):
     source = tmp_path / "from-java.bin"
     source.write_bytes(value)
     key = f"interop/java/{random.getrandbits(32)}"
-    done = kvpool_cli("put", "--master", pool.master, key, "--file", str(source))
+    done = kvpool_cli("put", "--master", pool.master, "--key-file", pool.key_file, key, "--file", str(source))
     assert done.returncode == 0, done.stderr.decode()
     assert bytes(client.get(key)) == value
 
@@ -21,7 +21,7 @@ def test_python_put_java_get(pool, client, tmp_path):
     key = f"interop/python/{random.getrandbits(32)}"
     assert client.put(key, value)
     target = tmp_path / "from-python.bin"
-    done = kvpool_cli("get", "--master", pool.master, key, "--out", str(target))
+    done = kvpool_cli("get", "--master", pool.master, "--key-file", pool.key_file, key, "--out", str(target))
     assert done.returncode == 0, done.stderr.decode()
     assert target.read_bytes() == value
 
@@ -32,6 +32,6 @@ def test_java_reads_a_multi_region_value_as_one(pool, client, tmp_path):
     key = f"interop/regions/{random.getrandbits(32)}"
     client.put_regions(key, Regions([memoryview(p) for p in parts]))
     target = tmp_path / "regions.bin"
-    done = kvpool_cli("get", "--master", pool.master, key, "--out", str(target))
+    done = kvpool_cli("get", "--master", pool.master, "--key-file", pool.key_file, key, "--out", str(target))
     assert done.returncode == 0, done.stderr.decode()
     assert target.read_bytes() == b"".join(parts)

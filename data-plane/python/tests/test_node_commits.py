@@ -9,7 +9,7 @@ from kvpool import ClientConfig, KvPoolClient, Regions
 
 
 def _client(pool, **settings):
-    return KvPoolClient(ClientConfig(pool.master, timeout=20, operation_timeout=60, **settings))
+    return KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, timeout=20, operation_timeout=60, **settings))
 
 
 def _reader(pool):

@@ -77,7 +77,7 @@ def test_remove_and_stats(client):
 @pytest.fixture
 def store(pool):
     s = KvPoolStore()
-    assert s.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master) == 0
+    assert s.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master, pool_key=pool.key) == 0
     yield s
     s.close()
 

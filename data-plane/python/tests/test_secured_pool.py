@@ -106,9 +106,17 @@ def test_a_server_whose_certificate_does_not_chain_to_the_ca_is_refused(secured)
         KvPoolClient(ClientConfig(secured.master, pool_key=CLIENT_KEY, tls_ca=secured.other_ca, operation_timeout=10))
 
 
-def test_a_client_with_a_key_refuses_a_pool_that_does_not_authenticate(pool):
+@pytest.fixture(scope="module")
+def open_master(tmp_path_factory):
+    """A master without secrets (``./kvpool local`` authenticates unless ``--no-auth``)."""
+    master = SecuredPool(str(tmp_path_factory.mktemp("open-logs")), [], nodes=0)
+    yield master
+    master.stop()
+
+
+def test_a_client_with_a_key_refuses_a_pool_that_does_not_authenticate(open_master):
     with pytest.raises(AuthenticationFailed, match="cannot prove"):
-        KvPoolClient(ClientConfig(pool.master, pool_key=CLIENT_KEY, operation_timeout=10))
+        KvPoolClient(ClientConfig(open_master.master, pool_key=CLIENT_KEY, operation_timeout=10))
 
 
 def test_key_rules():

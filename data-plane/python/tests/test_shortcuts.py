@@ -29,7 +29,8 @@ def lease_pool():
 
 def _client(pool, **settings):
     settings.setdefault("lease_ttl", LEASE)
-    return KvPoolClient(ClientConfig(pool.master, pool_id="shortcuts", timeout=10, operation_timeout=60, **settings))
+    return KvPoolClient(ClientConfig(pool.master, pool_id="shortcuts", pool_key=pool.key, timeout=10,
+                                      operation_timeout=60, **settings))
 
 
 def _lookups(pool) -> int:

@@ -22,7 +22,7 @@ def test_newer_major_is_refused_too(pool):
 
 
 def test_one_minor_newer_is_accepted(pool):
-    with KvPoolClient(ClientConfig(pool.master, release="0.3.0", protocol=(2, 3))) as c:
+    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, release="0.3.0", protocol=(2, 3))) as c:
         assert c.server_protocol == (2, 2)
         c.put("versions/minor", b"ok")
         assert bytes(c.get("versions/minor")) == b"ok"
@@ -41,7 +41,7 @@ def test_other_pool_is_refused(pool):
 
 def test_store_setup_reports_the_version_refusal(pool, monkeypatch):
     store = KvPoolStore()
-    assert store.setup(None, master_server_addr=pool.master, client_id="old", timeout=5.0) == 0
+    assert store.setup(None, master_server_addr=pool.master, client_id="old", timeout=5.0, pool_key=pool.key) == 0
     store.close()
     # the store has no version knob: a refusal through the client is mapped to Mooncake's INVALID_VERSION
     from kvpool import store as store_module

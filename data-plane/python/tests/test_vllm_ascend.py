@@ -59,7 +59,7 @@ def _requests(prefix, cache, block_ids):
 def store(pool):
     s = KvPoolStore()
     assert s.setup({"local_hostname": "worker-0", "metadata_server": "P2PHANDSHAKE", "master_server_addr": pool.master,
-                    "replicas": 2}) == 0
+                    "replicas": 2, "pool_key": pool.key}) == 0
     yield s
     s.close()
 
@@ -117,6 +117,7 @@ def _select_backend(backends, extra_config):
 
 def test_backend_driven_like_the_connector(pool, fake_vllm_ascend, monkeypatch):
     monkeypatch.setenv("KVPOOL_MASTER_ADDRESS", pool.master)
+    monkeypatch.setenv("KVPOOL_CLIENT_KEY_FILE", pool.key_file)  # the pool's Secret mounted into the pod
     monkeypatch.setenv("KVPOOL_OBJECT_REPLICAS", "2")
     vllm_ascend.register()  # what vLLM's general-plugin loading does in every process
     backend_class = _select_backend(fake_vllm_ascend, {"backend": "kvpool"})
@@ -196,7 +197,7 @@ def test_backend_stages_npu_memory_through_aclrtMemcpy(pool, ascend_standin):
         host_copy.append(bytes(data))
 
     store = KvPoolStore()
-    assert store.setup(None, master_server_addr=pool.master) == 0
+    assert store.setup(None, master_server_addr=pool.master, pool_key=pool.key) == 0
     backend = KvPoolBackend(ParallelConfig(), memory="ascend", store=store, device_memory=AscendDeviceMemory(path))
     keys = [f"npu@{random.getrandbits(32)}@{b}" for b in range(blocks)]
     addrs = [[device[layer] + b * block for layer in range(layers)] for b in range(blocks)]

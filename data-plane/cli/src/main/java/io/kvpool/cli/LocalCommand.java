@@ -2,10 +2,15 @@ package io.kvpool.cli;
 
 import io.kvpool.nativemem.HugePageMode;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,6 +21,9 @@ import picocli.CommandLine.Spec;
 final class LocalCommand implements Callable<Integer> {
   /** The least memory a storage node accepts (one page for its one segment). */
   static final long MIN_MEMORY = 4096;
+  /** How the printed commands to try start (tests run them). */
+  static final String TRY = "try:   ";
+  static final String AND = "       ";
 
   @Spec
   CommandSpec spec;
@@ -39,13 +47,22 @@ final class LocalCommand implements Callable<Integer> {
   String poolId;
 
   @Option(names = "--secret-dir", paramLabel = "DIR",
-      description = "Folder of the pool's keys (cluster-key, client-key, admin-token): every connection must then"
-          + " prove them; 'new' makes one with random keys.")
+      description = "Folder of the pool's keys (cluster-key, client-key, admin-token) that every connection must"
+          + " prove (default, or 'new': a new folder of random keys that only this user can read).")
   String secretDir;
+  @Option(names = "--no-auth",
+      description = "Run without authentication: any process that reaches the pool's ports may use it (a trusted"
+          + " machine only).")
+  boolean noAuth;
   @Option(names = "--tls-dir", paramLabel = "DIR",
       description = "Folder with tls.crt, tls.key (PKCS#8) and ca.crt: every connection runs TLS 1.3; 'new' makes"
           + " one with openssl.")
   String tlsDir;
+  @Option(names = "--memory-dir", paramLabel = "DIR",
+      description = "Folder (tmpfs, e.g. /dev/shm/kvpool) for the storage nodes' memory files: a pool stopped with"
+          + " Ctrl-C and started again with the same folder comes back with its values, no byte copied (warm"
+          + " restarts). Default: anonymous memory, gone with the pool.")
+  String memoryDir;
 
   private final PrintStream out;
 
@@ -66,15 +83,32 @@ final class LocalCommand implements Callable<Integer> {
         .memoryPerNode(Long.toString(memory)).nodeTtl(Converters.text(nodeTtl))
         .leaseTtl(Converters.text(leaseTtl))
         .storageOption("--huge-pages", hugePages.name().toLowerCase(Locale.ROOT));
-    if (secretDir != null) {
-      String dir = "new".equals(secretDir) ? LocalSecrets.keys().toString() : secretDir;
+    if (noAuth && secretDir != null) {
+      throw Checks.usage(spec, "--no-auth runs the pool without keys: drop --secret-dir " + secretDir);
+    }
+    if (memoryDir != null && memoryDir.isBlank()) {
+      throw Checks.usage(spec, "--memory-dir must name a folder");
+    }
+    List<String> clientOptions = new ArrayList<>();
+    if (!noAuth) {
+      String dir = secretDir == null || "new".equals(secretDir) ? LocalSecrets.keys().toString() : secretDir;
       builder.masterOption("--secret-dir", dir).storageOption("--secret-dir", dir);
-      out.println("keys in " + dir + " (clients: --key-file " + dir + "/client-key)");
+      Path clientKey = Path.of(dir, "client-key");
+      // a folder of the user's without a client key: the cluster key admits clients too
+      String keyFile = (Files.exists(clientKey) ? clientKey : Path.of(dir, "cluster-key")).toString();
+      clientOptions.addAll(List.of("--key-file", keyFile));
+      out.println("keys in " + dir + " (clients: --key-file " + keyFile + "; --no-auth runs without)");
     }
     if (tlsDir != null) {
       String dir = "new".equals(tlsDir) ? LocalSecrets.tls().toString() : tlsDir;
       builder.masterOption("--tls-dir", dir).storageOption("--tls-dir", dir);
-      out.println("TLS from " + dir + " (clients: --tls-ca " + dir + "/ca.crt)");
+      String ca = Path.of(dir, "ca.crt").toString();
+      clientOptions.addAll(List.of("--tls-ca", ca));
+      out.println("TLS from " + dir + " (clients: --tls-ca " + ca + ")");
+    }
+    if (memoryDir != null) {
+      builder.storageOption("--memory-dir", memoryDir);
+      out.println("memory files in " + memoryDir + " (start the pool again with this folder to get its values back)");
     }
     LocalPoolConfig config = builder.build();
     out.println("starting " + nodes + " storage nodes of " + StatusTable.bytes(memory) + " and a master; logs in "
@@ -84,8 +118,12 @@ final class LocalCommand implements Callable<Integer> {
     ProcessTable.print(pool, out);
     out.println();
     out.println("master " + pool.masterAddress() + "  (admin http://" + pool.adminAddress() + "/status)");
-    out.println("try:   ./kvpool put --master " + pool.masterAddress() + " hello --value world");
-    out.println("       ./kvpool stat --admin " + pool.adminAddress());
+    String connect = String.join(" ", Stream.concat(Stream.of("--master", pool.masterAddress()),
+        clientOptions.stream()).toList());
+    // put's default of 2 replicas needs 2 storage nodes
+    out.println(TRY + "./kvpool put " + connect + " hello --value world" + (nodes < 2 ? " --replicas 1" : ""));
+    out.println(AND + "./kvpool get " + connect + " hello");
+    out.println(AND + "./kvpool stat --admin " + pool.adminAddress());
     out.println("Ctrl-C stops the pool.");
     new CountDownLatch(1).await();
     return 0;

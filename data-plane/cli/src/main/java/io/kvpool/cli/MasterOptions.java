@@ -1,5 +1,6 @@
 package io.kvpool.cli;
 
+import io.kvpool.client.AuthenticationException;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.ConnectionFailedException;
 import io.kvpool.protocol.PoolKey;
@@ -60,13 +61,17 @@ final class MasterOptions {
     List<HostPort> endpoints = endpoints(spec);
     Checks.positive(spec, "--timeout", timeout);
     Duration probe = timeout.compareTo(PROBE) < 0 ? timeout : PROBE;
-    ClientConfig config = ClientConfig.builder().clientId("kvpool-cli").poolKey(key(spec))
+    PoolKey key = key(spec);
+    ClientConfig config = ClientConfig.builder().clientId("kvpool-cli").poolKey(key)
         .tls(tlsCa == null ? null : TlsContext.trusting(tlsCa)).masters(endpoints).failFastConnect(probe)
         .timeout(timeout.compareTo(EXCHANGE) < 0 ? timeout : EXCHANGE).operationTimeout(timeout).build();
     try {
       return KvPoolClient.connect(config);
     } catch (ConnectionFailedException e) {
       throw new CommandFailedException(e.getMessage());
+    } catch (AuthenticationException e) {
+      throw new CommandFailedException(e.getMessage() + (key != null ? "" : " (give it with --key-file FILE, e.g."
+          + " the client-key file that 'kvpool local' prints, or KVPOOL_CLIENT_KEY_FILE)"));
     }
   }
 

@@ -151,6 +151,12 @@ class KvPoolCliTest {
   }
 
   @Test
+  void localOptionsThatContradictOrNameNothingFailAtOnce() {
+    CliRun.of("local", "--no-auth", "--secret-dir", "new").failedWith(2, "--no-auth", "drop --secret-dir new");
+    CliRun.of("local", "--memory-dir", " ").failedWith(2, "--memory-dir must name a folder");
+  }
+
+  @Test
   void sizesDurationsAndChoicesAreTypedAndExplained() {
     CliRun.of("local", "--memory", "lots").failedWith(2, "--memory", "size 'lots' is not valid", "64KiB");
     CliRun.of("local", "--node-ttl", "5x").failedWith(2, "--node-ttl", "duration '5x' is not valid", "5s");
