@@ -62,7 +62,7 @@ public final class RealKubeApiServer implements BeforeAllCallback, ParameterReso
 
   private static synchronized RunningApiServer server() {
     if (startFailure != null) {
-      // A failed start is not retried: each retry would cost the whole startup timeout again.
+      // A start that failed all its attempts (ApiServerLaunch) is not tried again by every later test class.
       throw startFailure;
     }
     if (running == null) {
