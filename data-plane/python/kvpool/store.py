@@ -7,8 +7,10 @@ data-plane/python/README.md.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import socket
+import threading
 from typing import Sequence
 
 from .client import KvPoolClient
@@ -21,6 +23,25 @@ from .messages import Opcode
 from .puts import PutResult
 
 LOG = logging.getLogger("kvpool.store")
+
+# the ClientConfig settings setup() passes on; the version announced is for compatibility tests only
+_CLIENT_SETTINGS = frozenset(f.name for f in dataclasses.fields(ClientConfig)) - {"masters", "release", "protocol"}
+# Mooncake's settings of a client that contributes memory or picks a transport: meaningless for a kvpool client
+_MOONCAKE_IGNORED = frozenset({"local_hostname", "metadata_server", "global_segment_size", "local_buffer_size",
+                               "protocol", "rdma_devices", "engine", "master_server_addr", "master_server_address"})
+_reported: set = set()
+_reported_lock = threading.Lock()
+
+
+def _report_ignored(names) -> None:
+    """Logs, once per process and name, the setup() settings kvpool does not support (Mooncake's SSD offload, tenant,
+    client HTTP server, ... and any it does not know): accepted, so code written for a newer Mooncake still runs."""
+    with _reported_lock:
+        new = sorted(n for n in names if n not in _reported)
+        _reported.update(new)
+    if new:
+        LOG.warning("kvpool setup: ignoring settings kvpool does not support: %s (accepted for Mooncake"
+                    " compatibility; they have no effect)", ", ".join(new))
 
 
 class MooncakeError:
@@ -120,21 +141,28 @@ class KvPoolStore:
         """Connects to the pool. ``master_server_addr``: the pool's masters (``HOST:PORT[,HOST:PORT...]``), default
         KVPOOL_MASTER_ADDRESS. Like Mooncake, a dict of these settings may be passed instead. kvpool clients do not
         contribute memory: ``global_segment_size``, ``local_buffer_size``, ``metadata_server``, ``protocol``,
-        ``rdma_devices`` and ``engine`` are accepted and ignored. Extra keyword settings: ``pool_id``,
-        ``replicas``, ``timeout``, ``operation_timeout``, ``client_id``, ``pool_key`` (default KVPOOL_CLIENT_KEY), ``tls_ca`` (default KVPOOL_TLS_CA). Returns 0, or a negative error code."""
+        ``rdma_devices`` and ``engine`` are accepted and ignored. Extra keyword settings: those of
+        :class:`ClientConfig` (``pool_id``, ``replicas``, ``timeout``, ``operation_timeout``, ``client_id``,
+        ``pool_key`` (default KVPOOL_CLIENT_KEY), ``tls_ca`` (default KVPOOL_TLS_CA), ``fail_fast_connect``, ...).
+        Any other keyword (Mooncake's ``enable_ssd_offload``, ``ssd_offload_path``, ``tenant_id``,
+        ``enable_client_http_server``, ...) is accepted, logged once and ignored. Returns 0, or a negative error
+        code."""
         if isinstance(local_hostname, dict):
             settings = dict(local_hostname)
             master_server_addr = settings.pop("master_server_addr", None) or settings.pop("master_server_address", None)
             local_hostname = settings.pop("local_hostname", None)
-            options = {k: v for k, v in settings.items() if k in ("pool_id", "replicas", "timeout",
-                                                                  "operation_timeout", "client_id", "pool_key", "tls_ca")}
+            options = {**settings, **options}
+        unsupported = [k for k in options if k not in _CLIENT_SETTINGS and k not in _MOONCAKE_IGNORED]
+        if unsupported:
+            _report_ignored(unsupported)
+        options = {k: v for k, v in options.items() if k in _CLIENT_SETTINGS}
         if local_hostname:
             self._hostname = str(local_hostname)
         try:
             config = ClientConfig.from_env(masters=master_server_addr or None, **options)
             self.client = KvPoolClient(config)
             return 0
-        except (KvPoolError, ValueError) as e:
+        except (KvPoolError, ValueError, TypeError) as e:
             LOG.error("kvpool setup failed: %s", e)
             return mooncake_code(e)
 
