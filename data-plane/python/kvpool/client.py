@@ -16,6 +16,7 @@ from .checksum import crc32c_of_regions
 from .codec import MAX_BATCH, key_problem
 from .commits import PutCommits, PutCommitStats
 from .config import ClientConfig
+from .endpoints import any_master_answers
 from .errors import ErrorCode, InvalidKey, KvPoolError, ObjectNotFound, RemoteError, remote_error
 from .gets import Destinations, GetOperation, IntoRegions, NewBuffers
 from .locations import LocationCache, LocationCacheStats
@@ -39,7 +40,8 @@ def _check_keys(keys: Sequence[str]) -> None:
 
 class KvPoolClient:
     """Client of one pool. ``KvPoolClient(ClientConfig(...))`` or ``KvPoolClient.from_env()``; connects to the
-    leader at once, so an unreachable or incompatible pool fails here with a typed error."""
+    leader at once, so an unreachable or incompatible pool fails here with a typed error (at once, naming each
+    endpoint's problem, with ``ClientConfig(fail_fast_connect=...)``)."""
 
     def __init__(self, config: ClientConfig):
         self.config = config
@@ -48,6 +50,8 @@ class KvPoolClient:
         tls = config.tls_context()
         self._master = MasterChannel(config.masters, local, config.timeout, config.operation_timeout, config.pool_key,
                                      tls)
+        if config.fail_fast_connect is not None:
+            any_master_answers(config.masters, local, config.pool_key, tls, config.fail_fast_connect)
         self.stats()  # STATS, not PING: a standby refuses it, so this finds the leader
         hello = self._master.last_handshake
         self.server_release = hello.prefix.release if hello else ""
