@@ -10,7 +10,7 @@ from .client import KvPoolClient
 from .config import ClientConfig
 from .auth import PoolKey
 from .errors import (AuthenticationError, AuthenticationFailed, AuthenticationRequired, BufferTooSmall, ChecksumMismatch, ConnectionFailed, ErrorCode,
-                     HandshakeRefused, KvPoolError, KvPoolTimeout, NoSpace, ObjectNotFound, PoolMismatch,
+                     HandshakeRefused, InvalidKey, KvPoolError, KvPoolTimeout, NoSpace, ObjectNotFound, PoolMismatch,
                      ProtocolError, RemoteError, TlsFailure, VersionMismatch)
 from .memory import Regions
 from .version import PROTOCOL_MAJOR, PROTOCOL_MINOR, RELEASE
@@ -21,6 +21,6 @@ __all__ = [
     "KvPoolClient", "ClientConfig", "Regions", "ErrorCode", "KvPoolError", "ProtocolError", "KvPoolTimeout",
     "ConnectionFailed", "HandshakeRefused", "VersionMismatch", "PoolMismatch", "AuthenticationError",
     "AuthenticationRequired", "AuthenticationFailed", "PoolKey",
-    "RemoteError", "ObjectNotFound", "TlsFailure", "NoSpace", "ChecksumMismatch", "BufferTooSmall", "RELEASE", "PROTOCOL_MAJOR",
+    "RemoteError", "ObjectNotFound", "InvalidKey", "TlsFailure", "NoSpace", "ChecksumMismatch", "BufferTooSmall", "RELEASE", "PROTOCOL_MAJOR",
     "PROTOCOL_MINOR",
 ]

@@ -1,4 +1,6 @@
-"""Growing, jittered waits between retries, bounded by an operation's deadline."""
+"""An operation's one deadline, and the growing, jittered waits between its retries: every attempt of every key of a
+single or batch call, master exchanges and storage exchanges included, ends by it (each exchange's own timeout is
+cut to what is left of it: MasterChannel.call, transfers._exchange)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ class Backoff:
         self._next = _FIRST
 
     @classmethod
-    def within(cls, budget: float) -> "Backoff":
+    def until(cls, budget: float) -> "Backoff":
+        """The deadline ``budget`` seconds from now."""
         return cls(time.monotonic() + budget)
 
     def left(self) -> float:

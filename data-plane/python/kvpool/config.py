@@ -51,6 +51,11 @@ class ClientConfig:
     pool_key: object = None
     # TLS: the pool's CA certificate file (ca.crt of its TLS Secret); None: plaintext
     tls_ca: str | None = None
+    # seconds: connecting first tries each master endpoint once with this handshake timeout and fails at once, naming
+    # each endpoint's problem (unresolvable host, nothing listening, no kvpool handshake answered, e.g. the admin
+    # port), when none answers; None: the connect waits for a leader until the operation timeout, as every call does
+    # during a failover (right for a service; a one-shot tool wants the fail-fast connect)
+    fail_fast_connect: float | None = None
     # the version announced in handshakes; only compatibility tests impersonate another release
     release: str = version.RELEASE
     protocol: tuple = field(default=(version.PROTOCOL_MAJOR, version.PROTOCOL_MINOR))
@@ -66,6 +71,8 @@ class ClientConfig:
             raise ValueError(f"replicas must be within 1..255, got {self.replicas}")
         if self.timeout <= 0 or self.operation_timeout <= 0:
             raise ValueError("timeouts must be positive")
+        if self.fail_fast_connect is not None and not self.fail_fast_connect > 0:
+            raise ValueError(f"fail_fast_connect must be a positive number of seconds, got {self.fail_fast_connect}")
         if self.lease_ttl <= 0:
             raise ValueError(f"lease_ttl must be positive, got {self.lease_ttl}")
         if self.location_cache_entries < 0:

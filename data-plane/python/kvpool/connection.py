@@ -103,6 +103,17 @@ def tls_context(ca_file: str) -> ssl.SSLContext:
     return context
 
 
+def connect_socket(endpoint: Endpoint, timeout: float) -> socket.socket:
+    """A TCP connection to ``endpoint`` within ``timeout`` seconds: KvPoolTimeout, or ConnectionFailed (a host that
+    does not resolve, nothing listening, no route)."""
+    try:
+        return socket.create_connection((endpoint.host, endpoint.port), timeout=max(0.001, timeout))
+    except socket.timeout:
+        raise KvPoolTimeout(f"no connection to {endpoint} within {timeout:.1f} s") from None
+    except OSError as e:
+        raise ConnectionFailed(f"cannot connect to {endpoint}: {e.strerror or e}") from None
+
+
 class Connection:
     """Client side of one connection. Not thread-safe: one exchange at a time (pools hand it to one thread)."""
 
@@ -131,12 +142,13 @@ class Connection:
         """Connects (over TLS with a ``tls`` context), handshakes and, with a pool ``key``, authenticates within
         ``timeout`` seconds; typed errors for every refusal."""
         deadline = time.monotonic() + timeout
-        try:
-            sock = socket.create_connection((endpoint.host, endpoint.port), timeout=max(0.001, timeout))
-        except socket.timeout:
-            raise KvPoolTimeout(f"no connection to {endpoint} within {timeout:.1f} s") from None
-        except OSError as e:
-            raise ConnectionFailed(f"cannot connect to {endpoint}: {e.strerror or e}") from None
+        return cls.over(connect_socket(endpoint, timeout), endpoint, local, deadline, key, tls)
+
+    @classmethod
+    def over(cls, sock: socket.socket, endpoint: Endpoint, local: HandshakePrefix, deadline: float,
+             key: PoolKey | None = None, tls: ssl.SSLContext | None = None) -> "Connection":
+        """The handshake (TLS first with a ``tls`` context, then authentication with a pool ``key``) on a connected
+        socket, by ``deadline`` (monotonic); the socket is closed when it fails."""
         conn = cls(sock, endpoint, local.major, local.minor, tls is not None)
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -130,6 +130,11 @@ class ChecksumMismatch(RemoteError):
     """Bytes did not match their CRC32C."""
 
 
+class InvalidKey(ValueError):
+    """A key that is not 1 to 4096 UTF-8 bytes: refused before anything is sent (a ValueError, as every bad
+    argument)."""
+
+
 class BufferTooSmall(KvPoolError):
     """The destination cannot hold the value; nothing was written into it."""
 

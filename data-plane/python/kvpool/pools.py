@@ -114,14 +114,20 @@ class MasterChannel:
                 self._current = (self._current + 1) % len(self.endpoints)
 
     def call(self, opcode: int, body: BodyWriter | None, decode: Callable[[BodyReader], T],
-             deadline: float | None = None) -> T:
-        """One request/reply with the leader, following it across failovers until ``deadline`` (monotonic; default:
-        the operation timeout from now). Refusals other than NOT_LEADER are final, as are version, pool and
-        authentication refusals. When the deadline passes, the last failure is raised (with its type)."""
-        backoff = Backoff(deadline if deadline is not None else time.monotonic() + self.operation_timeout)
+             deadline: Backoff | float | None = None) -> T:
+        """One request/reply with the leader, following it across failovers until ``deadline`` (the operation's
+        :class:`Backoff`, or a monotonic time; default: the operation timeout from now); each attempt's exchange is
+        cut to what is left of it. Refusals other than NOT_LEADER are final, as are version, pool and authentication
+        refusals. When the deadline passes, the last failure is raised (with its type)."""
+        if isinstance(deadline, Backoff):
+            backoff = deadline
+        else:
+            backoff = Backoff(deadline if deadline is not None else time.monotonic() + self.operation_timeout)
         misses = 0
         last: KvPoolError | None = None
         while True:
+            if backoff.expired():
+                raise self._gave_up(opcode, last)
             c = None
             # an attempt the operation's deadline cuts short says less about the master than the one before it
             cut_short = backoff.deadline - time.monotonic() < self.timeout
@@ -185,7 +191,9 @@ class StorageConnections:
         and both sides speak protocol 2.1."""
         return self.batch_requests and c.peer is not None and c.agreed_minor >= 1
 
-    def borrow(self, endpoint: str) -> Connection:
+    def borrow(self, endpoint: str, timeout: float | None = None) -> Connection:
+        """An idle connection to ``endpoint``, or a new one opened (handshake included) within ``timeout`` seconds
+        (default: the exchange timeout)."""
         idle = self._idle.get(endpoint)
         if idle is not None:
             c = idle.take()
@@ -195,7 +203,7 @@ class StorageConnections:
             parsed = Endpoint.parse(endpoint)
         except ValueError:
             raise ProtocolError(f"the master named an unusable storage endpoint '{endpoint}'") from None
-        return Connection.open(parsed, self.local, self.timeout, self.key, self.tls)
+        return Connection.open(parsed, self.local, self.timeout if timeout is None else timeout, self.key, self.tls)
 
     def release(self, endpoint: str, c: Connection) -> None:
         idle = self._idle.get(endpoint)

@@ -7,18 +7,41 @@ data-plane/python/README.md.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import socket
+import threading
 from typing import Sequence
 
 from .client import KvPoolClient
-from .codec import key_problem
 from .config import ClientConfig
-from .errors import (BufferTooSmall, ChecksumMismatch, ConnectionFailed, ErrorCode, KvPoolError, KvPoolTimeout,
-                     ProtocolError, VersionMismatch)
+from .errors import (BufferTooSmall, ChecksumMismatch, ConnectionFailed, ErrorCode, InvalidKey, KvPoolError,
+                     KvPoolTimeout, ProtocolError, VersionMismatch)
+from .gets import IntoRegions
 from .memory import Regions, address_view, byte_view
+from .messages import Opcode
+from .puts import PutResult
 
 LOG = logging.getLogger("kvpool.store")
+
+# the ClientConfig settings setup() passes on; the version announced is for compatibility tests only
+_CLIENT_SETTINGS = frozenset(f.name for f in dataclasses.fields(ClientConfig)) - {"masters", "release", "protocol"}
+# Mooncake's settings of a client that contributes memory or picks a transport: meaningless for a kvpool client
+_MOONCAKE_IGNORED = frozenset({"local_hostname", "metadata_server", "global_segment_size", "local_buffer_size",
+                               "protocol", "rdma_devices", "engine", "master_server_addr", "master_server_address"})
+_reported: set = set()
+_reported_lock = threading.Lock()
+
+
+def _report_ignored(names) -> None:
+    """Logs, once per process and name, the setup() settings kvpool does not support (Mooncake's SSD offload, tenant,
+    client HTTP server, ... and any it does not know): accepted, so code written for a newer Mooncake still runs."""
+    with _reported_lock:
+        new = sorted(n for n in names if n not in _reported)
+        _reported.update(new)
+    if new:
+        LOG.warning("kvpool setup: ignoring settings kvpool does not support: %s (accepted for Mooncake"
+                    " compatibility; they have no effect)", ", ".join(new))
 
 
 class MooncakeError:
@@ -61,6 +84,8 @@ def mooncake_code(error: BaseException) -> int:
     """The Mooncake error code closest to a kvpool failure."""
     if isinstance(error, VersionMismatch):
         return MooncakeError.INVALID_VERSION
+    if isinstance(error, InvalidKey):
+        return MooncakeError.INVALID_KEY
     if isinstance(error, (BufferTooSmall, ValueError, TypeError)):
         return MooncakeError.INVALID_PARAMS
     if isinstance(error, ChecksumMismatch):
@@ -116,21 +141,28 @@ class KvPoolStore:
         """Connects to the pool. ``master_server_addr``: the pool's masters (``HOST:PORT[,HOST:PORT...]``), default
         KVPOOL_MASTER_ADDRESS. Like Mooncake, a dict of these settings may be passed instead. kvpool clients do not
         contribute memory: ``global_segment_size``, ``local_buffer_size``, ``metadata_server``, ``protocol``,
-        ``rdma_devices`` and ``engine`` are accepted and ignored. Extra keyword settings: ``pool_id``,
-        ``replicas``, ``timeout``, ``operation_timeout``, ``client_id``, ``pool_key`` (default KVPOOL_CLIENT_KEY), ``tls_ca`` (default KVPOOL_TLS_CA). Returns 0, or a negative error code."""
+        ``rdma_devices`` and ``engine`` are accepted and ignored. Extra keyword settings: those of
+        :class:`ClientConfig` (``pool_id``, ``replicas``, ``timeout``, ``operation_timeout``, ``client_id``,
+        ``pool_key`` (default KVPOOL_CLIENT_KEY), ``tls_ca`` (default KVPOOL_TLS_CA), ``fail_fast_connect``, ...).
+        Any other keyword (Mooncake's ``enable_ssd_offload``, ``ssd_offload_path``, ``tenant_id``,
+        ``enable_client_http_server``, ...) is accepted, logged once and ignored. Returns 0, or a negative error
+        code."""
         if isinstance(local_hostname, dict):
             settings = dict(local_hostname)
             master_server_addr = settings.pop("master_server_addr", None) or settings.pop("master_server_address", None)
             local_hostname = settings.pop("local_hostname", None)
-            options = {k: v for k, v in settings.items() if k in ("pool_id", "replicas", "timeout",
-                                                                  "operation_timeout", "client_id", "pool_key", "tls_ca")}
+            options = {**settings, **options}
+        unsupported = [k for k in options if k not in _CLIENT_SETTINGS and k not in _MOONCAKE_IGNORED]
+        if unsupported:
+            _report_ignored(unsupported)
+        options = {k: v for k, v in options.items() if k in _CLIENT_SETTINGS}
         if local_hostname:
             self._hostname = str(local_hostname)
         try:
             config = ClientConfig.from_env(masters=master_server_addr or None, **options)
             self.client = KvPoolClient(config)
             return 0
-        except (KvPoolError, ValueError) as e:
+        except (KvPoolError, ValueError, TypeError) as e:
             LOG.error("kvpool setup failed: %s", e)
             return mooncake_code(e)
 
@@ -201,17 +233,18 @@ class KvPoolStore:
 
     def put(self, key: str, value, config: ReplicateConfig | None = None) -> int:
         """Stores a bytes-like value. 0 on success (also when the key already exists: the stored value is kept)."""
-        return self._put_regions("put", [key], lambda: [Regions.of_buffer(value)], config)[0]
+        return self._put_regions("put", [key], self._per_key([key], Regions.of_buffer, [value]), config)[0]
 
     def put_from(self, key: str, buffer_ptr, size: int, config: ReplicateConfig | None = None) -> int:
         """Stores ``size`` bytes from a raw address or a buffer-protocol object, without copying them."""
-        return self._put_regions("put_from", [key], lambda: [_as_regions(buffer_ptr, size, False)], config)[0]
+        return self._put_regions("put_from", [key], self._per_key([key], _as_regions, [buffer_ptr], [size], [False]),
+                                 config)[0]
 
     def put_batch(self, keys: Sequence[str], values: Sequence, config: ReplicateConfig | None = None) -> int:
         """Stores many values; 0 when all succeeded, else the first error code."""
         if len(keys) != len(values):
             return MooncakeError.INVALID_PARAMS
-        results = self._put_regions("put_batch", keys, lambda: [Regions.of_buffer(v) for v in values], config)
+        results = self._put_regions("put_batch", keys, self._per_key(keys, Regions.of_buffer, values), config)
         return next((r for r in results if r != 0), 0)
 
     def batch_put_from(self, keys: Sequence[str], buffer_ptrs: Sequence, sizes: Sequence[int],
@@ -219,7 +252,7 @@ class KvPoolStore:
         if not len(keys) == len(buffer_ptrs) == len(sizes):
             return [MooncakeError.INVALID_PARAMS] * len(keys)
         return self._put_regions("batch_put_from", keys,
-                                 lambda: [_as_regions(b, s, False) for b, s in zip(buffer_ptrs, sizes)], config)
+                                 self._per_key(keys, _as_regions, buffer_ptrs, sizes, [False] * len(keys)), config)
 
     def batch_put_from_multi_buffers(self, keys: Sequence[str], all_buffer_ptrs: Sequence[Sequence[int]],
                                      all_sizes: Sequence[Sequence[int]], config: ReplicateConfig | None = None) -> list:
@@ -227,39 +260,43 @@ class KvPoolStore:
         if not len(keys) == len(all_buffer_ptrs) == len(all_sizes):
             return [MooncakeError.INVALID_PARAMS] * len(keys)
         return self._put_regions("batch_put_from_multi_buffers", keys,
-                                 lambda: [Regions.of_addresses(p, s) for p, s in zip(all_buffer_ptrs, all_sizes)],
-                                 config)
+                                 self._per_key(keys, Regions.of_addresses, all_buffer_ptrs, all_sizes), config)
 
-    def _put_regions(self, what: str, keys: Sequence[str], regions, config: ReplicateConfig | None) -> list:
+    @staticmethod
+    def _per_key(keys: Sequence[str], make, *args) -> list:
+        """``make(*args_i)`` for each key, or the ValueError/TypeError it raised: a bad buffer fails only its key."""
+        out = []
+        for i in range(len(keys)):
+            try:
+                out.append(make(*(a[i] for a in args)))
+            except (ValueError, TypeError) as e:
+                out.append(e)
+        return out
+
+    def _put_regions(self, what: str, keys: Sequence[str], values: list, config: ReplicateConfig | None) -> list:
+        """One put operation for every key with a usable value (one deadline); per key 0 or a negative code: an
+        invalid key, value or buffer fails only its own entry."""
         try:
             client = self._require()
-            values = regions()
-        except (ValueError, TypeError) as e:
+        except ValueError as e:
             return [self._failed(what, e)] * len(keys)
-        results = []
-        valid_keys, valid_values, where = [], [], []
-        for i, (k, v) in enumerate(zip(keys, values)):
-            problem = key_problem(k)
-            if problem is not None or v.size == 0:
-                LOG.error("kvpool %s of key %r refused: %s", what, k, problem or "empty value")
-                results.append(MooncakeError.INVALID_KEY if problem else MooncakeError.INVALID_PARAMS)
+        results: list = [None] * len(keys)
+        where = []
+        for i, v in enumerate(values):
+            if isinstance(v, BaseException):
+                results[i] = self._failed(f"{what} of key {keys[i]!r}", v)
             else:
-                results.append(0)
-                valid_keys.append(k)
-                valid_values.append(v)
                 where.append(i)
-        if valid_keys:
+        if where:
             try:
-                if len(valid_keys) == 1:
-                    client.put_regions(valid_keys[0], valid_values[0], self._replicas(config))
-                    outcomes = [None]
-                else:
-                    outcomes = client.put_batch(valid_keys, valid_values, self._replicas(config))
+                done = client._put_entries([keys[i] for i in where], [values[i] for i in where],
+                                           self._replicas(config))
             except (KvPoolError, ValueError) as e:
-                outcomes = [e] * len(valid_keys)
-            for i, outcome in zip(where, outcomes):
-                if outcome is not None:
-                    results[i] = self._failed(f"{what} of key {keys[i]!r}", outcome)
+                done = [e] * len(where)
+            for i, entry in zip(where, done):
+                failure = entry if isinstance(entry, BaseException) else \
+                    entry.failure if entry.result == PutResult.FAILED else None
+                results[i] = 0 if failure is None else self._failed(f"{what} of key {keys[i]!r}", failure)
         self._after_put(keys, results, config)
         return results
 
@@ -274,24 +311,32 @@ class KvPoolStore:
             return b""
 
     def get_batch(self, keys: Sequence[str]) -> list:
-        """One bytes per key; empty for a key that is not stored or could not be read."""
+        """One bytes per key, all read within one operation timeout; empty for a key that is not stored or could not
+        be read (each logged)."""
         try:
-            values = self._require().get_batch(list(keys))
-            return [bytes(v) if v is not None else b"" for v in values]
+            values = self._require()._get_values(list(keys))
         except (KvPoolError, ValueError) as e:
             self._failed("get_batch", e)
-            return [self.get(k) for k in keys] if self.client is not None else [b""] * len(keys)
+            return [b""] * len(keys)
+        out = []
+        for k, v in zip(keys, values):
+            if isinstance(v, BaseException):
+                self._failed(f"get_batch of key {k!r}", v)
+                out.append(b"")
+            else:
+                out.append(bytes(v))
+        return out
 
     def get_into(self, key: str, buffer_ptr, size: int) -> int:
         """Reads the value into a raw address or a writable buffer of ``size`` bytes; the byte count, or a
         negative error code (INVALID_PARAMS when it does not fit)."""
-        return self._get_regions("get_into", [key], lambda: [_as_regions(buffer_ptr, size, True)])[0]
+        return self._get_regions("get_into", [key], self._per_key([key], _as_regions, [buffer_ptr], [size], [True]))[0]
 
     def batch_get_into(self, keys: Sequence[str], buffer_ptrs: Sequence, sizes: Sequence[int]) -> list:
         if not len(keys) == len(buffer_ptrs) == len(sizes):
             return [MooncakeError.INVALID_PARAMS] * len(keys)
         return self._get_regions("batch_get_into", keys,
-                                 lambda: [_as_regions(b, s, True) for b, s in zip(buffer_ptrs, sizes)])
+                                 self._per_key(keys, _as_regions, buffer_ptrs, sizes, [True] * len(keys)))
 
     def batch_get_into_multi_buffers(self, keys: Sequence[str], all_buffer_ptrs: Sequence[Sequence[int]],
                                      all_sizes: Sequence[Sequence[int]], prefer_alloc_in_same_node: bool = False) -> list:
@@ -299,25 +344,26 @@ class KvPoolStore:
         if not len(keys) == len(all_buffer_ptrs) == len(all_sizes):
             return [MooncakeError.INVALID_PARAMS] * len(keys)
         return self._get_regions("batch_get_into_multi_buffers", keys,
-                                 lambda: [Regions.of_addresses(p, s, True) for p, s in zip(all_buffer_ptrs, all_sizes)])
+                                 self._per_key(keys, Regions.of_addresses, all_buffer_ptrs, all_sizes,
+                                               [True] * len(keys)))
 
-    def _get_regions(self, what: str, keys: Sequence[str], regions) -> list:
+    def _get_regions(self, what: str, keys: Sequence[str], dsts: list) -> list:
+        """One get operation for every key with a usable buffer (one deadline); per key the bytes read or a negative
+        code: an invalid key or buffer fails only its own entry."""
         try:
             client = self._require()
-            dsts = regions()
-            for k in keys:
-                problem = key_problem(k)
-                if problem is not None:
-                    raise ValueError(problem)
-            if len(keys) == 1:
-                try:
-                    outcomes = [client.get_regions(keys[0], dsts[0])]
-                except KvPoolError as e:
-                    outcomes = [e]
-            else:
-                outcomes = client.get_batch_regions(list(keys), dsts)
-        except (KvPoolError, ValueError, TypeError) as e:
+        except ValueError as e:
             return [self._failed(what, e)] * len(keys)
+        outcomes: list = list(dsts)
+        where = [i for i, d in enumerate(dsts) if not isinstance(d, BaseException)]
+        if where:
+            wanted = [keys[i] for i in where]
+            try:
+                read = client._read(wanted, IntoRegions(wanted, [dsts[i] for i in where]))
+            except (KvPoolError, ValueError) as e:
+                read = [e] * len(where)
+            for i, n in zip(where, read):
+                outcomes[i] = n
         return [n if isinstance(n, int) else self._failed(f"{what} of key {k!r}", n) for k, n in zip(keys, outcomes)]
 
     def get_size(self, key: str) -> int:
@@ -334,10 +380,22 @@ class KvPoolStore:
         return self.batch_is_exist([key])[0]
 
     def batch_is_exist(self, keys: Sequence[str]) -> list:
+        """Per key, within one operation timeout: 1 exists, 0 does not, or a negative code (``INVALID_KEY`` for an
+        invalid key: only that entry)."""
         try:
-            return [1 if e else 0 for e in self._require().exists_batch(list(keys))]
+            statuses = self._require()._key_statuses(Opcode.EXISTS, list(keys))
         except (KvPoolError, ValueError) as e:
             return [self._failed("batch_is_exist", e)] * len(keys)
+        return [self._status_code(f"batch_is_exist of key {k!r}", s, exists=True) for k, s in zip(keys, statuses)]
+
+    def _status_code(self, what: str, status, exists: bool = False) -> int:
+        if isinstance(status, BaseException):
+            return self._failed(what, status)
+        if status == ErrorCode.OK:
+            return 1 if exists else 0
+        if exists and status in (ErrorCode.NOT_FOUND, ErrorCode.RECOVERING):
+            return 0
+        return _BY_KVPOOL_CODE.get(status, MooncakeError.INTERNAL_ERROR)
 
     def remove(self, key: str, force: bool = False) -> int:
         """0 removed; OBJECT_NOT_FOUND; OBJECT_HAS_LEASE while it is being read. ``force`` is not supported by
@@ -345,11 +403,12 @@ class KvPoolStore:
         return self.batch_remove([key], force)[0]
 
     def batch_remove(self, keys: Sequence[str], force: bool = False) -> list:
+        """Per key, within one operation timeout: 0 removed, or a negative code (only that entry)."""
         try:
-            statuses = self._require().remove_batch(list(keys))
+            statuses = self._require()._removed(list(keys))
         except (KvPoolError, ValueError) as e:
             return [self._failed("batch_remove", e)] * len(keys)
-        return [0 if s == ErrorCode.OK else _BY_KVPOOL_CODE.get(s, MooncakeError.INTERNAL_ERROR) for s in statuses]
+        return [self._status_code(f"batch_remove of key {k!r}", s) for k, s in zip(keys, statuses)]
 
     def remove_all(self, force: bool = False) -> int:
         """How many objects were removed (objects being read or written are kept), or -1 on error."""

@@ -2,14 +2,20 @@
 threads: every node first gets all of its requests, then the replies are collected node by node, so the nodes work at
 the same time. A node that speaks protocol 2.1 gets several reads (writes) as one READ_BATCH (WRITE_BATCH): one frame
 each way; an older node gets them pipelined on one connection. Each value learns, per node, its result or why not,
-and a put whether the node committed its replica at the master itself (protocol 2.2)."""
+and a put whether the node committed its replica at the master itself (protocol 2.2).
+
+Each node's exchange (its connection opened if none is idle, its requests, its replies) gets the exchange timeout, cut
+to the operation's deadline when one is given, so a batch over frozen nodes ends with its operation: a node whose turn
+comes after the deadline is not tried (its values fail with :class:`KvPoolTimeout`)."""
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple, Sequence
 
 from .checksum import crc32c_of_regions
-from .errors import ChecksumMismatch, ConnectionFailed, ErrorCode, KvPoolError, ProtocolError, remote_error
+from .errors import (ChecksumMismatch, ConnectionFailed, ErrorCode, KvPoolError, KvPoolTimeout, ProtocolError,
+                     remote_error)
 from .memory import Regions
 from .messages import (Opcode, ReplicaGrant, ReplicaListResult, ReplicaLocation, decode_read_batch_reply,
                        decode_read_reply, decode_write_batch_reply, decode_write_reply, encode_read, encode_read_batch,
@@ -45,6 +51,18 @@ def _check_range(offset: int, length: int, size: int, what: str) -> None:
         raise ProtocolError(f"{what}: slice [{offset}, +{length}) exceeds the value size {size}")
 
 
+def _exchange(storage: StorageConnections, endpoint: str, timeout: float, deadline: float | None):
+    """A connection to ``endpoint`` armed for one exchange of ``timeout`` seconds, cut to the operation's
+    ``deadline`` (monotonic; None: no cut). KvPoolTimeout, no connection touched, once the deadline has passed."""
+    now = time.monotonic()
+    until = now + timeout if deadline is None else min(now + timeout, deadline)
+    if until <= now:
+        raise KvPoolTimeout(f"no exchange with {endpoint}: the operation's deadline had passed")
+    c = storage.borrow(endpoint, until - now)
+    c.arm_until(until)
+    return c
+
+
 def _per_node(groups: dict, work) -> None:
     """Runs ``work(endpoint, items)`` node after node. (Tried: one I/O thread per node, since socket calls release
     the GIL; on 2 cores shared with the pool it was no faster for 64 x 256 KiB batches, so it was left out.)"""
@@ -52,7 +70,10 @@ def _per_node(groups: dict, work) -> None:
         work(endpoint, items)
 
 
-def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[PutPlan]) -> list:
+def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[PutPlan],
+                   deadline: float | None = None) -> list:
+    """One outcome per put. Each node's exchange takes at most ``timeout`` seconds and ends by ``deadline`` (the
+    operation's, monotonic) when given; a node reached after it is not tried."""
     outcomes = [WriteOutcome({}, {}, set()) for _ in puts]
 
     def fail(item, error: KvPoolError) -> None:
@@ -86,12 +107,11 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
     def write_node(endpoint: str, items: list) -> None:
         """Sends every WRITE of this node, then reads the replies in order."""
         try:
-            c = storage.borrow(endpoint)
+            c = _exchange(storage, endpoint, timeout, deadline)
         except KvPoolError as e:
             for item in items:
                 fail(item, e)
             return
-        c.arm(timeout)
         if len(items) > 1 and storage.batches(c):
             write_batch(c, endpoint, items)
             storage.release(endpoint, c)
@@ -158,8 +178,10 @@ class ReadPlan(NamedTuple):
     dst: Regions
 
 
-def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[ReadPlan]) -> list:
-    """One entry per read: None when its bytes arrived and match the CRC32C, else the failure."""
+def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[ReadPlan],
+                  deadline: float | None = None) -> list:
+    """One entry per read: None when its bytes arrived and match the CRC32C, else the failure. Each node's exchange
+    takes at most ``timeout`` seconds and ends by ``deadline`` (the operation's, monotonic) when given."""
     failures: list = [None] * len(reads)
     by_node: dict = {}
     for i, read in enumerate(reads):
@@ -175,12 +197,11 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
     def read_node(endpoint: str, items: list) -> None:
         """Sends every READ of this node, then reads the replies and their payloads in order."""
         try:
-            c = storage.borrow(endpoint)
+            c = _exchange(storage, endpoint, timeout, deadline)
         except KvPoolError as e:
             for i, _ in items:
                 failures[i] = e
             return
-        c.arm(timeout)
         if len(items) > 1 and storage.batches(c):
             read_batch(c, endpoint, items)
             storage.release(endpoint, c)

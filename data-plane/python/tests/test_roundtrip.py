@@ -125,3 +125,43 @@ def test_store_batch_put_from_and_get_into(store):
                                [size] * (n + 1))
     assert got == [size] * n + [MooncakeError.OBJECT_NOT_FOUND]
     assert all(bytes(d) == bytes(s) for d, s in zip(dsts, srcs))
+
+
+def test_store_batches_fail_only_the_entry_of_an_invalid_key_or_buffer(store):
+    too_long = "k" * 4097
+    assert store.put("st/valid", b"valid") == 0
+    assert store.batch_is_exist(["st/valid", "", "st/missing", too_long]) == \
+        [1, MooncakeError.INVALID_KEY, 0, MooncakeError.INVALID_KEY]
+    assert store.batch_remove(["", "st/missing"]) == [MooncakeError.INVALID_KEY, MooncakeError.OBJECT_NOT_FOUND]
+    assert store.get_batch(["st/valid", "", "st/missing"]) == [b"valid", b"", b""]
+    src = bytearray(b"abc")
+    assert store.batch_put_from(["st/pf-ok", "", "st/pf-short"], [src, src, src], [3, 3, 4]) == \
+        [0, MooncakeError.INVALID_KEY, MooncakeError.INVALID_PARAMS]
+    assert store.put_batch(["st/pb-ok", too_long], [b"x", b"y"]) == MooncakeError.INVALID_KEY
+    assert store.get("st/pb-ok") == b"x"
+    small, fits, other = bytearray(2), bytearray(5), bytearray(3)
+    assert store.batch_get_into(["st/valid", "", "st/valid", "st/pf-ok"], [small, fits, fits, other], [2, 5, 5, 3]) == \
+        [MooncakeError.INVALID_PARAMS, MooncakeError.INVALID_KEY, 5, 3]
+    assert bytes(fits) == b"valid" and bytes(other) == b"abc" and small == bytearray(2)
+
+
+def test_store_setup_accepts_mooncake_keywords_it_does_not_support_and_logs_them_once(pool, caplog, monkeypatch):
+    import kvpool.store as store_module
+    monkeypatch.setattr(store_module, "_reported", set())  # "once" is per process: start from none reported
+    caplog.set_level("WARNING", logger="kvpool.store")
+    newer = {"enable_ssd_offload": True, "ssd_offload_path": "/mnt/nvme/offload", "tenant_id": "team-a",
+             "enable_client_http_server": False}
+    for _ in range(2):
+        s = KvPoolStore()
+        assert s.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master, **newer) == 0
+        assert s.put("st/newer-setup", b"ok") == 0 and s.get("st/newer-setup") == b"ok"
+        s.close()
+    s = KvPoolStore()
+    assert s.setup({"local_hostname": "worker-0", "master_server_addr": pool.master, "tenant_id": "team-b",
+                    "some_future_setting": 1, "operation_timeout": 20}) == 0
+    assert s.client.config.operation_timeout == 20
+    s.close()
+    reports = [r.getMessage() for r in caplog.records if "ignoring settings" in r.getMessage()]
+    assert len(reports) == 2, reports  # the four newer keywords once, then only the one not seen before
+    assert all(name in reports[0] for name in newer), reports
+    assert "some_future_setting" in reports[1] and "tenant_id" not in reports[1], reports
