@@ -42,7 +42,7 @@ class MetricsEndpointTest {
   static final Map<String, String> MASTER = families(
       "kvpool_auth_failures_total counter", "kvpool_body_budget_available_bytes gauge",
       "kvpool_build_info gauge", "kvpool_capacity_bytes gauge", "kvpool_commit_waits_total counter",
-      "kvpool_connections gauge",
+      "kvpool_connections gauge", "kvpool_control_body_budget_available_bytes gauge",
       "kvpool_connections_closed_total counter", "kvpool_connections_refused_total counter",
       "kvpool_evictions_total counter", "kvpool_get_hits_total counter", "kvpool_get_misses_total counter",
       "kvpool_gets_total counter", "kvpool_master_leader gauge", "kvpool_master_view gauge",
@@ -59,7 +59,8 @@ class MetricsEndpointTest {
   static final Map<String, String> STORAGE = families(
       "kvpool_auth_failures_total counter", "kvpool_body_budget_available_bytes gauge", "kvpool_build_info gauge",
       "kvpool_connections gauge", "kvpool_connections_closed_total counter",
-      "kvpool_connections_refused_total counter", "kvpool_rpc_server_duration_seconds histogram",
+      "kvpool_connections_refused_total counter", "kvpool_control_body_budget_available_bytes gauge",
+      "kvpool_rpc_server_duration_seconds histogram",
       "kvpool_rpc_server_errors_total counter", "kvpool_storage_capacity_bytes gauge",
       "kvpool_storage_commits_total counter",
       "kvpool_storage_device_ready gauge", "kvpool_storage_objects gauge", "kvpool_storage_read_bytes_total counter",

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Blocking frame I/O on one socket. Value payloads move between the socket and caller-supplied (direct) buffers
@@ -31,7 +32,13 @@ public final class FrameChannel implements Closeable {
   private final int protocolMinor;
   private int maxBody = ProtocolLimits.MAX_BODY_BYTES;
   private BodyBudget budget;
-  private int held; // budget bytes taken for the body of the frame being served
+  /**
+   * Budget bytes taken for the body of the frame being served. The reading thread adds to it; they go back to the
+   * budget exactly once, whichever comes first: the next frame's read or {@link #close()} (possibly from another
+   * thread; a reservation that completes after the close goes back at once).
+   */
+  private final AtomicInteger held = new AtomicInteger();
+  private volatile boolean closed;
 
   /** How frames' bytes cross the connection: the socket itself, or TLS over it. */
   interface Wire {
@@ -111,8 +118,13 @@ public final class FrameChannel implements Closeable {
     this.maxBody = bytes;
   }
 
-  /** Bodies larger than {@link BodyBudget#SMALL_BODY_BYTES} take room in {@code budget} as they arrive. */
+  /**
+   * Bodies larger than {@link BodyBudget#SMALL_BODY_BYTES} take room in {@code budget} as they arrive; it is given
+   * back when the next frame is read or the channel is closed, so the owner of a connection closes this channel (not
+   * only its socket) on every way the connection ends.
+   */
   public void useBudget(BodyBudget budget) {
+    releaseHeld();
     this.budget = budget;
   }
 
@@ -260,22 +272,30 @@ public final class FrameChannel implements Closeable {
     }
     try {
       while (!budget.tryTake(n, 100)) {
-        if (!wire.socket().isOpen()) {
-          throw new ProtocolException("connection closed while its " + length + "-byte body waited for memory");
+        if (closed || !wire.socket().isOpen()) {
+          // not malformed: a deadline or the server's close ended the wait, and the caller counts which
+          throw new IOException("connection closed while its " + length + "-byte body waited for memory");
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted while waiting for body memory");
     }
-    held += n;
+    held.addAndGet(n);
+    if (closed) {
+      releaseHeld(); // close() may have run between the take and the add: nothing of it stays held
+      throw new IOException("connection closed while its " + length + "-byte body was being read");
+    }
     return n;
   }
 
+  /** Gives back what the body of the last frame held; at most once for each byte taken, whichever thread calls. */
   private void releaseHeld() {
-    if (held > 0) {
-      budget.give(held);
-      held = 0;
+    if (held.get() > 0) {
+      int n = held.getAndSet(0);
+      if (n > 0) {
+        budget.give(n);
+      }
     }
   }
 
@@ -393,9 +413,14 @@ public final class FrameChannel implements Closeable {
     }
   }
 
+  /** Closes the connection and gives back any budget bytes it holds; idempotent, callable from any thread. */
   @Override
   public void close() throws IOException {
-    releaseHeld();
-    wire.socket().close();
+    closed = true;
+    try {
+      wire.socket().close();
+    } finally {
+      releaseHeld();
+    }
   }
 }

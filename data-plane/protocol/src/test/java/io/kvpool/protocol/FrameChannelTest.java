@@ -86,6 +86,37 @@ class FrameChannelTest {
   }
 
   @Test
+  void closingTheChannelFromAnotherThreadGivesBackWhatItsBodyHoldsExactlyOnce() throws Exception {
+    BodyBudget budget = new BodyBudget(4 << 20);
+    FrameChannel in = new FrameChannel(receiveSide, 1, 0);
+    in.useBudget(budget);
+    ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
+    new FrameHeader(1, 0, Opcode.PING.code(), 0, 1, 2 << 20).encode(header);
+    sendSide.write(header.flip());
+    ByteBuffer part = ByteBuffer.allocate(600 << 10); // of 2 MiB: the reader grows its buffer to 1 MiB, then waits
+    while (part.hasRemaining()) {
+      sendSide.write(part);
+    }
+    java.util.concurrent.CompletableFuture<Frame> reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return in.read();
+      } catch (IOException e) {
+        throw new java.util.concurrent.CompletionException(e);
+      }
+    });
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (budget.available() > (3 << 20)) {
+      assertThat(System.nanoTime()).as("the reader took 1 MiB; left %d", budget.available()).isLessThan(deadline);
+      Thread.sleep(10);
+    }
+    in.close();
+    assertThatThrownBy(() -> reader.get(30, java.util.concurrent.TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IOException.class);
+    in.close();
+    assertThat(budget.available()).isEqualTo(4 << 20);
+  }
+
+  @Test
   void streamCutInsideAHeaderIsMalformed() throws Exception {
     sendSide.write(ByteBuffer.wrap(new byte[] {0x4B, 0x56, 0x50}));
     sendSide.close();

@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * Runs the handshake, then hands every well-formed request frame to the handler. A malformed frame closes only its
  * connection. Bounded as PROTOCOL.md says ({@link ServerLimits}): deadlines for the handshake, idle time, a frame
  * once started, payloads and writes; at most so many connections in their handshake (the oldest is closed to admit a
- * new one) and so many sessions (more are refused with BUSY); large bodies share a memory budget and nothing is
- * allocated by a declared length; TCP keepalive finds vanished peers.
+ * new one) and so many sessions (more are refused with BUSY); large bodies share a memory budget (clients one,
+ * storage nodes and masters another) and nothing is allocated by a declared length; TCP keepalive finds vanished peers.
+ * Whatever a connection holds is given back when it ends, however it ends: its frame channel is closed in one place.
  */
 public final class RpcServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
@@ -100,7 +101,10 @@ public final class RpcServer implements AutoCloseable {
   private final PoolSecrets secrets;
   private final ServerSocketChannel server;
   private final ThreadPoolExecutor workers;
+  /** Room for the large bodies of clients. */
   private final BodyBudget bodyBudget;
+  /** Room for the large bodies of storage nodes and masters (registration inventories): never starved by clients. */
+  private final BodyBudget controlBudget;
   private final Counter versionMismatches;
   private final Counter closedConnections;
   private final Counter refusedConnections;
@@ -124,6 +128,7 @@ public final class RpcServer implements AutoCloseable {
     this.limits = limits;
     this.secrets = secrets;
     this.bodyBudget = new BodyBudget(limits.bodyBudgetBytes());
+    this.controlBudget = new BodyBudget(limits.controlBodyBudgetBytes());
     this.versionMismatches = Counter.builder().name("kvpool_version_mismatch_total")
         .help("Connections refused for protocol version skew").register(metrics);
     this.closedConnections = Counter.builder().name("kvpool_connections_closed_total")
@@ -142,8 +147,11 @@ public final class RpcServer implements AutoCloseable {
           cb.call(sessions.get(), "session");
         }).register(metrics);
     GaugeWithCallback.builder().name("kvpool_body_budget_available_bytes")
-        .help("Room left for large control bodies being received").callback(cb -> cb.call(bodyBudget.available()))
+        .help("Room left for large bodies being received from clients").callback(cb -> cb.call(bodyBudget.available()))
         .register(metrics);
+    GaugeWithCallback.builder().name("kvpool_control_body_budget_available_bytes")
+        .help("Room left for large bodies being received from storage nodes and masters")
+        .callback(cb -> cb.call(controlBudget.available())).register(metrics);
     this.server = ServerSocketChannel.open();
     server.bind(new InetSocketAddress(host, port), 256);
     AtomicInteger n = new AtomicInteger();
@@ -230,10 +238,11 @@ public final class RpcServer implements AutoCloseable {
     ConnectionDeadline deadline = new ConnectionDeadline(ch);
     deadline.arm("handshake_timeout", limits.handshakeTimeout().toNanos());
     boolean established = false;
+    FrameChannel fc = null;
     try {
       remote = String.valueOf(ch.getRemoteAddress());
       int major = identity.version().protocolMajor();
-      FrameChannel fc = new FrameChannel(ch, secrets.tls(), true, major, identity.version().protocolMinor());
+      fc = new FrameChannel(ch, secrets.tls(), true, major, identity.version().protocolMinor());
       fc.limitBody(ProtocolLimits.MAX_HANDSHAKE_BODY_BYTES);
       Session session = handshake(fc, remote, deadline);
       if (session == null) {
@@ -242,7 +251,7 @@ public final class RpcServer implements AutoCloseable {
       established = true;
       handshaking.remove(ch);
       fc.limitBody(ProtocolLimits.MAX_BODY_BYTES);
-      fc.useBudget(bodyBudget);
+      fc.useBudget(budgetOf(session.peer().role()));
       try {
         serveRequests(fc, session, deadline, major);
       } finally {
@@ -271,8 +280,32 @@ public final class RpcServer implements AutoCloseable {
       evicted.remove(ch);
       open.remove(ch);
       deadline.forget();
+      // the one place a connection ends, however it ended: closing the frame channel gives back its budget bytes
+      if (fc != null) {
+        closeQuietly(fc);
+      }
       closeQuietly(ch);
     }
+  }
+
+  /**
+   * The budget a peer's large bodies take room in: storage nodes and masters (registrations, inventories,
+   * heartbeats) have their own, so no number of clients holding the client budget can make control traffic wait.
+   * The role is the one the handshake established: with authentication only the cluster key admits STORAGE or
+   * MASTER; without it any peer may claim them, as it may claim to be a node at all.
+   */
+  private BodyBudget budgetOf(Role peerRole) {
+    return peerRole == Role.CLIENT ? bodyBudget : controlBudget;
+  }
+
+  /** Room left in the clients' body budget (tests: it is whole again once every connection has ended). */
+  int clientBudgetAvailable() {
+    return bodyBudget.available();
+  }
+
+  /** Room left in the body budget of storage nodes and masters. */
+  int controlBudgetAvailable() {
+    return controlBudget.available();
   }
 
   /** Requests being answered now, over all sessions. */
@@ -446,7 +479,7 @@ public final class RpcServer implements AutoCloseable {
     return bytes;
   }
 
-  private static void closeQuietly(SocketChannel ch) {
+  private static void closeQuietly(java.io.Closeable ch) {
     try {
       ch.close();
     } catch (IOException ignored) {

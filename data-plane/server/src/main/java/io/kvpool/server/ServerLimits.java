@@ -7,11 +7,14 @@ import java.time.Duration;
  * What one RPC server lets its peers take (PROTOCOL.md, "Deadlines and connection caps"): time for a handshake, for a
  * frame once its first byte arrived, for a payload (a base plus a per-MiB allowance), and between requests; how many
  * connections may sit in their handshake and how many sessions may be established; how many bytes of large control
- * bodies all connections may hold at once.
+ * bodies all client connections may hold at once, and all connections of storage nodes and masters (a budget of their
+ * own, so that clients can never make a node's registration wait).
  */
 public record ServerLimits(Duration handshakeTimeout, Duration frameTimeout, Duration idleTimeout,
                            Duration payloadTimeout, Duration payloadTimePerMiB, int maxHandshaking, int maxSessions,
-                           int bodyBudgetBytes) {
+                           int bodyBudgetBytes, int controlBodyBudgetBytes) {
+  /** The control budget's default: one body of the largest size a frame may have fits it alone. */
+  public static final int CONTROL_BODY_BUDGET_BYTES = ProtocolLimits.MAX_BODY_BYTES;
   public static final ServerLimits DEFAULTS = new ServerLimits(Duration.ofSeconds(10), Duration.ofSeconds(30),
       Duration.ofSeconds(300), Duration.ofSeconds(30), Duration.ofSeconds(1), 256, 2048, 256 << 20);
 
@@ -21,15 +24,22 @@ public record ServerLimits(Duration handshakeTimeout, Duration frameTimeout, Dur
         throw new IllegalArgumentException("server deadlines must be positive, got " + d);
       }
     }
-    if (maxHandshaking < 1 || maxSessions < 1 || bodyBudgetBytes < (64 << 10)) {
-      throw new IllegalArgumentException("connection caps must be at least 1 and the body budget at least 64 KiB");
+    if (maxHandshaking < 1 || maxSessions < 1 || bodyBudgetBytes < (64 << 10) || controlBodyBudgetBytes < (64 << 10)) {
+      throw new IllegalArgumentException("connection caps must be at least 1 and the body budgets at least 64 KiB");
     }
+  }
+
+  /** Limits with the default control budget. */
+  public ServerLimits(Duration handshakeTimeout, Duration frameTimeout, Duration idleTimeout, Duration payloadTimeout,
+                      Duration payloadTimePerMiB, int maxHandshaking, int maxSessions, int bodyBudgetBytes) {
+    this(handshakeTimeout, frameTimeout, idleTimeout, payloadTimeout, payloadTimePerMiB, maxHandshaking, maxSessions,
+        bodyBudgetBytes, CONTROL_BODY_BUDGET_BYTES);
   }
 
   /** These limits with the three configurable deadlines replaced. */
   public ServerLimits withDeadlines(Duration handshake, Duration frame, Duration idle) {
     return new ServerLimits(handshake, frame, idle, payloadTimeout, payloadTimePerMiB, maxHandshaking, maxSessions,
-        bodyBudgetBytes);
+        bodyBudgetBytes, controlBodyBudgetBytes);
   }
 
   /**
