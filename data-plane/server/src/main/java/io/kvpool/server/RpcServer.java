@@ -1,13 +1,8 @@
 package io.kvpool.server;
 
-import io.kvpool.protocol.BodyWriter;
-import io.kvpool.protocol.AuthRequest;
 import io.kvpool.protocol.BodyBudget;
-import io.kvpool.protocol.PoolKey;
-import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import io.kvpool.protocol.ProtocolLimits;
-import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import java.net.StandardSocketOptions;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -15,19 +10,14 @@ import jdk.net.ExtendedSocketOptions;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.FrameChannel;
-import io.kvpool.protocol.BodyReader;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.HandshakeReply;
-import io.kvpool.protocol.HandshakeRequest;
 import io.kvpool.protocol.ServerState;
-import io.kvpool.protocol.HandshakeException;
-import io.kvpool.protocol.HandshakeRules;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
 import io.kvpool.protocol.Role;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
-import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -105,12 +95,8 @@ public final class RpcServer implements AutoCloseable {
   private final BodyBudget bodyBudget;
   /** Room for the large bodies of storage nodes and masters (registration inventories): never starved by clients. */
   private final BodyBudget controlBudget;
-  private final Counter versionMismatches;
-  private final Counter closedConnections;
-  private final Counter refusedConnections;
-  private final Counter authFailures;
   private final RpcMetrics rpcMetrics;
-  private final Set<String> refusedPeersLogged = ConcurrentHashMap.newKeySet();
+  private final Handshaker handshaker;
   private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
   /** Connections still in their handshake, oldest first: at the cap, the oldest is closed to admit a new one. */
   private final Deque<SocketChannel> handshaking = new ConcurrentLinkedDeque<>();
@@ -129,29 +115,9 @@ public final class RpcServer implements AutoCloseable {
     this.secrets = secrets;
     this.bodyBudget = new BodyBudget(limits.bodyBudgetBytes());
     this.controlBudget = new BodyBudget(limits.controlBodyBudgetBytes());
-    this.versionMismatches = Counter.builder().name("kvpool_version_mismatch_total")
-        .help("Connections refused for protocol version skew").register(metrics);
-    this.closedConnections = Counter.builder().name("kvpool_connections_closed_total")
-        .help("Connections the server closed, by reason: handshake_timeout, idle, frame_timeout, payload_timeout,"
-            + " write_timeout, handshake_evicted, malformed, internal_error").labelNames("reason").register(metrics);
-    this.refusedConnections = Counter.builder().name("kvpool_connections_refused_total")
-        .help("Handshakes refused, by reason: busy, version_mismatch, pool_mismatch, other")
-        .labelNames("reason").register(metrics);
-    this.rpcMetrics = new RpcMetrics(metrics);
-    this.authFailures = Counter.builder().name("kvpool_auth_failures_total")
-        .help("Peers refused by authentication, by reason: no_key, unknown_key, role, bad_proof")
-        .labelNames("reason").register(metrics);
-    GaugeWithCallback.builder().name("kvpool_connections").help("Open connections by state")
-        .labelNames("state").callback(cb -> {
-          cb.call(handshaking.size(), "handshake");
-          cb.call(sessions.get(), "session");
-        }).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_body_budget_available_bytes")
-        .help("Room left for large bodies being received from clients").callback(cb -> cb.call(bodyBudget.available()))
-        .register(metrics);
-    GaugeWithCallback.builder().name("kvpool_control_body_budget_available_bytes")
-        .help("Room left for large bodies being received from storage nodes and masters")
-        .callback(cb -> cb.call(controlBudget.available())).register(metrics);
+    this.rpcMetrics = new RpcMetrics(metrics, handshaking::size, sessions::get, bodyBudget::available,
+        controlBudget::available);
+    this.handshaker = new Handshaker(name, identity, limits, secrets, sessions, load, rpcMetrics);
     this.server = ServerSocketChannel.open();
     server.bind(new InetSocketAddress(host, port), 256);
     AtomicInteger n = new AtomicInteger();
@@ -170,7 +136,7 @@ public final class RpcServer implements AutoCloseable {
 
   /** Connections refused so far for protocol version skew. */
   public long versionMismatches() {
-    return (long) versionMismatches.get();
+    return rpcMetrics.versionMismatches();
   }
 
   public void start() {
@@ -244,7 +210,7 @@ public final class RpcServer implements AutoCloseable {
       int major = identity.version().protocolMajor();
       fc = new FrameChannel(ch, secrets.tls(), true, major, identity.version().protocolMinor());
       fc.limitBody(ProtocolLimits.MAX_HANDSHAKE_BODY_BYTES);
-      Session session = handshake(fc, remote, deadline);
+      Session session = handshaker.handshake(fc, remote, deadline);
       if (session == null) {
         return;
       }
@@ -258,19 +224,19 @@ public final class RpcServer implements AutoCloseable {
         session.ended();
       }
     } catch (ProtocolException e) {
-      closedConnections.labelValues("malformed").inc();
+      rpcMetrics.closed("malformed");
       BAD_FRAMES.warn("event=connection_closed server={} peer={} reason=\"malformed frame: {}\"", name, remote,
           e.getMessage());
     } catch (IOException e) {
       String reason = evicted.remove(ch) ? "handshake_evicted" : deadline.expiredReason();
       if (reason != null && !closed) {
-        closedConnections.labelValues(reason).inc();
+        rpcMetrics.closed(reason);
         BAD_FRAMES.warn("event=connection_closed server={} peer={} reason={}", name, remote, reason);
       } else {
         LOG.debug("event=connection_ended server={} peer={} error={}", name, remote, e.toString());
       }
     } catch (RuntimeException e) {
-      closedConnections.labelValues("internal_error").inc();
+      rpcMetrics.closed("internal_error");
       LOG.warn("event=connection_closed server={} peer={} reason=internal_error", name, remote, e);
     } finally {
       if (established) {
@@ -350,136 +316,7 @@ public final class RpcServer implements AutoCloseable {
     }
   }
 
-  /** The session, or null when the handshake was refused (answered and to be closed). */
-  private Session handshake(FrameChannel fc, String remote, ConnectionDeadline deadline) throws IOException {
-    Frame first = fc.read();
-    if (first == null) {
-      return null;
-    }
-    if (first.opcode() != Opcode.HANDSHAKE || first.header().isResponse()) {
-      throw new ProtocolException("first frame has opcode " + first.header().opcode() + ", expected HANDSHAKE");
-    }
-    BodyReader body = first.reader();
-    Handshake peer = Handshake.decodePrefix(body);
-    Handshake local = identity.handshake();
-    HandshakeException refusal = HandshakeRules.check(local, peer);
-    HandshakeRequest request = refusal == null ? HandshakeRequest.decodeRest(peer, body) : null;
-    Session session = new Session(fc, peer, request == null ? 0 : request.view(), remote, deadline, limits, load);
-    if (refusal != null) {
-      if (refusal.code() == ErrorCode.VERSION_MISMATCH) {
-        versionMismatches.inc();
-      }
-      refusedConnections.labelValues(switch (refusal.code()) {
-        case VERSION_MISMATCH -> "version_mismatch";
-        case POOL_MISMATCH -> "pool_mismatch";
-        default -> "other";
-      }).inc();
-      if (refusedPeersLogged.size() > 10_000) {
-        refusedPeersLogged.clear(); // once per distinct peer, but never an unbounded set
-      }
-      if (refusedPeersLogged.add(peer.peerId() + "@" + remote.replaceAll(":\\d+$", "") + "/" + peer.version())) {
-        LOG.warn("event=handshake_refused server={} peer={} peerId={} peerRole={} reason=\"{}\"", name, remote,
-            peer.peerId(), peer.role(), refusal.getMessage());
-      }
-      session.replyError(first, refusal.code(), refusal.getMessage());
-      return null;
-    }
-    if (sessions.incrementAndGet() > limits.maxSessions()) {
-      sessions.decrementAndGet();
-      refusedConnections.labelValues("busy").inc();
-      BAD_FRAMES.warn("event=connection_refused server={} peer={} reason=busy sessions={}", name, remote,
-          limits.maxSessions());
-      session.replyError(first, ErrorCode.BUSY, name + " serves its maximum of " + limits.maxSessions()
-          + " sessions; try again or another replica");
-      return null;
-    }
-    try {
-      if (!secrets.enabled()) {
-        BodyWriter w = new BodyWriter();
-        identity.reply().encode(w);
-        session.reply(first, w);
-      } else if (!authenticate(fc, first, peer, request, session, remote)) {
-        sessions.decrementAndGet();
-        return null;
-      }
-    } catch (IOException | RuntimeException e) {
-      sessions.decrementAndGet();
-      throw e;
-    }
-    return session;
-  }
-
-  /**
-   * PROTOCOL.md, "Authentication": this server proves the key the peer named, then the peer proves it in AUTH, both
-   * over the peer's exact HANDSHAKE body and this server's fresh nonce. False when refused (answered, to be closed).
-   */
-  private boolean authenticate(FrameChannel fc, Frame first, Handshake peer, HandshakeRequest request,
-      Session session, String remote) throws IOException {
-    String refusal = null;
-    String reason = null;
-    ErrorCode code = ErrorCode.AUTH_FAILED;
-    java.util.Optional<PoolSecrets.Accepted> accepted = java.util.Optional.empty();
-    if (request.keyId().length == 0) {
-      reason = "no_key";
-      code = ErrorCode.AUTH_REQUIRED;
-      refusal = name + " requires authentication: give this " + peer.role().name().toLowerCase(java.util.Locale.ROOT)
-          + " the pool's key";
-    } else {
-      accepted = secrets.find(request.keyId());
-      if (accepted.isEmpty()) {
-        reason = "unknown_key";
-        refusal = "the key this peer offers is not one of the pool's keys (a wrong or retired secret)";
-      } else if (!accepted.get().admits(peer.role())) {
-        reason = "role";
-        refusal = "the client key does not admit role " + peer.role() + ": storage nodes and masters need the"
-            + " cluster key";
-      }
-    }
-    if (refusal != null) {
-      authRefused(reason, peer, remote);
-      session.replyError(first, code, refusal);
-      return false;
-    }
-    PoolKey key = accepted.get().key();
-    byte[] requestBody = bodyBytes(first);
-    byte[] nonce = new byte[HandshakeRequest.NONCE_BYTES];
-    NONCES.nextBytes(nonce);
-    BodyWriter w = new BodyWriter();
-    identity.reply(nonce, key.serverProof(requestBody, nonce)).encode(w);
-    session.reply(first, w);
-    Frame auth = fc.read();
-    if (auth == null) {
-      return false;
-    }
-    if (auth.opcode() != Opcode.AUTH || auth.header().isResponse()) {
-      throw new ProtocolException("expected AUTH after an authenticated handshake, got opcode "
-          + auth.header().opcode());
-    }
-    AuthRequest proof = AuthRequest.decode(auth.reader());
-    if (!PoolKey.same(key.clientProof(requestBody, nonce), proof.proof())) {
-      authRefused("bad_proof", peer, remote);
-      session.replyError(auth, ErrorCode.AUTH_FAILED, "wrong proof for the pool key this peer named");
-      return false;
-    }
-    session.reply(auth, null);
-    return true;
-  }
-
-  private void authRefused(String reason, Handshake peer, String remote) {
-    authFailures.labelValues(reason).inc();
-    BAD_FRAMES.warn("event=auth_refused server={} peer={} peerId={} peerRole={} reason={}", name, remote,
-        peer.peerId(), peer.role(), reason);
-  }
-
-  private static byte[] bodyBytes(Frame frame) {
-    ByteBuffer body = frame.body().duplicate();
-    body.rewind();
-    byte[] bytes = new byte[body.remaining()];
-    body.get(bytes);
-    return bytes;
-  }
-
-  private static void closeQuietly(java.io.Closeable ch) {
+  static void closeQuietly(java.io.Closeable ch) {
     try {
       ch.close();
     } catch (IOException ignored) {
