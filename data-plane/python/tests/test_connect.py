@@ -39,7 +39,7 @@ def test_no_answering_master_fails_at_once_naming_each_endpoints_problem(pool, r
 
 def test_the_fail_fast_connect_finds_an_answering_master_among_dead_endpoints(pool, refusing_port):
     with KvPoolClient(ClientConfig(f"127.0.0.1:{refusing_port},{pool.master}", fail_fast_connect=PROBE,
-                                   operation_timeout=OPERATION_TIMEOUT)) as c:
+                                   pool_key=pool.key, operation_timeout=OPERATION_TIMEOUT)) as c:
         c.put("connect/found", b"yes")
         assert bytes(c.get("connect/found")) == b"yes"
 

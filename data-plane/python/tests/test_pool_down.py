@@ -29,7 +29,7 @@ def test_the_bound_is_below_what_the_old_retries_took():
 
 
 def _config(pool, **settings):
-    return ClientConfig(pool.master, pool_id=pool.pool_id, replicas=1, timeout=TIMEOUT,
+    return ClientConfig(pool.master, pool_id=pool.pool_id, pool_key=pool.key, replicas=1, timeout=TIMEOUT,
                         operation_timeout=OPERATION_TIMEOUT, **settings)
 
 
@@ -109,7 +109,7 @@ def test_every_batch_against_a_killed_master_ends_within_one_operation_timeout(h
     client = KvPoolClient(_config(headless_pool))
     store = KvPoolStore()
     assert store.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", headless_pool.master, pool_id="headless",
-                       timeout=TIMEOUT, operation_timeout=OPERATION_TIMEOUT) == 0
+                       pool_key=headless_pool.key, timeout=TIMEOUT, operation_timeout=OPERATION_TIMEOUT) == 0
     try:
         headless_pool.kill9(headless_pool.master_process().pid)
         keys = [f"headless/{i}" for i in range(KEYS)]

@@ -153,11 +153,12 @@ def test_store_setup_accepts_mooncake_keywords_it_does_not_support_and_logs_them
              "enable_client_http_server": False}
     for _ in range(2):
         s = KvPoolStore()
-        assert s.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master, **newer) == 0
+        assert s.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master, pool_key=pool.key, **newer) == 0
         assert s.put("st/newer-setup", b"ok") == 0 and s.get("st/newer-setup") == b"ok"
         s.close()
     s = KvPoolStore()
-    assert s.setup({"local_hostname": "worker-0", "master_server_addr": pool.master, "tenant_id": "team-b",
+    assert s.setup({"local_hostname": "worker-0", "master_server_addr": pool.master, "pool_key": pool.key,
+                    "tenant_id": "team-b",
                     "some_future_setting": 1, "operation_timeout": 20}) == 0
     assert s.client.config.operation_timeout == 20
     s.close()
