@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Imports image tarballs (the layout `docker save` writes, e.g. e2e/images/target/images/*.tar) into the
+# Imports image tarballs (the layout `docker save` writes, e.g. images/target/images/*.tar) into the
 # local cluster's containerd, in the k8s.io namespace the kubelet reads. Pods then use them by name with
 # imagePullPolicy IfNotPresent or Never; nothing is pulled. Usage: import-images.sh TARBALL...
 set -euo pipefail

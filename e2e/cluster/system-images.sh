@@ -2,7 +2,7 @@
 # Writes the cluster's own images, the pod sandbox (pause) and CoreDNS, as single-layer tarballs in the
 # layout `docker save` writes, from the static binaries node-binaries.sh built. No registry is reachable,
 # so up.sh imports them into containerd (`ctr images import`). kvpool's images are built by Maven
-# (e2e/images, with Jib); these two only wrap one static binary each, which tar and sha256sum do.
+# (images, with Jib); these two only wrap one static binary each, which tar and sha256sum do.
 # Idempotent: an archive newer than its binary is kept.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Properties;
 
 /**
- * The images e2e/images wrote ({@code images.properties} next to the tarballs): names and files, including the
+ * The images images wrote ({@code images.properties} next to the tarballs): names and files, including the
  * data-plane image under the release tags of the upgrade scenarios ({@code kvpool/data-plane:1.0.0}, ...).
  */
 public record E2eImages(String release, String dataPlane, String operator, List<String> releaseTags,
@@ -20,7 +20,7 @@ public record E2eImages(String release, String dataPlane, String operator, List<
   public static E2eImages read(Path dir) {
     Path index = dir.resolve("images.properties");
     if (!Files.isRegularFile(index)) {
-      throw new IllegalStateException(index + " is missing: build the images first (./mvnw -pl e2e/images -am package)");
+      throw new IllegalStateException(index + " is missing: build the images first (./mvnw -pl images -am package)");
     }
     Properties p = new Properties();
     try (Reader reader = Files.newBufferedReader(index)) {

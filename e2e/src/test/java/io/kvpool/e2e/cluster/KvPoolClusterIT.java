@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * kvpool end to end on a real cluster whose kubelet runs the pods: the images built by e2e/images, the
+ * kvpool end to end on a real cluster whose kubelet runs the pods: the images built by images, the
  * operator installed with the Helm chart, pools of real master and storage-node pods, and a client pod that
  * reaches them as an inference pod would. Each scenario has a deadline and dumps pod logs, events and
  * {@code kubectl describe} when it fails; the log ends with a table of scenarios, durations and measurements.
@@ -76,7 +76,7 @@ class KvPoolClusterIT {
   static void openCluster() throws IOException {
     repoRoot = Path.of(System.getProperty("kvpool.repo.root", "..")).toAbsolutePath().normalize();
     images = E2eImages.read(Path.of(System.getProperty("kvpool.images.dir",
-        repoRoot.resolve("e2e/images/target/images").toString())));
+        repoRoot.resolve("images/target/images").toString())));
     E2eLog.info("images: " + images.dataPlane() + ", " + images.operator() + " (release " + images.release() + ")");
     long started = System.nanoTime();
     cluster = E2eCluster.open(repoRoot);
@@ -452,7 +452,7 @@ class KvPoolClusterIT {
     }
     if (!images.hasReleaseTag("1.0.0") || !images.hasReleaseTag("1.1.0") || !images.hasReleaseTag("2.0.0")) {
       Scenario.skipped(name, "the images have no release tags 1.0.0, 1.1.0 and 2.0.0 (" + images.releaseTags()
-          + "): rebuild them (./mvnw -pl e2e/images -am package)");
+          + "): rebuild them (./mvnw -pl images -am package)");
       return;
     }
     Scenario.run(name, Duration.ofMinutes(12), diagnostics, List.of(UPGRADE, SYSTEM_NAMESPACE), s -> {

@@ -115,7 +115,7 @@ public final class BuildImages {
   private static Path existing(Path path) {
     if (!Files.exists(path)) {
       throw new IllegalStateException(path + " does not exist: package the data plane and the operator first "
-          + "(./mvnw -pl e2e/images -am package)");
+          + "(./mvnw -pl images -am package)");
     }
     return path;
   }
