@@ -1,8 +1,8 @@
 package io.kvpool.cli;
 
 import io.kvpool.master.VersionLine;
-import io.kvpool.server.Addresses;
-import io.kvpool.server.ProcessConfig;
+import io.kvpool.process.Addresses;
+import io.kvpool.process.ProcessConfig;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;

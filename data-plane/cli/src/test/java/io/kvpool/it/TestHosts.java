@@ -1,5 +1,7 @@
 package io.kvpool.it;
 
+import io.kvpool.process.Addresses;
+
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;

@@ -59,7 +59,7 @@ class FencingAndAddressingTest {
   @Test
   void aPoolOnIpv6PutsAndGetsWithBracketedEndpoints() throws Exception {
     MasterConfig config = MasterConfig.defaults("v6");
-    try (Master master = new Master(new MasterSettings(config, "::", 0, 0, "::1", io.kvpool.server.PoolSecrets.none(),
+    try (Master master = new Master(new MasterSettings(config, "::", 0, 0, "::1", io.kvpool.security.PoolSecrets.none(),
         java.util.Optional.empty()))
         .start()) {
       HostPort masterAt = HostPort.parse("[::1]:" + master.rpcEndpoint().port());

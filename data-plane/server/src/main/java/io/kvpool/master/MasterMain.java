@@ -2,10 +2,10 @@ package io.kvpool.master;
 
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
-import io.kvpool.server.Addresses;
-import io.kvpool.server.ProcessConfig;
-import io.kvpool.server.ServerLimitOptions;
-import io.kvpool.server.PoolSecrets;
+import io.kvpool.process.Addresses;
+import io.kvpool.process.ProcessConfig;
+import io.kvpool.rpc.ServerLimitOptions;
+import io.kvpool.security.PoolSecrets;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

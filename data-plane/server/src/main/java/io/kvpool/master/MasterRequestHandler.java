@@ -17,8 +17,8 @@ import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.ReplicaListReply;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.StatusList;
-import io.kvpool.server.RpcServer;
-import io.kvpool.server.Session;
+import io.kvpool.rpc.RpcServer;
+import io.kvpool.rpc.Session;
 import java.io.IOException;
 import java.util.List;
 

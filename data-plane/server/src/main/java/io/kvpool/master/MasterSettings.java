@@ -1,7 +1,7 @@
 package io.kvpool.master;
 
-import io.kvpool.server.PoolSecrets;
-import io.kvpool.server.ServerLimits;
+import io.kvpool.security.PoolSecrets;
+import io.kvpool.rpc.ServerLimits;
 import java.util.Optional;
 
 /**

@@ -12,7 +12,7 @@ import io.kvpool.protocol.RegisterReply;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.Tombstone;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -25,7 +25,7 @@ import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatsReply;
 import io.kvpool.protocol.WriteReply;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

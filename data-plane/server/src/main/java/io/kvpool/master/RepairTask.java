@@ -4,7 +4,7 @@ import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicateRequest;
 import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.SliceGrant;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import java.util.ArrayList;
 import java.util.List;
 

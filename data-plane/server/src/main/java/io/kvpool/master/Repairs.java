@@ -1,7 +1,7 @@
 package io.kvpool.master;
 
 import io.kvpool.protocol.Release;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;

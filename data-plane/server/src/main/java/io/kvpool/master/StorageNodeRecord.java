@@ -4,7 +4,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.Slice;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

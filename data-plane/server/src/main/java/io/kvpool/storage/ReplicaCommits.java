@@ -4,7 +4,7 @@ import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.PutDeadline;
 import io.kvpool.protocol.WriteRequest;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.ArrayList;

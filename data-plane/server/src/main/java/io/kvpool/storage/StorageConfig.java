@@ -2,8 +2,8 @@ package io.kvpool.storage;
 
 import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
-import io.kvpool.server.PoolSecrets;
-import io.kvpool.server.ServerLimits;
+import io.kvpool.security.PoolSecrets;
+import io.kvpool.rpc.ServerLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.kvpool.master;
 
-import io.kvpool.server.PoolSecrets;
+import io.kvpool.security.PoolSecrets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

@@ -18,7 +18,7 @@ import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.Tombstone;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.ArrayList;

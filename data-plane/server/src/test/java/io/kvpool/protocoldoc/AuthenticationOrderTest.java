@@ -21,7 +21,7 @@ import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.Role;
-import io.kvpool.server.PoolSecrets;
+import io.kvpool.security.PoolSecrets;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

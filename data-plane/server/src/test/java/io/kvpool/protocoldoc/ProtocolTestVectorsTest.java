@@ -10,7 +10,7 @@ import io.kvpool.protocol.HandshakeRequest;
 import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.Slice;
-import io.kvpool.server.NodeKey;
+import io.kvpool.security.NodeKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -12,7 +12,7 @@ import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
 import io.kvpool.operator.pool.dependents.PoolConfigMapDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
 import io.kvpool.operator.transferengine.TransportSettings;
-import io.kvpool.server.ProcessConfig;
+import io.kvpool.process.ProcessConfig;
 import io.kvpool.storage.StorageNodeMain;
 import java.util.HashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;

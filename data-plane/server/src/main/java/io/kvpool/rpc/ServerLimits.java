@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import io.kvpool.protocol.ProtocolLimits;
 import java.time.Duration;

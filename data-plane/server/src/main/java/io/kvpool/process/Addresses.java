@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.process;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

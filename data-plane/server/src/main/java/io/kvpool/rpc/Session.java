@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;

@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Opcode;

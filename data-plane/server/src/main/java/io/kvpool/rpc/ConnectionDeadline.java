@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import io.kvpool.protocol.DeadlineWatchdog;
 import java.nio.channels.SocketChannel;

@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.process;
 
 import io.kvpool.common.HostPort;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

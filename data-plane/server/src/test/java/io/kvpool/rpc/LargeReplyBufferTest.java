@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

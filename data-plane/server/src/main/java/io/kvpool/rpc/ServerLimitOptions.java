@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import java.time.Duration;
 import picocli.CommandLine.Option;

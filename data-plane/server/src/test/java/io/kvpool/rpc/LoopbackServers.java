@@ -1,4 +1,6 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
+
+import io.kvpool.security.PoolSecrets;
 
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.Role;

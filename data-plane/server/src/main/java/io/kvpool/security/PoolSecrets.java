@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.security;
 
 import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.protocol.PoolKey;

@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
 
 import io.kvpool.protocol.SocketBuffers;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package io.kvpool.server;
+package io.kvpool.process;
 
 import io.kvpool.common.Durations;
 import io.kvpool.common.Sizes;

@@ -1,4 +1,6 @@
-package io.kvpool.server;
+package io.kvpool.rpc;
+
+import io.kvpool.security.PoolSecrets;
 
 import io.kvpool.protocol.AuthRequest;
 import io.kvpool.protocol.BodyReader;
