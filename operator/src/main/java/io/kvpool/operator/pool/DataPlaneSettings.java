@@ -15,8 +15,9 @@ import java.util.Locale;
 
 /**
  * The data-plane settings of a pool, read from its spec. The API server fills the CRD defaults; the
- * fallbacks here only mirror them so that objects built outside an API server (unit tests, a pool
- * written before a default was added) still get the documented values. Nothing is written back.
+ * fallbacks here are the same constants the CRD's defaults are generated from, so that objects built outside an API
+ * server (unit tests, a pool written before a default was added) still get the documented values. Nothing is
+ * written back.
  * Reading never fails with anything but an {@link InvalidSpecException} naming the field.
  */
 public record DataPlaneSettings(
@@ -68,23 +69,23 @@ public record DataPlaneSettings(
         pool.getMetadata().getName(),
         spec.getVersion(),
         imageOf(spec),
-        or(spec.getImagePullPolicy(), ImagePullPolicy.IfNotPresent).name(),
-        or(master.getReplicas(), 1),
-        or(master.getPort(), 50051),
-        or(master.getAdminPort(), 8080),
+        or(spec.getImagePullPolicy(), ImagePullPolicy.valueOf(KvCachePoolSpec.DEFAULT_IMAGE_PULL_POLICY)).name(),
+        or(master.getReplicas(), MasterSpec.DEFAULT_REPLICAS),
+        or(master.getPort(), MasterSpec.DEFAULT_PORT),
+        or(master.getAdminPort(), MasterSpec.DEFAULT_ADMIN_PORT),
         master.getResources(),
-        or(storage.getReplicas(), 3),
+        or(storage.getReplicas(), StorageSpec.DEFAULT_REPLICAS),
         ByteQuantity.bytes("spec.storage.memoryPerNode", memory),
-        Math.max(1, or(storage.getSegments(), 1)),
-        or(storage.getHugePages(), HugePages.TRANSPARENT),
-        or(storage.getPort(), 50052),
-        or(storage.getAdminPort(), 8081),
+        Math.max(1, or(storage.getSegments(), StorageSpec.DEFAULT_SEGMENTS)),
+        or(storage.getHugePages(), HugePages.valueOf(StorageSpec.DEFAULT_HUGE_PAGES.toUpperCase(Locale.ROOT))),
+        or(storage.getPort(), StorageSpec.DEFAULT_PORT),
+        or(storage.getAdminPort(), StorageSpec.DEFAULT_ADMIN_PORT),
         storage.getResources(),
-        or(spec.getObjectReplicas(), 2),
-        or(spec.getLeaseTtl(), "5s"),
-        or(spec.getNodeTtl(), "10s"),
-        or(eviction.getHighWatermark(), 0.90),
-        or(eviction.getEvictRatio(), 0.10));
+        or(spec.getObjectReplicas(), KvCachePoolSpec.DEFAULT_OBJECT_REPLICAS),
+        or(spec.getLeaseTtl(), KvCachePoolSpec.DEFAULT_LEASE_TTL),
+        or(spec.getNodeTtl(), KvCachePoolSpec.DEFAULT_NODE_TTL),
+        or(eviction.getHighWatermark(), EvictionSpec.DEFAULT_HIGH_WATERMARK),
+        or(eviction.getEvictRatio(), EvictionSpec.DEFAULT_EVICT_RATIO));
   }
 
   /**

@@ -263,7 +263,7 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
         pool.getMetadata().getName(),
         pool.getMetadata().getGeneration() == null ? 0 : pool.getMetadata().getGeneration(),
         spec == null ? null : spec.getVersion(),
-        objectReplicas == null ? 2 : objectReplicas,
+        objectReplicas == null ? KvCachePoolSpec.DEFAULT_OBJECT_REPLICAS : objectReplicas,
         problems,
         masters,
         storage,

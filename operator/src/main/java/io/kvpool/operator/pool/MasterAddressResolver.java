@@ -1,6 +1,7 @@
 package io.kvpool.operator.pool;
 
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.MasterSpec;
 import java.net.URI;
 
 /**
@@ -32,6 +33,6 @@ public interface MasterAddressResolver {
   /** spec.master.adminPort or its default; readable whatever else the spec holds. */
   static int adminPort(KvCachePool pool) {
     var master = pool.getSpec() == null ? null : pool.getSpec().getMaster();
-    return master == null || master.getAdminPort() == null ? 8080 : master.getAdminPort();
+    return master == null || master.getAdminPort() == null ? MasterSpec.DEFAULT_ADMIN_PORT : master.getAdminPort();
   }
 }

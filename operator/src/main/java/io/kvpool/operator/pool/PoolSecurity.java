@@ -3,6 +3,7 @@ package io.kvpool.operator.pool;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.NetworkPolicySpec;
 import io.kvpool.api.v1alpha1.SecuritySpec;
+import java.util.Objects;
 
 /**
  * Who may talk to a pool, from {@code spec.security} (the CRD defaults mirrored, as in {@link DataPlaneSettings}):
@@ -21,8 +22,9 @@ public record PoolSecurity(boolean authentication, String tlsSecretName, boolean
     SecuritySpec s = pool.getSpec().getSecurity() == null ? new SecuritySpec() : pool.getSpec().getSecurity();
     NetworkPolicySpec n = s.getNetworkPolicy() == null ? new NetworkPolicySpec() : s.getNetworkPolicy();
     String tls = s.getTlsSecretName() == null || s.getTlsSecretName().isBlank() ? null : s.getTlsSecretName();
-    return new PoolSecurity(!Boolean.FALSE.equals(s.getAuthentication()), tls, !Boolean.FALSE.equals(n.getEnabled()),
-        n.getMonitoringNamespace(), Boolean.TRUE.equals(n.getClientsFromAllNamespaces()));
+    return new PoolSecurity(Objects.requireNonNullElse(s.getAuthentication(), SecuritySpec.DEFAULT_AUTHENTICATION), tls,
+        Objects.requireNonNullElse(n.getEnabled(), NetworkPolicySpec.DEFAULT_ENABLED), n.getMonitoringNamespace(),
+        Boolean.TRUE.equals(n.getClientsFromAllNamespaces()));
   }
 
   public boolean tls() {

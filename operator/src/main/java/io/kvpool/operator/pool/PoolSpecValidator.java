@@ -8,6 +8,7 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.api.v1alpha1.TransferProtocol;
+import io.kvpool.api.v1alpha1.UpgradeSpec;
 import io.kvpool.operator.common.ByteQuantity;
 import io.kvpool.operator.common.InvalidSpecException;
 import io.kvpool.operator.common.PoolLabels;
@@ -101,16 +102,17 @@ public final class PoolSpecValidator {
   }
 
   private static void checkDurations(KvCachePoolSpec spec, List<String> problems) {
-    Optional<Duration> lease = duration("spec.leaseTtl", spec.getLeaseTtl(), "5s", Duration.ofSeconds(1),
-        Duration.ofMinutes(10), problems);
-    Optional<Duration> node = duration("spec.nodeTtl", spec.getNodeTtl(), "10s", Duration.ofSeconds(3),
-        Duration.ofMinutes(10), problems);
+    Optional<Duration> lease = duration("spec.leaseTtl", spec.getLeaseTtl(), KvCachePoolSpec.DEFAULT_LEASE_TTL,
+        Duration.ofSeconds(1), Duration.ofMinutes(10), problems);
+    Optional<Duration> node = duration("spec.nodeTtl", spec.getNodeTtl(), KvCachePoolSpec.DEFAULT_NODE_TTL,
+        Duration.ofSeconds(3), Duration.ofMinutes(10), problems);
     if (lease.isPresent() && node.isPresent() && lease.get().compareTo(node.get()) > 0) {
       problems.add("spec.leaseTtl (" + spec.getLeaseTtl() + ") exceeds spec.nodeTtl (" + spec.getNodeTtl()
           + "); a read lease must not outlive the time after which a silent storage node is declared dead");
     }
     String stepTimeout = spec.getUpgrade() == null ? null : spec.getUpgrade().getStepTimeout();
-    duration("spec.upgrade.stepTimeout", stepTimeout, "10m", Duration.ofSeconds(10), Duration.ofHours(24), problems);
+    duration("spec.upgrade.stepTimeout", stepTimeout, UpgradeSpec.DEFAULT_STEP_TIMEOUT, Duration.ofSeconds(10),
+        Duration.ofHours(24), problems);
   }
 
   private static Optional<Duration> duration(String field, String value, String fallback, Duration min, Duration max,

@@ -8,6 +8,7 @@ import static io.kvpool.api.v1alpha1.KvCachePoolStatus.UPGRADE_BLOCKED;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.NodeState;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.TransportUsage;
 import io.kvpool.api.v1alpha1.PoolPhase;
@@ -311,7 +312,7 @@ public final class PoolStatusAggregator {
     int desired = o.storage().get().desired();
     List<String> dead = new ArrayList<>();
     for (MasterStatus.NodeStatus node : o.master().get().nodes()) {
-      if ("DEAD".equals(node.state()) && node.id() != null && node.id().startsWith(prefix)) {
+      if (node.nodeState() == NodeState.DEAD && node.id() != null && node.id().startsWith(prefix)) {
         String ordinal = node.id().substring(prefix.length());
         if (ordinal.matches("[0-9]{1,6}") && Integer.parseInt(ordinal) < desired) {
           dead.add(node.id());
@@ -428,7 +429,8 @@ public final class PoolStatusAggregator {
 
   /** The transport of the nodes the leader counts ALIVE and the devices they opened (node:device). */
   static TransportUsage transport(MasterStatus master) {
-    List<MasterStatus.NodeStatus> alive = master.nodes().stream().filter(n -> "ALIVE".equals(n.state())).toList();
+    List<MasterStatus.NodeStatus> alive = master.nodes().stream().filter(n -> n.nodeState() == NodeState.ALIVE)
+        .toList();
     if (alive.isEmpty()) {
       return null;
     }

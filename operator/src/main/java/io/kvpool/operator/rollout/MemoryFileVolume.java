@@ -19,7 +19,7 @@ public final class MemoryFileVolume {
   public static final String NAME = "memory-files";
   public static final String MOUNT_PATH = "/var/lib/kvpool/memory";
   public static final String ENV = "KVPOOL_MEMORY_DIR";
-  public static final String DEFAULT_HOST_PATH = "/dev/shm/kvpool";
+  public static final String DEFAULT_HOST_PATH = WarmRestartSpec.DEFAULT_HOST_PATH;
 
   private MemoryFileVolume() {
   }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.NodeState;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
@@ -94,7 +95,7 @@ public final class RolloutRound {
       if (m.protocolVersion() != null) {
         protocols.add(m.protocolVersion());
       }
-      m.nodes().stream().filter(n -> !"DEAD".equals(n.state()) && n.protocolVersion() != null)
+      m.nodes().stream().filter(n -> n.nodeState() != NodeState.DEAD && n.protocolVersion() != null)
           .forEach(n -> protocols.add(n.protocolVersion()));
     });
     UpgradeSpec upgrade = upgrade(pool.getSpec());
@@ -145,7 +146,8 @@ public final class RolloutRound {
     UpgradeSpec upgrade = upgrade(pool.getSpec());
     RolloutObservation.Policy policy = new RolloutObservation.Policy(Boolean.TRUE.equals(upgrade.getPaused()),
         stepTimeout(upgrade),
-        upgrade.getOnFailure() == null ? UpgradeFailurePolicy.Pause : upgrade.getOnFailure(),
+        upgrade.getOnFailure() == null ? UpgradeFailurePolicy.valueOf(UpgradeSpec.DEFAULT_ON_FAILURE)
+            : upgrade.getOnFailure(),
         gate.verdict() == ReleaseGate.Verdict.ROLLING_BACK);
     Map<String, Integer> formats = new LinkedHashMap<>();
     checks.forEach((image, result) -> {
@@ -252,7 +254,8 @@ public final class RolloutRound {
   }
 
   private static Duration stepTimeout(UpgradeSpec upgrade) {
-    return DataPlaneDurations.parse(upgrade.getStepTimeout()).orElse(Duration.ofMinutes(10));
+    return DataPlaneDurations.parse(upgrade.getStepTimeout())
+        .orElseGet(() -> DataPlaneDurations.parse(UpgradeSpec.DEFAULT_STEP_TIMEOUT).orElseThrow());
   }
 
   private static UpgradeSpec upgrade(KvCachePoolSpec spec) {
