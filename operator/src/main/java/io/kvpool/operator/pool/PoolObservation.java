@@ -2,10 +2,10 @@ package io.kvpool.operator.pool;
 
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.FailingPod;
+import io.kvpool.operator.rollout.RolloutRound;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import io.kvpool.operator.rollout.RolloutRound;
 
 /**
  * Everything the status of a pool is computed from, gathered by the reconciler in one reconciliation: what is

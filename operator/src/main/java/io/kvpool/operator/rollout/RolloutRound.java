@@ -11,6 +11,7 @@ import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
 import io.kvpool.api.v1alpha1.UpgradeSpec;
 import io.kvpool.api.v1alpha1.UpgradeStatus;
+import io.kvpool.operator.common.PoolEvent;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.pool.DataPlaneDurations;
 import io.kvpool.operator.pool.DataPlaneSettings;
@@ -116,7 +117,7 @@ public final class RolloutRound {
   }
 
   /** What {@link #finish} found and did. */
-  public record Result(RolloutPlan plan, UpgradeStatus status, List<io.kvpool.operator.pool.PoolEvent> events,
+  public record Result(RolloutPlan plan, UpgradeStatus status, List<PoolEvent> events,
                        ReleaseGate.Decision gate, String failure) {
     /** Whether pods are being replaced, removed or checked: reconcile again soon. */
     public boolean active() {

@@ -14,6 +14,8 @@ import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.PoolPhase;
 import io.kvpool.api.v1alpha1.RolloutPhase;
 import io.kvpool.operator.common.Conditions;
+import io.kvpool.operator.common.PoolEvent;
+import io.kvpool.operator.common.PoolEventReason;
 import io.kvpool.operator.common.StatusMessage;
 import io.kvpool.operator.rollout.ReleaseGate;
 import io.kvpool.operator.rollout.RolloutPlan;

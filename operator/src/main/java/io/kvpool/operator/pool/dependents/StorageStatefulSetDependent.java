@@ -13,12 +13,11 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.pool.DataPlanePorts;
 import io.kvpool.operator.pool.DataPlaneSettings;
 import io.kvpool.operator.pool.DataPlaneStatefulSet;
-import io.kvpool.operator.pool.PoolNames;
 import io.kvpool.operator.pool.PoolRollout;
-import io.kvpool.operator.rollout.MemoryFileVolume;
 import io.kvpool.operator.pool.PoolTransport;
 import io.kvpool.operator.pool.StorageResources;
 import io.kvpool.operator.pool.TransportAttachments;
+import io.kvpool.operator.rollout.MemoryFileVolume;
 import io.kvpool.operator.transferengine.TransportSettings;
 import java.util.List;
 

@@ -1,7 +1,6 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.admin;
 
 import io.kvpool.admin.MasterStatus;
-
 import java.net.URI;
 
 /**

@@ -1,10 +1,10 @@
-package io.kvpool.operator.common;
+package io.kvpool.operator.pool;
 
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
-import io.kvpool.operator.pool.HttpPoolAdminClient;
-import io.kvpool.operator.pool.MasterAddressResolver;
-import io.kvpool.operator.pool.PoolAdminClient;
-import io.kvpool.operator.pool.PoolOperatorSettings;
+import io.kvpool.operator.admin.HttpPoolAdminClient;
+import io.kvpool.operator.admin.MasterAddressResolver;
+import io.kvpool.operator.admin.PoolAdminClient;
+import io.kvpool.operator.common.LeadershipLoss;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;

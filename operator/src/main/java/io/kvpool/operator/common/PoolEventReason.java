@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.common;
 
 import io.kvpool.operator.common.KubernetesEventRecorder.Type;
 

@@ -1,14 +1,14 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.admin;
 
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**

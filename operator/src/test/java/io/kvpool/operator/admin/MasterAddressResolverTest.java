@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.admin;
 
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.MasterSpec;

@@ -1,12 +1,11 @@
-package io.kvpool.operator.pool;
-
-import io.kvpool.admin.AdminJson;
-import io.kvpool.admin.MasterStatus;
+package io.kvpool.operator.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.kvpool.admin.AdminJson;
+import io.kvpool.admin.MasterStatus;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,6 +1,4 @@
-package io.kvpool.operator.pool;
-
-import io.kvpool.operator.common.StatusMessage;
+package io.kvpool.operator.common;
 
 /** An Event to publish about a pool, decided by the status aggregator; its message is bounded. */
 public record PoolEvent(PoolEventReason reason, String message) {

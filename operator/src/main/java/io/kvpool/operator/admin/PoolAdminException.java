@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.admin;
 
 /** A master admin call failed; the message says which address and why, for the pool's status. */
 public class PoolAdminException extends Exception {
