@@ -38,10 +38,13 @@ import io.kvpool.operator.pool.dependents.MasterServiceAccountDependent;
 import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
 import io.kvpool.operator.pool.dependents.NetworkPolicyDependent;
 import io.kvpool.operator.pool.dependents.PoolConfigMapDependent;
+import io.kvpool.operator.pool.dependents.RenderInputs;
 import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.StorageServiceDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.PoolNames;
+import io.kvpool.operator.render.PoolSpecValidator;
 import io.kvpool.operator.rollout.ImageCheck;
 import io.kvpool.operator.rollout.RolloutExecutor;
 import io.kvpool.operator.rollout.RolloutRound;
@@ -152,8 +155,10 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     RolloutRound.Result rollout = null;
     if (problems.isEmpty()) {
       RolloutRound round = RolloutRound.begin(pool, context, leader.status(), clock);
+      RenderInputs.putRollout(context, round.rollout());
       context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
-      rollout = round.finish(new RolloutExecutor(context.getClient(), adminClient), true, leader.adminBase());
+      rollout = round.finish(new RolloutExecutor(context.getClient(), adminClient), true,
+          RenderInputs.transport(pool, context), leader.adminBase());
     } else {
       LOG.debug("pool={} namespace={} spec invalid, nothing applied: {}", pool.getMetadata().getName(),
           pool.getMetadata().getNamespace(), problems);
@@ -187,7 +192,7 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
       return problems;
     }
     return dryRun.problems(context.getClient(), context.getControllerConfiguration().fieldManager(), pool,
-        PoolTransport.of(pool, context), engine);
+        RenderInputs.transport(pool, context), engine);
   }
 
   /**

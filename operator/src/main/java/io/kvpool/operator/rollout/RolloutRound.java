@@ -13,14 +13,14 @@ import io.kvpool.api.v1alpha1.UpgradeSpec;
 import io.kvpool.api.v1alpha1.UpgradeStatus;
 import io.kvpool.operator.common.PoolEvent;
 import io.kvpool.operator.common.PoolLabels;
-import io.kvpool.operator.pool.DataPlaneDurations;
-import io.kvpool.operator.pool.DataPlaneSettings;
-import io.kvpool.operator.pool.PoolKeys;
-import io.kvpool.operator.pool.PoolNames;
-import io.kvpool.operator.pool.PoolRollout;
-import io.kvpool.operator.pool.PoolTransport;
-import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
-import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.DataPlaneDurations;
+import io.kvpool.operator.render.DataPlaneSettings;
+import io.kvpool.operator.render.MemoryFileVolume;
+import io.kvpool.operator.render.PoolKeys;
+import io.kvpool.operator.render.PoolNames;
+import io.kvpool.operator.render.PoolRollout;
+import io.kvpool.operator.render.StatefulSets;
+import io.kvpool.operator.transferengine.TransportSettings;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,7 +35,7 @@ import java.util.TreeSet;
 /**
  * One reconciliation's part of a pool's rollout. {@link #begin} (before the workflow) reads the pods, the
  * StatefulSets, the image checks and the leader's view, lets the {@link ReleaseGate} decide which release to render
- * and {@link StorageReplicas} how far a scale-down may go, and hands that to the dependents ({@link PoolRollout}).
+ * and {@link StorageReplicas} how far a scale-down may go: what the dependents render ({@link #rollout()}).
  * {@link #finish} (after it) plans the next step ({@link UpgradePlanner}), carries it out ({@link RolloutExecutor}),
  * keeps the image check pods, and computes {@code status.upgrade} with its Events ({@link RolloutStatus}).
  */
@@ -108,12 +108,16 @@ public final class RolloutRound {
     List<PodView> storage = views.stream().filter(v -> v.component() == PoolLabels.Component.STORAGE).toList();
     PoolRollout rollout = new PoolRollout(gate.render().version(), gate.render().image(),
         StorageReplicas.render(settings.storageReplicas(), currentStorage, storage));
-    rollout.put(context);
     return new RolloutRound(pool, context, leader, clock, pods, views, checks, target, gate, rollout);
   }
 
   public ReleaseGate.Decision gate() {
     return gate;
+  }
+
+  /** What the dependents render in this reconciliation: the release the gate allows, the storage replicas. */
+  public PoolRollout rollout() {
+    return rollout;
   }
 
   /** What {@link #finish} found and did. */
@@ -132,7 +136,8 @@ public final class RolloutRound {
    *
    * @param applied whether the workflow applied the dependents in this reconciliation
    */
-  public Result finish(RolloutExecutor executor, boolean applied, Optional<URI> adminBase) {
+  public Result finish(RolloutExecutor executor, boolean applied, TransportSettings transport,
+      Optional<URI> adminBase) {
     UpgradeStatus previous = pool.getStatus() == null ? null : pool.getStatus().getUpgrade();
     Optional<StatefulSet> masterSts = statefulSet(context, PoolNames.master(pool));
     Optional<StatefulSet> storageSts = statefulSet(context, PoolNames.storage(pool));
@@ -140,10 +145,9 @@ public final class RolloutRound {
       return new Result(null, previous, List.of(), gate, null);
     }
     // what this reconciliation rendered, when it applied; else what the live StatefulSets hold
-    String masterTemplate = applied ? templateOf(MasterStatefulSetDependent.desired(pool, rollout))
-        : templateOf(masterSts.get());
-    String storageTemplate = applied ? templateOf(StorageStatefulSetDependent.desired(pool,
-        PoolTransport.of(pool, context), rollout)) : templateOf(storageSts.get());
+    String masterTemplate = applied ? templateOf(StatefulSets.master(pool, rollout)) : templateOf(masterSts.get());
+    String storageTemplate = applied ? templateOf(StatefulSets.storage(pool, transport, rollout))
+        : templateOf(storageSts.get());
     UpgradeSpec upgrade = upgrade(pool.getSpec());
     RolloutObservation.Policy policy = new RolloutObservation.Policy(Boolean.TRUE.equals(upgrade.getPaused()),
         stepTimeout(upgrade),

@@ -17,7 +17,7 @@ import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
-import io.kvpool.operator.pool.PoolKeys;
+import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.testkube.RealKubeApiServer;
 import io.kvpool.testkube.kubelet.DataPlaneImage;
 import io.kvpool.testkube.kubelet.ProcessKubelet;
