@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.status;
 
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.FailingPod;

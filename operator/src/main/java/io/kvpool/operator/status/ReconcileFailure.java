@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.status;
 
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusDetails;

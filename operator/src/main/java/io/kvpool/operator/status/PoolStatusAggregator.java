@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.status;
 
 import static io.kvpool.api.v1alpha1.KvCachePoolStatus.AVAILABLE;
 import static io.kvpool.api.v1alpha1.KvCachePoolStatus.DEGRADED;

@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.status;
 
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.operator.common.PoolEvent;

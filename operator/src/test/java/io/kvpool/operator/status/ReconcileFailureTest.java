@@ -1,4 +1,4 @@
-package io.kvpool.operator.pool;
+package io.kvpool.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
