@@ -7,6 +7,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernete
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.PoolLabels;
+import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.operator.render.PoolNames;
 import io.kvpool.operator.render.Secrets;
 import java.util.Optional;
@@ -25,6 +26,15 @@ public class KeysSecretDependent extends CRUDKubernetesDependentResource<Secret,
   @Override
   protected Secret desired(KvCachePool pool, Context<KvCachePool> context) {
     return Secrets.keys(pool, secret(context, PoolNames.keysSecret(pool)));
+  }
+
+  /**
+   * The pool's admin token, as this Secret's informer holds it (the operator never reads a Secret otherwise); empty
+   * for a pool without keys.
+   */
+  public static String adminToken(KvCachePool pool, Context<KvCachePool> context) {
+    return secret(context, PoolNames.keysSecret(pool))
+        .map(s -> PoolKeys.decode(s.getData()).getOrDefault(PoolKeys.ADMIN_TOKEN, "")).orElse("");
   }
 
   static Optional<Secret> secret(Context<KvCachePool> context, String name) {
