@@ -12,8 +12,11 @@ import java.util.Objects;
 /** Transfer buffers registered once per process, so transfers need no per-request allocation. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class BufferPoolSpec {
+  /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
+  public static final String DEFAULT_SIZE = "256Mi";
+  public static final int DEFAULT_BUFFERS = 8;
 
-  @Default("256Mi")
+  @Default(DEFAULT_SIZE)
   @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isInteger()"
       + " && quantity(string(self)).compareTo(quantity('1Mi')) >= 0"
       + " && quantity(string(self)).compareTo(quantity('64Gi')) <= 0",
@@ -22,7 +25,7 @@ public class BufferPoolSpec {
   @JsonPropertyDescription("Total size of the buffer pool, 1Mi to 64Gi, e.g. 256Mi.")
   private Quantity size;
 
-  @Default("8")
+  @Default("" + DEFAULT_BUFFERS)
   @Min(1)
   @Max(4096)
   @JsonPropertyDescription("Number of buffers the size is split into.")

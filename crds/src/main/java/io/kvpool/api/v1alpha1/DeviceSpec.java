@@ -17,6 +17,8 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class DeviceSpec {
+  /** CRD default, stated once (see {@link KvCachePoolSpec}). */
+  public static final String DEFAULT_VISIBLE_DEVICES_ENV = "ASCEND_VISIBLE_DEVICES";
 
   @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
   @Size(max = 317)
@@ -45,7 +47,7 @@ public class DeviceSpec {
   @JsonPropertyDescription("Host paths mounted read-only into storage pods; empty means the Ascend driver defaults.")
   private List<DriverMount> driverMounts;
 
-  @Default("ASCEND_VISIBLE_DEVICES")
+  @Default(DEFAULT_VISIBLE_DEVICES_ENV)
   @Pattern("^[A-Za-z_][A-Za-z0-9_]*$")
   @Size(max = 128)
   @JsonPropertyDescription("Environment variable that carries the allocated device ids.")

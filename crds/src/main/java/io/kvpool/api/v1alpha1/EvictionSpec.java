@@ -10,16 +10,19 @@ import java.util.Objects;
 /** Eviction policy of the master: approximate LRU above a usage watermark. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class EvictionSpec {
+  /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
+  public static final double DEFAULT_HIGH_WATERMARK = 0.9;
+  public static final double DEFAULT_EVICT_RATIO = 0.1;
 
   @SpecDiff(SpecDiff.Impact.LIVE)
-  @Default("0.9")
+  @Default("" + DEFAULT_HIGH_WATERMARK)
   @Min(value = 0, inclusive = false)
   @Max(1)
   @JsonPropertyDescription("Used fraction of capacity, in (0, 1], above which the master evicts.")
   private Double highWatermark;
 
   @SpecDiff(SpecDiff.Impact.LIVE)
-  @Default("0.1")
+  @Default("" + DEFAULT_EVICT_RATIO)
   @Min(value = 0, inclusive = false)
   @Max(1)
   @JsonPropertyDescription("Fraction of objects, in (0, 1], evicted per eviction round.")

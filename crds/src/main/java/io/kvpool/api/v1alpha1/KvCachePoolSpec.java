@@ -33,6 +33,14 @@ import java.util.Objects;
     fieldPath = ".leaseTtl",
     reason = "FieldValueInvalid")
 public class KvCachePoolSpec {
+  /*
+   * The CRD defaults the API server fills in, stated once: the generated schema takes them from these constants, and
+   * the operator reads them where it meets an object stored before a default existed (or built outside an API server).
+   */
+  public static final String DEFAULT_IMAGE_PULL_POLICY = "IfNotPresent";
+  public static final int DEFAULT_OBJECT_REPLICAS = 2;
+  public static final String DEFAULT_LEASE_TTL = "5s";
+  public static final String DEFAULT_NODE_TTL = "10s";
 
   @SpecDiff(SpecDiff.Impact.UPGRADE)
   @Required
@@ -57,7 +65,7 @@ public class KvCachePoolSpec {
   private String image;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
-  @Default("IfNotPresent")
+  @Default(DEFAULT_IMAGE_PULL_POLICY)
   @JsonPropertyDescription("Pull policy of the data-plane image.")
   private ImagePullPolicy imagePullPolicy;
 
@@ -70,14 +78,14 @@ public class KvCachePoolSpec {
   private StorageSpec storage;
 
   @SpecDiff(SpecDiff.Impact.NONE)
-  @Default("2")
+  @Default("" + DEFAULT_OBJECT_REPLICAS)
   @Min(1)
   @Max(16)
   @JsonPropertyDescription("Number of storage nodes that hold a copy of each object; at most storage.replicas.")
   private Integer objectReplicas;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
-  @Default("5s")
+  @Default(DEFAULT_LEASE_TTL)
   @Pattern(ApiLimits.DURATION_PATTERN)
   @Size(max = ApiLimits.MAX_DURATION)
   @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"
@@ -89,7 +97,7 @@ public class KvCachePoolSpec {
   private String leaseTtl;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
-  @Default("10s")
+  @Default(DEFAULT_NODE_TTL)
   @Pattern(ApiLimits.DURATION_PATTERN)
   @Size(max = ApiLimits.MAX_DURATION)
   @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"

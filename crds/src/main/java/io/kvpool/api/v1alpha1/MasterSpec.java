@@ -27,9 +27,13 @@ import java.util.Objects;
     fieldPath = ".resources",
     reason = "FieldValueInvalid")
 public class MasterSpec {
+  /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
+  public static final int DEFAULT_REPLICAS = 1;
+  public static final int DEFAULT_PORT = 50051;
+  public static final int DEFAULT_ADMIN_PORT = 8080;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
-  @Default("1")
+  @Default("" + DEFAULT_REPLICAS)
   @ValidationRule(value = "self == 1 || self == 3",
       message = "spec.master.replicas must be 1 (single master) or 3 (leader plus two standbys)",
       reason = "FieldValueInvalid")
@@ -37,14 +41,14 @@ public class MasterSpec {
   private Integer replicas;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
-  @Default("50051")
+  @Default("" + DEFAULT_PORT)
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("RPC port of the master.")
   private Integer port;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
-  @Default("8080")
+  @Default("" + DEFAULT_ADMIN_PORT)
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("HTTP admin port of the master (status, drain, step-down, metrics).")

@@ -13,9 +13,11 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class NetworkPolicySpec {
+  /** CRD default, stated once (see {@link KvCachePoolSpec}). */
+  public static final boolean DEFAULT_ENABLED = true;
 
   @SpecDiff(SpecDiff.Impact.LIVE)
-  @Default("true")
+  @Default("" + DEFAULT_ENABLED)
   @JsonPropertyDescription("Create the NetworkPolicy <pool> (needs a CNI that enforces NetworkPolicies).")
   private Boolean enabled;
 

@@ -10,9 +10,11 @@ import java.util.Objects;
 /** Who may talk to the pool: keys proven in every handshake, optional TLS, and a NetworkPolicy. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class SecuritySpec {
+  /** CRD default, stated once (see {@link KvCachePoolSpec}). */
+  public static final boolean DEFAULT_AUTHENTICATION = true;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
-  @Default("true")
+  @Default("" + DEFAULT_AUTHENTICATION)
   @JsonPropertyDescription("Every data-plane connection proves the pool's keys (the operator creates them in the"
       + " Secret <pool>-keys; inference clients use the client key of the Secret <pool>-client-key). Rotate them by"
       + " setting the annotation kvpool.io/rotate-keys on the pool to a new value.")

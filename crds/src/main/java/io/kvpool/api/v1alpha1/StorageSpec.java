@@ -29,10 +29,16 @@ import java.util.Objects;
     fieldPath = ".segments",
     reason = "FieldValueInvalid")
 public class StorageSpec {
+  /** CRD defaults, stated once (see {@link KvCachePoolSpec}); {@link #DEFAULT_HUGE_PAGES} as the CRD spells it. */
+  public static final int DEFAULT_REPLICAS = 3;
+  public static final int DEFAULT_SEGMENTS = 1;
+  public static final String DEFAULT_HUGE_PAGES = "transparent";
+  public static final int DEFAULT_PORT = 50052;
+  public static final int DEFAULT_ADMIN_PORT = 8081;
 
   @SpecDiff(SpecDiff.Impact.SCALE)
   @SpecReplicas
-  @Default("3")
+  @Default("" + DEFAULT_REPLICAS)
   @Min(1)
   @Max(ApiLimits.MAX_STORAGE_REPLICAS)
   @JsonPropertyDescription("Number of storage nodes (kubectl scale changes it).")
@@ -51,26 +57,26 @@ public class StorageSpec {
   private Quantity memoryPerNode;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @Default("1")
+  @Default("" + DEFAULT_SEGMENTS)
   @Min(1)
   @Max(ApiLimits.MAX_SEGMENTS)
   @JsonPropertyDescription("Number of segments memoryPerNode is split into; each must hold at least 16Mi.")
   private Integer segments;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @Default("transparent")
+  @Default(DEFAULT_HUGE_PAGES)
   @JsonPropertyDescription("Huge pages for segments: none, transparent or explicit (hugepages-2Mi resources).")
   private HugePages hugePages;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @Default("50052")
+  @Default("" + DEFAULT_PORT)
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("Data port of each storage node.")
   private Integer port;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @Default("8081")
+  @Default("" + DEFAULT_ADMIN_PORT)
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("HTTP admin port of each storage node.")

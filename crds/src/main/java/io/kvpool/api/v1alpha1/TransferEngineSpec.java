@@ -24,12 +24,15 @@ import java.util.Objects;
     fieldPath = ".devices",
     reason = "FieldValueForbidden")
 public class TransferEngineSpec {
+  /** CRD defaults, stated once (see {@link KvCachePoolSpec}); {@link #DEFAULT_PROTOCOL} as the CRD spells it. */
+  public static final String DEFAULT_PROTOCOL = "tcp";
+  public static final int DEFAULT_PORT = 50060;
 
-  @Default("tcp")
+  @Default(DEFAULT_PROTOCOL)
   @JsonPropertyDescription("tcp, rdma or ascend.")
   private TransferProtocol protocol;
 
-  @Default("50060")
+  @Default("" + DEFAULT_PORT)
   @Min(1)
   @Max(65535)
   @JsonPropertyDescription("Port of the transfer endpoint on each storage node.")

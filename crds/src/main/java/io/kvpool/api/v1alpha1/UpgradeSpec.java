@@ -14,6 +14,9 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class UpgradeSpec {
+  /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
+  public static final String DEFAULT_STEP_TIMEOUT = "10m";
+  public static final String DEFAULT_ON_FAILURE = "Pause";
 
   @SpecDiff(SpecDiff.Impact.NONE)
   @Default("false")
@@ -22,7 +25,7 @@ public class UpgradeSpec {
   private Boolean paused;
 
   @SpecDiff(SpecDiff.Impact.NONE)
-  @Default("10m")
+  @Default(DEFAULT_STEP_TIMEOUT)
   @Pattern(ApiLimits.DURATION_PATTERN)
   @Size(max = ApiLimits.MAX_DURATION)
   @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"
@@ -34,7 +37,7 @@ public class UpgradeSpec {
   private String stepTimeout;
 
   @SpecDiff(SpecDiff.Impact.NONE)
-  @Default("Pause")
+  @Default(DEFAULT_ON_FAILURE)
   @JsonPropertyDescription("Pause (stop and report; the rollout goes on by itself once the step's pod is ready) or"
       + " Rollback (return every pod to the version the rollout started from) when a step times out.")
   private UpgradeFailurePolicy onFailure;

@@ -13,6 +13,8 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class WarmRestartSpec {
+  /** CRD default, stated once (see {@link KvCachePoolSpec}). */
+  public static final String DEFAULT_HOST_PATH = "/dev/shm/kvpool";
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("false")
@@ -21,7 +23,7 @@ public class WarmRestartSpec {
   private Boolean enabled;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @Default("/dev/shm/kvpool")
+  @Default(DEFAULT_HOST_PATH)
   @Pattern("^/[^\\s]*$")
   @Size(max = 512)
   @JsonPropertyDescription("Node folder on tmpfs (or hugetlbfs for explicit huge pages); each pod keeps its files in"

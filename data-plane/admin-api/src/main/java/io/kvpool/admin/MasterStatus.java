@@ -23,7 +23,7 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
 
   /** Nodes the master counts as ALIVE. */
   public int aliveNodes() {
-    return (int) nodes.stream().filter(n -> "ALIVE".equals(n.state())).count();
+    return (int) nodes.stream().filter(n -> n.nodeState() == NodeState.ALIVE).count();
   }
 
   public boolean leading() {
@@ -55,6 +55,7 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
   /**
    * One storage node as the master sees it.
    *
+   * @param state the node's {@link NodeState} by name; read it typed with {@link #nodeState()}
    * @param transport the node's TransferEngine protocol (tcp, rdma, ascend)
    * @param devices the devices it opened, e.g. {@code ascend:3}
    */
@@ -71,6 +72,11 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
                       String version, String protocolVersion, long lastHeartbeatMillisAgo) {
       this(id, endpoint, state, capacityBytes, usedBytes, replicas, version, protocolVersion, lastHeartbeatMillisAgo,
           "tcp", List.of());
+    }
+
+    /** {@link #state()} typed; a state this reader does not know is {@link NodeState#UNKNOWN}. */
+    public NodeState nodeState() {
+      return NodeState.of(state);
     }
   }
 

@@ -1,10 +1,6 @@
 package io.kvpool.operator.pool;
 
-import io.kvpool.admin.MasterStatus;
-
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
@@ -16,19 +12,17 @@ import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
-import io.kvpool.api.v1alpha1.FailingPod;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.TransferEngine;
+import io.kvpool.operator.admin.MasterAddressResolver;
+import io.kvpool.operator.admin.PoolAdminClient;
 import io.kvpool.operator.common.ControllerStopping;
 import io.kvpool.operator.common.KubernetesEventRecorder;
-import io.kvpool.operator.common.PoolLabels;
-import io.kvpool.operator.common.PoolLabels.Component;
+import io.kvpool.operator.observe.PoolObserver;
+import io.kvpool.operator.observe.Snapshot;
 import io.kvpool.operator.pool.dependents.ClientConfigMapDependent;
 import io.kvpool.operator.pool.dependents.ClientKeySecretDependent;
 import io.kvpool.operator.pool.dependents.KeysSecretDependent;
-import io.kvpool.operator.pool.dependents.NetworkPolicyDependent;
-import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.MasterDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.MasterLeaderServiceDependent;
 import io.kvpool.operator.pool.dependents.MasterPeerServiceDependent;
@@ -36,24 +30,27 @@ import io.kvpool.operator.pool.dependents.MasterRoleBindingDependent;
 import io.kvpool.operator.pool.dependents.MasterRoleDependent;
 import io.kvpool.operator.pool.dependents.MasterServiceAccountDependent;
 import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
+import io.kvpool.operator.pool.dependents.NetworkPolicyDependent;
 import io.kvpool.operator.pool.dependents.PoolConfigMapDependent;
+import io.kvpool.operator.pool.dependents.RenderInputs;
+import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.StorageServiceDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
-import io.kvpool.operator.rollout.ImageCheck;
+import io.kvpool.operator.render.PoolSpecValidator;
 import io.kvpool.operator.rollout.RolloutExecutor;
 import io.kvpool.operator.rollout.RolloutRound;
+import io.kvpool.operator.status.PoolObservation;
+import io.kvpool.operator.status.PoolStatusAggregator;
+import io.kvpool.operator.status.PoolStatusUpdate;
+import io.kvpool.operator.status.ReconcileFailure;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,7 +114,7 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   private static final Logger LOG = LoggerFactory.getLogger(KvCachePoolReconciler.class);
 
   private final PoolAdminClient adminClient;
-  private final MasterAddressResolver addressResolver;
+  private final PoolObserver observer;
   private final PoolStatusAggregator aggregator;
   private final Clock clock;
   private final Duration statusInterval;
@@ -127,7 +124,7 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   public KvCachePoolReconciler(PoolAdminClient adminClient, MasterAddressResolver addressResolver, Clock clock,
       PoolOperatorSettings settings) {
     this.adminClient = adminClient;
-    this.addressResolver = addressResolver;
+    this.observer = new PoolObserver(adminClient, addressResolver);
     this.clock = clock;
     this.aggregator = new PoolStatusAggregator(clock);
     this.statusInterval = settings.statusInterval();
@@ -139,24 +136,28 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   }
 
   /**
-   * Spec check → the rollout's release decision ({@link RolloutRound#begin}) → apply the dependents → the rollout's
-   * next step ({@link RolloutRound#finish}) → status. An invalid spec applies nothing and moves no rollout.
+   * Observe ({@link PoolObserver}: the StatefulSets, the pods and the leader, read once) → spec check → the rollout's
+   * release decision ({@link RolloutRound#begin}) → apply the dependents → the rollout's next step
+   * ({@link RolloutRound#finish}) → status. An invalid spec applies nothing and moves no rollout.
    */
   @Override
   public UpdateControl<KvCachePool> reconcile(KvCachePool pool, Context<KvCachePool> context) {
+    Snapshot observed = observer.observe(pool, context);
     Optional<TransferEngine> engine = context.getSecondaryResource(TransferEngine.class);
-    List<String> problems = specProblems(pool, context, engine);
-    LeaderView leader = leader(pool, context);
+    List<String> problems = specProblems(pool, context, engine, observed);
     RolloutRound.Result rollout = null;
     if (problems.isEmpty()) {
-      RolloutRound round = RolloutRound.begin(pool, context, leader.status(), clock);
+      RolloutRound round = RolloutRound.begin(pool, observed.rollout(), observed.leader().status(), clock);
+      RenderInputs.putRollout(context, round.rollout());
       context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
-      rollout = round.finish(new RolloutExecutor(context.getClient(), adminClient), true, leader.adminBase());
+      rollout = round.finish(new RolloutExecutor(context.getClient(), adminClient),
+          RenderInputs.transport(pool, context), observed.leader().adminBase(),
+          KeysSecretDependent.adminToken(pool, context));
     } else {
       LOG.debug("pool={} namespace={} spec invalid, nothing applied: {}", pool.getMetadata().getName(),
           pool.getMetadata().getNamespace(), problems);
     }
-    updateStatus(pool, context, observe(pool, context, problems, null, leader, rollout));
+    updateStatus(pool, context, observed.status(problems, null, Optional.ofNullable(rollout)));
     // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures; a rollout
     // (drains, lease recovery) is followed more closely.
     Duration next = rollout != null && rollout.active() && RolloutRound.ACTIVE_INTERVAL.compareTo(statusInterval) < 0
@@ -174,18 +175,19 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     String failure = ReconcileFailure.describe(e);
     LOG.debug("pool={} namespace={} reconcile failed: {}", pool.getMetadata().getName(),
         pool.getMetadata().getNamespace(), failure);
-    updateStatus(pool, context, observe(pool, context, List.of(), failure, leader(pool, context), null));
+    updateStatus(pool, context, observer.observe(pool, context).status(List.of(), failure, Optional.empty()));
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
   /** The validator's problems, else the API server's verdict on the StatefulSets the spec renders. */
-  private List<String> specProblems(KvCachePool pool, Context<KvCachePool> context, Optional<TransferEngine> engine) {
-    List<String> problems = PoolSpecValidator.validate(pool, engine, statefulSet(context, PoolNames.master(pool)));
+  private List<String> specProblems(KvCachePool pool, Context<KvCachePool> context, Optional<TransferEngine> engine,
+      Snapshot observed) {
+    List<String> problems = PoolSpecValidator.validate(pool, engine, observed.masters());
     if (!problems.isEmpty()) {
       return problems;
     }
     return dryRun.problems(context.getClient(), context.getControllerConfiguration().fieldManager(), pool,
-        PoolTransport.of(pool, context), engine);
+        RenderInputs.transport(pool, context), engine);
   }
 
   /**
@@ -211,75 +213,5 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     }
     KubernetesEventRecorder recorder = new KubernetesEventRecorder(context.getClient());
     update.events().forEach(e -> recorder.record(pool, e.reason().type(), e.reason().name(), e.message()));
-  }
-
-  /** The leader's /status and admin address, or why it cannot be read. */
-  private record LeaderView(Optional<MasterStatus> status, String error, Optional<URI> adminBase) {
-  }
-
-  private LeaderView leader(KvCachePool pool, Context<KvCachePool> context) {
-    Optional<ReplicaState> masters = statefulSet(context, PoolNames.master(pool)).map(ReplicaState::of);
-    if (masters.isEmpty() || masters.get().ready() == 0) {
-      return new LeaderView(Optional.empty(), "no master pod is ready yet", Optional.empty());
-    }
-    URI base;
-    try {
-      base = addressResolver.adminBase(pool);
-    } catch (RuntimeException e) {
-      return new LeaderView(Optional.empty(), "the leader's admin address cannot be built: " + e.getMessage(),
-          Optional.empty());
-    }
-    try {
-      return new LeaderView(Optional.of(adminClient.status(base)), null, Optional.of(base));
-    } catch (PoolAdminException e) {
-      return new LeaderView(Optional.empty(), e.getMessage(), Optional.of(base));
-    }
-  }
-
-  /** What is observed now; reads the spec only where any value the API server admits is safe to read. */
-  private PoolObservation observe(KvCachePool pool, Context<KvCachePool> context, List<String> problems,
-      String reconcileError, LeaderView leader, RolloutRound.Result rollout) {
-    Optional<ReplicaState> masters = statefulSet(context, PoolNames.master(pool)).map(ReplicaState::of);
-    Optional<ReplicaState> storage = statefulSet(context, PoolNames.storage(pool)).map(ReplicaState::of);
-    List<Pod> pods = context.getSecondaryResourcesAsStream(Pod.class).filter(p -> !ImageCheck.isCheckPod(p))
-        .toList();
-    Optional<MasterStatus> master = leader.status();
-    String masterError = leader.error();
-    KvCachePoolSpec spec = pool.getSpec();
-    Integer objectReplicas = spec == null ? null : spec.getObjectReplicas();
-    Set<String> releases = pods.stream()
-        .map(pod -> pod.getMetadata().getAnnotations() == null ? null
-            : pod.getMetadata().getAnnotations().get(PoolLabels.RELEASE_ANNOTATION))
-        .filter(Objects::nonNull)
-        .collect(Collectors.toSet());
-    List<FailingPod> failing = PodFailures.of(pods);
-    String labelledLeader = pods.stream()
-        .filter(pod -> PoolLabels.ROLE_LEADER.equals(pod.getMetadata().getLabels().get(PoolLabels.ROLE)))
-        .map(pod -> pod.getMetadata().getName())
-        .sorted()
-        .findFirst()
-        .orElse(null);
-    return new PoolObservation(
-        pool.getMetadata().getName(),
-        pool.getMetadata().getGeneration() == null ? 0 : pool.getMetadata().getGeneration(),
-        spec == null ? null : spec.getVersion(),
-        objectReplicas == null ? 2 : objectReplicas,
-        problems,
-        masters,
-        storage,
-        master,
-        masterError,
-        failing,
-        releases,
-        labelledLeader,
-        PoolLabels.selectorString(pool, Component.STORAGE),
-        reconcileError,
-        Optional.ofNullable(rollout));
-  }
-
-  private static Optional<StatefulSet> statefulSet(Context<KvCachePool> context, String name) {
-    return context.getSecondaryResourcesAsStream(StatefulSet.class)
-        .filter(sts -> name.equals(sts.getMetadata().getName()))
-        .findFirst();
   }
 }

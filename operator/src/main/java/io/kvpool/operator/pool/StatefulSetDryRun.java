@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.operator.common.PoolLabels.Component;
-import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
-import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.RenderedFields;
+import io.kvpool.operator.render.StatefulSets;
 import io.kvpool.operator.transferengine.TransportSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,9 +47,8 @@ public final class StatefulSetDryRun {
       return known.problems();
     }
     List<String> problems = new ArrayList<>();
-    problems.addAll(dryRun(client, fieldManager, Component.MASTER, MasterStatefulSetDependent.desired(pool)));
-    problems.addAll(dryRun(client, fieldManager, Component.STORAGE,
-        StorageStatefulSetDependent.desired(pool, transport)));
+    problems.addAll(dryRun(client, fieldManager, Component.MASTER, StatefulSets.master(pool)));
+    problems.addAll(dryRun(client, fieldManager, Component.STORAGE, StatefulSets.storage(pool, transport)));
     verdicts.put(poolKey, new Verdict(key, List.copyOf(problems)));
     return problems;
   }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
+import io.kvpool.operator.render.MemoryFileVolume;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;

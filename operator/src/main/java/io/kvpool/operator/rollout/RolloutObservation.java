@@ -3,6 +3,8 @@ package io.kvpool.operator.rollout;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.RolloutStep;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
+import io.kvpool.api.v1alpha1.UpgradeSpec;
+import io.kvpool.operator.render.DataPlaneDurations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -46,7 +48,8 @@ public record RolloutObservation(String pool, String release, String image, Stri
   /** spec.upgrade as the planner uses it. */
   public record Policy(boolean paused, Duration stepTimeout, UpgradeFailurePolicy onFailure, boolean rollingBack) {
     public static Policy defaults() {
-      return new Policy(false, Duration.ofMinutes(10), UpgradeFailurePolicy.Pause, false);
+      return new Policy(false, DataPlaneDurations.parse(UpgradeSpec.DEFAULT_STEP_TIMEOUT).orElseThrow(),
+          UpgradeFailurePolicy.valueOf(UpgradeSpec.DEFAULT_ON_FAILURE), false);
     }
   }
 

@@ -1,24 +1,21 @@
 package io.kvpool.operator.rollout;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.NodeState;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
 import io.kvpool.api.v1alpha1.UpgradeSpec;
 import io.kvpool.api.v1alpha1.UpgradeStatus;
+import io.kvpool.operator.common.PoolEvent;
 import io.kvpool.operator.common.PoolLabels;
-import io.kvpool.operator.pool.DataPlaneDurations;
-import io.kvpool.operator.pool.DataPlaneSettings;
-import io.kvpool.operator.pool.PoolKeys;
-import io.kvpool.operator.pool.PoolNames;
-import io.kvpool.operator.pool.PoolRollout;
-import io.kvpool.operator.pool.PoolTransport;
-import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
-import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.DataPlaneDurations;
+import io.kvpool.operator.render.DataPlaneSettings;
+import io.kvpool.operator.render.MemoryFileVolume;
+import io.kvpool.operator.render.PoolRollout;
+import io.kvpool.operator.render.StatefulSets;
+import io.kvpool.operator.transferengine.TransportSettings;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,9 +28,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * One reconciliation's part of a pool's rollout. {@link #begin} (before the workflow) reads the pods, the
- * StatefulSets, the image checks and the leader's view, lets the {@link ReleaseGate} decide which release to render
- * and {@link StorageReplicas} how far a scale-down may go, and hands that to the dependents ({@link PoolRollout}).
+ * One reconciliation's part of a pool's rollout, from the pool as that reconciliation read it ({@link LivePool}) and
+ * the leader's view. {@link #begin} (before the workflow) reads the image checks, lets the {@link ReleaseGate} decide
+ * which release to render and {@link StorageReplicas} how far a scale-down may go: what the dependents render
+ * ({@link #rollout()}).
  * {@link #finish} (after it) plans the next step ({@link UpgradePlanner}), carries it out ({@link RolloutExecutor}),
  * keeps the image check pods, and computes {@code status.upgrade} with its Events ({@link RolloutStatus}).
  */
@@ -42,24 +40,22 @@ public final class RolloutRound {
   public static final Duration ACTIVE_INTERVAL = Duration.ofSeconds(2);
 
   private final KvCachePool pool;
-  private final Context<KvCachePool> context;
+  private final LivePool live;
   private final Optional<MasterStatus> leader;
   private final Clock clock;
-  private final List<Pod> pods;
   private final List<PodView> views;
   private final Map<String, ImageCheck.Result> checks;
   private final ReleaseGate.Release target;
   private final ReleaseGate.Decision gate;
   private final PoolRollout rollout;
 
-  private RolloutRound(KvCachePool pool, Context<KvCachePool> context, Optional<MasterStatus> leader, Clock clock,
-      List<Pod> pods, List<PodView> views, Map<String, ImageCheck.Result> checks, ReleaseGate.Release target,
+  private RolloutRound(KvCachePool pool, LivePool live, Optional<MasterStatus> leader, Clock clock,
+      List<PodView> views, Map<String, ImageCheck.Result> checks, ReleaseGate.Release target,
       ReleaseGate.Decision gate, PoolRollout rollout) {
     this.pool = pool;
-    this.context = context;
+    this.live = live;
     this.leader = leader;
     this.clock = clock;
-    this.pods = pods;
     this.views = views;
     this.checks = checks;
     this.target = target;
@@ -67,11 +63,15 @@ public final class RolloutRound {
     this.rollout = rollout;
   }
 
-  /** Decides what the dependents render in this reconciliation and hands it to them. */
-  public static RolloutRound begin(KvCachePool pool, Context<KvCachePool> context, Optional<MasterStatus> leader,
-      Clock clock) {
+  /**
+   * Decides what the dependents render in this reconciliation ({@link #rollout()}).
+   *
+   * @param live the pool's pods and StatefulSets as this reconciliation read them, before anything is applied
+   * @param leader the leader's /status, empty when it cannot be read
+   */
+  public static RolloutRound begin(KvCachePool pool, LivePool live, Optional<MasterStatus> leader, Clock clock) {
     String name = pool.getMetadata().getName();
-    List<Pod> pods = context.getSecondaryResourcesAsStream(Pod.class).toList();
+    List<Pod> pods = live.pods();
     List<PodView> views = pods.stream().map(p -> PodView.of(p, name)).flatMap(Optional::stream).toList();
     Map<String, ImageCheck.Result> checks = new HashMap<>();
     Duration checkTimeout = stepTimeout(upgrade(pool.getSpec()));
@@ -79,10 +79,8 @@ public final class RolloutRound {
         .ifPresent(image -> checks.put(image, ImageCheck.read(p, clock.instant(), checkTimeout))));
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
     ReleaseGate.Release target = new ReleaseGate.Release(settings.version(), settings.image());
-    Optional<ReleaseGate.Release> deployed = statefulSet(context, PoolNames.master(pool)).map(sts -> {
-      Map<String, String> a = sts.getMetadata().getAnnotations() == null ? Map.of() : sts.getMetadata().getAnnotations();
-      return new ReleaseGate.Release(a.get(PoolLabels.RELEASE_ANNOTATION), a.get(PoolLabels.IMAGE_ANNOTATION));
-    }).filter(r -> r.version() != null && r.image() != null);
+    Optional<ReleaseGate.Release> deployed = live.masters().map(m -> new ReleaseGate.Release(m.release(), m.image()))
+        .filter(r -> r.version() != null && r.image() != null);
     Set<String> releases = new TreeSet<>();
     views.forEach(v -> {
       if (v.release() != null) {
@@ -94,28 +92,31 @@ public final class RolloutRound {
       if (m.protocolVersion() != null) {
         protocols.add(m.protocolVersion());
       }
-      m.nodes().stream().filter(n -> !"DEAD".equals(n.state()) && n.protocolVersion() != null)
+      m.nodes().stream().filter(n -> n.nodeState() != NodeState.DEAD && n.protocolVersion() != null)
           .forEach(n -> protocols.add(n.protocolVersion()));
     });
     UpgradeSpec upgrade = upgrade(pool.getSpec());
     ReleaseGate.Decision gate = ReleaseGate.decide(new ReleaseGate.Inputs(target,
         Boolean.TRUE.equals(upgrade.getAllowDowngrade()), deployed, releases, protocols, checks,
         pool.getStatus() == null ? null : pool.getStatus().getUpgrade()));
-    Optional<Integer> currentStorage = statefulSet(context, PoolNames.storage(pool))
-        .map(sts -> sts.getSpec().getReplicas());
+    Optional<Integer> currentStorage = live.storage().map(StatefulSetView::replicas);
     List<PodView> storage = views.stream().filter(v -> v.component() == PoolLabels.Component.STORAGE).toList();
     PoolRollout rollout = new PoolRollout(gate.render().version(), gate.render().image(),
         StorageReplicas.render(settings.storageReplicas(), currentStorage, storage));
-    rollout.put(context);
-    return new RolloutRound(pool, context, leader, clock, pods, views, checks, target, gate, rollout);
+    return new RolloutRound(pool, live, leader, clock, views, checks, target, gate, rollout);
   }
 
   public ReleaseGate.Decision gate() {
     return gate;
   }
 
+  /** What the dependents render in this reconciliation: the release the gate allows, the storage replicas. */
+  public PoolRollout rollout() {
+    return rollout;
+  }
+
   /** What {@link #finish} found and did. */
-  public record Result(RolloutPlan plan, UpgradeStatus status, List<io.kvpool.operator.pool.PoolEvent> events,
+  public record Result(RolloutPlan plan, UpgradeStatus status, List<PoolEvent> events,
                        ReleaseGate.Decision gate, String failure) {
     /** Whether pods are being replaced, removed or checked: reconcile again soon. */
     public boolean active() {
@@ -125,27 +126,27 @@ public final class RolloutRound {
   }
 
   /**
-   * Plans and takes the next step (only when the spec is valid and the StatefulSets render what the rollout wants),
-   * and computes status.upgrade.
+   * Plans and takes the next step, after the workflow applied what {@link #rollout()} renders (only when the spec is
+   * valid), and computes status.upgrade.
    *
-   * @param applied whether the workflow applied the dependents in this reconciliation
+   * @param transport the transport the storage StatefulSet was rendered with
+   * @param adminBase where the leader's admin API is
+   * @param adminToken the pool's admin token (empty without keys), for the drains and step-downs
    */
-  public Result finish(RolloutExecutor executor, boolean applied, Optional<URI> adminBase) {
+  public Result finish(RolloutExecutor executor, TransportSettings transport, Optional<URI> adminBase,
+      String adminToken) {
     UpgradeStatus previous = pool.getStatus() == null ? null : pool.getStatus().getUpgrade();
-    Optional<StatefulSet> masterSts = statefulSet(context, PoolNames.master(pool));
-    Optional<StatefulSet> storageSts = statefulSet(context, PoolNames.storage(pool));
-    if (masterSts.isEmpty() || storageSts.isEmpty()) {
+    if (live.masters().isEmpty() || live.storage().isEmpty()) {
       return new Result(null, previous, List.of(), gate, null);
     }
-    // what this reconciliation rendered, when it applied; else what the live StatefulSets hold
-    String masterTemplate = applied ? templateOf(MasterStatefulSetDependent.desired(pool, rollout))
-        : templateOf(masterSts.get());
-    String storageTemplate = applied ? templateOf(StorageStatefulSetDependent.desired(pool,
-        PoolTransport.of(pool, context), rollout)) : templateOf(storageSts.get());
+    // what this reconciliation rendered, and the workflow applied
+    String masterTemplate = StatefulSetView.templateOf(StatefulSets.master(pool, rollout));
+    String storageTemplate = StatefulSetView.templateOf(StatefulSets.storage(pool, transport, rollout));
     UpgradeSpec upgrade = upgrade(pool.getSpec());
     RolloutObservation.Policy policy = new RolloutObservation.Policy(Boolean.TRUE.equals(upgrade.getPaused()),
         stepTimeout(upgrade),
-        upgrade.getOnFailure() == null ? UpgradeFailurePolicy.Pause : upgrade.getOnFailure(),
+        upgrade.getOnFailure() == null ? UpgradeFailurePolicy.valueOf(UpgradeSpec.DEFAULT_ON_FAILURE)
+            : upgrade.getOnFailure(),
         gate.verdict() == ReleaseGate.Verdict.ROLLING_BACK);
     Map<String, Integer> formats = new LinkedHashMap<>();
     checks.forEach((image, result) -> {
@@ -166,20 +167,19 @@ public final class RolloutRound {
     });
     RolloutObservation observed = new RolloutObservation(pool.getMetadata().getName(), rollout.version(),
         rollout.image(), masterTemplate, storageTemplate, settings.masterReplicas(), settings.storageReplicas(),
-        storageSts.get().getSpec().getReplicas() == null ? settings.storageReplicas()
-            : storageSts.get().getSpec().getReplicas(), masters, storage, leader, settings.objectReplicas(),
-        MemoryFileVolume.of(pool).isPresent(), formats, checking, policy,
+        rollout.storageReplicas().orElse(settings.storageReplicas()), masters, storage, leader,
+        settings.objectReplicas(), MemoryFileVolume.of(pool).isPresent(), formats, checking, policy,
         Optional.ofNullable(previous).map(UpgradeStatus::getStep), clock.instant());
     RolloutPlan plan = UpgradePlanner.plan(observed);
-    boolean templatesTaken = settled(masterSts.get(), masterTemplate) && settled(storageSts.get(), storageTemplate);
+    boolean templatesTaken = live.masters().get().settled(masterTemplate)
+        && live.storage().get().settled(storageTemplate);
     if (plan.action() instanceof RolloutPlan.Replace && !templatesTaken) {
       // the StatefulSet controller must have the template before a pod is deleted, or it recreates the old one
       plan = new RolloutPlan(plan.phase(), new RolloutPlan.Wait(plan.action().pod(), "waiting for the StatefulSet"
           + " controller to take the new templates before " + plan.action().describe()), plan.updated(),
           plan.total());
     }
-    RolloutExecutor.Outcome outcome = applied ? executor.execute(pool, plan.action(), byName(), adminBase,
-        adminToken()) : new RolloutExecutor.Outcome(null, null, null);
+    RolloutExecutor.Outcome outcome = executor.execute(pool, plan.action(), byName(), adminBase, adminToken);
     Optional<String> checkFailure = keepImageChecks(executor, neededChecks);
     String failure = outcome.failure() != null ? outcome.failure() : checkFailure.orElse(null);
     Set<String> releases = new TreeSet<>();
@@ -214,54 +214,25 @@ public final class RolloutRound {
     String pullPolicy = DataPlaneSettings.of(pool).imagePullPolicy();
     Optional<String> failure = Optional.empty();
     for (String image : needed) {
-      Optional<String> refused = executor.ensureImageCheck(pool, image, pullPolicy, pods);
+      Optional<String> refused = executor.ensureImageCheck(pool, image, pullPolicy, live.pods());
       failure = failure.or(() -> refused);
     }
-    executor.removeImageChecks(pool, pods.stream().filter(ImageCheck::isCheckPod).toList(), needed);
+    executor.removeImageChecks(pool, live.pods().stream().filter(ImageCheck::isCheckPod).toList(), needed);
     return failure;
   }
 
   private Map<String, Pod> byName() {
     Map<String, Pod> out = new HashMap<>();
-    pods.forEach(p -> out.put(p.getMetadata().getName(), p));
+    live.pods().forEach(p -> out.put(p.getMetadata().getName(), p));
     return out;
   }
 
-  /**
-   * The pool's admin token from its keys Secret, as the Secret's informer holds it (the operator never reads a Secret
-   * otherwise); empty for a pool without keys.
-   */
-  private String adminToken() {
-    String secretName = PoolNames.keysSecret(pool);
-    return context.getSecondaryResourcesAsStream(Secret.class)
-        .filter(s -> secretName.equals(s.getMetadata().getName())).findFirst()
-        .map(s -> PoolKeys.decode(s.getData()).getOrDefault(PoolKeys.ADMIN_TOKEN, "")).orElse("");
-  }
-
-  /** The StatefulSet holds {@code template} and its controller has seen that spec. */
-  private static boolean settled(StatefulSet sts, String template) {
-    boolean observed = sts.getStatus() != null && sts.getStatus().getObservedGeneration() != null
-        && sts.getStatus().getObservedGeneration() >= sts.getMetadata().getGeneration();
-    return observed && template != null && template.equals(templateOf(sts));
-  }
-
-  static String templateOf(StatefulSet sts) {
-    var meta = sts.getSpec().getTemplate().getMetadata();
-    return meta == null || meta.getAnnotations() == null ? null : meta.getAnnotations()
-        .get(PoolLabels.TEMPLATE_ANNOTATION);
-  }
-
   private static Duration stepTimeout(UpgradeSpec upgrade) {
-    return DataPlaneDurations.parse(upgrade.getStepTimeout()).orElse(Duration.ofMinutes(10));
+    return DataPlaneDurations.parse(upgrade.getStepTimeout())
+        .orElseGet(() -> DataPlaneDurations.parse(UpgradeSpec.DEFAULT_STEP_TIMEOUT).orElseThrow());
   }
 
   private static UpgradeSpec upgrade(KvCachePoolSpec spec) {
     return spec == null || spec.getUpgrade() == null ? new UpgradeSpec() : spec.getUpgrade();
-  }
-
-  private static Optional<StatefulSet> statefulSet(Context<KvCachePool> context, String name) {
-    return context.getSecondaryResourcesAsStream(StatefulSet.class)
-        .filter(sts -> name.equals(sts.getMetadata().getName()))
-        .findFirst();
   }
 }

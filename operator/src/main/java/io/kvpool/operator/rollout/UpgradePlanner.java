@@ -1,6 +1,7 @@
 package io.kvpool.operator.rollout;
 
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.NodeState;
 import io.kvpool.api.v1alpha1.RolloutPhase;
 import io.kvpool.api.v1alpha1.RolloutStep;
 import io.kvpool.operator.common.ByteQuantity;
@@ -158,11 +159,11 @@ public final class UpgradePlanner {
           + " it serves"));
     }
     Optional<MasterStatus.NodeStatus> node = o.node(p.name());
-    if (node.isEmpty() || node.get().state().equals("DEAD")) {
+    if (node.isEmpty() || node.get().nodeState() == NodeState.DEAD) {
       return new Next(phase, new RolloutPlan.MarkDrained(p.name(), p.name() + " holds no replica the leader"
           + " counts: it can go"));
     }
-    if (node.get().state().equals("DRAINING")) {
+    if (node.get().nodeState() == NodeState.DRAINING) {
       if (node.get().replicas() == 0) {
         return new Next(phase, new RolloutPlan.MarkDrained(p.name(), p.name() + " is drained: removing it"));
       }
@@ -191,7 +192,7 @@ public final class UpgradePlanner {
     List<PodView> current = current(o.storage(), o.storageDesired());
     for (PodView p : current) {
       Optional<MasterStatus.NodeStatus> node = o.node(p.name());
-      if (node.isPresent() && node.get().state().equals("DRAINING")) {
+      if (node.isPresent() && node.get().nodeState() == NodeState.DRAINING) {
         if (!outdated(p, o.storageTemplate())) {
           return new Next(phase, new RolloutPlan.Replace(p.name(), StepKind.REPAIR, p.name() + " is drained but"
               + " the pool wants it: restarting it so that it takes placements again"));
@@ -356,9 +357,10 @@ public final class UpgradePlanner {
       if (!p.ready()) {
         return "storage node " + p.name() + " is not ready";
       }
-      String state = o.node(p.name()).map(MasterStatus.NodeStatus::state).orElse("unknown to the leader");
-      if (!state.equals("ALIVE")) {
-        return "storage node " + p.name() + " is " + state;
+      Optional<MasterStatus.NodeStatus> node = o.node(p.name());
+      if (node.isEmpty() || node.get().nodeState() != NodeState.ALIVE) {
+        return "storage node " + p.name() + " is " + node.map(MasterStatus.NodeStatus::state)
+            .orElse("unknown to the leader");
       }
     }
     if (underReplicated(o) > 0) {
@@ -373,7 +375,7 @@ public final class UpgradePlanner {
     int alive = 0;
     for (PodView q : remaining) {
       Optional<MasterStatus.NodeStatus> n = o.node(q.name());
-      if (n.isPresent() && n.get().state().equals("ALIVE") && !n.get().id().equals(node.id())) {
+      if (n.isPresent() && n.get().nodeState() == NodeState.ALIVE && !n.get().id().equals(node.id())) {
         free += Math.max(0, n.get().capacityBytes() - n.get().usedBytes());
         alive++;
       }

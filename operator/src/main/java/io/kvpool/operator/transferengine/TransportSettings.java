@@ -1,5 +1,6 @@
 package io.kvpool.operator.transferengine;
 
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.kvpool.api.v1alpha1.BufferPoolSpec;
 import io.kvpool.api.v1alpha1.DeviceSpec;
 import io.kvpool.api.v1alpha1.DriverMount;
@@ -25,7 +26,9 @@ public record TransportSettings(
     Optional<Devices> devices) {
 
   public static final TransportSettings PLAIN_TCP =
-      new TransportSettings("", TransferProtocol.TCP, 50060, false, 256L << 20, 8, Optional.empty());
+      new TransportSettings("", TransferProtocol.valueOf(TransferEngineSpec.DEFAULT_PROTOCOL.toUpperCase(Locale.ROOT)),
+          TransferEngineSpec.DEFAULT_PORT, false, ByteQuantity.bytes("spec.bufferPool.size",
+          new Quantity(BufferPoolSpec.DEFAULT_SIZE)), BufferPoolSpec.DEFAULT_BUFFERS, Optional.empty());
 
   /** Devices the storage pods request from a device plugin, with the host driver paths they need. */
   public record Devices(String resourceName, int count, List<DriverMount> driverMounts, String visibleDevicesEnv) {
@@ -39,7 +42,7 @@ public record TransportSettings(
   public static TransportSettings of(TransferEngine engine) {
     TransferEngineSpec spec = engine.getSpec() == null ? new TransferEngineSpec() : engine.getSpec();
     BufferPoolSpec buffers = spec.getBufferPool() == null ? new BufferPoolSpec() : spec.getBufferPool();
-    TransferProtocol protocol = spec.getProtocol() == null ? TransferProtocol.TCP : spec.getProtocol();
+    TransferProtocol protocol = spec.getProtocol() == null ? PLAIN_TCP.protocol : spec.getProtocol();
     return new TransportSettings(
         engine.getMetadata().getName(),
         protocol,
@@ -69,7 +72,7 @@ public record TransportSettings(
         ? (protocol == TransferProtocol.ASCEND ? DriverMount.ascendDefaults() : List.<DriverMount>of())
         : List.copyOf(devices.getDriverMounts());
     String env = devices.getVisibleDevicesEnv() == null || devices.getVisibleDevicesEnv().isBlank()
-        ? "ASCEND_VISIBLE_DEVICES" : devices.getVisibleDevicesEnv();
+        ? DeviceSpec.DEFAULT_VISIBLE_DEVICES_ENV : devices.getVisibleDevicesEnv();
     return Optional.of(new Devices(devices.getResourceName(),
         devices.getCount() == null ? 1 : devices.getCount(), mounts, env));
   }

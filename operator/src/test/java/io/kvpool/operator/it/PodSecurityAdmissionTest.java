@@ -15,11 +15,10 @@ import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.operator.TestPools;
-import io.kvpool.operator.pool.PodSecurity;
-import io.kvpool.operator.pool.PodSecurity.Level;
-import io.kvpool.operator.pool.dependents.MasterServiceAccountDependent;
-import io.kvpool.operator.pool.dependents.MasterStatefulSetDependent;
-import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.PodSecurity;
+import io.kvpool.operator.render.PodSecurity.Level;
+import io.kvpool.operator.render.Rbac;
+import io.kvpool.operator.render.StatefulSets;
 import io.kvpool.operator.transferengine.TransportSettings;
 import io.kvpool.testkube.RealKubeApiServer;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,14 +95,14 @@ class PodSecurityAdmissionTest {
   @Test
   void mastersAndTcpStorageNodesAreAdmittedUnderRestricted() {
     KvCachePool pool = pool(Level.RESTRICTED, "plain");
-    client.resource(MasterServiceAccountDependent.desired(pool)).create();
+    client.resource(Rbac.masterServiceAccount(pool)).create();
     KvCachePool hugePages = pool(Level.RESTRICTED, "huge");
     hugePages.getSpec().getStorage().setHugePages(HugePages.EXPLICIT);
 
-    assertThat(createPodOf(MasterStatefulSetDependent.desired(pool)).getMetadata().getUid()).isNotBlank();
-    assertThat(createPodOf(StorageStatefulSetDependent.desired(pool, TransportSettings.PLAIN_TCP))
+    assertThat(createPodOf(StatefulSets.master(pool)).getMetadata().getUid()).isNotBlank();
+    assertThat(createPodOf(StatefulSets.storage(pool, TransportSettings.PLAIN_TCP))
         .getMetadata().getUid()).isNotBlank();
-    assertThat(createPodOf(StorageStatefulSetDependent.desired(hugePages, TransportSettings.PLAIN_TCP))
+    assertThat(createPodOf(StatefulSets.storage(hugePages, TransportSettings.PLAIN_TCP))
         .getMetadata().getUid()).as("explicit huge pages").isNotBlank();
     assertThat(PodSecurity.masterLevel()).isEqualTo(Level.RESTRICTED);
     assertThat(PodSecurity.storageLevel(TransportSettings.PLAIN_TCP)).isEqualTo(Level.RESTRICTED);
@@ -114,11 +113,11 @@ class PodSecurityAdmissionTest {
     TransferEngine ascend = TestPools.ascendEngine("any", "npu", "huawei.com/Ascend910", 1);
     TransportSettings transport = TransportSettings.of(ascend);
 
-    assertRefusedByPodSecurity(StorageStatefulSetDependent.desired(pool(Level.RESTRICTED, "npu"), transport),
+    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.RESTRICTED, "npu"), transport),
         Level.RESTRICTED);
-    assertRefusedByPodSecurity(StorageStatefulSetDependent.desired(pool(Level.BASELINE, "npu"), transport),
+    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.BASELINE, "npu"), transport),
         Level.BASELINE);
-    Pod admitted = createPodOf(StorageStatefulSetDependent.desired(pool(Level.PRIVILEGED, "npu"), transport));
+    Pod admitted = createPodOf(StatefulSets.storage(pool(Level.PRIVILEGED, "npu"), transport));
 
     assertThat(admitted.getSpec().getContainers().get(0).getResources().getLimits())
         .containsEntry("huawei.com/Ascend910", new Quantity("1"));
@@ -134,11 +133,11 @@ class PodSecurityAdmissionTest {
     rdma.getSpec().setHostNetwork(true);
     TransportSettings transport = TransportSettings.of(rdma);
 
-    assertRefusedByPodSecurity(StorageStatefulSetDependent.desired(pool(Level.RESTRICTED, "host"), transport),
+    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.RESTRICTED, "host"), transport),
         Level.RESTRICTED);
-    assertRefusedByPodSecurity(StorageStatefulSetDependent.desired(pool(Level.BASELINE, "host"), transport),
+    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.BASELINE, "host"), transport),
         Level.BASELINE);
-    assertThat(createPodOf(StorageStatefulSetDependent.desired(pool(Level.PRIVILEGED, "host"), transport))
+    assertThat(createPodOf(StatefulSets.storage(pool(Level.PRIVILEGED, "host"), transport))
         .getSpec().getHostNetwork()).isTrue();
     assertThat(PodSecurity.storageLevel(transport)).isEqualTo(Level.PRIVILEGED);
   }

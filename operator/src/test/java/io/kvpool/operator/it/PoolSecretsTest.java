@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.TestPools;
-import io.kvpool.operator.pool.PoolKeys;
+import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.net.URI;
 import java.time.Duration;

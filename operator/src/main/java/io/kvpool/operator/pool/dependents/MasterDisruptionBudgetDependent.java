@@ -1,9 +1,7 @@
 package io.kvpool.operator.pool.dependents;
 
-import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 
@@ -17,9 +15,5 @@ public class MasterDisruptionBudgetDependent extends DisruptionBudgetDependent {
 
   public MasterDisruptionBudgetDependent() {
     super(Component.MASTER);
-  }
-
-  public static PodDisruptionBudget desired(KvCachePool pool) {
-    return desired(pool, Component.MASTER);
   }
 }

@@ -1,17 +1,15 @@
 package io.kvpool.operator.pool.dependents;
 
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.PoolLabels;
-import io.kvpool.operator.common.PoolObjectMeta;
-import io.kvpool.operator.pool.PoolNames;
+import io.kvpool.operator.render.Rbac;
 
-/** Grants the masters' Role to the masters' ServiceAccount. */
+/** Grants the masters' Role to the masters' ServiceAccount ({@link Rbac#masterRoleBinding}). */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class MasterRoleBindingDependent extends CRUDKubernetesDependentResource<RoleBinding, KvCachePool> {
 
@@ -21,22 +19,6 @@ public class MasterRoleBindingDependent extends CRUDKubernetesDependentResource<
 
   @Override
   protected RoleBinding desired(KvCachePool pool, Context<KvCachePool> context) {
-    return desired(pool);
-  }
-
-  public static RoleBinding desired(KvCachePool pool) {
-    return new RoleBindingBuilder()
-        .withMetadata(PoolObjectMeta.of(pool, PoolNames.master(pool)))
-        .withNewRoleRef()
-        .withApiGroup("rbac.authorization.k8s.io")
-        .withKind("Role")
-        .withName(PoolNames.master(pool))
-        .endRoleRef()
-        .addNewSubject()
-        .withKind("ServiceAccount")
-        .withName(PoolNames.master(pool))
-        .withNamespace(pool.getMetadata().getNamespace())
-        .endSubject()
-        .build();
+    return Rbac.masterRoleBinding(pool);
   }
 }

@@ -1,35 +1,15 @@
 package io.kvpool.operator.pool.dependents;
 
-import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRuleBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.PoolLabels;
-import io.kvpool.operator.common.PoolObjectMeta;
-import io.kvpool.operator.pool.DataPlaneSettings;
-import io.kvpool.operator.pool.PoolSecurity;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
+import io.kvpool.operator.render.NetworkPolicies;
 
-/**
- * {@code <pool>}: who reaches the pool's pods. Every port from the pool's own pods (masters, storage nodes and their
- * copies); the RPC ports from pods labelled {@code kvpool.io/client: <pool>} (the pool's namespace, or every
- * namespace when asked); the admin ports from the operator's namespace (status, drain, step-down) and the
- * monitoring namespace when one is named. Anything else is dropped by a CNI that enforces NetworkPolicies.
- */
+/** {@code <pool>} ({@link NetworkPolicies#of}), letting the operator in from its own namespace. */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class NetworkPolicyDependent extends CRUDKubernetesDependentResource<NetworkPolicy, KvCachePool> {
 
@@ -39,62 +19,6 @@ public class NetworkPolicyDependent extends CRUDKubernetesDependentResource<Netw
 
   @Override
   protected NetworkPolicy desired(KvCachePool pool, Context<KvCachePool> context) {
-    return desired(pool, context.getClient().getNamespace());
-  }
-
-  /** The policy of {@code pool}, letting the operator in from {@code operatorNamespace}. */
-  public static NetworkPolicy desired(KvCachePool pool, String operatorNamespace) {
-    DataPlaneSettings settings = DataPlaneSettings.of(pool);
-    PoolSecurity security = PoolSecurity.of(pool);
-    String name = pool.getMetadata().getName();
-    List<NetworkPolicyPort> rpc = ports(settings.masterPort(), settings.storagePort());
-    List<NetworkPolicyPort> admin = ports(settings.masterAdminPort(), settings.storageAdminPort());
-    List<NetworkPolicyIngressRule> rules = new ArrayList<>();
-    rules.add(new NetworkPolicyIngressRuleBuilder()
-        .withFrom(pods(Map.of(PoolLabels.INSTANCE, name, PoolLabels.NAME, PoolLabels.APP))).build());
-    NetworkPolicyPeer clients = security.clientsFromAllNamespaces()
-        ? new NetworkPolicyPeerBuilder().withPodSelector(labels(Map.of(PoolSecurity.CLIENT_LABEL, name)))
-            .withNamespaceSelector(new LabelSelector()).build()
-        : pods(Map.of(PoolSecurity.CLIENT_LABEL, name));
-    rules.add(new NetworkPolicyIngressRuleBuilder().withFrom(clients).withPorts(rpc).build());
-    List<NetworkPolicyPeer> watchers = new ArrayList<>();
-    if (operatorNamespace != null && !operatorNamespace.isBlank()) {
-      watchers.add(namespace(operatorNamespace));
-    }
-    if (security.monitoringNamespace() != null && !security.monitoringNamespace().isBlank()) {
-      watchers.add(namespace(security.monitoringNamespace()));
-    }
-    if (!watchers.isEmpty()) {
-      rules.add(new NetworkPolicyIngressRuleBuilder().withFrom(watchers).withPorts(admin).build());
-    }
-    return new NetworkPolicyBuilder()
-        .withMetadata(PoolObjectMeta.of(pool, name))
-        .withNewSpec()
-        .withPodSelector(labels(Map.of(PoolLabels.INSTANCE, name, PoolLabels.NAME, PoolLabels.APP)))
-        .withPolicyTypes("Ingress")
-        .withIngress(rules)
-        .endSpec()
-        .build();
-  }
-
-  private static List<NetworkPolicyPort> ports(int... numbers) {
-    List<NetworkPolicyPort> ports = new ArrayList<>();
-    for (int n : numbers) {
-      ports.add(new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(n)).build());
-    }
-    return ports;
-  }
-
-  private static NetworkPolicyPeer pods(Map<String, String> labels) {
-    return new NetworkPolicyPeerBuilder().withPodSelector(labels(labels)).build();
-  }
-
-  private static NetworkPolicyPeer namespace(String name) {
-    return new NetworkPolicyPeerBuilder()
-        .withNamespaceSelector(labels(Map.of("kubernetes.io/metadata.name", name))).build();
-  }
-
-  private static LabelSelector labels(Map<String, String> labels) {
-    return new LabelSelectorBuilder().withMatchLabels(new java.util.TreeMap<>(labels)).build();
+    return NetworkPolicies.of(pool, context.getClient().getNamespace());
   }
 }

@@ -5,8 +5,8 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 import io.kvpool.api.v1alpha1.KvCachePool;
-import io.kvpool.operator.pool.PoolNames;
-import io.kvpool.operator.pool.PoolSecurity;
+import io.kvpool.operator.render.PoolNames;
+import io.kvpool.operator.render.PoolSecurity;
 
 /** When the security dependents apply: JOSDK deletes one whose precondition stops holding. */
 public final class SecurityConditions {

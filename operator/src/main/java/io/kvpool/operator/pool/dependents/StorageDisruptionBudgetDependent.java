@@ -1,7 +1,5 @@
 package io.kvpool.operator.pool.dependents;
 
-import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.PoolLabels.Component;
 
 /**
@@ -12,9 +10,5 @@ public class StorageDisruptionBudgetDependent extends DisruptionBudgetDependent 
 
   public StorageDisruptionBudgetDependent() {
     super(Component.STORAGE);
-  }
-
-  public static PodDisruptionBudget desired(KvCachePool pool) {
-    return desired(pool, Component.STORAGE);
   }
 }

@@ -1,7 +1,0 @@
-package io.kvpool.operator.pool;
-
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
-
-/** The resources of a data-plane container and the JVM limits that fit in them. */
-public record ContainerSizing(ResourceRequirements resources, JvmMemory jvm) {
-}

@@ -1,8 +1,0 @@
-package io.kvpool.operator.pool;
-
-import io.kvpool.api.v1alpha1.KvCachePoolStatus;
-import java.util.List;
-
-/** The status a pool should have now, and the Events its transitions call for. */
-public record PoolStatusUpdate(KvCachePoolStatus status, List<PoolEvent> events) {
-}

@@ -1,0 +1,63 @@
+package io.kvpool.operator.status;
+
+import io.kvpool.admin.MasterStatus;
+import io.kvpool.api.v1alpha1.FailingPod;
+import io.kvpool.operator.rollout.RolloutRound;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Everything the status of a pool is computed from, gathered by the reconciler in one reconciliation: what is
+ * observed now, never what an earlier status said.
+ *
+ * @param poolName metadata.name of the pool; its storage nodes are {@code <poolName>-storage-<ordinal>}
+ * @param generation metadata.generation of the pool
+ * @param specVersion spec.version as written now (valid or not)
+ * @param objectReplicas copies per object; Available needs at least that many live storage nodes
+ * @param specProblems what makes the spec invalid; empty when valid
+ * @param masters the master StatefulSet's state, absent before it exists
+ * @param storage the storage StatefulSet's state, absent before it exists
+ * @param master the leader's /status, absent when it could not be read
+ * @param masterError why /status could not be read, when it could not
+ * @param failingPods the pool's pods that cannot start, and why
+ * @param podReleases the releases recorded on the pool's pods ({@code kvpool.io/release})
+ * @param labelledLeader the pool's pod the elected master labelled {@code kvpool.io/role=leader}, or null
+ * @param storageSelector label selector of the storage pods, for the scale subresource
+ * @param reconcileError why applying the objects failed in this reconciliation, or null
+ * @param rollout what the rollout decided and did in this reconciliation; empty when the spec is invalid
+ */
+public record PoolObservation(
+    String poolName,
+    long generation,
+    String specVersion,
+    int objectReplicas,
+    List<String> specProblems,
+    Optional<ReplicaState> masters,
+    Optional<ReplicaState> storage,
+    Optional<MasterStatus> master,
+    String masterError,
+    List<FailingPod> failingPods,
+    Set<String> podReleases,
+    String labelledLeader,
+    String storageSelector,
+    String reconcileError,
+    Optional<RolloutRound.Result> rollout) {
+
+  /** A reconciliation without a rollout decision (an invalid spec, a failed apply). */
+  public PoolObservation(String poolName, long generation, String specVersion, int objectReplicas,
+      List<String> specProblems, Optional<ReplicaState> masters, Optional<ReplicaState> storage,
+      Optional<MasterStatus> master, String masterError, List<FailingPod> failingPods, Set<String> podReleases,
+      String labelledLeader, String storageSelector, String reconcileError) {
+    this(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage, master, masterError,
+        failingPods, podReleases, labelledLeader, storageSelector, reconcileError, Optional.empty());
+  }
+
+  public boolean specValid() {
+    return specProblems.isEmpty();
+  }
+
+  public boolean deployed() {
+    return masters.isPresent() && storage.isPresent();
+  }
+}
