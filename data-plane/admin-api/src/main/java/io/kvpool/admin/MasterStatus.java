@@ -27,7 +27,22 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
   }
 
   public boolean leading() {
-    return "LEADER".equals(role);
+    return masterRole() == MasterRole.LEADER;
+  }
+
+  /** {@link #role()} typed. */
+  public MasterRole masterRole() {
+    return MasterRole.of(role);
+  }
+
+  /** {@link #state()} typed. */
+  public MasterState masterState() {
+    return MasterState.of(state);
+  }
+
+  /** Whether this master leads and serves: its lease recovery, if any, is over. */
+  public boolean serving() {
+    return leading() && masterState() == MasterState.SERVING;
   }
 
   /** The leading master: its pod (empty outside Kubernetes), RPC endpoint and admin endpoint. */

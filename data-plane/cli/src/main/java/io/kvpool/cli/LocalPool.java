@@ -201,7 +201,7 @@ public final class LocalPool implements AutoCloseable {
         }
         try {
           MasterStatus status = new AdminApi(m.adminAddress()).masterStatus();
-          if (status.leading() && "SERVING".equals(status.state())) {
+          if (status.serving()) {
             return m;
           }
         } catch (AdminApi.AdminApiException notUpYet) {

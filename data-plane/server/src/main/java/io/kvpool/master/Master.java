@@ -1,6 +1,7 @@
 package io.kvpool.master;
 
 import io.kvpool.admin.AdminJson;
+import io.kvpool.admin.MasterRole;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
@@ -225,7 +226,7 @@ public final class Master implements AutoCloseable {
     GaugeWithCallback.builder().name("kvpool_node_up").help("1 when the node is ALIVE or DRAINING")
         .labelNames("node", "state")
         .callback(cb -> snapshot().ifPresent(s -> s.nodes().forEach(n -> cb.call(
-            n.state().equals("ALIVE") || n.state().equals("DRAINING") ? 1 : 0, n.id(), n.state()))))
+            n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
         .register(metrics);
   }
 
@@ -258,7 +259,7 @@ public final class Master implements AutoCloseable {
     String protocol = VersionInfo.CURRENT.protocol();
     long mismatches = rpc.versionMismatches();
     if (m == null) {
-      return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), "STANDBY", ServerState.STANDBY.name(),
+      return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), MasterRole.STANDBY.name(), ServerState.STANDBY.name(),
           0, leader, release, protocol, new MasterStatus.Recovery(false, 0, List.of()), List.of(), 0, 0, 0,
           new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, mismatches, 0, 0, 0, 0,
               MasterCounters.value(counters.repairedBytes)));
@@ -266,7 +267,7 @@ public final class Master implements AutoCloseable {
     PoolSnapshot s = m.snapshot();
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
     for (PoolSnapshot.Node n : s.nodes()) {
-      nodes.add(new MasterStatus.NodeStatus(n.id(), n.endpoint(), n.state(), n.capacityBytes(), n.usedBytes(),
+      nodes.add(new MasterStatus.NodeStatus(n.id(), n.endpoint(), n.state().name(), n.capacityBytes(), n.usedBytes(),
           n.replicas(), n.version(), n.protocol(), n.lastHeartbeatMillisAgo(), n.transport(), n.devices()));
     }
     MasterStatus.Counters c = new MasterStatus.Counters(MasterCounters.value(counters.puts),
@@ -275,7 +276,7 @@ public final class Master implements AutoCloseable {
         MasterCounters.value(counters.objectsLost), MasterCounters.value(counters.repairs), mismatches,
         s.pendingObjects(), s.pinnedObjects(), s.underReplicated(), s.tombstones(),
         MasterCounters.value(counters.repairedBytes));
-    return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), "LEADER", s.state().name(), s.view(),
+    return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), MasterRole.LEADER.name(), s.state().name(), s.view(),
         leader, release, protocol, new MasterStatus.Recovery(s.state() == ServerState.RECOVERING, s.objectsRecovered(),
             s.awaitedNodes()),
         nodes, s.capacityBytes(), s.usedBytes(), s.objectCount(), c);
@@ -328,7 +329,7 @@ public final class Master implements AutoCloseable {
     } catch (RefusedException e) {
       return Response.text(e.code() == ErrorCode.UNKNOWN_NODE ? 404 : 409, e.getMessage() + "\n");
     }
-    return Response.json(200, java.util.Map.of("node", parts[2], "state", "DRAINING"));
+    return Response.json(200, java.util.Map.of("node", parts[2], "state", NodeState.DRAINING.name()));
   }
 
   @Override

@@ -634,7 +634,7 @@ public final class PoolMetadata {
     List<PoolSnapshot.Node> nodeViews = new ArrayList<>();
     for (StorageNodeRecord n : pool.nodeRecords()) {
       boolean dead = n.state() == NodeState.DEAD;
-      nodeViews.add(new PoolSnapshot.Node(n.id(), n.endpoint(), n.state().name(), dead ? 0 : n.capacityBytes(),
+      nodeViews.add(new PoolSnapshot.Node(n.id(), n.endpoint(), n.state(), dead ? 0 : n.capacityBytes(),
           dead ? 0 : n.usedBytes(), dead ? 0 : n.replicaCount(), n.version().release(), n.version().protocol(),
           now - n.lastHeartbeatMillis(), n.transport(), n.devices()));
     }

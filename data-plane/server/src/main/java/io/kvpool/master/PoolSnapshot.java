@@ -8,7 +8,7 @@ public record PoolSnapshot(long view, ServerState state, List<Node> nodes, long 
                            long objectCount, long pendingObjects, long pinnedObjects, long underReplicated,
                            long tombstones, long objectsRecovered, List<String> awaitedNodes) {
   /** One node as shown in status. */
-  public record Node(String id, String endpoint, String state, long capacityBytes, long usedBytes, long replicas,
+  public record Node(String id, String endpoint, NodeState state, long capacityBytes, long usedBytes, long replicas,
                      String version, String protocol, long lastHeartbeatMillisAgo, String transport,
                      List<String> devices) {
   }

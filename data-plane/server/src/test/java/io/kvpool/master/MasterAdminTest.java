@@ -102,7 +102,7 @@ class MasterAdminTest {
     assertThat(send("POST", "/nodes/n1/drain").statusCode()).isEqualTo(401);
     assertThat(send("POST", "/nodes/n1/drain", "wrong").statusCode()).isEqualTo(401);
     assertThat(send("POST", "/step-down").statusCode()).isEqualTo(401);
-    assertThat(master.metadata().snapshot().nodes().get(0).state()).isEqualTo("ALIVE");
+    assertThat(master.metadata().snapshot().nodes().get(0).state()).isEqualTo(NodeState.ALIVE);
   }
 
   @Test
@@ -110,6 +110,6 @@ class MasterAdminTest {
     assertThat(send("GET", "/nodes/n1/drain", TOKEN).statusCode()).isEqualTo(405);
     assertThat(send("POST", "/nodes/ghost/drain", TOKEN).statusCode()).isEqualTo(404);
     assertThat(send("POST", "/nodes/n1/drain", TOKEN).statusCode()).isEqualTo(200);
-    assertThat(master.metadata().snapshot().nodes().get(0).state()).isEqualTo("DRAINING");
+    assertThat(master.metadata().snapshot().nodes().get(0).state()).isEqualTo(NodeState.DRAINING);
   }
 }

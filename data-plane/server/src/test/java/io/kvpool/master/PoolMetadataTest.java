@@ -459,7 +459,7 @@ class PoolMetadataTest {
     f.pool.drain("a");
     f.tickUntilQuiet();
     PoolSnapshot.Node a = f.pool.snapshot().nodes().stream().filter(n -> n.id().equals("a")).findFirst().orElseThrow();
-    assertThat(a.state()).isEqualTo("DRAINING");
+    assertThat(a.state()).isEqualTo(NodeState.DRAINING);
     assertThat(a.usedBytes()).isZero();
     for (int i = 0; i < 10; i++) {
       assertThat(f.pool.getReplicas(List.of("k" + i)).get(0).replicas()).extracting(x -> x.nodeId())
@@ -483,7 +483,7 @@ class PoolMetadataTest {
     }
     assertThatThrownBy(() -> f.pool.drain("a")).isInstanceOf(RefusedException.class)
         .hasMessageMatching("cannot drain node a: its 30[0-9]{4} bytes of replicas do not fit in the 262144 bytes free .*");
-    assertThat(f.pool.snapshot().nodes()).extracting(PoolSnapshot.Node::state).containsOnly("ALIVE");
+    assertThat(f.pool.snapshot().nodes()).extracting(PoolSnapshot.Node::state).containsOnly(NodeState.ALIVE);
   }
 
   @Test

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.NodeState;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.UpgradeSpec;
@@ -277,7 +278,7 @@ class KvPoolClusterIT {
       s.measured("pod back and Ready " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started)) + " after delete");
       MasterStatus repaired = Await.until(victim + " re-registered and every object at 2 replicas",
           Duration.ofMinutes(3), () -> Pools.servingLeader(client, TCP, "tcp").orElse(null),
-          m -> m.aliveNodes() == 3 && m.nodes().stream().anyMatch(n -> n.id().equals(victim) && "ALIVE".equals(n.state()))
+          m -> m.aliveNodes() == 3 && m.nodes().stream().anyMatch(n -> n.id().equals(victim) && n.nodeState() == NodeState.ALIVE)
               && m.counters().underReplicated() == 0);
       s.measured("re-registered and repaired " + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started))
           + " after delete; repairs=" + repaired.counters().repairs() + " objectsLost=" + repaired.counters().objectsLost());
@@ -648,7 +649,7 @@ class KvPoolClusterIT {
 
       MasterStatus leader = Await.until("the leader to serve 3 live storage nodes with every object at 2 replicas",
           Duration.ofMinutes(2), () -> Pools.servingLeader(client, UPGRADE, UP).orElse(null),
-          m -> m.nodes().stream().filter(n -> "ALIVE".equals(n.state())).count() == 3
+          m -> m.nodes().stream().filter(n -> n.nodeState() == NodeState.ALIVE).count() == 3
               && m.counters().underReplicated() == 0);
       s.measured("replicas per node after " + replicasPerNode(UPGRADE, UP) + "; leader objectsLost="
           + leader.counters().objectsLost());
@@ -793,7 +794,7 @@ class KvPoolClusterIT {
     MasterStatus leader = Await.until("the leader of " + pool + " to serve", Duration.ofMinutes(2),
         () -> Pools.servingLeader(client, namespace, pool).orElse(null), m -> true);
     Map<String, Long> replicas = new java.util.TreeMap<>();
-    leader.nodes().stream().filter(n -> !"DEAD".equals(n.state()))
+    leader.nodes().stream().filter(n -> n.nodeState() != NodeState.DEAD)
         .forEach(n -> replicas.put(n.id(), n.replicas()));
     return replicas;
   }

@@ -131,7 +131,7 @@ public final class Pools {
       }
       try {
         MasterStatus status = masterStatus(client, namespace, pod.getMetadata().getName());
-        if (status.leading() && "SERVING".equals(status.state())) {
+        if (status.serving()) {
           return Optional.of(new Answer(pod.getMetadata().getName(), status));
         }
       } catch (RuntimeException notAnswering) {

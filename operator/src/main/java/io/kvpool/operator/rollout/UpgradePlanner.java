@@ -332,7 +332,7 @@ public final class UpgradePlanner {
       return "the leader's status cannot be read";
     }
     MasterStatus m = o.leader().get();
-    if (!m.leading() || !"SERVING".equals(m.state())) {
+    if (!m.serving()) {
       return "the leader is " + m.role() + "/" + m.state()
           + (m.recovery() != null && m.recovery().recovering() ? " (" + m.recovery().describe() + ")" : "");
     }

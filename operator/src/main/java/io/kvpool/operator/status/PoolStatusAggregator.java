@@ -342,7 +342,7 @@ public final class PoolStatusAggregator {
   }
 
   private static boolean serving(MasterStatus master) {
-    return master.leading() && "SERVING".equals(master.state());
+    return master.serving();
   }
 
   private static String notServing(MasterStatus master) {
