@@ -147,12 +147,14 @@ final class PoolState {
   /**
    * Deletes an object (remove, eviction, revoke, expiry, a newer generation): a tombstone, a release for every
    * holder, and its ranges freed — or quarantined until {@code grantsExpireAtMillis} when writers may still hold
-   * grants for them (puts that never completed).
+   * grants for them (puts that never completed). A replica its node committed was written whole and verified: no
+   * writer is left to land in its range, which is freed at once.
    */
   void delete(StoredObject o, long nowMillis, boolean quarantineRanges, long grantsExpireAtMillis) {
     objects.remove(o);
     needsRepair.remove(o);
     tombstones.add(o.key, o.generation, nowMillis);
+    List<Replica> committed = quarantineRanges ? o.committedReplicas() : List.of();
     for (Replica r : o.replicas) {
       StorageNodeRecord n = holder(r);
       if (n == null) {
@@ -160,7 +162,7 @@ final class PoolState {
       }
       n.replicaRemoved();
       n.release(new Release(o.key, o.generation, true));
-      if (quarantineRanges) {
+      if (quarantineRanges && !committed.contains(r)) {
         quarantine.hold(r, grantsExpireAtMillis);
       } else {
         n.free(r);

@@ -201,6 +201,29 @@ class NodeCommitTest {
     assertThat(f.exists("k")).isFalse();
   }
 
+  /**
+   * A put and remove of the same key in a loop (LocationCacheTest's writer) must not fill the pool: the remove of a put
+   * still pending some COMMIT frees its committed replicas' ranges at once; only a range a writer may still write waits
+   * for its grant to expire.
+   */
+  @Test
+  void removingAPutStillAwaitingACommitFreesTheCommittedRangesAtOnce() {
+    PoolFixture f = pool(); // 2 x 16 MiB: 100 cycles quarantining every range (38 MiB) would not fit
+    int size = 128 << 10;
+    long usedBefore = f.pool.snapshot().usedBytes();
+    for (int i = 0; i < 100; i++) {
+      PutStartResult p = f.start(NODE_COMMIT_WRITER, "cycled", size, 2);
+      assertThat(p.status()).as("put %d", i).isEqualTo(ErrorCode.OK);
+      f.commit("cycled", p, p.replicas().get(0), size, 2); // visible, its other COMMIT still on its way
+      assertThat(f.pool.remove(List.of("cycled"))).as("remove %d", i).containsExactly(ErrorCode.OK);
+      f.advance(Duration.ofMillis(50));
+      f.pool.tick();
+    }
+    assertThat(f.evictions()).isZero();
+    long held = f.pool.snapshot().usedBytes() - usedBefore;
+    assertThat(held).as("only the uncommitted ranges wait for their grants").isLessThanOrEqualTo(100L * size);
+  }
+
   @Test
   void aPutThatStaysPendingHoldsUpOneLookupAndNoMore() {
     PoolFixture f = pool();
