@@ -175,6 +175,16 @@ public final class LocalPool implements AutoCloseable {
           "--advertise-host", config.advertiseHost(), "--port", "0",
           "--admin-port", "0", "--memory", config.memoryPerNode(), "--heartbeat", config.heartbeat()));
       args.addAll(config.storageOptions());
+      Optional<Path> memoryDir = memoryDir(id);
+      if (memoryDir.isPresent()) {
+        try {
+          Files.createDirectories(memoryDir.get());
+        } catch (IOException e) {
+          throw new PoolProcessException("cannot create the memory folder " + memoryDir.get() + " of storage node "
+              + id + ": " + e.getMessage(), e);
+        }
+        args.addAll(List.of("--memory-dir", memoryDir.get().toString()));
+      }
       PoolProcess process = track(PoolProcess.launch("storage " + id, javaCommand(STORAGE_MAIN, args), config.childEnv(),
           config.logDir().resolve(id + ".log")));
       nodes.put(id, new StorageNodeProcess(id, process, null, null));
@@ -189,6 +199,11 @@ public final class LocalPool implements AutoCloseable {
       started.add(node);
     }
     return started;
+  }
+
+  /** The folder of a storage node's memory files ({@code --memory-dir}), when the pool gives its nodes one. */
+  public Optional<Path> memoryDir(String nodeId) {
+    return config.memoryDirs().map(root -> root.resolve(nodeId));
   }
 
   /** Waits until some master leads and serves (its recovery over); returns it. */
