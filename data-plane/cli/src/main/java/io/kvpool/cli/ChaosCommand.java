@@ -49,7 +49,8 @@ final class ChaosCommand implements Callable<Integer> {
           + "stop-leader, stop-standby, step-down, cut-connections, exhaust-budget, eviction-burst.")
   FaultKind[] faults;
   @Option(names = "--masters", paramLabel = "N", defaultValue = "3",
-      description = "Masters electing a leader, 2..7 (default: ${DEFAULT-VALUE}).")
+      description = "Masters electing a leader, 1..7; 1: a sole master, no API server, no standby faults "
+          + "(default: ${DEFAULT-VALUE}).")
   int masters;
   @Option(names = "--storage-nodes", paramLabel = "N", defaultValue = "4",
       description = "Storage nodes, at least replicas + 1 (default: ${DEFAULT-VALUE}).")
@@ -111,7 +112,7 @@ final class ChaosCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Checks.range(spec, "--minutes", minutes, 1, 1440);
-    Checks.range(spec, "--masters", masters, 2, 7);
+    Checks.range(spec, "--masters", masters, 1, 7);
     Checks.range(spec, "--replicas", replicas, 1, 8);
     Checks.range(spec, "--storage-nodes", nodes, replicas + 1, 64);
     LocalCommand.requireMemory(spec, memory);
@@ -139,6 +140,13 @@ final class ChaosCommand implements Callable<Integer> {
     }
     Set<FaultKind> kinds = faults == null || faults.length == 0 ? EnumSet.allOf(FaultKind.class)
         : EnumSet.copyOf(Arrays.asList(faults));
+    if (masters == 1) {
+      kinds.removeAll(EnumSet.of(FaultKind.KILL_STANDBY, FaultKind.STOP_STANDBY, FaultKind.STEP_DOWN));
+      if (kinds.isEmpty()) {
+        throw Checks.usage(spec, "--faults " + String.join(",", Arrays.stream(faults).map(FaultKind::cliName)
+            .toList()) + " need standby masters; --masters is 1");
+      }
+    }
     long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
     ChaosReport report = ChaosSoak.run(new ChaosSoak.Settings(kubeconfigFile(), namespace, duration, warm, s,
         masters, nodes, memory, (int) valueSize, replicas, workers, rate, objects, batch, kinds, pauses[0],

@@ -175,15 +175,9 @@ public final class LocalPool implements AutoCloseable {
           "--advertise-host", config.advertiseHost(), "--port", "0",
           "--admin-port", "0", "--memory", config.memoryPerNode(), "--heartbeat", config.heartbeat()));
       args.addAll(config.storageOptions());
-      Optional<Path> memoryDir = memoryDir(id);
-      if (memoryDir.isPresent()) {
-        try {
-          Files.createDirectories(memoryDir.get());
-        } catch (IOException e) {
-          throw new PoolProcessException("cannot create the memory folder " + memoryDir.get() + " of storage node "
-              + id + ": " + e.getMessage(), e);
-        }
-        args.addAll(List.of("--memory-dir", memoryDir.get().toString()));
+      if (config.memoryDirs().isPresent()) {
+        // the node keeps its files in a folder named after its id under this one (KVPOOL_MEMORY_DIR in a pod)
+        args.addAll(List.of("--memory-dir", config.memoryDirs().get().toString()));
       }
       PoolProcess process = track(PoolProcess.launch("storage " + id, javaCommand(STORAGE_MAIN, args), config.childEnv(),
           config.logDir().resolve(id + ".log")));
@@ -201,7 +195,7 @@ public final class LocalPool implements AutoCloseable {
     return started;
   }
 
-  /** The folder of a storage node's memory files ({@code --memory-dir}), when the pool gives its nodes one. */
+  /** The folder of a storage node's memory files (its id under {@code --memory-dir}), when the pool has them. */
   public Optional<Path> memoryDir(String nodeId) {
     return config.memoryDirs().map(root -> root.resolve(nodeId));
   }

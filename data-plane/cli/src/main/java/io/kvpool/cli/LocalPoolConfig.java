@@ -150,9 +150,9 @@ public record LocalPoolConfig(
     }
 
     /**
-     * Gives every storage node {@code --memory-dir root/<node id>}, so that a node stopped with SIGTERM and started
-     * again adopts the replicas in its memory files (a warm restart). {@code root} should be on tmpfs (/dev/shm):
-     * the files hold the nodes' whole memory.
+     * Gives every storage node {@code --memory-dir root} (each keeps its files in {@code root/<node id>}), so that a
+     * node stopped with SIGTERM and started again adopts the replicas in its memory files (a warm restart).
+     * {@code root} should be on tmpfs (/dev/shm): the files hold the nodes' whole memory. The folder must exist.
      */
     public Builder memoryDirs(Path root) {
       this.memoryDirs = root;

@@ -1,6 +1,7 @@
 package io.kvpool.bench.chaos;
 
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.ObjectScan;
 import io.kvpool.cli.AdminApi;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.PoolProcess;
@@ -38,9 +39,31 @@ public final class ChaosPool {
     }
   }
 
+  /** A pool process exited though no fault was under way: a finding; the soak restarts it and goes on. */
+  public static final class ProcessDiedException extends RuntimeException {
+    private final Proc proc;
+
+    ProcessDiedException(Proc proc) {
+      super(proc.name() + " (pid " + proc.process().pid() + ") exited with code "
+          + proc.process().exitCode().orElse(-1) + "; its log ends: " + lastLine(proc.process()));
+      this.proc = proc;
+    }
+
+    public Proc proc() {
+      return proc;
+    }
+
+    private static String lastLine(PoolProcess p) {
+      List<String> lines = p.logTail(3).lines().filter(l -> !l.isBlank()).toList();
+      return lines.isEmpty() ? "(empty)" : lines.get(lines.size() - 1).strip();
+    }
+  }
+
   private final LocalPool pool;
   private final int storageNodes;
   private final Map<String, AdminApi> admins = new ConcurrentHashMap<>();
+  /** The leader answered 404 to {@code GET /scan}: a release without it; settling trusts the gauges alone. */
+  private volatile boolean noScan;
 
   public ChaosPool(LocalPool pool, int storageNodes) {
     this.pool = pool;
@@ -88,6 +111,11 @@ public final class ChaosPool {
     long deadline = start + timeout.toNanos();
     String last = "nothing asked yet";
     while (true) {
+      for (Proc p : processes()) {
+        if (!p.process().isAlive()) {
+          throw new ProcessDiedException(p);
+        }
+      }
       List<String> missing = new ArrayList<>();
       LocalPool.MasterProcess leader = null;
       MasterStatus leaderStatus = null;
@@ -113,6 +141,9 @@ public final class ChaosPool {
         long under = leaderStatus.counters() == null ? -1 : leaderStatus.counters().underReplicated();
         if (under != 0) {
           missing.add(under + " objects under-replicated");
+        } else if (missing.isEmpty()) {
+          scanUnderReplicated(leader).ifPresent(n -> missing.add(n < 0 ? "GET /scan did not answer"
+              : "the gauge says nothing is under-replicated but a full scan finds " + n + " objects"));
         }
       }
       for (StorageNodeProcess n : pool.storageNodes()) {
@@ -133,6 +164,26 @@ public final class ChaosPool {
     }
   }
 
+  /**
+   * Under-replicated objects by a full scan, when the leader has {@code GET /scan} and finds any: the gauge alone may
+   * be wrong, and the next fault must not take the last replica of an object the gauge forgot.
+   */
+  private Optional<Long> scanUnderReplicated(LocalPool.MasterProcess leader) {
+    if (noScan) {
+      return Optional.empty();
+    }
+    try {
+      Optional<ObjectScan> scan = admin(leader.adminAddress()).scan();
+      if (scan.isEmpty()) {
+        noScan = true;
+        return Optional.empty();
+      }
+      return scan.get().underReplicated() == 0 ? Optional.empty() : Optional.of(scan.get().underReplicated());
+    } catch (AdminApi.AdminApiException e) {
+      return Optional.of(-1L); // no answer now: not settled yet
+    }
+  }
+
   private boolean answers(String adminAddress) {
     try {
       return admin(adminAddress).statusCode("/health") == 200;
@@ -148,6 +199,15 @@ public final class ChaosPool {
     }
     List<LocalPool.MasterProcess> standbys = pool.masters().stream().filter(m -> m.index() != leader.index()).toList();
     return standbys.get(target.index() % standbys.size());
+  }
+
+  /** Starts a process that died again, on its ports (a master) or with its node id (a storage node). */
+  public void restart(Proc proc) {
+    if (proc.name().startsWith("master-")) {
+      pool.restartMaster(Integer.parseInt(proc.name().substring("master-".length())));
+    } else {
+      pool.startStorageNode(proc.name());
+    }
   }
 
   public StorageNodeProcess node(Target target) {

@@ -45,9 +45,10 @@ public final class ChaosSoak {
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(60);
   /**
    * Fixed heaps, touched at start: the child JVMs' RSS then does not grow with the heap's own sizing, so growth means
-   * something kept memory. Serial GC as the pool's default.
+   * something kept memory. 512 MiB as the pool's default maximum: a server's 256 MiB body budget lives in its heap.
+   * Serial GC as the pool's default.
    */
-  static final List<String> CHILD_JVM = List.of("-Xms192m", "-Xmx192m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
+  static final List<String> CHILD_JVM = List.of("-Xms512m", "-Xmx512m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
       "-XX:+ExitOnOutOfMemoryError");
 
   /** What to run; see {@code ChaosCommand} for each option. */
@@ -69,6 +70,8 @@ public final class ChaosSoak {
   private final AtomicBoolean masterFaultRunning = new AtomicBoolean();
   private final Set<String> budgetShort = new java.util.HashSet<>();
   private String aborted;
+  /** Set once the pool failed to settle: later waits are short, the run is failing anyway. */
+  private boolean stuck;
 
   private ChaosSoak(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -88,41 +91,52 @@ public final class ChaosSoak {
         settings.storageNodes(), settings.memoryPerNode() >> 20, settings.replicas(), settings.workers(),
         settings.rate(), settings.targetObjects(), settings.valueSize() >> 10,
         String.join(",", settings.faults().stream().map(FaultKind::cliName).toList())));
-    if (settings.kubeconfig().isEmpty()) {
-      journal.log("starting the test kube-apiserver for the election (test-kube; a minute or more on a busy machine)");
-    }
     Path memory = memoryRoot();
-    try (ElectionApiServer api = settings.kubeconfig().map(ElectionApiServer::fromKubeconfig)
-        .orElseGet(ElectionApiServer::startTestServer)) {
-      String namespace = settings.kubeconfig().isPresent() ? settings.namespace() : NAMESPACE_ON_TEST_SERVER;
-      String lease = "kvpool-chaos-" + Long.toHexString(settings.seed() >>> 16);
-      LocalPoolConfig.Election election = api.election(namespace, lease, settings.electionLease(), POD_PREFIX,
-          settings.masters());
-      LocalPoolConfig config = LocalPool.builder().poolId("chaos")
-          .masters(settings.masters(), election).storageNodes(settings.storageNodes())
-          .memoryPerNode(Long.toString(settings.memoryPerNode())).nodeTtl(settings.nodeTtl().toMillis() + "ms")
-          .masterOption("--frame-timeout", FRAME_TIMEOUT.toMillis() + "ms")
-          .storageOption("--frame-timeout", FRAME_TIMEOUT.toMillis() + "ms")
-          .memoryDirs(memory).jvmOptions(CHILD_JVM).build();
-      journal.log("masters elect on Lease " + namespace + "/" + lease + " of " + api.description() + "; logs in "
-          + config.logDir() + "; memory files in " + memory);
-      try (LocalPool pool = config.start()) {
-        return soak(new ChaosPool(pool, settings.storageNodes()), config.logDir());
-      } catch (PoolProcessException e) {
-        throw new BenchmarkFailedException(e.summary() + " (logs in " + config.logDir() + ")", e);
-      } catch (ChaosPool.NotSettledException e) {
-        throw new BenchmarkFailedException(e.getMessage() + " (logs in " + config.logDir() + ")", e);
+    try {
+      if (settings.masters() == 1) {
+        return start(null, null, memory); // a sole master needs no election
+      }
+      if (settings.kubeconfig().isEmpty()) {
+        journal.log("starting the test kube-apiserver for the election (test-kube; a minute or more on a busy "
+            + "machine)");
+      }
+      try (ElectionApiServer api = settings.kubeconfig().map(ElectionApiServer::fromKubeconfig)
+          .orElseGet(ElectionApiServer::startTestServer)) {
+        String namespace = settings.kubeconfig().isPresent() ? settings.namespace() : NAMESPACE_ON_TEST_SERVER;
+        String lease = "kvpool-chaos-" + Long.toHexString(settings.seed() >>> 16);
+        LocalPoolConfig.Election election = api.election(namespace, lease, settings.electionLease(), POD_PREFIX,
+            settings.masters());
+        return start(election, "masters elect on Lease " + namespace + "/" + lease + " of " + api.description(),
+            memory);
       }
     } finally {
       deleteTree(memory);
     }
   }
 
+  private ChaosReport start(LocalPoolConfig.Election election, String electionLine, Path memory) {
+    LocalPoolConfig config = LocalPool.builder().poolId("chaos")
+        .masters(settings.masters(), election).storageNodes(settings.storageNodes())
+        .memoryPerNode(Long.toString(settings.memoryPerNode())).nodeTtl(settings.nodeTtl().toMillis() + "ms")
+        .masterOption("--frame-timeout", FRAME_TIMEOUT.toMillis() + "ms")
+        .storageOption("--frame-timeout", FRAME_TIMEOUT.toMillis() + "ms")
+        .memoryDirs(memory).jvmOptions(CHILD_JVM).build();
+    journal.log((electionLine == null ? "a sole master, no election" : electionLine) + "; logs in "
+        + config.logDir() + "; memory files in " + memory);
+    try (LocalPool pool = config.start()) {
+      return soak(new ChaosPool(pool, settings.storageNodes()), config.logDir());
+    } catch (PoolProcessException e) {
+      throw new BenchmarkFailedException(e.summary() + " (logs in " + config.logDir() + ")", e);
+    } catch (ChaosPool.NotSettledException e) {
+      throw new BenchmarkFailedException(e.getMessage() + " (logs in " + config.logDir() + ")", e);
+    }
+  }
+
   private ChaosReport soak(ChaosPool pool, Path logDir) {
     long start = System.nanoTime();
     long end = start + settings.duration().toNanos();
-    ChaosPool.Settled settled = pool.awaitSettled(settings.settleTimeout());
-    Ledger ledger = new Ledger();
+    ChaosPool.Settled settled = pool.awaitSettled(settings.settleTimeout()); // a pool that never settles: no soak
+    Ledger ledger = new Ledger(journal::step);
     KeyValues values = new KeyValues(settings.seed());
     Workload workload = new Workload(new Workload.Settings(settings.workers(), settings.rate(), settings.valueSize(),
         settings.replicas(), settings.targetObjects(), settings.maxBatch()), ledger, values, journal, settings.seed());
@@ -142,7 +156,10 @@ public final class ChaosSoak {
       workload.start(clients);
       journal.log("load started; warming up for " + FaultInjector.seconds(settings.warmUp()));
       Pause.millis(Math.min(settings.warmUp().toMillis(), Math.max(0, (end - System.nanoTime()) / 1_000_000)));
-      settled = pool.awaitSettled(settings.settleTimeout());
+      settled = settle(pool, "after the warm-up");
+      if (settled == null) {
+        aborted = "the pool did not settle after the warm-up";
+      }
       sampleResources(pool, true);
       readBudgets(pool);
       journal.log("warm: " + progress(workload, ledger) + "; baselines taken (RSS, descriptors, body budgets)");
@@ -182,7 +199,7 @@ public final class ChaosSoak {
       settled = settleOrRecord(pool, "after the load stopped");
       awaitNoPending(pool);
       verified = new Verifier(ledger, values, Duration.ofSeconds(60)).verify(control);
-      report(verified);
+      report(verified, ledger);
       settled = settleOrRecord(pool, "after the final check");
       if (settled != null) {
         gauges = GaugeCheck.run(pool.admin(settled.leader().adminAddress()), "master-" + settled.leader().index());
@@ -227,16 +244,18 @@ public final class ChaosSoak {
       bursts.add(done.burst());
     }
     long healed = System.nanoTime();
+    ChaosPool.Settled now;
     try {
-      settled = pool.awaitSettled(settings.settleTimeout());
-    } catch (ChaosPool.NotSettledException e) {
-      journal.log(fault.describe() + ": " + done.line());
-      journal.violation("pool did not settle", fault.describe() + ": " + e.getMessage());
-      aborted = "the pool did not settle after " + fault.describe();
-      return settled;
+      now = settle(pool, fault.describe());
     } finally {
       masterFaultRunning.set(false);
     }
+    if (now == null) {
+      journal.log(fault.describe() + ": " + done.line());
+      aborted = "the pool did not settle after " + fault.describe();
+      return settled;
+    }
+    settled = now;
     settleTimes.add(settled.took());
     journal.log(fault.describe() + ": " + done.line() + "; settled in " + FaultInjector.seconds(healed)
         + " (fault " + FaultInjector.seconds(Duration.ofNanos(healed - t0)) + ")");
@@ -247,11 +266,35 @@ public final class ChaosSoak {
   }
 
   private ChaosPool.Settled settleOrRecord(ChaosPool pool, String when) {
-    try {
-      return pool.awaitSettled(settings.settleTimeout());
-    } catch (ChaosPool.NotSettledException e) {
-      journal.violation("pool did not settle", when + ": " + e.getMessage());
-      return null;
+    return settle(pool, when);
+  }
+
+  /**
+   * Waits for the pool to settle; a process that died on its own is a violation, started again (so that the rest
+   * of the soak still means something) before waiting again. Null (and a violation) if it does not settle.
+   */
+  private ChaosPool.Settled settle(ChaosPool pool, String when) {
+    for (int restarts = 0; ; restarts++) {
+      try {
+        return pool.awaitSettled(stuck ? Duration.ofSeconds(30) : settings.settleTimeout());
+      } catch (ChaosPool.ProcessDiedException e) {
+        journal.violation("process died", when + ": " + e.getMessage());
+        if (restarts >= 3) {
+          return null;
+        }
+        try {
+          pool.restart(e.proc());
+          journal.log("started " + e.proc().name() + " again to go on");
+        } catch (RuntimeException again) {
+          journal.violation("process died", when + ": " + e.proc().name() + " does not start again: "
+              + again.getMessage());
+          return null;
+        }
+      } catch (ChaosPool.NotSettledException e) {
+        journal.violation("pool did not settle", when + ": " + e.getMessage());
+        stuck = true;
+        return null;
+      }
     }
   }
 
@@ -270,15 +313,26 @@ public final class ChaosSoak {
     journal.log("the leader still holds " + pending + " pending puts 90 s after the load stopped");
   }
 
-  private void report(Verifier.Result r) {
-    r.lost().forEach(k -> journal.violation("acknowledged object lost", k + ": acknowledged, never removed, not "
-        + "found"));
-    r.wrong().forEach(k -> journal.violation("object read back with other bytes", k));
-    r.resurrected().forEach(k -> journal.violation("removed object readable again", k));
+  private void report(Verifier.Result r, Ledger ledger) {
+    r.lost().forEach(k -> journal.violation("acknowledged object lost", k + ": not found; " + history(ledger, k)));
+    r.wrong().forEach(k -> journal.violation("object read back with other bytes", k + "; " + history(ledger, k)));
+    r.resurrected().forEach(k -> journal.violation("removed object readable again", k + "; " + history(ledger, k)));
     if (!r.unreadable().isEmpty()) {
       journal.violation("objects unreadable at the end", r.unreadable().size() + " keys (e.g. "
           + r.unreadable().get(0) + "): no batch read of them succeeded within 60 s; last error: " + r.lastError());
     }
+  }
+
+  /** When a key last changed in the ledger, e.g. {@code removed at +101.3s during step 3: kill-leader ...}. */
+  private String history(Ledger ledger, String key) {
+    Ledger.Entry e = ledger.entry(key);
+    String what = switch (e.state()) {
+      case ACKNOWLEDGED -> "acknowledged";
+      case REMOVED -> "removed";
+      case UNCERTAIN -> "put or remove failed";
+      case WRITING -> "put under way";
+    };
+    return what + " at " + journal.stamp(e.atNanos()) + " during " + e.during();
   }
 
   private void sampleResources(ChaosPool pool, boolean warmUpOver) {

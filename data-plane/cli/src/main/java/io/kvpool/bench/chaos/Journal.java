@@ -28,7 +28,12 @@ public final class Journal {
 
   /** Seconds since the soak started, e.g. {@code +123.4s}. */
   public String stamp() {
-    return String.format(Locale.ROOT, "+%.1fs", (System.nanoTime() - startNanos) / 1e9);
+    return stamp(System.nanoTime());
+  }
+
+  /** The same for a moment of the run ({@link System#nanoTime()}). */
+  public String stamp(long nanos) {
+    return String.format(Locale.ROOT, "+%.1fs", (nanos - startNanos) / 1e9);
   }
 
   public synchronized void log(String line) {

@@ -19,7 +19,7 @@ public final class KeyValues {
 
   /** A new direct buffer with the value of {@code key} ({@code size} bytes, position 0, limit size). */
   public ByteBuffer value(String key, int size) {
-    SplittableRandom random = new SplittableRandom(seed ^ hash(key));
+    SplittableRandom random = new SplittableRandom(seed ^ hash(key) ^ (size * 0x9E3779B97F4A7C15L));
     ByteBuffer value = ByteBuffer.allocateDirect(size);
     while (value.remaining() >= 8) {
       value.putLong(random.nextLong());

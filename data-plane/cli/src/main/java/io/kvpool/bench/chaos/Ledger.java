@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * What the soak may expect of every key it wrote in the main keyspace. The rules:
@@ -26,10 +27,13 @@ public final class Ledger {
   /** Where a key stands. */
   public enum State { WRITING, ACKNOWLEDGED, UNCERTAIN, REMOVED }
 
-  /** A key's state with the size and CRC32C of its value. */
-  public record Entry(State state, int size, int crc) {
-    Entry with(State s) {
-      return new Entry(s, size, crc);
+  /**
+   * A key's state with the size and CRC32C of its value, and when (and during which fault step) it last changed, so
+   * that a finding names the moment that made it.
+   */
+  public record Entry(State state, int size, int crc, long atNanos, String during) {
+    Entry with(State s, long now, String step) {
+      return new Entry(s, size, crc, now, step);
     }
   }
 
@@ -37,10 +41,16 @@ public final class Ledger {
   public enum Verdict { OK, LOST, WRONG, RESURRECTED }
 
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+  private final Supplier<String> step;
+
+  /** {@code step} names what is under way (e.g. the journal's fault step), recorded with each change. */
+  public Ledger(Supplier<String> step) {
+    this.step = step;
+  }
 
   /** A put of {@code key} is about to be sent. Keys are never reused. */
   public void writing(String key, int size, int crc) {
-    if (entries.putIfAbsent(key, new Entry(State.WRITING, size, crc)) != null) {
+    if (entries.putIfAbsent(key, new Entry(State.WRITING, size, crc, System.nanoTime(), step.get())) != null) {
       throw new IllegalStateException("key " + key + " written twice");
     }
   }
@@ -63,7 +73,7 @@ public final class Ledger {
   }
 
   private void move(String key, State to) {
-    if (entries.computeIfPresent(key, (k, e) -> e.with(to)) == null) {
+    if (entries.computeIfPresent(key, (k, e) -> e.with(to, System.nanoTime(), step.get())) == null) {
       throw new IllegalStateException("key " + key + " is not in the ledger");
     }
   }

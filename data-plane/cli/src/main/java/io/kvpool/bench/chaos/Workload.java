@@ -43,6 +43,9 @@ public final class Workload {
   public record Counts(Map<Op, Long> ok, Map<Op, Long> failed, long keysPut, long keysRead) {
   }
 
+  /** The pool's read lease (5 s) and a margin: a key read more recently is not removed (it would be refused). */
+  private static final long LEASE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(7);
+
   private final Settings settings;
   private final Ledger ledger;
   private final KeyValues values;
@@ -137,6 +140,8 @@ public final class Workload {
     final Thread thread;
     /** This worker's acknowledged keys that are not removed: what it reads and removes. */
     final List<String> mine = new ArrayList<>();
+    /** When this worker last read a key: a read leases it, and a remove within the lease is refused. */
+    final Map<String, Long> readAt = new java.util.HashMap<>();
     long nextKey;
 
     Worker(int index, KvPoolClient client, SplittableRandom random) {
@@ -280,6 +285,7 @@ public final class Workload {
 
     private void get() {
       String key = anyKey();
+      readAt.put(key, System.nanoTime());
       ByteBuffer read;
       try {
         read = client.get(key);
@@ -311,6 +317,7 @@ public final class Workload {
         String key = anyKey();
         if (!keys.contains(key)) {
           keys.add(key);
+          readAt.put(key, System.nanoTime());
         }
       }
       Map<String, ByteBuffer> read;
@@ -340,7 +347,11 @@ public final class Workload {
     }
 
     private void remove() {
-      String key = anyKey();
+      String key = unleasedKey();
+      if (key == null) {
+        get(); // every key drawn was read within the lease: read instead
+        return;
+      }
       boolean removed;
       try {
         removed = client.remove(key);
@@ -364,6 +375,19 @@ public final class Workload {
       forget(key);
     }
 
+    /** A key this worker has not read within the read lease (and a margin), or null after a few draws. */
+    private String unleasedKey() {
+      long now = System.nanoTime();
+      for (int attempt = 0; attempt < 8; attempt++) {
+        String key = anyKey();
+        Long at = readAt.get(key);
+        if (at == null || now - at > LEASE_MARGIN_NANOS) {
+          return key;
+        }
+      }
+      return null;
+    }
+
     private void forget(String key) {
       int i = mine.indexOf(key);
       if (i >= 0) {
@@ -372,6 +396,7 @@ public final class Workload {
         live.decrementAndGet();
       }
       unpinned.remove(key);
+      readAt.remove(key);
     }
 
     /** Whether {@code read} is the acknowledged value (size and CRC32C; the final check compares every byte). */
