@@ -235,8 +235,10 @@ final class EvictionBurst {
               client.pin(key, true);
             } catch (ObjectNotFoundException e) {
               notStored.incrementAndGet();
-              journal.violation("acknowledged object missing during the run", key + ": pin answered that it is "
-                  + "not stored");
+              if (ledger.firstMissing(key)) {
+                journal.violation("acknowledged object missing during the run", key + ": pin answered that it is "
+                    + "not stored");
+              }
             } catch (KvPoolException e) {
               error.compareAndSet(null, key + ": " + e.getMessage());
             }

@@ -3,6 +3,7 @@ package io.kvpool.bench.chaos;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -41,6 +42,7 @@ public final class Ledger {
   public enum Verdict { OK, LOST, WRONG, RESURRECTED }
 
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+  private final Set<String> reportedMissing = ConcurrentHashMap.newKeySet();
   private final Supplier<String> step;
 
   /** {@code step} names what is under way (e.g. the journal's fault step), recorded with each change. */
@@ -76,6 +78,11 @@ public final class Ledger {
     if (entries.computeIfPresent(key, (k, e) -> e.with(to, System.nanoTime(), step.get())) == null) {
       throw new IllegalStateException("key " + key + " is not in the ledger");
     }
+  }
+
+  /** True the first time an acknowledged key is found missing during the run: each is reported once. */
+  public boolean firstMissing(String key) {
+    return reportedMissing.add(key);
   }
 
   public Entry entry(String key) {

@@ -89,6 +89,9 @@ public final class Workload {
    * closes their clients; false if a worker did not end within {@code timeout}.
    */
   public boolean stop(Duration timeout) {
+    if (stopping) {
+      return workers.stream().noneMatch(w -> w.thread.isAlive());
+    }
     stopping = true;
     long deadline = System.nanoTime() + timeout.toNanos();
     boolean all = true;
@@ -169,7 +172,7 @@ public final class Workload {
         next = Math.max(next, System.nanoTime() - interval) + interval;
         Op op = choose();
         boolean mutation = op == Op.PUT || op == Op.PUT_BATCH || op == Op.REMOVE;
-        if (mutation && !gate.readLock().tryLock()) {
+        if (mutation && !tryGate()) {
           op = Op.GET_BATCH; // an eviction burst holds the gate: read meanwhile
           mutation = false;
           if (mine.isEmpty()) {
@@ -186,6 +189,19 @@ public final class Workload {
             gate.readLock().unlock();
           }
         }
+      }
+    }
+
+    /**
+     * The gate's read lock if no eviction burst holds or waits for it: {@code tryLock(0, ...)}, unlike
+     * {@code tryLock()}, keeps the fair order, so a burst waiting for the gate is not starved by the workers.
+     */
+    private boolean tryGate() {
+      try {
+        return gate.readLock().tryLock(0, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
       }
     }
 
@@ -411,7 +427,9 @@ public final class Workload {
     }
 
     private void missing(String key, String how) {
-      journal.violation("acknowledged object missing during the run", key + ": " + how);
+      if (ledger.firstMissing(key)) {
+        journal.violation("acknowledged object missing during the run", key + ": " + how);
+      }
       forget(key); // reported; the final check judges it again
     }
 

@@ -57,6 +57,8 @@ class LedgerTest {
     ledger.removeUncertain("a");
     assertThat(ledger.entry("a").state()).isEqualTo(UNCERTAIN);
     assertThatThrownBy(() -> ledger.writing("a", 1, 1)).hasMessageContaining("written twice");
+    assertThat(ledger.firstMissing("a")).as("reported once").isTrue();
+    assertThat(ledger.firstMissing("a")).isFalse();
     assertThatThrownBy(() -> ledger.acknowledged("zzz")).hasMessageContaining("not in the ledger");
   }
 
