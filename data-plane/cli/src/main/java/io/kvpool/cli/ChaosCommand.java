@@ -48,6 +48,10 @@ final class ChaosCommand implements Callable<Integer> {
       description = "Faults to inject (default: all): kill-node, restart-node, stop-node, kill-leader, kill-standby, "
           + "stop-leader, stop-standby, step-down, cut-connections, exhaust-budget, eviction-burst.")
   FaultKind[] faults;
+  @Option(names = "--min-faults", paramLabel = "N", defaultValue = "0",
+      description = "Go on past --minutes until this many faults were injected (default: ${DEFAULT-VALUE}), so that a "
+          + "short run with a fixed seed always covers the same steps.")
+  int minFaults;
   @Option(names = "--masters", paramLabel = "N", defaultValue = "3",
       description = "Masters electing a leader, 1..7; 1: a sole master, no API server, no standby faults "
           + "(default: ${DEFAULT-VALUE}).")
@@ -112,6 +116,7 @@ final class ChaosCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Checks.range(spec, "--minutes", minutes, 1, 1440);
+    Checks.range(spec, "--min-faults", minFaults, 0, 10_000);
     Checks.range(spec, "--masters", masters, 1, 7);
     Checks.range(spec, "--replicas", replicas, 1, 8);
     Checks.range(spec, "--storage-nodes", nodes, replicas + 1, 64);
@@ -149,7 +154,7 @@ final class ChaosCommand implements Callable<Integer> {
     }
     long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
     ChaosReport report = ChaosSoak.run(new ChaosSoak.Settings(kubeconfigFile(), namespace, duration, warm, s,
-        masters, nodes, memory, (int) valueSize, replicas, workers, rate, objects, batch, kinds, pauses[0],
+        masters, nodes, memory, (int) valueSize, replicas, workers, rate, objects, batch, kinds, minFaults, pauses[0],
         pauses[1], electionLease, nodeTtl, settleTimeout), out);
     report.print(out);
     out.flush();

@@ -136,7 +136,16 @@ public final class ChaosPool {
         missing.add("leader master-" + leader.index() + " is " + leaderStatus.state());
       } else {
         if (leaderStatus.aliveNodes() != storageNodes) {
-          missing.add(leaderStatus.aliveNodes() + " of " + storageNodes + " storage nodes ALIVE");
+          List<String> notAlive = new ArrayList<>();
+          for (StorageNodeProcess n : pool.storageNodes()) {
+            String state = leaderStatus.nodes().stream().filter(s -> s.id().equals(n.id())).findFirst()
+                .map(MasterStatus.NodeStatus::state).orElse("not registered");
+            if (!"ALIVE".equals(state)) {
+              notAlive.add(n.id() + " " + state);
+            }
+          }
+          missing.add(leaderStatus.aliveNodes() + " of " + storageNodes + " storage nodes ALIVE (" + String.join(", ",
+              notAlive) + ")");
         }
         long under = leaderStatus.counters() == null ? -1 : leaderStatus.counters().underReplicated();
         if (under != 0) {

@@ -54,8 +54,9 @@ public final class ChaosSoak {
   /** What to run; see {@code ChaosCommand} for each option. */
   public record Settings(Optional<Path> kubeconfig, String namespace, Duration duration, Duration warmUp, long seed,
                          int masters, int storageNodes, long memoryPerNode, int valueSize, int replicas, int workers,
-                         double rate, int targetObjects, int maxBatch, Set<FaultKind> faults, Duration pauseMin,
-                         Duration pauseMax, Duration electionLease, Duration nodeTtl, Duration settleTimeout) {
+                         double rate, int targetObjects, int maxBatch, Set<FaultKind> faults, int minFaults,
+                         Duration pauseMin, Duration pauseMax, Duration electionLease, Duration nodeTtl,
+                         Duration settleTimeout) {
   }
 
   private final Settings settings;
@@ -169,11 +170,13 @@ public final class ChaosSoak {
       long lastProgress = System.nanoTime();
       while (aborted == null) {
         Fault fault = schedule.next();
-        long pause = Math.min(fault.pauseBefore().toMillis(), (end - System.nanoTime()) / 1_000_000);
+        boolean owed = injected.values().stream().mapToInt(Integer::intValue).sum() < settings.minFaults();
+        long pause = owed ? fault.pauseBefore().toMillis()
+            : Math.min(fault.pauseBefore().toMillis(), (end - System.nanoTime()) / 1_000_000);
         if (pause > 0) {
           Pause.millis(pause); // steady load between faults, as the schedule drew it
         }
-        if (System.nanoTime() - end > 0) {
+        if (System.nanoTime() - end > 0 && !owed) {
           break;
         }
         settled = step(fault, settled, pool, injector, monitor);

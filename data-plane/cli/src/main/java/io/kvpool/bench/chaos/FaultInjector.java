@@ -122,7 +122,7 @@ final class FaultInjector {
         return "";
       }
       return w.taken() ? "; warm start: " + w.objects() + " replicas adopted, " + w.refused() + " refused"
-          : "; started empty: " + w.message();
+          : "; " + w.message();
     } catch (AdminApi.AdminApiException | IOException e) {
       return "; start status unknown (" + e.getMessage() + ")";
     }
