@@ -231,6 +231,11 @@ public final class ChaosSoak {
     masterFaultRunning.set(fault.kind().hitsMaster());
     burstRunning.set(fault.kind() == FaultKind.EVICTION_BURST);
     monitor.sample();
+    // the leader now, should leadership have moved during the pause (a missed renewal)
+    Optional<LocalPool.MasterProcess> leader = pool.leader();
+    if (leader.isPresent() && leader.get().index() != settled.leader().index()) {
+      settled = new ChaosPool.Settled(leader.get(), settled.status(), settled.took());
+    }
     long t0 = System.nanoTime();
     FaultInjector.Done done;
     try {
@@ -238,10 +243,12 @@ public final class ChaosSoak {
     } catch (RuntimeException e) {
       journal.violation("fault could not be healed", fault.describe() + ": " + e.getMessage());
       aborted = fault.describe() + " failed";
+      masterFaultRunning.set(false);
       return settled;
+    } finally {
+      burstRunning.set(false);
     }
     monitor.sample();
-    burstRunning.set(false);
     injected.merge(fault.kind(), 1, Integer::sum);
     if (done.burst() != null) {
       bursts.add(done.burst());

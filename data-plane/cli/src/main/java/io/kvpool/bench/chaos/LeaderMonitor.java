@@ -2,14 +2,16 @@ package io.kvpool.bench.chaos;
 
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.cli.LocalPool;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
  * Watches the leader's counters through the run, every second or two: leadership changes (and whether a master fault
- * caused them), and the evictions and objects-lost counters, which live in the leader's memory and start again at
- * zero with every leader, summed per leader incarnation (leader pid and view). Evictions while no eviction burst runs
+ * caused them), and the evictions and objects-lost counters, which live in a master's memory and count from its
+ * process's start: their growth is summed per master process while it leads. Evictions while no eviction burst runs
  * are counted apart: the main keyspace is sized to need none.
  */
 final class LeaderMonitor implements AutoCloseable {
@@ -22,8 +24,8 @@ final class LeaderMonitor implements AutoCloseable {
   private final AtomicBoolean stop = new AtomicBoolean();
   private final Thread thread;
   private String incarnation;
-  private long evictions;
-  private long lost;
+  /** The counters last seen per master process (pid): they count from the process's start, across its views. */
+  private final Map<Long, long[]> seen = new HashMap<>();
   private boolean inBurst;
   private long evictionsTotal;
   private long evictionsOutsideBursts;
@@ -63,7 +65,8 @@ final class LeaderMonitor implements AutoCloseable {
       if (s.isEmpty() || !s.get().leading() || s.get().counters() == null) {
         continue;
       }
-      String id = "master-" + m.index() + " pid " + m.process().pid() + " view " + s.get().view();
+      long pid = m.process().pid();
+      String id = "master-" + m.index() + " pid " + pid + " view " + s.get().view();
       long e = s.get().counters().evictions();
       long l = s.get().counters().objectsLost();
       if (!id.equals(incarnation)) {
@@ -74,22 +77,22 @@ final class LeaderMonitor implements AutoCloseable {
           journal.log("leader now " + id + (planned ? "" : " (no master fault under way: a missed Lease renewal)"));
         }
         incarnation = id;
-        evictions = 0;
-        lost = 0;
         inBurst = burst;
       }
-      if (e > evictions) {
-        evictionsTotal += e - evictions;
+      // counted while it led; a standby's counters (a stale leader's, say) are seen when it leads again
+      long[] last = seen.computeIfAbsent(pid, p -> new long[2]);
+      if (e > last[0]) {
+        evictionsTotal += e - last[0];
         if (!burst && !inBurst) {
-          evictionsOutsideBursts += e - evictions;
-          journal.log("the leader evicted " + (e - evictions) + " objects while no eviction burst ran");
+          evictionsOutsideBursts += e - last[0];
+          journal.log("the leader evicted " + (e - last[0]) + " objects while no eviction burst ran");
         }
-        evictions = e;
+        last[0] = e;
       }
-      if (l > lost) {
-        journal.log("the leader counts " + (l - lost) + " more objects lost (objectsLost " + l + ")");
-        lostTotal += l - lost;
-        lost = l;
+      if (l > last[1]) {
+        journal.log("the leader counts " + (l - last[1]) + " more objects lost (objectsLost " + l + ")");
+        lostTotal += l - last[1];
+        last[1] = l;
       }
       inBurst = burst;
       return;
