@@ -74,7 +74,7 @@ final class LeaderMonitor implements AutoCloseable {
           changes++;
           boolean planned = masterFaultRunning.getAsBoolean();
           unplannedChanges += planned ? 0 : 1;
-          journal.log("leader now " + id + (planned ? "" : " (no master fault under way: a missed Lease renewal)"));
+          journal.log("leader now " + id + (planned ? "" : " (no master fault under way)"));
         }
         incarnation = id;
         inBurst = burst;
