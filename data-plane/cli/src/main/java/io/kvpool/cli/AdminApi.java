@@ -3,6 +3,7 @@ package io.kvpool.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.ObjectScan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvpool.common.HostPort;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
 
 /** The master's (or a storage node's) admin HTTP API, as the CLI and the integration tests read it. */
 public final class AdminApi {
@@ -19,14 +21,22 @@ public final class AdminApi {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   private final HostPort endpoint;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+  private final Duration timeout;
+  private final HttpClient http;
 
   public AdminApi(HostPort endpoint) {
-    this.endpoint = endpoint;
+    this(endpoint, TIMEOUT);
   }
 
   public AdminApi(String endpoint) {
     this(HostPort.parse(endpoint));
+  }
+
+  /** With {@code timeout} for connecting and for each answer (e.g. short, to poll a process that may be stopped). */
+  public AdminApi(HostPort endpoint, Duration timeout) {
+    this.endpoint = endpoint;
+    this.timeout = timeout;
+    this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
   }
 
   /** {@code GET /status} as raw JSON (tests check the document's field names with it). */
@@ -58,13 +68,49 @@ public final class AdminApi {
     }
   }
 
+  /**
+   * The leading master's {@code GET /scan}, its object table counted by a full scan; empty when the master has no such
+   * endpoint (404: a release before it).
+   */
+  public Optional<ObjectScan> scan() {
+    HttpResponse<String> response = send("GET", "/scan");
+    if (response.statusCode() == 404) {
+      return Optional.empty();
+    }
+    if (response.statusCode() != 200) {
+      throw new AdminApiException("GET http://" + endpoint + "/scan answered " + response.statusCode() + ": "
+          + response.body());
+    }
+    try {
+      return Optional.of(AdminJson.read(response.body(), ObjectScan.class));
+    } catch (IOException e) {
+      throw new AdminApiException("GET http://" + endpoint + "/scan is not an object scan document: "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** The body of {@code GET path} answered with 200, e.g. {@code /metrics} in the Prometheus text format. */
+  public String text(String path) {
+    HttpResponse<String> response = send("GET", path);
+    if (response.statusCode() != 200) {
+      throw new AdminApiException("GET http://" + endpoint + path + " answered " + response.statusCode() + ": "
+          + response.body());
+    }
+    return response.body();
+  }
+
+  /** HTTP status code of {@code POST path}, e.g. 200 for a master that stepped down on {@code /step-down}. */
+  public int post(String path) {
+    return send("POST", path).statusCode();
+  }
+
   /** HTTP status code of {@code GET path}, e.g. 200 for a healthy process on {@code /health}. */
   public int statusCode(String path) {
     return send("GET", path).statusCode();
   }
 
   private HttpResponse<String> send(String method, String path) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + endpoint + path)).timeout(TIMEOUT)
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + endpoint + path)).timeout(timeout)
         .method(method, HttpRequest.BodyPublishers.noBody()).build();
     try {
       return http.send(request, HttpResponse.BodyHandlers.ofString());

@@ -72,7 +72,7 @@ public final class KvPoolCli implements Callable<Integer> {
     cl.addSubcommand(new RemoveCommand(out));
     cl.addSubcommand(new StatCommand(out));
     cl.addSubcommand(new CommandLine(new BenchCommand(out)).addSubcommand(new FailoverBenchCommand(out))
-        .addSubcommand(new CompareCommand(out)));
+        .addSubcommand(new ChaosCommand(out)).addSubcommand(new CompareCommand(out)));
     cl.addSubcommand(new CommandLine.HelpCommand());
     ErrorReport errors = new ErrorReport(env.containsKey(DEBUG_ENV));
     cl.setOut(writer(out));

@@ -175,6 +175,10 @@ public final class LocalPool implements AutoCloseable {
           "--advertise-host", config.advertiseHost(), "--port", "0",
           "--admin-port", "0", "--memory", config.memoryPerNode(), "--heartbeat", config.heartbeat()));
       args.addAll(config.storageOptions());
+      if (config.memoryDirs().isPresent()) {
+        // the node keeps its files in a folder named after its id under this one (KVPOOL_MEMORY_DIR in a pod)
+        args.addAll(List.of("--memory-dir", config.memoryDirs().get().toString()));
+      }
       PoolProcess process = track(PoolProcess.launch("storage " + id, javaCommand(STORAGE_MAIN, args), config.childEnv(),
           config.logDir().resolve(id + ".log")));
       nodes.put(id, new StorageNodeProcess(id, process, null, null));
@@ -189,6 +193,11 @@ public final class LocalPool implements AutoCloseable {
       started.add(node);
     }
     return started;
+  }
+
+  /** The folder of a storage node's memory files (its id under {@code --memory-dir}), when the pool has them. */
+  public Optional<Path> memoryDir(String nodeId) {
+    return config.memoryDirs().map(root -> root.resolve(nodeId));
   }
 
   /** Waits until some master leads and serves (its recovery over); returns it. */

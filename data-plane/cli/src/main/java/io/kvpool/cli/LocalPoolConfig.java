@@ -28,6 +28,7 @@ public record LocalPoolConfig(
     String heartbeat,
     List<String> masterOptions,
     List<String> storageOptions,
+    Optional<Path> memoryDirs,
     List<String> jvmOptions,
     Map<String, String> childEnv,
     String classpath,
@@ -72,7 +73,8 @@ public record LocalPoolConfig(
     private String heartbeat = "1s";
     private final List<String> masterOptions = new ArrayList<>();
     private final List<String> storageOptions = new ArrayList<>();
-    private final List<String> jvmOptions = childJvmOptionsFromEnvironment();
+    private Path memoryDirs;
+    private List<String> jvmOptions = childJvmOptionsFromEnvironment();
     private final Map<String, String> childEnv = new LinkedHashMap<>();
     private final String classpath = System.getProperty("java.class.path");
     private final Duration readyTimeout = Duration.ofSeconds(60);
@@ -147,6 +149,28 @@ public record LocalPoolConfig(
       return this;
     }
 
+    /**
+     * Gives every storage node {@code --memory-dir root} (each keeps its files in {@code root/<node id>}), so that a
+     * node stopped with SIGTERM and started again adopts the replicas in its memory files (a warm restart).
+     * {@code root} should be on tmpfs (/dev/shm): the files hold the nodes' whole memory. The folder must exist.
+     */
+    public Builder memoryDirs(Path root) {
+      this.memoryDirs = root;
+      return this;
+    }
+
+    /**
+     * Child JVM flags instead of the defaults; {@code KVPOOL_CHILD_JAVA_OPTS}, when set, still wins (e.g. to attach
+     * a profiler).
+     */
+    public Builder jvmOptions(List<String> options) {
+      String fromEnv = System.getenv("KVPOOL_CHILD_JAVA_OPTS");
+      if (fromEnv == null || fromEnv.isBlank()) {
+        this.jvmOptions = List.copyOf(options);
+      }
+      return this;
+    }
+
     public LocalPoolConfig build() {
       Path dir;
       try {
@@ -156,7 +180,8 @@ public record LocalPoolConfig(
       }
       return new LocalPoolConfig(poolId, masters, Optional.ofNullable(election), storageNodes, bindHost,
           advertiseHost, memoryPerNode, nodeTtl, leaseTtl, heartbeat,
-          List.copyOf(masterOptions), List.copyOf(storageOptions), jvmOptions, Map.copyOf(childEnv), classpath, dir, readyTimeout);
+          List.copyOf(masterOptions), List.copyOf(storageOptions), Optional.ofNullable(memoryDirs), jvmOptions,
+          Map.copyOf(childEnv), classpath, dir, readyTimeout);
     }
 
     public LocalPool start() {

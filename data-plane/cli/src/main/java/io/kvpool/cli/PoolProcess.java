@@ -6,6 +6,7 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,16 +25,25 @@ public final class PoolProcess {
   private final String name;
   private final Process process;
   private final Path logFile;
+  /** Where this process's lines start in the log: a restarted process appends to its predecessor's log. */
+  private final long logStart;
 
-  private PoolProcess(String name, Process process, Path logFile) {
+  private PoolProcess(String name, Process process, Path logFile, long logStart) {
     this.name = name;
     this.process = process;
     this.logFile = logFile;
+    this.logStart = logStart;
   }
 
+  /**
+   * Starts a process whose output goes to {@code logFile}; a log left by an earlier process of the same role (a
+   * restart) is kept and appended to, so that what happened before the restart can still be read.
+   */
   static PoolProcess launch(String name, List<String> command, Map<String, String> env, Path logFile) {
     try {
-      Files.writeString(logFile, "# " + String.join(" ", command) + System.lineSeparator());
+      long logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
+      Files.writeString(logFile, "# " + String.join(" ", command) + System.lineSeparator(),
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().putAll(env);
       Process process = builder
@@ -41,7 +51,7 @@ public final class PoolProcess {
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .start();
-      return new PoolProcess(name, process, logFile);
+      return new PoolProcess(name, process, logFile, logStart);
     } catch (IOException e) {
       throw new PoolProcessException("cannot start " + name + " with command " + command + ": " + e.getMessage(), e);
     }
@@ -162,9 +172,13 @@ public final class PoolProcess {
     return lines.isEmpty() ? "" : ": " + lines.get(lines.size() - 1).strip();
   }
 
+  /** This process's part of the log. */
   private String readLog() {
-    try {
-      return new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8);
+    try (RandomAccessFile file = new RandomAccessFile(logFile.toFile(), "r")) {
+      byte[] bytes = new byte[(int) Math.max(0, file.length() - logStart)];
+      file.seek(logStart);
+      file.readFully(bytes);
+      return new String(bytes, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new PoolProcessException("cannot read log of " + name + " at " + logFile + ": " + e.getMessage(), e);
     }

@@ -46,6 +46,8 @@ class KvPoolCliTest {
     assertThat(CliRun.of("put", "--help").out()).contains("--master", "--file", "--value", "--replicas", "KEY");
     assertThat(CliRun.of("help", "get").out()).contains("--out");
     assertThat(CliRun.of("bench", "failover", "--help").out()).contains("--kubeconfig", "--runs", "--election-lease");
+    assertThat(CliRun.of("bench", "chaos", "--help").out()).contains("--minutes", "--seed", "--faults",
+        "--storage-nodes", "--value-size");
   }
 
   @Test
@@ -205,5 +207,20 @@ class KvPoolCliTest {
     CliRun.of("bench", "failover", "--replicas", "4").failedWith(2, "--replicas must be between 1 and 3");
     CliRun.of("bench", "failover", "--objects", "1000000", "--value-size", "64KiB")
         .failedWith(2, "do not fit", "raise --memory");
+  }
+
+  @Test
+  void benchChaosChecksItsOptionsBeforeStartingAnything() {
+    CliRun.of("bench", "chaos", "--minutes", "0").failedWith(2, "--minutes must be between 1 and 1440, got 0");
+    CliRun.of("bench", "chaos", "--faults", "kill-node,unplug-the-rack").failedWith(2, "unknown fault "
+        + "'unplug-the-rack'", "kill-node");
+    CliRun.of("bench", "chaos", "--seed", "banana").failedWith(2, "is not a seed");
+    CliRun.of("bench", "chaos", "--storage-nodes", "2").failedWith(2, "--storage-nodes must be between 3 and 64");
+    CliRun.of("bench", "chaos", "--objects", "100000").failedWith(2, "fill more than half", "raise --memory");
+    CliRun.of("bench", "chaos", "--pause", "5s").failedWith(2, "--pause takes MIN..MAX");
+    CliRun.of("bench", "chaos", "--masters", "1", "--faults", "stop-standby")
+        .failedWith(2, "need standby masters; --masters is 1");
+    CliRun.of("bench", "chaos", "--kubeconfig", "/nonexistent/kubeconfig")
+        .failedWith(1, "kvpool bench chaos: kube config /nonexistent/kubeconfig: no such file");
   }
 }
