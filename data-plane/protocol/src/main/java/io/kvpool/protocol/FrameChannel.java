@@ -248,6 +248,9 @@ public final class FrameChannel implements Closeable {
     return new Frame(h, body);
   }
 
+  /** The most a large body's read asks of the socket at once (see {@link #readLargeBody}). */
+  static final int HEAP_READ_WINDOW = 256 << 10;
+
   private ByteBuffer readLargeBody(int length) throws IOException {
     ByteBuffer body = ByteBuffer.allocate(reserve(length, Math.min(length, BodyBudget.SMALL_BODY_BYTES)));
     drainInto(body);
@@ -257,7 +260,14 @@ public final class FrameChannel implements Closeable {
         reserve(length, bigger - body.capacity());
         body = ByteBuffer.allocate(bigger).put(body.flip());
       }
-      if (wire.read(body) < 0) {
+      // at most a window at a time: the JDK reads a socket into a heap buffer through a temporary direct buffer of
+      // the read's size, which it caches per thread for good, so a 64 MiB body would leave 64 MiB of native memory
+      // behind on every server thread that ever read one
+      int limit = body.limit();
+      body.limit(Math.min(limit, body.position() + HEAP_READ_WINDOW));
+      int read = wire.read(body);
+      body.limit(limit);
+      if (read < 0) {
         throw new ProtocolException("connection closed inside a frame body after " + body.position() + " of "
             + length + " bytes");
       }

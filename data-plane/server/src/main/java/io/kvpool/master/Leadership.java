@@ -27,6 +27,13 @@ interface Leadership extends AutoCloseable {
 
   void start(Listener listener);
 
+  /**
+   * Whether this master, while it leads, may still act as the leader now: false once its last renewal is older than
+   * the renew deadline (a process paused by SIGSTOP, a long GC, a node cut off from the API server): another master
+   * may have taken the Lease meanwhile, and this one will learn so only at its next renewal attempt.
+   */
+  boolean certain();
+
   /** Gives leadership up now (admin step-down) so a standby takes over without waiting for the Lease to expire. */
   void stepDown();
 

@@ -59,6 +59,12 @@ final class LeaseLeadership implements Leadership {
   }
 
   @Override
+  public boolean certain() {
+    PoolLeaseLock l = lock;
+    return leading && l != null && l.writtenWithin(election.renewDeadline());
+  }
+
+  @Override
   public void start(Listener listener) {
     this.listener = listener;
     campaign();

@@ -68,7 +68,9 @@ public final class Master implements AutoCloseable {
     this.leadership = settings.election().<Leadership>map(e -> new LeaseLeadership(e, self))
         .orElseGet(SoleLeadership::new);
     this.knownLeader = null;
-    this.repairer = new ReplicaRepairer(this::metadata, settings.config().poolId(), settings.secrets());
+    // the periodic work (node expiry, eviction, repairs) runs only while the leadership is certain
+    this.repairer = new ReplicaRepairer(() -> leadership.certain() ? leading : null, settings.config().poolId(),
+        settings.secrets());
     registerGauges();
     admin.route("/health", r -> Response.text(200, "ok\n"))
         .route("/ready", this::ready)
@@ -159,6 +161,10 @@ public final class Master implements AutoCloseable {
   /** The metadata this master serves as leader; throws NOT_LEADER (naming the leader) while standing by. */
   PoolMetadata metadataOrRefuse() {
     PoolMetadata m = leading;
+    if (m != null && !leadership.certain()) {
+      throw new RefusedException(ErrorCode.NOT_LEADER, "this master's leadership is unconfirmed: its last Lease renewal"
+          + " is older than the renew deadline (it was paused or cut off), so another master may lead; ask the others");
+    }
     if (m == null) {
       LeaderIdentity l = knownLeader;
       throw new RefusedException(ErrorCode.NOT_LEADER, "this master is a standby; the leader is "

@@ -187,6 +187,22 @@ final class NodeRegistry {
     return new HeartbeatReply(true, pool.view, nowMillis, node.hasReleases(), releases);
   }
 
+  /**
+   * After this master was paused for {@code pausedMillis}: every live node counts as heard from now, so none is declared
+   * dead for a silence that was the master's own.
+   */
+  void forgiveSilence(long nowMillis, long pausedMillis) {
+    int nodes = 0;
+    for (StorageNodeRecord n : pool.nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        n.heartbeat(nowMillis);
+        nodes++;
+      }
+    }
+    LOG.warn("event=master_paused paused_ms={} nodes_forgiven={} reason=\"no tick for longer than the pause"
+        + " threshold: the master was stopped, not its nodes\"", pausedMillis, nodes);
+  }
+
   /** Declares nodes silent for longer than the node TTL dead; a sweep then drops their replicas. */
   void expireSilentNodes(long nowMillis) {
     long ttl = pool.config.nodeTtl().toMillis();

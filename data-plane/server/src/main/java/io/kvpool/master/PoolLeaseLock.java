@@ -5,8 +5,10 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,6 +29,8 @@ final class PoolLeaseLock extends LeaseLock {
 
   private final Supplier<Set<String>> served;
   private volatile Set<String> recorded = Set.of();
+  /** When the last successful write of the Lease (create or renewal) was sent, System.nanoTime; 0: never. */
+  private volatile long lastWrittenNanos;
 
   /** {@code served}: the nodes to record, or null to leave the record as it is (a standby, a leader not yet serving). */
   PoolLeaseLock(String namespace, String name, String identity, Supplier<Set<String>> served) {
@@ -37,6 +41,30 @@ final class PoolLeaseLock extends LeaseLock {
   /** The storage nodes recorded on the Lease as last read (when taking it over: the previous leader's). */
   Set<String> recorded() {
     return recorded;
+  }
+
+  @Override
+  public synchronized void create(KubernetesClient client, LeaderElectionRecord record) {
+    long sent = System.nanoTime();
+    super.create(client, record);
+    lastWrittenNanos = sent;
+  }
+
+  @Override
+  public synchronized void update(KubernetesClient client, LeaderElectionRecord record) {
+    long sent = System.nanoTime();
+    super.update(client, record);
+    lastWrittenNanos = sent;
+  }
+
+  /**
+   * Whether this master wrote the Lease (took or renewed it) less than {@code within} ago, counted from before the
+   * write was sent: no other master can have taken it since, as a contender waits a whole lease duration after the
+   * last renewal it saw.
+   */
+  boolean writtenWithin(Duration within) {
+    long last = lastWrittenNanos;
+    return last != 0 && System.nanoTime() - last < within.toNanos();
   }
 
   @Override

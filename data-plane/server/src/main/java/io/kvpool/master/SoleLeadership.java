@@ -16,6 +16,11 @@ final class SoleLeadership implements Leadership {
   }
 
   @Override
+  public boolean certain() {
+    return true; // nobody else can lead
+  }
+
+  @Override
   public void stepDown() {
     // nobody to hand over to: a sole master keeps leading
   }

@@ -198,7 +198,13 @@ class LargeReplyBufferTest {
         assertThat(kernelBytes).as("the server recorded reply %s's send buffer", i).isNotNull();
         sizes.add(size(kernelBytes));
       }
-      // once the crowd is gone, a lone request gets the small buffer back
+      // once the crowd is gone, a lone request gets the small buffer back: the crowd's server threads end their
+      // requests just after their replies went out, so wait until the server counts none in service
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (server.requestsInService() > 0) {
+        assertThat(System.nanoTime() - deadline).as("the crowd's requests end in the server").isNegative();
+        Thread.onSpinWait();
+      }
       ask(connections.get(0), Opcode.PING);
     } finally {
       for (RpcConnection c : connections) {
