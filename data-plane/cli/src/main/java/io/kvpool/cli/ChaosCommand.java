@@ -3,15 +3,11 @@ package io.kvpool.cli;
 import io.kvpool.bench.chaos.ChaosReport;
 import io.kvpool.bench.chaos.ChaosSoak;
 import io.kvpool.bench.chaos.FaultKind;
-import java.io.File;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
@@ -153,7 +149,7 @@ final class ChaosCommand implements Callable<Integer> {
       }
     }
     long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
-    ChaosReport report = ChaosSoak.run(new ChaosSoak.Settings(kubeconfigFile(), namespace, duration, warm, s,
+    ChaosReport report = ChaosSoak.run(new ChaosSoak.Settings(Checks.kubeconfigFile(spec, kubeconfig), namespace, duration, warm, s,
         masters, nodes, memory, (int) valueSize, replicas, workers, rate, objects, batch, kinds, minFaults, pauses[0],
         pauses[1], electionLease, nodeTtl, settleTimeout), out);
     report.print(out);
@@ -185,19 +181,6 @@ final class ChaosCommand implements Callable<Integer> {
     return new Duration[] {min, max};
   }
 
-  private Optional<Path> kubeconfigFile() {
-    if (kubeconfig == null || kubeconfig.isBlank()) {
-      return Optional.empty();
-    }
-    if (kubeconfig.contains(File.pathSeparator)) {
-      throw Checks.usage(spec, "--kubeconfig (or KUBECONFIG) names several files (" + kubeconfig + "); give one");
-    }
-    Path file = Path.of(kubeconfig);
-    if (!Files.isRegularFile(file)) {
-      throw new CommandFailedException("kube config " + file + ": no such file");
-    }
-    return Optional.of(file);
-  }
 
   /** A seed in decimal or {@code 0x} hex (as the soak prints it). */
   static final class SeedConverter implements ITypeConverter<Long> {

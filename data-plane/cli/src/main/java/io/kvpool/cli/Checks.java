@@ -35,4 +35,22 @@ final class Checks {
     }
     return key;
   }
+
+  /**
+   * The one kube config file {@code --kubeconfig} (or {@code KUBECONFIG}) names, or empty when none is given (the
+   * bench then starts the test API server).
+   */
+  static java.util.Optional<java.nio.file.Path> kubeconfigFile(CommandSpec spec, String kubeconfig) {
+    if (kubeconfig == null || kubeconfig.isBlank()) {
+      return java.util.Optional.empty();
+    }
+    if (kubeconfig.contains(java.io.File.pathSeparator)) {
+      throw usage(spec, "--kubeconfig (or KUBECONFIG) names several files (" + kubeconfig + "); give one");
+    }
+    java.nio.file.Path file = java.nio.file.Path.of(kubeconfig);
+    if (!java.nio.file.Files.isRegularFile(file)) {
+      throw new CommandFailedException("kube config " + file + ": no such file");
+    }
+    return java.util.Optional.of(file);
+  }
 }

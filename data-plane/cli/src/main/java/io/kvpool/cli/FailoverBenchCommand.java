@@ -1,12 +1,8 @@
 package io.kvpool.cli;
 
 import io.kvpool.bench.FailoverBenchmark;
-import java.io.File;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -84,22 +80,9 @@ final class FailoverBenchCommand implements Callable<Integer> {
     }
     Checks.positive(spec, "--election-lease", electionLease);
     Checks.positive(spec, "--timeout", timeout);
-    FailoverBenchmark.run(new FailoverBenchmark.Settings(kubeconfigFile(), namespace, masters, nodes, memory, objects,
+    FailoverBenchmark.run(new FailoverBenchmark.Settings(Checks.kubeconfigFile(spec, kubeconfig), namespace, masters, nodes, memory, objects,
         (int) valueSize, replicas, runs, electionLease, timeout), out);
     return 0;
   }
 
-  private Optional<Path> kubeconfigFile() {
-    if (kubeconfig == null || kubeconfig.isBlank()) {
-      return Optional.empty();
-    }
-    if (kubeconfig.contains(File.pathSeparator)) {
-      throw Checks.usage(spec, "--kubeconfig (or KUBECONFIG) names several files (" + kubeconfig + "); give one");
-    }
-    Path file = Path.of(kubeconfig);
-    if (!Files.isRegularFile(file)) {
-      throw new CommandFailedException("kube config " + file + ": no such file");
-    }
-    return Optional.of(file);
-  }
 }
