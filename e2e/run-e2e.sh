@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs kvpool's end-to-end suite on a real cluster, alone (scripts/test-all.sh runs it as its last stage):
-# builds the jars and the two images (images; plus the data-plane release tags of the upgrade scenarios),
+# builds the jars and the two images (module images/; plus the data-plane release tags of the upgrade scenarios),
 # then runs KvPoolClusterIT, which picks a cluster
 # (KVPOOL_E2E_KUBECONFIG or KUBECONFIG, else K3s in Docker, else the local cluster of e2e/cluster/up.sh),
 # installs kvpool with the Helm chart and runs the scenarios. The local cluster is always torn down at the

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Properties;
 
 /**
- * The images images wrote ({@code images.properties} next to the tarballs): names and files, including the
+ * The images the images/ module wrote ({@code images.properties} next to the tarballs): names and files, including the
  * data-plane image under the release tags of the upgrade scenarios ({@code kvpool/data-plane:1.0.0}, ...).
  */
 public record E2eImages(String release, String dataPlane, String operator, List<String> releaseTags,

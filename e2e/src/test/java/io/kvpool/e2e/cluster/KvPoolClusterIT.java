@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * kvpool end to end on a real cluster whose kubelet runs the pods: the images built by images, the
+ * kvpool end to end on a real cluster whose kubelet runs the pods: the images built by the images/ module, the
  * operator installed with the Helm chart, pools of real master and storage-node pods, and a client pod that
  * reaches them as an inference pod would. Each scenario has a deadline and dumps pod logs, events and
  * {@code kubectl describe} when it fails; the log ends with a table of scenarios, durations and measurements.
