@@ -69,7 +69,7 @@ class ReplicaPlacementTest {
       f.put("k" + i, 64 << 10, 1);
     }
     for (int i = 0; i < 16; i += 2) {
-      f.pool.remove(List.of("k" + i)); // eight separate 64 KiB holes
+      f.pool.remove(List.of("k" + i)).statuses(); // eight separate 64 KiB holes
       f.pool.pin("k" + (i + 1), true); // and nothing evictable to make more room
     }
     PutStartResult r = f.start("big", 200_000, 1);
