@@ -230,9 +230,11 @@ public final class PoolMetadata {
 
   /** R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach when others can serve. */
   private List<StorageNodeRecord> choose(PutStartItem item) {
+    long now = clock.getAsLong();
     List<StorageNodeRecord> chosen = item.avoidNodes().isEmpty() ? null
-        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.copyOf(item.avoidNodes()));
-    return chosen != null ? chosen : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of());
+        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.copyOf(item.avoidNodes()), now);
+    return chosen != null ? chosen
+        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of(), now);
   }
 
   /** The pending put a retried PUT_START (same put id) asks for: its grants again, if its nodes still serve. */
