@@ -64,23 +64,26 @@ def test_put_from_with_metadata_stores_the_metadata_then_the_data(store):
 
 
 def test_upserts_insert_or_replace(store):
+    # (no key is read before its upsert: a read's lease would make the upsert wait it out, as remove(force) does)
     assert store.put("mc/up", b"old value") == 0
-    assert store.put("mc/up", b"kept") == 0 and store.get("mc/up") == b"old value"  # put keeps a stored value
-    assert store.upsert("mc/up", b"new") == 0
+    assert store.put("mc/up", b"kept") == 0  # a put keeps a stored value...
+    assert store.upsert("mc/up", b"new") == 0  # ...an upsert replaces it
     assert store.get("mc/up") == b"new"
     assert store.upsert("mc/up-fresh", bytearray(b"inserted")) == 0
     src = (ctypes.c_ubyte * 5000).from_buffer_copy(os.urandom(5000))
-    assert store.upsert_from("mc/up", ctypes.addressof(src), 5000) == 0
-    assert store.get_size("mc/up") == 5000
+    assert store.put("mc/up-from", b"short") == 0
+    assert store.upsert_from("mc/up-from", ctypes.addressof(src), 5000) == 0
     values = [os.urandom(100 + i) for i in range(4)]
     keys = [f"mc/up-batch/{i}" for i in range(4)]
     assert store.put(keys[0], b"before") == 0
     assert store.batch_upsert_from(keys + [""], values + [b"x"], [len(v) for v in values] + [1]) == \
         [0, 0, 0, 0, MooncakeError.INVALID_KEY]
-    assert store.get_batch(keys) == values
-    assert store.upsert_parts("mc/up-parts", b"a", b"bc") == 0 and store.get("mc/up-parts") == b"abc"
-    assert store.upsert_batch(keys[:2], [b"one", b"two"]) == 0
-    assert store.get_batch(keys[:2] + ["mc/up"]) == [b"one", b"two", bytes(src)]
+    assert store.put_parts("mc/up-parts", b"old") == 0
+    assert store.upsert_parts("mc/up-parts", b"a", b"bc") == 0
+    assert store.put("mc/up-batch/5", b"five") == 0
+    assert store.upsert_batch(["mc/up-batch/5", "mc/up-batch/6"], [b"one", b"two"]) == 0
+    assert store.get_batch(keys + ["mc/up-fresh", "mc/up-from", "mc/up-parts", "mc/up-batch/5", "mc/up-batch/6"]) == \
+        values + [b"inserted", bytes(src), b"abc", b"one", b"two"]
 
 
 def test_replica_descriptors_name_each_replica(store, pool):
