@@ -209,7 +209,7 @@ class KvPoolClient:
 
     # ---- metadata ----
 
-    def _key_statuses(self, opcode: int, keys: Sequence[str], again: frozenset = frozenset({ErrorCode.RECOVERING}),
+    def _key_statuses(self, opcode: int, keys: Sequence[str], again: frozenset = _RECOVERING,
                       deadline: Backoff | None = None) -> list:
         """The master's status of each key for EXISTS or REMOVE, within one operation timeout (or ``deadline``): keys
         answered a status in ``again`` (RECOVERING: a new leader still recovering) are asked again until the deadline

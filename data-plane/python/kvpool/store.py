@@ -7,9 +7,7 @@ data-plane/python/README.md.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
-import enum
 import logging
 import socket
 import threading
@@ -18,12 +16,17 @@ from typing import Sequence
 from .backoff import Backoff
 from .client import KvPoolClient
 from .config import ClientConfig
-from .errors import (BufferTooSmall, ChecksumMismatch, ConnectionFailed, ErrorCode, InvalidKey, KvPoolError,
-                     KvPoolTimeout, ProtocolError, VersionMismatch)
-from .gets import Destinations, IntoRegions
+from .errors import ErrorCode, KvPoolError
+from .gets import IntoRegions
 from .memory import Regions, address_view, byte_view
-from .messages import Opcode, ReplicaListResult
+from .messages import Opcode
 from .puts import PutResult
+from .ranges import RangeReads, group_fragments
+from .store_types import (BufferDescriptor, BufferHandle, MemoryDescriptor, MooncakeError, ReplicaDescriptor,
+                          ReplicaStatus, ReplicateConfig, mooncake_code, mooncake_status, replica_descriptors)
+
+__all__ = ["KvPoolStore", "MooncakeDistributedStore", "MooncakeError", "ReplicateConfig", "BufferHandle",
+           "ReplicaStatus", "ReplicaDescriptor", "MemoryDescriptor", "BufferDescriptor", "mooncake_code"]
 
 LOG = logging.getLogger("kvpool.store")
 
@@ -45,178 +48,6 @@ def _report_ignored(names) -> None:
     if new:
         LOG.warning("kvpool setup: ignoring settings kvpool does not support: %s (accepted for Mooncake"
                     " compatibility; they have no effect)", ", ".join(new))
-
-
-class MooncakeError:
-    """Mooncake's error codes (``mooncake::ErrorCode``) that this API returns."""
-    OK = 0
-    INTERNAL_ERROR = -1
-    NO_AVAILABLE_HANDLE = -200
-    INVALID_VERSION = -300
-    INVALID_KEY = -400
-    INVALID_PARAMS = -600
-    ILLEGAL_CLIENT = -601
-    OBJECT_NOT_FOUND = -704
-    OBJECT_ALREADY_EXISTS = -705
-    OBJECT_HAS_LEASE = -706
-    TRANSFER_FAIL = -800
-    CHECKSUM_MISMATCH = -801
-    RPC_FAIL = -900
-    RPC_TIMEOUT = -901
-    UNAVAILABLE_IN_CURRENT_STATUS = -1010
-    # kvpool's own, for a refusal Mooncake has no code for: -10000 - the protocol's error code
-    POOL_MISMATCH = -10000 - ErrorCode.POOL_MISMATCH  # -10004: the master serves another pool than pool_id
-
-
-_BY_KVPOOL_CODE = {
-    ErrorCode.NOT_FOUND: MooncakeError.OBJECT_NOT_FOUND,
-    ErrorCode.ALREADY_EXISTS: MooncakeError.OBJECT_ALREADY_EXISTS,
-    ErrorCode.OBJECT_LEASED: MooncakeError.OBJECT_HAS_LEASE,
-    ErrorCode.PUT_IN_PROGRESS: MooncakeError.OBJECT_HAS_LEASE,
-    ErrorCode.NO_SPACE: MooncakeError.NO_AVAILABLE_HANDLE,
-    ErrorCode.NOT_ENOUGH_NODES: MooncakeError.NO_AVAILABLE_HANDLE,
-    ErrorCode.CHECKSUM_MISMATCH: MooncakeError.CHECKSUM_MISMATCH,
-    ErrorCode.LIMIT_EXCEEDED: MooncakeError.INVALID_PARAMS,
-    ErrorCode.VERSION_MISMATCH: MooncakeError.INVALID_VERSION,
-    ErrorCode.RECOVERING: MooncakeError.UNAVAILABLE_IN_CURRENT_STATUS,
-    ErrorCode.NOT_LEADER: MooncakeError.RPC_FAIL,
-    ErrorCode.AUTH_REQUIRED: MooncakeError.ILLEGAL_CLIENT,
-    ErrorCode.AUTH_FAILED: MooncakeError.ILLEGAL_CLIENT,
-    ErrorCode.POOL_MISMATCH: MooncakeError.POOL_MISMATCH,
-}
-
-
-def mooncake_code(error: BaseException) -> int:
-    """The Mooncake error code closest to a kvpool failure."""
-    if isinstance(error, VersionMismatch):
-        return MooncakeError.INVALID_VERSION
-    if isinstance(error, InvalidKey):
-        return MooncakeError.INVALID_KEY
-    if isinstance(error, (BufferTooSmall, ValueError, TypeError)):
-        return MooncakeError.INVALID_PARAMS
-    if isinstance(error, ChecksumMismatch):
-        return MooncakeError.CHECKSUM_MISMATCH
-    if isinstance(error, KvPoolError) and error.code in _BY_KVPOOL_CODE:
-        return _BY_KVPOOL_CODE[error.code]
-    if isinstance(error, KvPoolTimeout):
-        return MooncakeError.RPC_TIMEOUT
-    if isinstance(error, (ConnectionFailed, ProtocolError)):
-        return MooncakeError.RPC_FAIL
-    return MooncakeError.INTERNAL_ERROR
-
-
-class ReplicateConfig:
-    """Mooncake's ``ReplicateConfig``: ``replica_num`` and ``with_soft_pin`` are honoured; the placement hints
-    (``preferred_segment``, ``prefer_alloc_in_same_node``) are accepted and ignored (kvpool places replicas)."""
-
-    def __init__(self, replica_num: int = 0, with_soft_pin: bool = False, preferred_segment: str = "",
-                 prefer_alloc_in_same_node: bool = False):
-        self.replica_num = replica_num  # 0: the pool's default (KVPOOL_OBJECT_REPLICAS)
-        self.with_soft_pin = with_soft_pin
-        self.preferred_segment = preferred_segment
-        self.prefer_alloc_in_same_node = prefer_alloc_in_same_node
-
-    def __repr__(self) -> str:
-        return (f"ReplicateConfig(replica_num={self.replica_num}, with_soft_pin={self.with_soft_pin},"
-                f" preferred_segment={self.preferred_segment!r})")
-
-
-class BufferHandle(bytearray):
-    """Mooncake's ``BufferHandle`` (from :meth:`KvPoolStore.get_buffer`): the value, read straight into memory of its
-    own. A bytearray, so it has the buffer protocol (``memoryview``, ``numpy.frombuffer``, ``torch.frombuffer`` use
-    it in place), plus Mooncake's ``ptr()`` (its address) and ``size()``."""
-
-    __slots__ = ()
-
-    def ptr(self) -> int:
-        return ctypes.addressof(ctypes.c_char.from_buffer(self))
-
-    def size(self) -> int:
-        return len(self)
-
-
-class ReplicaStatus(enum.Enum):
-    """Mooncake's ``ReplicaStatus``; a replica kvpool names is always COMPLETE (readable)."""
-    COMPLETE = "COMPLETE"
-
-
-class BufferDescriptor:
-    """Mooncake's buffer ``Descriptor``: ``size`` (the value's bytes), ``transport_endpoint`` (the storage node's RPC
-    address) and ``buffer_address`` (the offset of the value's first slice in the node's segment: kvpool nodes are
-    reached over TCP, not by address). kvpool adds ``node_id`` and ``slices`` (segment, offset, length,
-    value_offset)."""
-
-    def __init__(self, size: int, transport_endpoint: str, buffer_address: int, node_id: str, slices: list):
-        self.size = size
-        self.transport_endpoint = transport_endpoint
-        self.buffer_address = buffer_address
-        self.node_id = node_id
-        self.slices = slices
-
-    def __repr__(self) -> str:
-        return (f"<Descriptor size={self.size} buffer_address={self.buffer_address}"
-                f" transport_endpoint={self.transport_endpoint} node_id={self.node_id}>")
-
-
-class MemoryDescriptor:
-    def __init__(self, buffer_descriptor: BufferDescriptor):
-        self.buffer_descriptor = buffer_descriptor
-
-
-class ReplicaDescriptor:
-    """Mooncake's ``ReplicaDescriptor`` of one replica: kvpool keeps replicas in storage nodes' memory only."""
-
-    def __init__(self, memory: MemoryDescriptor):
-        self.status = ReplicaStatus.COMPLETE
-        self._memory = memory
-
-    def is_memory_replica(self) -> bool:
-        return True
-
-    def is_disk_replica(self) -> bool:
-        return False
-
-    def is_local_disk_replica(self) -> bool:
-        return False
-
-    def get_memory_descriptor(self) -> MemoryDescriptor:
-        return self._memory
-
-    def get_disk_descriptor(self):
-        raise ValueError("kvpool replicas are memory replicas: there is no disk descriptor")
-
-    def __repr__(self) -> str:
-        return f"ReplicaDescriptor(status={self.status.name}, memory={self._memory.buffer_descriptor!r})"
-
-
-def _replica_descriptors(r: ReplicaListResult) -> list:
-    return [ReplicaDescriptor(MemoryDescriptor(BufferDescriptor(
-        r.size, loc.endpoint, loc.slices[0].offset if loc.slices else 0, loc.node_id, list(loc.slices))))
-        for loc in r.replicas]
-
-
-class _Fragments(Destinations):
-    """``get_into_ranges``: kvpool has no ranged read, so value i is read whole, its wanted ranges straight into
-    their destinations (``wanted[i]``: (source offset, destination view), sorted, not overlapping) and the bytes in
-    between into scratch memory: nothing is copied afterwards."""
-
-    def __init__(self, keys: Sequence[str], wanted: list):
-        self.keys = keys
-        self.wanted = wanted
-
-    def of(self, index: int, size: int) -> Regions:
-        pieces = self.wanted[index]
-        end = pieces[-1][0] + len(pieces[-1][1])
-        if end > size:
-            raise ValueError(f"range up to byte {end} of key '{self.keys[index]}' lies beyond its {size} bytes")
-        scratch = memoryview(bytearray(size - sum(len(v) for _, v in pieces)))
-        views, position, used = [], 0, 0
-        for src, view in pieces + [(size, memoryview(b""))]:
-            views.append(scratch[used:used + src - position])
-            used += src - position
-            views.append(view)
-            position = src + len(view)
-        return Regions(views)
 
 
 def _as_regions(buffer, size: int, writable: bool) -> Regions:
@@ -622,20 +453,13 @@ class KvPoolStore:
                     reads.setdefault(key, []).append((src, view, (i, j, k)))
         keys, wanted, slots = [], [], []
         for key, fragments in reads.items():
-            groups: list = []  # fragments of one whole read: sorted by source, not overlapping
-            for fragment in sorted(fragments, key=lambda f: f[0]):
-                group = next((g for g in groups if g[-1][0] + len(g[-1][1]) <= fragment[0]), None)
-                if group is None:
-                    groups.append([fragment])
-                else:
-                    group.append(fragment)
-            for g in groups:
+            for g in group_fragments(fragments):
                 keys.append(key)
                 wanted.append([(src, view) for src, view, _ in g])
                 slots.append([slot for _, _, slot in g])
         if keys:
             try:
-                read = self._require()._read(keys, _Fragments(keys, wanted))
+                read = self._require()._read(keys, RangeReads(keys, wanted))
             except (KvPoolError, ValueError) as e:
                 read = [e] * len(keys)
             for key, outcome, group_slots, group in zip(keys, read, slots, wanted):
@@ -685,7 +509,7 @@ class KvPoolStore:
             if isinstance(r, BaseException):
                 self._failed(f"batch_get_replica_desc of key {key!r}", r)
             else:
-                out[key] = _replica_descriptors(r)
+                out[key] = replica_descriptors(r)
         return out
 
     # ---- metadata ----
@@ -710,7 +534,7 @@ class KvPoolStore:
             return 1 if exists else 0
         if exists and status in (ErrorCode.NOT_FOUND, ErrorCode.RECOVERING):
             return 0
-        return _BY_KVPOOL_CODE.get(status, MooncakeError.INTERNAL_ERROR)
+        return mooncake_status(status)
 
     def remove(self, key: str, force: bool = False) -> int:
         """0 removed; OBJECT_NOT_FOUND; OBJECT_HAS_LEASE while it is being read or written. ``force``: waits for
