@@ -1,7 +1,7 @@
 """A Mooncake-store-compatible API over kvpool: :class:`KvPoolStore` takes the calls of Mooncake's
 ``MooncakeDistributedStore`` (``mooncake.store``) with the same meaning and return conventions (0 or a byte count
 for success, Mooncake's negative error codes for failures, empty bytes for a missing key), so code written for that
-store (SGLang HiCache, LMCache, vLLM-Ascend's KV pool) runs on a kvpool pool. Differences are listed in
+store (vLLM's MooncakeStoreConnector, SGLang HiCache, LMCache, vLLM-Ascend's KV pool) runs on a kvpool pool. Differences are listed in
 data-plane/python/README.md.
 """
 
