@@ -19,6 +19,8 @@ public final class MasterCounters {
   final Counter nodeCommits;
   final Counter commitWaits;
   final Counter tombstonesDropped;
+  /** Evictions, lookups and capacity misses over a window (the autoscaling signals). */
+  final CacheSignals cacheSignals;
 
   public MasterCounters(PrometheusRegistry r) {
     puts = counter(r, "kvpool_puts_total", "Objects made visible by PutEnd");
@@ -42,6 +44,7 @@ public final class MasterCounters {
         "Lookups that waited for a pending put's storage nodes to commit it (protocol 2.2 puts)");
     tombstonesDropped = counter(r, "kvpool_tombstones_dropped_total",
         "Tombstones forgotten before their time because the tombstone table was full");
+    cacheSignals = new CacheSignals(r);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {
