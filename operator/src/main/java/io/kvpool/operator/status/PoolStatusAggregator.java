@@ -13,6 +13,7 @@ import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.PoolPhase;
 import io.kvpool.api.v1alpha1.RolloutPhase;
 import io.kvpool.api.v1alpha1.TransportUsage;
+import io.kvpool.operator.autoscale.AutoscalingOutcome;
 import io.kvpool.operator.common.ByteQuantity;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.operator.common.PoolEvent;
@@ -86,6 +87,7 @@ public final class PoolStatusAggregator {
           : Math.round(1000.0 * master.usedBytes() / master.capacityBytes()) / 1000.0);
       next.setObjectCount(master.objectCount());
       next.setTransport(transport(master));
+      next.setCacheSignals(CacheSignalsView.of(master.cacheSignals()));
     });
     if (!observed.failingPods().isEmpty()) {
       next.setFailingPods(List.copyOf(observed.failingPods().subList(0,
@@ -108,6 +110,10 @@ public final class PoolStatusAggregator {
     next.setMessage(StatusMessage.bound(degraded.status ? degraded.message : ready.message));
     List<PoolEvent> events = events(prev, next);
     observed.rollout().ifPresent(r -> events.addAll(r.events()));
+    // autoscaling decides only on a valid spec; otherwise its last status stays while it is on
+    next.setAutoscaling(observed.autoscaling().map(AutoscalingOutcome::status)
+        .orElse(observed.specValid() ? null : prev.getAutoscaling()));
+    observed.autoscaling().ifPresent(a -> events.addAll(a.events()));
     return new PoolStatusUpdate(next, events);
   }
 
