@@ -43,8 +43,15 @@ public record AutoscalingPolicy(int minReplicas, int maxReplicas, OptionalDouble
     return value == null ? fallback : value;
   }
 
-  /** How long the operator holds after another writer changed the replica count: the longer window. */
+  /** The shortest hold after another writer's change: longer than an HPA's (15 s) or KEDA's (30 s) sync period. */
+  static final Duration MIN_EXTERNAL_HOLD = Duration.ofMinutes(5);
+
+  /**
+   * How long the operator holds after another writer changed the replica count: the longer window, at least
+   * {@link #MIN_EXTERNAL_HOLD}, so that a scaler that writes now and then is not fought.
+   */
   public Duration externalOwnerHold() {
-    return scaleUpWindow.compareTo(scaleDownWindow) > 0 ? scaleUpWindow : scaleDownWindow;
+    Duration longer = scaleUpWindow.compareTo(scaleDownWindow) > 0 ? scaleUpWindow : scaleDownWindow;
+    return longer.compareTo(MIN_EXTERNAL_HOLD) > 0 ? longer : MIN_EXTERNAL_HOLD;
   }
 }

@@ -40,7 +40,9 @@ import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.StorageServiceDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.PoolPreflight;
 import io.kvpool.operator.render.PoolSpecValidator;
+import io.kvpool.operator.transferengine.EnginePreflight;
 import io.kvpool.operator.rollout.RolloutExecutor;
 import io.kvpool.operator.rollout.RolloutRound;
 import io.kvpool.operator.status.PoolObservation;
@@ -150,7 +152,8 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   public UpdateControl<KvCachePool> reconcile(KvCachePool pool, Context<KvCachePool> context) {
     Snapshot observed = observer.observe(pool, context);
     Optional<TransferEngine> engine = context.getSecondaryResource(TransferEngine.class);
-    List<String> problems = specProblems(pool, context, engine, observed);
+    List<EnginePreflight.Finding> preflight = PoolPreflight.findings(pool, engine);
+    List<String> problems = specProblems(pool, context, engine, observed, preflight);
     RolloutRound.Result rollout = null;
     Optional<AutoscalingOutcome> autoscaling = Optional.empty();
     if (problems.isEmpty()) {
@@ -166,7 +169,8 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
           pool.getMetadata().getNamespace(), problems);
     }
     updateStatus(pool, context,
-        observed.status(problems, null, Optional.ofNullable(rollout)).withAutoscaling(autoscaling));
+        observed.status(problems, null, Optional.ofNullable(rollout)).withAutoscaling(autoscaling)
+            .withPreflight(preflight));
     // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures; a rollout
     // (drains, lease recovery) is followed more closely.
     Duration next = rollout != null && rollout.active() && RolloutRound.ACTIVE_INTERVAL.compareTo(statusInterval) < 0
@@ -184,7 +188,8 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     String failure = ReconcileFailure.describe(e);
     LOG.debug("pool={} namespace={} reconcile failed: {}", pool.getMetadata().getName(),
         pool.getMetadata().getNamespace(), failure);
-    updateStatus(pool, context, observer.observe(pool, context).status(List.of(), failure, Optional.empty()));
+    updateStatus(pool, context, observer.observe(pool, context).status(List.of(), failure, Optional.empty())
+        .withPreflight(PoolPreflight.findings(pool, context.getSecondaryResource(TransferEngine.class))));
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
@@ -205,10 +210,14 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
         });
   }
 
-  /** The validator's problems, else the API server's verdict on the StatefulSets the spec renders. */
+  /**
+   * The validator's problems and the blocking preflight findings (checked before any pod exists), else the API
+   * server's verdict on the StatefulSets the spec renders.
+   */
   private List<String> specProblems(KvCachePool pool, Context<KvCachePool> context, Optional<TransferEngine> engine,
-      Snapshot observed) {
-    List<String> problems = PoolSpecValidator.validate(pool, engine, observed.masters());
+      Snapshot observed, List<EnginePreflight.Finding> preflight) {
+    List<String> problems = new java.util.ArrayList<>(PoolSpecValidator.validate(pool, engine, observed.masters()));
+    problems.addAll(PoolPreflight.problems(preflight, engine));
     if (!problems.isEmpty()) {
       return problems;
     }

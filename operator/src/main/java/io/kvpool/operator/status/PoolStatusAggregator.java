@@ -22,6 +22,7 @@ import io.kvpool.operator.common.StatusMessage;
 import io.kvpool.operator.rollout.ReleaseGate;
 import io.kvpool.operator.rollout.RolloutPlan;
 import io.kvpool.operator.rollout.RolloutRound;
+import io.kvpool.operator.transferengine.EnginePreflight;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,12 +100,14 @@ public final class PoolStatusAggregator {
     Verdict progressing = progressing(observed);
     Verdict degraded = degraded(observed);
     Verdict blocked = upgradeBlocked(observed, prev);
+    EnginePreflight.ConditionVerdict config = EnginePreflight.configValid(observed.preflight());
     next.setConditions(new Conditions(prev.getConditions(), observed.generation(), clock.instant())
         .set(READY, ready.status, ready.reason, ready.message)
         .set(AVAILABLE, available.status, available.reason, available.message)
         .set(PROGRESSING, progressing.status, progressing.reason, progressing.message)
         .set(DEGRADED, degraded.status, degraded.reason, degraded.message)
         .set(UPGRADE_BLOCKED, blocked.status, blocked.reason, blocked.message)
+        .set(EnginePreflight.CONFIG_VALID, config.status(), config.reason(), config.message())
         .build());
     next.setPhase(phase(observed, available, degraded));
     next.setMessage(StatusMessage.bound(degraded.status ? degraded.message : ready.message));

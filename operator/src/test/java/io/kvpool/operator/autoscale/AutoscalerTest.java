@@ -324,6 +324,16 @@ class AutoscalerTest {
     }
 
     @Test
+    void theHoldIsAtLeastFiveMinutes() {
+      AutoscalingPolicy quick = new AutoscalingPolicy(2, 6, OptionalDouble.of(0.8), OptionalDouble.empty(),
+          Duration.ZERO, 1, Duration.ofSeconds(30), 1);
+      Inputs held = inputs(5, steady(300, 5, 0.95, 0, 0)).policy(quick);
+      assertVerdict(held.externalSeen(NOW.minusSeconds(299)).decide(), Action.Hold, "ExternalOwner", 5);
+      assertVerdict(held.externalSeen(NOW.minusSeconds(300)).decide(), Action.ScaleUp, "TargetExceeded", 6);
+      assertThat(held.lastWritten(3).decide().message()).contains("holds for 300s");
+    }
+
+    @Test
     void theFirstRoundAfterEnablingAdoptsTheCount() {
       assertVerdict(inputs(3, steady(60, 3, 0.85, 0, 0)).lastWritten(null).decide(), Action.ScaleUp,
           "TargetExceeded", 4);
