@@ -98,6 +98,8 @@ class AutoscalingTest {
     master(name).servingWithSignals(name, 3, 0.5, 0);
     client.resource(autoscaledPool(name)).create();
     await().atMost(TIMEOUT).until(() -> objects.allExist(name));
+    objects.markReady(name + "-master"); // the leader is asked once a master pod is ready
+    objects.markReady(name + "-storage");
     await().atMost(TIMEOUT).untilAsserted(() -> {
       KvCachePoolStatus s = status(name);
       assertThat(s.getCacheSignals()).as("%s", s).isNotNull();
