@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntConsumer;
+import java.util.function.IntPredicate;
 
 /**
  * One autoscaling round of a pool: record the leader's reading, decide ({@link Autoscaler}), write the new replica
@@ -24,11 +24,11 @@ public final class PoolAutoscaler {
    * @param leader the leader's /status read in this reconciliation
    * @param rolloutActive a rollout runs
    * @param scalingDown that rollout drains surplus storage nodes
-   * @param writeReplicas sets spec.storage.replicas (a patch of the pool); throws when it fails
+   * @param writeReplicas sets spec.storage.replicas (a patch of the pool); false when the pool changed meanwhile
    * @return empty when autoscaling is off
    */
   public Optional<AutoscalingOutcome> reconcile(KvCachePool pool, Optional<MasterStatus> leader,
-      boolean rolloutActive, boolean scalingDown, Instant now, IntConsumer writeReplicas) {
+      boolean rolloutActive, boolean scalingDown, Instant now, IntPredicate writeReplicas) {
     String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
     KvCachePoolSpec spec = pool.getSpec();
     StorageSpec storage = spec == null ? null : spec.getStorage();
@@ -53,8 +53,10 @@ public final class PoolAutoscaler {
         previous == null || previous.getExternalChangeSeen() == null ? null
             : Instant.parse(previous.getExternalChangeSeen()),
         history.samples(), rolloutActive, scalingDown, objectReplicas, highWatermark, now));
-    if (verdict.scales()) {
-      writeReplicas.accept(verdict.to());
+    if (verdict.scales() && !writeReplicas.test(verdict.to())) {
+      // someone else changed the pool since it was read: nothing written, the next round decides on what is there
+      verdict = ScalingVerdict.hold("PoolChanged", replicas, "the pool changed while " + verdict.action()
+          + " to " + verdict.to() + " was being written; deciding again", verdict.latest());
     }
     return Optional.of(AutoscalingRecord.next(previous, verdict, now));
   }

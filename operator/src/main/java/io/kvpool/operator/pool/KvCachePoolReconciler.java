@@ -204,9 +204,10 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
         && rollout.status().getPhase() == RolloutPhase.ScalingDown;
     return autoscaler.reconcile(pool, observed.leader().status(), rollout.active(), scalingDown, clock.instant(),
         replicas -> {
-          StorageScale.write(context.getClient(), pool, replicas);
-          LOG.info("pool={} namespace={} event=storage_autoscaled replicas={}", pool.getMetadata().getName(),
-              pool.getMetadata().getNamespace(), replicas);
+          boolean written = StorageScale.write(context.getClient(), pool, replicas);
+          LOG.info("pool={} namespace={} event=storage_autoscaled replicas={} written={}",
+              pool.getMetadata().getName(), pool.getMetadata().getNamespace(), replicas, written);
+          return written;
         });
   }
 
