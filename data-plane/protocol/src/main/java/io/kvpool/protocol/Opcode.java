@@ -27,7 +27,9 @@ public enum Opcode {
   REPLICATE(42),
   // protocol 2.1: many reads or writes of one node in one exchange
   READ_BATCH(43),
-  WRITE_BATCH(44);
+  WRITE_BATCH(44),
+  // master -> storage, the releases of a REMOVE delivered before it is answered (optional: see ReleaseRequest)
+  RELEASE(45);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
 

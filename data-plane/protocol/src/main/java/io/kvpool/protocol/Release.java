@@ -1,7 +1,7 @@
 package io.kvpool.protocol;
 
 /**
- * Master -> storage node (in heartbeat replies): forget this node's replica of object (key, generation).
+ * Master -> storage node (in heartbeat replies, and from protocol 2.3 in RELEASE): forget this node's replica of object (key, generation).
  * {@code deleted}: the object itself is gone (remove, eviction, revoke, expiry), so keep a tombstone for it.
  */
 public record Release(String key, long generation, boolean deleted) {
