@@ -14,6 +14,7 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.ScaleDownBehavior;
 import io.kvpool.api.v1alpha1.ScaleUpBehavior;
+import io.kvpool.api.v1alpha1.ScalingDecision;
 import io.kvpool.operator.TestPools;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.time.Duration;
@@ -119,9 +120,16 @@ class AutoscalingTest {
       assertThat(objects.statefulSet(name + "-storage").getSpec().getReplicas()).isEqualTo(4);
       KvCachePoolStatus s = status(name);
       assertThat(s.getAutoscaling().getDesiredReplicas()).isEqualTo(4);
-      assertThat(s.getAutoscaling().getLastDecision().getAction()).isEqualTo("ScaleUp");
-      assertThat(s.getAutoscaling().getLastDecision().getFullnessPercent()).isEqualTo(90.0);
+      // the scaling is the newest of recentScaling; lastDecision may already be the next round's hold
+      // (WaitingForNodes: the leader still counts 3 nodes)
       assertThat(s.getAutoscaling().getRecentScaling()).hasSize(1);
+      ScalingDecision scaled = s.getAutoscaling().getRecentScaling().get(0);
+      assertThat(scaled.getAction()).isEqualTo("ScaleUp");
+      assertThat(scaled.getReason()).isEqualTo("TargetExceeded");
+      assertThat(scaled.getFromReplicas()).isEqualTo(3);
+      assertThat(scaled.getToReplicas()).isEqualTo(4);
+      assertThat(scaled.getFullnessPercent()).isEqualTo(90.0);
+      assertThat(s.getAutoscaling().getLastDecision().getReason()).isIn("TargetExceeded", "WaitingForNodes");
       assertThat(events.count(name, "StorageAutoscaled")).isEqualTo(1);
     });
 
