@@ -42,7 +42,9 @@ final class Eviction {
         continue;
       }
       fruitless = 0;
-      freed += victim.allocatedBytes();
+      long bytes = victim.allocatedBytes();
+      freed += bytes;
+      pool.counters.cacheSignals.evicted(victim.key, bytes, nowMillis);
       pool.delete(victim, nowMillis, false, 0);
       victims++;
     }

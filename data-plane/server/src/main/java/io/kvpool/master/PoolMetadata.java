@@ -472,6 +472,7 @@ public final class PoolMetadata {
         }
         StoredObject o = pool.objects.get(key);
         List<Replica> readable = o == null ? List.of() : pool.readableReplicas(o);
+        pool.counters.cacheSignals.lookedUp(key, !readable.isEmpty(), now);
         if (readable.isEmpty()) {
           pool.counters.getMisses.inc();
           found[i] = ReplicaListResult.missing(missing());
