@@ -1,0 +1,131 @@
+"""kvpool's vLLM KV connector (``kvpool.integrations.vllm``) driven the way vLLM drives a V1 connector
+(``vllm_engine.py``: the restated vLLM types and call sequence) against real local pools: a producer saves layer by
+layer and a consumer loads byte-exact, a prefix shared by two requests is stored once. The pool-down case is in
+``test_engines_pool_down.py``."""
+
+import importlib
+import random
+
+from pool import wait_for
+from vllm_engine import BLOCK_SIZE, LAYERS, EngineInstance, expected_block
+
+from kvpool import ClientConfig, KvPoolClient
+from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes
+
+def _extra(pool, **more):
+    """``kv_connector_extra_config`` as a deployment writes it, with generous timeouts (a busy machine must not fail a
+    test); each test gets its own key namespace."""
+    settings = {"masters": pool.master, "pool_key": pool.key, "replicas": 1, "timeout": 20.0, "operation_timeout": 60.0}
+    return {"kvpool": settings, "cache_prefix": f"test{random.getrandbits(32):08x}", "lookup_timeout": 60.0, **more}
+
+
+def _prompt(blocks: int, tail: int = 5, seed: int = 0) -> list:
+    rng = random.Random(seed)
+    return [rng.randrange(32000) for _ in range(blocks * BLOCK_SIZE + tail)]
+
+
+def _keys(extra) -> BlockKeys:
+    return BlockKeys("test-model", BLOCK_SIZE, 1, extra["cache_prefix"])
+
+
+def _assert_blocks(instance, tokens, block_ids, blocks):
+    for layer in LAYERS:
+        for b in blocks:
+            got, want = instance.block(layer, block_ids[b]), expected_block(layer, tokens, b)
+            assert got.tobytes() == want.tobytes(), f"layer {layer} block {b} differs"
+
+
+def test_selected_by_module_path():
+    """vLLM's KVConnectorFactory: ``importlib.import_module(kv_connector_module_path)`` then the class by name."""
+    module = importlib.import_module("kvpool.integrations.vllm")
+    assert getattr(module, "KvPoolConnector") is KvPoolConnector
+
+
+def test_block_hashes_chain_over_the_prefix():
+    a, b = _prompt(4, seed=1), _prompt(4, seed=2)
+    shared = a[:2 * BLOCK_SIZE] + b[2 * BLOCK_SIZE:]
+    ha, hs = block_hashes(a, BLOCK_SIZE), block_hashes(shared, BLOCK_SIZE)
+    assert len(ha) == 4 and ha[:2] == hs[:2] and ha[2] != hs[2]
+    assert block_hashes(shared[:3 * BLOCK_SIZE], BLOCK_SIZE) == hs[:3]  # a block's hash names its whole prefix
+    assert block_hashes(a, BLOCK_SIZE, salt="other") != ha
+
+
+def test_producer_saves_layer_by_layer_and_consumer_loads_byte_exact(pool):
+    extra = _extra(pool)
+    keys = _keys(extra)
+    tokens = _prompt(10)
+    hashes = block_hashes(tokens, BLOCK_SIZE)
+    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key)) as watcher:
+        def layer_left(layer, block_ids):
+            """Right after save_kv_layer(layer), before the next layer computes: this layer's blocks reach the pool
+            while the later layers have none stored yet."""
+            wait_for(lambda: all(watcher.exists_batch([keys.key(0, layer, h) for h in hashes])), 60,
+                     f"the blocks of {layer} in the pool")
+            later = LAYERS[LAYERS.index(layer) + 1:]
+            return not any(watcher.exists_batch([keys.key(0, lay, h) for lay in later for h in hashes]))
+
+        producer = EngineInstance("kv_producer", extra, after_save_kv_layer=layer_left)
+        consumer = EngineInstance("kv_consumer", extra)
+        try:
+            stats_before = watcher.stats().objects
+            first = producer.prefill("req-a", tokens)
+            assert first.external_tokens == 0 and first.load_errors == set()
+            assert first.layer_saved == [True] * len(LAYERS)
+            assert watcher.stats().objects - stats_before == 10 * len(LAYERS)  # the 10 full blocks, each layer
+
+            second = consumer.prefill("req-b", tokens)
+            assert second.external_tokens == 10 * BLOCK_SIZE and second.load_errors == set()
+            _assert_blocks(consumer, tokens, second.block_ids, range(11))  # 10 loaded, the tail computed
+            assert watcher.stats().objects - stats_before == 10 * len(LAYERS)  # a consumer saves nothing
+
+            # a prompt of exactly 10 blocks: vLLM computes its last token itself, so 9 blocks come from the pool
+            exact = consumer.prefill("req-c", tokens[:10 * BLOCK_SIZE])
+            assert exact.external_tokens == 9 * BLOCK_SIZE
+            _assert_blocks(consumer, tokens, exact.block_ids, range(10))
+            # the local prefix cache holds 4 blocks: only the 6 beyond them are loaded
+            assert consumer.scheduler.get_num_new_matched_tokens(
+                type("R", (), {"request_id": "req-d", "prompt_token_ids": tokens})(), 4 * BLOCK_SIZE) \
+                == (6 * BLOCK_SIZE, False)
+        finally:
+            producer.close()
+            consumer.close()
+
+
+def test_shared_prefix_is_stored_once_across_instances(pool):
+    extra = _extra(pool)
+    prefix = _prompt(6, tail=0, seed=3)
+    first_tokens = prefix + _prompt(3, seed=4)
+    second_tokens = prefix + _prompt(3, seed=5)
+    one, two = EngineInstance("kv_both", extra), EngineInstance("kv_both", extra)
+    try:
+        with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key)) as watcher:
+            before = watcher.stats().objects
+            first = one.prefill("req-1", first_tokens)
+            assert first.external_tokens == 0
+            assert watcher.stats().objects - before == 9 * len(LAYERS)
+            second = two.prefill("req-2", second_tokens)
+            assert second.external_tokens == 6 * BLOCK_SIZE and second.load_errors == set()
+            _assert_blocks(two, second_tokens, second.block_ids, range(10))
+            # only the second request's own 3 blocks were added
+            assert watcher.stats().objects - before == 12 * len(LAYERS)
+            again = one.prefill("req-3", second_tokens)  # the first instance now finds the second's blocks too
+            assert again.external_tokens == 9 * BLOCK_SIZE
+            _assert_blocks(one, second_tokens, again.block_ids, range(10))
+            assert watcher.stats().objects - before == 12 * len(LAYERS)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_lookup_disabled_never_loads(pool):
+    extra = _extra(pool)
+    tokens = _prompt(3)
+    producer = EngineInstance("kv_producer", extra)
+    prefill_only = EngineInstance("kv_producer", {**extra, "enable_lookup": "false"})
+    try:
+        producer.prefill("req-1", tokens)
+        assert prefill_only.prefill("req-2", tokens).external_tokens == 0
+        _assert_blocks(prefill_only, tokens, prefill_only.prefill("req-3", tokens).block_ids, range(4))
+    finally:
+        producer.close()
+        prefill_only.close()
