@@ -5,12 +5,18 @@ layer and a consumer loads byte-exact, a prefix shared by two requests is stored
 
 import importlib
 import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
 
 from pool import wait_for
 from vllm_engine import BLOCK_SIZE, LAYERS, EngineInstance, expected_block
 
 from kvpool import ClientConfig, KvPoolClient
+from kvpool.errors import KvPoolError
 from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes
+from kvpool.integrations.vllm.worker import PagedLayer
 
 def _extra(pool, **more):
     """``kv_connector_extra_config`` as a deployment writes it, with generous timeouts (a busy machine must not fail a
@@ -112,6 +118,10 @@ def test_shared_prefix_is_stored_once_across_instances(pool):
             assert again.external_tokens == 9 * BLOCK_SIZE
             _assert_blocks(one, second_tokens, again.block_ids, range(10))
             assert watcher.stats().objects - before == 12 * len(LAYERS)
+            # another user's cache_salt (vLLM's per-user isolation) shares nothing, and stores its own blocks
+            salted = two.prefill("req-4", second_tokens, cache_salt="user-7")
+            assert salted.external_tokens == 0
+            assert watcher.stats().objects - before == 21 * len(LAYERS)
     finally:
         one.close()
         two.close()
@@ -129,3 +139,23 @@ def test_lookup_disabled_never_loads(pool):
     finally:
         producer.close()
         prefill_only.close()
+
+
+def test_kv_cache_layouts_and_device_memory():
+    """Block regions of vLLM's layouts, and a KV cache this connector cannot read refused with a reason."""
+    flash = np.zeros((2, 8, 16, 2, 32), np.float16)   # FlashAttention: K and V apart
+    layer = PagedLayer("l0", flash)
+    assert layer.value_bytes == 2 * 16 * 2 * 32 * 2
+    regions = layer.regions(3, writable=True)
+    regions.views[0][:] = b"\x01" * len(regions.views[0])
+    regions.views[1][:] = b"\x02" * len(regions.views[1])
+    assert (flash[0, 3] != 0).all() and (flash[1, 3] != 0).all() and not flash[:, 2].any() and not flash[:, 4].any()
+    mla = PagedLayer("l1", np.zeros((8, 16, 576), np.float16))   # MLA: one latent vector per token
+    assert mla.value_bytes == 16 * 576 * 2 and len(mla.regions(0, writable=False).views) == 1
+    with pytest.raises(IndexError):
+        layer.regions(8, writable=False)
+    with pytest.raises(KvPoolError, match="not contiguous"):
+        PagedLayer("l2", np.zeros((8, 16, 64), np.float16)[:, :, :32])
+    cuda = SimpleNamespace(data_ptr=lambda: 0, device=SimpleNamespace(type="cuda"))  # what a torch tensor tells
+    with pytest.raises(KvPoolError, match="host memory"):
+        PagedLayer("l3", cuda)

@@ -131,10 +131,11 @@ class EngineInstance:
         for b in blocks:
             self.caches[layer][:, block_ids[b]] = expected_block(layer, tokens, b)
 
-    def prefill(self, request_id: str, tokens: list, num_computed_tokens: int = 0, before_forward=None) -> Prefill:
+    def prefill(self, request_id: str, tokens: list, num_computed_tokens: int = 0, before_forward=None,
+                cache_salt: str | None = None) -> Prefill:
         """Schedules the whole prompt in one step (``num_computed_tokens``: a local prefix-cache hit) and runs it;
         ``before_forward()`` runs between the scheduler's step and the worker's."""
-        request = Request(request_id, tokens)
+        request = Request(request_id, tokens, cache_salt)
         # scheduler: Scheduler.schedule() for a waiting request
         external, load_async = self.scheduler.get_num_new_matched_tokens(request, num_computed_tokens)
         assert load_async is False and external is not None
