@@ -127,6 +127,28 @@ def test_shared_prefix_is_stored_once_across_instances(pool):
         two.close()
 
 
+def test_chunked_prefill_saves_each_step_s_full_blocks(pool):
+    extra = _extra(pool)
+    tokens = _prompt(10)
+    producer, consumer = EngineInstance("kv_producer", extra), EngineInstance("kv_consumer", extra)
+    try:
+        block_ids, saved = producer.prefill_chunked("req-1", tokens, chunk_tokens=3 * BLOCK_SIZE)
+        assert saved == [3, 3, 3, 1]  # the last step completes block 9; the 5-token tail is never saved
+        _assert_blocks(producer, tokens, block_ids, range(11))
+        loaded = consumer.prefill("req-2", tokens)
+        assert loaded.external_tokens == 10 * BLOCK_SIZE
+        _assert_blocks(consumer, tokens, loaded.block_ids, range(11))
+        # a chunked prefill that starts from a pool hit saves only what it computes
+        _, saved = consumer.prefill_chunked("req-3", tokens, chunk_tokens=2 * BLOCK_SIZE)
+        assert saved == [0]  # a consumer never saves; the one step computes the tail
+        extended = tokens[:10 * BLOCK_SIZE] + _prompt(4, seed=11)
+        _, saved = producer.prefill_chunked("req-4", extended, chunk_tokens=2 * BLOCK_SIZE)
+        assert saved == [2, 2, 0]  # 10 blocks loaded; 4 new ones computed and saved in two steps, then the tail
+    finally:
+        producer.close()
+        consumer.close()
+
+
 def test_lookup_disabled_never_loads(pool):
     extra = _extra(pool)
     tokens = _prompt(3)

@@ -131,6 +131,51 @@ class EngineInstance:
         for b in blocks:
             self.caches[layer][:, block_ids[b]] = expected_block(layer, tokens, b)
 
+    def _forward(self, meta, tokens: list, block_ids: list, compute_blocks, layer_saved: list | None = None) -> set:
+        """The model runner's forward pass with the connector bound; answers the slots whose load failed."""
+        self.worker.bind_connector_metadata(meta)
+        self.worker.start_load_kv(forward_context=None)
+        for layer in LAYERS:  # each attention layer: wait for its load, compute, save
+            self.worker.wait_for_layer_load(layer)
+            self._compute(layer, tokens, block_ids, compute_blocks)
+            self.worker.save_kv_layer(layer, self.caches[layer], attn_metadata=None)
+            if self._after_save is not None and layer_saved is not None:
+                layer_saved.append(self._after_save(layer, block_ids))
+        self.worker.wait_for_save()
+        errors = self.worker.get_block_ids_with_load_errors()
+        self.worker.clear_connector_metadata()
+        return errors
+
+    def prefill_chunked(self, request_id: str, tokens: list, chunk_tokens: int):
+        """Chunked prefill (vLLM V1's default): the prompt computed ``chunk_tokens`` (a multiple of the block size)
+        per step, the request scheduled as new in the first step and as a cached request, with the blocks allocated
+        for the step, in the next ones. Answers the slots and how many blocks each step's metadata saved."""
+        assert chunk_tokens % BLOCK_SIZE == 0
+        request = Request(request_id, tokens)
+        external, _ = self.scheduler.get_num_new_matched_tokens(request, 0)
+        computed, saved = external, []
+        block_ids: list = []
+        while computed < len(tokens):
+            end = min(len(tokens), computed + chunk_tokens)
+            new = [self._free.pop() for _ in range(-(-end // BLOCK_SIZE) - len(block_ids))]
+            block_ids += new
+            if computed == external:  # the first step
+                self.scheduler.update_state_after_alloc(request, KVCacheBlocks(block_ids), external)
+                output = SchedulerOutput(scheduled_new_reqs=[NewRequestData(request_id, tokens, (list(block_ids),),
+                                                                            computed)],
+                                         num_scheduled_tokens={request_id: end - computed})
+            else:
+                output = SchedulerOutput(
+                    scheduled_cached_reqs=CachedRequestData([request_id], set(), [(new,) if new else None], [computed]),
+                    num_scheduled_tokens={request_id: end - computed})
+            meta = self.scheduler.build_connector_meta(output)
+            saved.append(sum(len(t.hashes) for t in meta.saves))
+            assert not self._forward(meta, tokens, block_ids, range(computed // BLOCK_SIZE, -(-end // BLOCK_SIZE)))
+            computed = end
+        self.scheduler.request_finished(request, block_ids)
+        self.scheduler.build_connector_meta(SchedulerOutput(finished_req_ids={request_id}))
+        return block_ids, saved
+
     def prefill(self, request_id: str, tokens: list, num_computed_tokens: int = 0, before_forward=None,
                 cache_salt: str | None = None) -> Prefill:
         """Schedules the whole prompt in one step (``num_computed_tokens``: a local prefix-cache hit) and runs it;
@@ -148,20 +193,10 @@ class EngineInstance:
         meta = self.scheduler.build_connector_meta(output)
         if before_forward is not None:
             before_forward()
-        # worker: the model runner's forward pass with the connector bound
         result = Prefill(block_ids, external, set(), [])
-        self.worker.bind_connector_metadata(meta)
-        self.worker.start_load_kv(forward_context=None)
         first_computed = computed // BLOCK_SIZE
-        for layer in LAYERS:  # each attention layer: wait for its load, compute, save
-            self.worker.wait_for_layer_load(layer)
-            self._compute(layer, tokens, block_ids, range(first_computed, len(block_ids)))
-            self.worker.save_kv_layer(layer, self.caches[layer], attn_metadata=None)
-            if self._after_save is not None:
-                result.layer_saved.append(self._after_save(layer, block_ids))
-        self.worker.wait_for_save()
-        result.load_errors = self.worker.get_block_ids_with_load_errors()
-        self.worker.clear_connector_metadata()
+        result.load_errors = self._forward(meta, tokens, block_ids, range(first_computed, len(block_ids)),
+                                           result.layer_saved)
         if result.load_errors:
             # vLLM's recovery (Scheduler._handle_invalid_blocks): the request's computed tokens are cut back to the
             # first failed block, and the next step computes from there
