@@ -9,6 +9,7 @@ import time
 from typing import Callable
 
 from ..client import KvPoolClient
+from ..errors import ConnectionFailed, KvPoolError
 
 
 class LazyClient:
@@ -24,12 +25,14 @@ class LazyClient:
         """The client; raises what the connect raised (a KvPoolError; ValueError for bad settings) when it fails."""
         with self._lock:
             if self._client is None:
-                if self._failure is not None and time.monotonic() - self._failed_at < self._retry_after:
-                    raise self._failure
+                since = time.monotonic() - self._failed_at
+                if self._failure is not None and since < self._retry_after:
+                    raise ConnectionFailed(f"the pool was unreachable {since:.1f} s ago, next try in"
+                                           f" {self._retry_after - since:.1f} s: {self._failure}")
                 try:
                     self._client = self._connect()
                     self._failure = None
-                except Exception as e:
+                except KvPoolError as e:  # bad settings (ValueError, TypeError) are not remembered: they raise
                     self._failure, self._failed_at = e, time.monotonic()
                     raise
             return self._client

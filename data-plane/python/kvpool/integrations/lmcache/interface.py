@@ -10,6 +10,7 @@ without torch and LMCache's native extensions. With LMCache installed the adapte
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 
 try:  # pragma: no cover - only where LMCache is installed
@@ -73,8 +74,8 @@ except Exception:  # noqa: BLE001 - no LMCache (or one without torch): use the r
         def bytes_transferred(self) -> int:
             return max(int(self), 0)
 
-    class L2AdapterInterface:
-        """The base class's listener and byte accounting hooks the adapter calls."""
+    class L2AdapterInterface(abc.ABC):
+        """The base class's listener hooks the adapter calls, and the methods LMCache declares abstract."""
 
         def __init__(self, max_capacity_bytes: int = 0) -> None:
             self._listeners: list = []
@@ -90,6 +91,39 @@ except Exception:  # noqa: BLE001 - no LMCache (or one without torch): use the r
         def _notify_keys_accessed(self, keys: list) -> None:
             for listener in self._listeners:
                 listener.on_l2_keys_accessed(keys)
+
+        @abc.abstractmethod
+        def get_store_event_fd(self) -> int: ...
+
+        @abc.abstractmethod
+        def get_lookup_and_lock_event_fd(self) -> int: ...
+
+        @abc.abstractmethod
+        def get_load_event_fd(self) -> int: ...
+
+        @abc.abstractmethod
+        def submit_store_task(self, keys: list, objects: list) -> int: ...
+
+        @abc.abstractmethod
+        def pop_completed_store_tasks(self) -> dict: ...
+
+        @abc.abstractmethod
+        def submit_lookup_and_lock_task(self, keys: list) -> int: ...
+
+        @abc.abstractmethod
+        def query_lookup_and_lock_result(self, task_id: int): ...
+
+        @abc.abstractmethod
+        def submit_unlock(self, keys: list) -> None: ...
+
+        @abc.abstractmethod
+        def submit_load_task(self, keys: list, objects: list) -> int: ...
+
+        @abc.abstractmethod
+        def query_load_result(self, task_id: int): ...
+
+        @abc.abstractmethod
+        def close(self) -> None: ...
 
 
 def wire_key(key, prefix: str = "") -> str:

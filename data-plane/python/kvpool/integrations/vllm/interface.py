@@ -8,6 +8,7 @@ vLLM. With vLLM installed the connector derives from vLLM's own classes.
 
 from __future__ import annotations
 
+import abc
 import enum
 
 try:  # pragma: no cover - only where vLLM is installed
@@ -24,9 +25,9 @@ except Exception:  # noqa: BLE001 - no vLLM (or one without a usable torch): use
     class KVConnectorMetadata:
         """Scheduler-side connector → worker-side connector, once per step."""
 
-    class KVConnectorBase_V1:
-        """The part of vLLM's base class the kvpool connector relies on: the role, the transfer config and the
-        metadata bound by the model runner before each forward pass."""
+    class KVConnectorBase_V1(abc.ABC):
+        """The part of vLLM's base class the kvpool connector relies on: the role, the transfer config, the metadata
+        bound by the model runner before each forward pass, and the methods vLLM declares abstract."""
 
         def __init__(self, vllm_config, role, kv_cache_config=None):
             if vllm_config.kv_transfer_config is None:
@@ -53,6 +54,27 @@ except Exception:  # noqa: BLE001 - no vLLM (or one without a usable torch): use
 
         def has_connector_metadata(self) -> bool:
             return self._connector_metadata is not None
+
+        @abc.abstractmethod
+        def start_load_kv(self, forward_context, **kwargs) -> None: ...
+
+        @abc.abstractmethod
+        def wait_for_layer_load(self, layer_name: str) -> None: ...
+
+        @abc.abstractmethod
+        def save_kv_layer(self, layer_name: str, kv_layer, attn_metadata, **kwargs) -> None: ...
+
+        @abc.abstractmethod
+        def wait_for_save(self) -> None: ...
+
+        @abc.abstractmethod
+        def get_num_new_matched_tokens(self, request, num_computed_tokens: int): ...
+
+        @abc.abstractmethod
+        def update_state_after_alloc(self, request, blocks, num_external_tokens: int) -> None: ...
+
+        @abc.abstractmethod
+        def build_connector_meta(self, scheduler_output): ...
 
 
 def is_scheduler(role) -> bool:
