@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 from pool import wait_for
-from vllm_engine import BLOCK_SIZE, LAYERS, EngineInstance, expected_block
+from vllm_engine import (BLOCK_SIZE, LAYERS, EngineInstance, KVCacheBlocks, NewRequestData, SchedulerOutput,
+                         expected_block, kv_cache_config, vllm_config)
 
 from kvpool import ClientConfig, KvPoolClient
 from kvpool.errors import KvPoolError
 from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes
+from kvpool.integrations.vllm.interface import KVConnectorRole
 from kvpool.integrations.vllm.worker import PagedLayer
 
 def _extra(pool, **more):
@@ -147,6 +149,48 @@ def test_chunked_prefill_saves_each_step_s_full_blocks(pool):
     finally:
         producer.close()
         consumer.close()
+
+
+def test_a_prefix_counts_once_every_tensor_parallel_rank_stored_it(pool):
+    """With tensor parallelism each worker stores its own rank's slice of a block; the scheduler matches a block
+    only when every rank's slice is in the pool."""
+    extra = _extra(pool)
+    tokens = _prompt(4)
+    cache_config = kv_cache_config()
+
+    def connector(role, rank=0):
+        config = vllm_config("kv_both", {**extra, "tp_rank": rank}, tensor_parallel_size=2)
+        return KvPoolConnector(config, role, cache_config)
+    scheduler = connector(KVConnectorRole.SCHEDULER)
+    workers = [connector(KVConnectorRole.WORKER, rank) for rank in (0, 1)]
+    caches = [{name: np.full((2, 8, BLOCK_SIZE, 1, 32), rank + 1, np.float16) for name in LAYERS} for rank in (0, 1)]
+    try:
+        for worker, cache in zip(workers, caches):
+            worker.register_kv_caches(cache)
+        request = SimpleNamespace(request_id="req-1", prompt_token_ids=tokens, cache_salt=None)
+        assert scheduler.get_num_new_matched_tokens(request, 0) == (0, False)
+        scheduler.update_state_after_alloc(request, KVCacheBlocks(list(range(5))), 0)
+        meta = scheduler.build_connector_meta(SchedulerOutput(
+            scheduled_new_reqs=[NewRequestData("req-1", tokens, (list(range(5)),), 0)],
+            num_scheduled_tokens={"req-1": len(tokens)}))
+
+        def forward(worker, cache):
+            worker.bind_connector_metadata(meta)
+            worker.start_load_kv(forward_context=None)
+            for layer in LAYERS:
+                worker.wait_for_layer_load(layer)
+                worker.save_kv_layer(layer, cache[layer], attn_metadata=None)
+            worker.wait_for_save()
+            worker.clear_connector_metadata()
+        forward(workers[0], caches[0])
+        again = SimpleNamespace(request_id="req-2", prompt_token_ids=tokens, cache_salt=None)
+        assert scheduler.get_num_new_matched_tokens(again, 0) == (0, False), "rank 1's slices are missing"
+        forward(workers[1], caches[1])
+        assert scheduler.get_num_new_matched_tokens(again, 0) == (4 * BLOCK_SIZE, False)
+    finally:
+        scheduler.shutdown()
+        for worker in workers:
+            worker.shutdown()
 
 
 def test_lookup_disabled_never_loads(pool):

@@ -26,14 +26,14 @@ NUM_BLOCKS = 64
 LAYERS = [f"model.layers.{i}.self_attn.attn" for i in range(4)]
 
 
-def vllm_config(role: str, extra: dict, model: str = "test-model"):
+def vllm_config(role: str, extra: dict, model: str = "test-model", tensor_parallel_size: int = 1):
     """The parts of ``vllm.config.VllmConfig`` a KV connector reads."""
     return SimpleNamespace(
         kv_transfer_config=SimpleNamespace(kv_connector="KvPoolConnector",
                                            kv_connector_module_path="kvpool.integrations.vllm", kv_role=role,
                                            kv_connector_extra_config=extra),
         model_config=SimpleNamespace(model=model), cache_config=SimpleNamespace(block_size=BLOCK_SIZE),
-        parallel_config=SimpleNamespace(tensor_parallel_size=1))
+        parallel_config=SimpleNamespace(tensor_parallel_size=tensor_parallel_size))
 
 
 def kv_cache_config():
