@@ -66,7 +66,10 @@ def test_producer_saves_layer_by_layer_and_consumer_loads_byte_exact(pool):
     with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key)) as watcher:
         def layer_left(layer, block_ids):
             """Right after save_kv_layer(layer), before the next layer computes: this layer's blocks reach the pool
-            while the later layers have none stored yet."""
+            while the later layers have none stored yet; the last layer, whose keys mark blocks complete, waits for
+            wait_for_save."""
+            if layer == LAYERS[-1]:
+                return not any(watcher.exists_batch([keys.key(0, layer, h) for h in hashes]))
             wait_for(lambda: all(watcher.exists_batch([keys.key(0, layer, h) for h in hashes])), 60,
                      f"the blocks of {layer} in the pool")
             later = LAYERS[LAYERS.index(layer) + 1:]
@@ -79,6 +82,7 @@ def test_producer_saves_layer_by_layer_and_consumer_loads_byte_exact(pool):
             first = producer.prefill("req-a", tokens)
             assert first.external_tokens == 0 and first.load_errors == set()
             assert first.layer_saved == [True] * len(LAYERS)
+            assert all(watcher.exists_batch([keys.key(0, LAYERS[-1], h) for h in hashes]))
             assert watcher.stats().objects - stats_before == 10 * len(LAYERS)  # the 10 full blocks, each layer
 
             second = consumer.prefill("req-b", tokens)

@@ -55,7 +55,9 @@ class KvPoolWorker:
     while the next layer computes; ``wait_for_save`` waits for them all before the step ends (vLLM may then reuse the
     blocks). A block that fails in one layer is left out of the later layers: a failed load is reported once through
     :meth:`block_ids_with_load_errors` (vLLM then recomputes it) and costs one operation timeout in all, not one per
-    layer; a failed save never stores the block's last layer, whose key marks the block complete."""
+    layer. The layer whose key marks a block complete (the scheduler looks it up) is saved last, by ``wait_for_save``
+    once the other layers' saves ended, and without the blocks that failed in them: no lookup finds a block half
+    stored."""
 
     def __init__(self, settings: ConnectorSettings, tp_rank: int = 0):
         self._settings = settings
@@ -71,9 +73,16 @@ class KvPoolWorker:
         self._load_errors: set = set()     # failed slots not yet reported to vLLM
         self._saves: list = []             # this step's save futures
         self._failed_saves: set = set()    # (request id, block hash) that failed in an earlier layer of this step
+        self._marker: str | None = None    # the layer saved last (its key marks a block complete)
+        self._marker_saves: list | None = None
 
     def register_kv_caches(self, kv_caches: dict) -> None:
         self._layers = {name: PagedLayer(name, tensor) for name, tensor in kv_caches.items()}
+        # the layer whose key the scheduler looks up: the KV-cache config's last layer
+        self._marker = self._settings.layer_names[-1] if self._settings.layer_names else list(self._layers)[-1]
+        if self._marker not in self._layers:
+            raise KvPoolError(f"the KV-cache config's last layer {self._marker} has no KV cache among"
+                              f" {len(self._layers)} registered layers")
 
     def _key(self, layer: str, block_hash: bytes) -> str:
         return self._keys.key(self._tp_rank, layer, block_hash)
@@ -131,7 +140,11 @@ class KvPoolWorker:
     # ---- saves ----
 
     def save_kv_layer(self, layer_name: str, meta: KvPoolConnectorMetadata) -> None:
-        if meta.saves and layer_name in self._layers:
+        if not meta.saves or layer_name not in self._layers:
+            return
+        if layer_name == self._marker:  # stored last, in wait_for_save, whatever order vLLM runs the layers in
+            self._marker_saves = meta.saves
+        else:
             self._saves.append(self._saver.submit(self._save_layer, layer_name, meta.saves))
 
     def _save_layer(self, name: str, saves: list) -> int:
@@ -160,6 +173,9 @@ class KvPoolWorker:
         saves, self._saves = self._saves, []
         for future in saves:
             future.result()
+        marker_saves, self._marker_saves = self._marker_saves, None
+        if marker_saves is not None:
+            self._save_layer(self._marker, marker_saves)
         self._failed_saves = set()
 
     def close(self) -> None:
