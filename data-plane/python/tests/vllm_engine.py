@@ -198,8 +198,8 @@ class EngineInstance:
         result.load_errors = self._forward(meta, tokens, block_ids, range(first_computed, len(block_ids)),
                                            result.layer_saved)
         if result.load_errors:
-            # vLLM's recovery (Scheduler._handle_invalid_blocks): the request's computed tokens are cut back to the
-            # first failed block, and the next step computes from there
+            # vLLM's recovery with kv_load_failure_policy "recompute" (Scheduler._handle_invalid_blocks): the
+            # request's computed tokens are cut back to the first failed block, and the next step computes from there
             first_failed = min(block_ids.index(b) for b in result.load_errors)
             result.recomputed_blocks = list(range(first_failed, first_computed))
             for layer in LAYERS:

@@ -3,7 +3,9 @@
 Selected with vLLM's documented ``kv_connector_module_path``::
 
     --kv-transfer-config '{"kv_connector": "KvPoolConnector", "kv_connector_module_path": "kvpool.integrations.vllm",
-                           "kv_role": "kv_both"}'
+                           "kv_role": "kv_both", "kv_load_failure_policy": "recompute"}'
+
+(with vLLM's default ``kv_load_failure_policy``, ``"fail"``, a request whose blocks failed to load ends in an error).
 
 The pool's address and key come from the pool's client ConfigMap (``envFrom: <pool>-client``: KVPOOL_MASTER_ADDRESS,
 ...) or from ``kv_connector_extra_config.kvpool``. Written against vLLM commit ``003df296``
