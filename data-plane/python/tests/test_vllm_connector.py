@@ -4,6 +4,7 @@ layer and a consumer loads byte-exact, a prefix shared by two requests is stored
 ``test_engines_pool_down.py``."""
 
 import importlib
+import logging
 import random
 from types import SimpleNamespace
 
@@ -11,12 +12,13 @@ import numpy as np
 import pytest
 
 from pool import wait_for
-from vllm_engine import (BLOCK_SIZE, LAYERS, EngineInstance, KVCacheBlocks, NewRequestData, SchedulerOutput,
-                         expected_block, kv_cache_config, vllm_config)
+from vllm_engine import (BLOCK_SIZE, LAYERS, EngineInstance, KVCacheBlocks, NewRequestData, Request,
+                         SchedulerOutput, expected_block, kv_cache_config, vllm_config)
 
 from kvpool import ClientConfig, KvPoolClient
 from kvpool.errors import KvPoolError
-from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes
+from kvpool.integrations.failure_log import FailureLog
+from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes, content_seed
 from kvpool.integrations.vllm.interface import KVConnectorRole
 from kvpool.integrations.vllm.worker import PagedLayer
 
@@ -62,7 +64,7 @@ def test_producer_saves_layer_by_layer_and_consumer_loads_byte_exact(pool):
     extra = _extra(pool)
     keys = _keys(extra)
     tokens = _prompt(10)
-    hashes = block_hashes(tokens, BLOCK_SIZE)
+    hashes = block_hashes(tokens, BLOCK_SIZE, content_seed(Request("req-a", tokens)))
     with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key)) as watcher:
         def layer_left(layer, block_ids):
             """Right after save_kv_layer(layer), before the next layer computes: this layer's blocks reach the pool
@@ -128,6 +130,14 @@ def test_shared_prefix_is_stored_once_across_instances(pool):
             salted = two.prefill("req-4", second_tokens, cache_salt="user-7")
             assert salted.external_tokens == 0
             assert watcher.stats().objects - before == 21 * len(LAYERS)
+            # nor another LoRA adapter (its KV differs for the same tokens)
+            adapted = two.prefill("req-5", second_tokens, lora_request=SimpleNamespace(lora_name="sql-adapter"))
+            assert adapted.external_tokens == 0
+            assert watcher.stats().objects - before == 30 * len(LAYERS)
+            # multimodal requests are neither looked up nor saved: their tokens do not decide their KV
+            image = two.prefill("req-6", second_tokens, mm_features=[SimpleNamespace(identifier="img-1")])
+            assert image.external_tokens == 0
+            assert watcher.stats().objects - before == 30 * len(LAYERS)
     finally:
         one.close()
         two.close()
@@ -229,3 +239,22 @@ def test_kv_cache_layouts_and_device_memory():
     cuda = SimpleNamespace(data_ptr=lambda: 0, device=SimpleNamespace(type="cuda"))  # what a torch tensor tells
     with pytest.raises(KvPoolError, match="host memory"):
         PagedLayer("l3", cuda)
+
+
+def test_pool_failures_are_logged_once_per_interval():
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+    logger = logging.getLogger("kvpool.test.failures")
+    logger.addHandler(Collect())
+    logger.propagate = False
+    held = FailureLog(logger, interval=3600)
+    for i in range(5):
+        held.warning("lookup %d failed", i)
+    assert records == ["lookup 0 failed"]
+    every = FailureLog(logger, interval=0)
+    every.warning("a")
+    every.warning("b")
+    assert records[1:] == ["a", "b"]

@@ -47,6 +47,8 @@ class Request:
     request_id: str
     prompt_token_ids: list
     cache_salt: str | None = None
+    lora_request: object = None     # vllm.lora.request.LoRARequest: lora_name, ...
+    mm_features: list | None = None  # multimodal inputs (their placeholder tokens stand for any image)
 
     @property
     def num_tokens(self) -> int:
@@ -177,10 +179,10 @@ class EngineInstance:
         return block_ids, saved
 
     def prefill(self, request_id: str, tokens: list, num_computed_tokens: int = 0, before_forward=None,
-                cache_salt: str | None = None) -> Prefill:
+                **request_fields) -> Prefill:
         """Schedules the whole prompt in one step (``num_computed_tokens``: a local prefix-cache hit) and runs it;
         ``before_forward()`` runs between the scheduler's step and the worker's."""
-        request = Request(request_id, tokens, cache_salt)
+        request = Request(request_id, tokens, **request_fields)
         # scheduler: Scheduler.schedule() for a waiting request
         external, load_async = self.scheduler.get_num_new_matched_tokens(request, num_computed_tokens)
         assert load_async is False and external is not None

@@ -12,6 +12,7 @@ from ...client import KvPoolClient
 from ...config import ClientConfig
 from ...errors import KvPoolError, ObjectNotFound
 from ...memory import Regions
+from ..failure_log import FailureLog
 from ..lazy_client import LazyClient
 from .interface import Bitmap, L2AdapterInterface, L2StoreResult, wire_key
 
@@ -74,6 +75,7 @@ class KvPoolL2Adapter(L2AdapterInterface):
         self._next_task = 0
         self._locked: dict = defaultdict(int)
         self._last_failure: BaseException | None = None
+        self._failures = FailureLog(LOG)
         self._closed = False
 
     # ---- event fds ----
@@ -114,7 +116,7 @@ class KvPoolL2Adapter(L2AdapterInterface):
 
     def _pool_failed(self, what: str, n: int, error: BaseException) -> None:
         self._last_failure = error
-        LOG.warning("kvpool L2 %s of %d keys failed: %s", what, n, error)
+        self._failures.warning("kvpool L2 %s of %d keys failed: %s", what, n, error)
 
     def submit_store_task(self, keys: list, objects: list) -> int:
         if len(keys) != len(objects):

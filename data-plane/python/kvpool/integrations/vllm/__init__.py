@@ -17,6 +17,7 @@ from .connector import KvPoolConnector
 from .interface import VLLM_INSTALLED
 from .keys import BlockKeys, block_hashes
 from .metadata import BlockTransfer, KvPoolConnectorMetadata
+from .scheduler import content_seed
 
 __all__ = ["KvPoolConnector", "KvPoolConnectorMetadata", "BlockTransfer", "BlockKeys", "block_hashes",
-           "VLLM_INSTALLED"]
+           "content_seed", "VLLM_INSTALLED"]

@@ -22,8 +22,9 @@ def _tp_rank(vllm_config) -> int:
 
 class KvPoolConnector(KVConnectorBase_V1):
     """Selected with ``--kv-transfer-config '{"kv_connector": "KvPoolConnector", "kv_connector_module_path":
-    "kvpool.integrations.vllm", "kv_role": "kv_both", "kv_load_failure_policy": "recompute"}'``. The scheduler-side instance looks blocks up and plans each
-    step's loads and saves; each worker's instance moves its own rank's blocks, layer by layer."""
+    "kvpool.integrations.vllm", "kv_role": "kv_both", "kv_load_failure_policy": "recompute"}'``. The scheduler-side
+    instance looks blocks up and plans each step's loads and saves; each worker's instance moves its own rank's
+    blocks, layer by layer."""
 
     def __init__(self, vllm_config, role, kv_cache_config=None):
         super().__init__(vllm_config=vllm_config, role=role, kv_cache_config=kv_cache_config)

@@ -10,10 +10,10 @@ from typing import Sequence
 
 def block_hashes(token_ids: Sequence[int], block_size: int, salt: str = "") -> list:
     """One 32-byte hash per full block of ``token_ids``: SHA-256 of the previous block's hash (or of ``salt``, the
-    request's ``cache_salt``, for the first block) and the block's token ids as little-endian int64. A block's hash thus names it and its whole
-    prefix. vLLM's own ``request.block_hashes`` are not used: their hash function is a per-deployment choice
-    (``--prefix-caching-hash-algo``, and Python's ``hash`` with a random seed by default), while instances sharing a
-    pool must agree."""
+    request's cache salt and LoRA adapter, for the first block) and the block's token ids as little-endian int64. A
+    block's hash thus names it and its whole prefix. vLLM's own ``request.block_hashes`` are not used: their chain
+    starts from 32 random bytes per process unless ``PYTHONHASHSEED`` is set, and their hash function is a
+    per-deployment choice (``--prefix-caching-hash-algo``), while instances sharing a pool must agree."""
     out = []
     parent = hashlib.sha256(b"kvpool-vllm\0" + salt.encode()).digest()
     packer = struct.Struct(f"<{block_size}q")

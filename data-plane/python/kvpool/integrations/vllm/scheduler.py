@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...errors import KvPoolError
+from ..failure_log import FailureLog
 from .keys import BlockKeys, block_hashes
 from .metadata import BlockTransfer, KvPoolConnectorMetadata
 from .settings import LOG, ConnectorSettings
@@ -31,6 +32,16 @@ class PendingLoad:
     block_ids: list = field(default_factory=list)
 
 
+def content_seed(request) -> str | None:
+    """What, besides its tokens, decides a request's KV, as the seed of its hash chain: its ``cache_salt`` (vLLM's
+    per-user isolation) and its LoRA adapter. None for a request whose KV its token ids do not decide (multimodal
+    inputs, whose placeholder tokens are alike for any image; prompt embeddings): it is neither looked up nor saved."""
+    if getattr(request, "mm_features", None) or getattr(request, "prompt_embeds", None) is not None:
+        return None
+    lora = getattr(request, "lora_request", None)
+    return f"{getattr(request, 'cache_salt', None) or ''}\0lora:{getattr(lora, 'lora_name', '') if lora else ''}"
+
+
 def _block_ids(blocks) -> list:
     """The slots of the first (only) KV-cache group: ``KVCacheBlocks.get_block_ids()`` answers one list per group."""
     ids = blocks.get_block_ids() if hasattr(blocks, "get_block_ids") else blocks
@@ -49,10 +60,11 @@ class KvPoolScheduler:
         self._pending: dict = {}   # request id -> PendingLoad, until its blocks are allocated
         self._loads: dict = {}     # request id -> PendingLoad with slots, until the next step's metadata
         self._requests: dict = {}  # request id -> RequestState
-        self._salts: dict = {}     # request id -> its cache_salt (vLLM's per-user isolation), from allocation on
+        self._seeds: dict = {}     # request id -> content_seed(request), from allocation on
+        self._failures = FailureLog(LOG)
 
-    def _hashes(self, token_ids, salt) -> list:
-        return block_hashes(list(token_ids), self._settings.block_size, salt or "")
+    def _hashes(self, token_ids, seed: str) -> list:
+        return block_hashes(list(token_ids), self._settings.block_size, seed)
 
     def _stored_prefix(self, hashes: list) -> int:
         """How many leading blocks the pool holds whole (on every rank); 0 when it cannot say within the lookup
@@ -63,7 +75,7 @@ class KvPoolScheduler:
         try:
             found = self._client.get().exists_batch(markers)
         except (KvPoolError, OSError) as e:
-            LOG.warning("kvpool lookup of %d blocks failed, computing them: %s", len(hashes), e)
+            self._failures.warning("kvpool lookup of %d blocks failed, computing them: %s", len(hashes), e)
             return 0
         ranks = self._settings.tp_size
         for block in range(len(hashes)):
@@ -76,11 +88,12 @@ class KvPoolScheduler:
             return 0, False
         size = self._settings.block_size
         prompt = request.prompt_token_ids
+        seed = content_seed(request)
         # vLLM computes at least the last prompt token itself: only blocks before it can come from the pool
         usable = (len(prompt) - 1) // size
-        if usable * size <= num_computed_tokens:
+        if seed is None or usable * size <= num_computed_tokens:
             return 0, False
-        hashes = self._hashes(prompt[:usable * size], getattr(request, "cache_salt", None))
+        hashes = self._hashes(prompt[:usable * size], seed)
         hit_blocks = self._stored_prefix(hashes)
         first = num_computed_tokens // size
         if hit_blocks <= first:
@@ -89,7 +102,7 @@ class KvPoolScheduler:
         return hit_blocks * size - num_computed_tokens, False
 
     def update_state_after_alloc(self, request, blocks, num_external_tokens: int) -> None:
-        self._salts[request.request_id] = getattr(request, "cache_salt", None)
+        self._seeds[request.request_id] = content_seed(request)
         pending = self._pending.pop(request.request_id, None)
         if pending is None or num_external_tokens == 0:
             return
@@ -106,8 +119,10 @@ class KvPoolScheduler:
         scheduled = scheduler_output.num_scheduled_tokens
         for new in scheduler_output.scheduled_new_reqs:
             load = self._loads.pop(new.req_id, None)
-            state = RequestState(self._hashes(new.prompt_token_ids, self._salts.get(new.req_id)),
-                                 _block_ids(new.block_ids),
+            seed = self._seeds.get(new.req_id)
+            if seed is None:  # not cacheable (or never allocated through this connector)
+                continue
+            state = RequestState(self._hashes(new.prompt_token_ids, seed), _block_ids(new.block_ids),
                                  saved_blocks=load.end if load else 0)
             self._requests[new.req_id] = state
             if load is not None:
@@ -140,7 +155,7 @@ class KvPoolScheduler:
         self._pending.pop(request_id, None)
         self._loads.pop(request_id, None)
         self._requests.pop(request_id, None)
-        self._salts.pop(request_id, None)
+        self._seeds.pop(request_id, None)
 
     def request_finished(self, request, block_ids):
         """Saves end within the step that computed the blocks (``wait_for_save``), so the blocks can be freed now."""

@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ...errors import KvPoolError
 from ...memory import Regions, address_view
+from ..failure_log import FailureLog
 from .keys import BlockKeys
 from .metadata import KvPoolConnectorMetadata
 from .settings import LOG, ConnectorSettings
@@ -75,6 +76,7 @@ class KvPoolWorker:
         self._failed_saves: set = set()    # (request id, block hash) that failed in an earlier layer of this step
         self._marker: str | None = None    # the layer saved last (its key marks a block complete)
         self._marker_saves: list | None = None
+        self._failures = FailureLog(LOG)
 
     def register_kv_caches(self, kv_caches: dict) -> None:
         self._layers = {name: PagedLayer(name, tensor) for name, tensor in kv_caches.items()}
@@ -116,8 +118,8 @@ class KvPoolWorker:
         failed = {slot for slot, r in zip(slots, results) if r != layer.value_bytes}
         if failed:
             why = next((r for r in results if r != layer.value_bytes), None)
-            LOG.warning("kvpool load of layer %s failed for %d of %d blocks (%r); vLLM recomputes them", name,
-                        len(failed), len(keys), why)
+            self._failures.warning("kvpool load of layer %s failed for %d of %d blocks (%r); vLLM recomputes them",
+                                   name, len(failed), len(keys), why)
             with self._lock:
                 self._failed_loads |= failed
         return failed
@@ -164,8 +166,8 @@ class KvPoolWorker:
             results = [e] * len(keys)
         failed = [(owner, r) for owner, r in zip(owners, results) if r is not None]
         if failed:
-            LOG.warning("kvpool save of layer %s failed for %d of %d blocks (%s); they stay unsaved", name,
-                        len(failed), len(keys), failed[0][1])
+            self._failures.warning("kvpool save of layer %s failed for %d of %d blocks (%s); they stay unsaved",
+                                   name, len(failed), len(keys), failed[0][1])
             self._failed_saves.update(owner for owner, _ in failed)
         return len(keys) - len(failed)
 
