@@ -20,6 +20,7 @@ from kvpool.errors import KvPoolError
 from kvpool.integrations.failure_log import FailureLog
 from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes, content_seed
 from kvpool.integrations.vllm.interface import KVConnectorRole
+from kvpool.integrations.vllm.settings import ConnectorSettings
 from kvpool.integrations.vllm.worker import PagedLayer
 
 def _extra(pool, **more):
@@ -35,7 +36,7 @@ def _prompt(blocks: int, tail: int = 5, seed: int = 0) -> list:
 
 
 def _keys(extra) -> BlockKeys:
-    return BlockKeys("test-model", BLOCK_SIZE, 1, extra["cache_prefix"])
+    return BlockKeys("test-model", BLOCK_SIZE, 1, extra["cache_prefix"], "float16-auto")
 
 
 def _assert_blocks(instance, tokens, block_ids, blocks):
@@ -58,6 +59,13 @@ def test_block_hashes_chain_over_the_prefix():
     assert len(ha) == 4 and ha[:2] == hs[:2] and ha[2] != hs[2]
     assert block_hashes(shared[:3 * BLOCK_SIZE], BLOCK_SIZE) == hs[:3]  # a block's hash names its whole prefix
     assert block_hashes(a, BLOCK_SIZE, salt="other") != ha
+
+
+def test_keys_name_the_model_its_data_types_block_size_and_rank():
+    settings = ConnectorSettings.of(vllm_config("kv_both", {"cache_prefix": "prod"}), kv_cache_config())
+    assert settings.block_keys().key(0, "L0", b"\xab") == "prod@test-model@float16-auto@bs16@tp0of1@L0@ab"
+    fp8 = ConnectorSettings.of(vllm_config("kv_both", {"cache_prefix": "prod"}, cache_dtype="fp8"), kv_cache_config())
+    assert fp8.block_keys().key(0, "L0", b"\xab") != settings.block_keys().key(0, "L0", b"\xab")
 
 
 def test_producer_saves_layer_by_layer_and_consumer_loads_byte_exact(pool):

@@ -26,13 +26,15 @@ NUM_BLOCKS = 64
 LAYERS = [f"model.layers.{i}.self_attn.attn" for i in range(4)]
 
 
-def vllm_config(role: str, extra: dict, model: str = "test-model", tensor_parallel_size: int = 1):
+def vllm_config(role: str, extra: dict, model: str = "test-model", tensor_parallel_size: int = 1,
+                cache_dtype: str = "auto"):
     """The parts of ``vllm.config.VllmConfig`` a KV connector reads."""
     return SimpleNamespace(
         kv_transfer_config=SimpleNamespace(kv_connector="KvPoolConnector",
                                            kv_connector_module_path="kvpool.integrations.vllm", kv_role=role,
                                            kv_connector_extra_config=extra),
-        model_config=SimpleNamespace(model=model), cache_config=SimpleNamespace(block_size=BLOCK_SIZE),
+        model_config=SimpleNamespace(model=model, dtype="torch.float16"),
+        cache_config=SimpleNamespace(block_size=BLOCK_SIZE, cache_dtype=cache_dtype),
         parallel_config=SimpleNamespace(tensor_parallel_size=tensor_parallel_size))
 
 

@@ -24,16 +24,18 @@ def block_hashes(token_ids: Sequence[int], block_size: int, salt: str = "") -> l
 
 
 class BlockKeys:
-    """Names a block's KV in one layer of one tensor-parallel rank: ``[PREFIX@]MODEL@bs<B>@tp<R>of<N>@<LAYER>@<HASH>``
-    (a pool key is at most 4096 UTF-8 bytes). Blocks are stored per layer so that a layer's blocks can leave while
+    """Names a block's KV in one layer of one tensor-parallel rank:
+    ``[PREFIX@]MODEL[@FORMAT]@bs<B>@tp<R>of<N>@<LAYER>@<HASH>``, FORMAT being the model's and the KV cache's data types
+    (instances that would store other bytes for the same tokens never share keys; a pool key is at most 4096 UTF-8
+    bytes). Blocks are stored per layer so that a layer's blocks can leave while
     the next layer computes; a block's last layer is stored after its other layers, so its key marks the block
     complete."""
 
-    def __init__(self, model: str, block_size: int, tp_size: int, prefix: str = ""):
+    def __init__(self, model: str, block_size: int, tp_size: int, prefix: str = "", kv_format: str = ""):
         self.block_size = block_size
         self.tp_size = tp_size
         self._base = f"{prefix}@" if prefix else ""
-        self._base += f"{model}@bs{block_size}"
+        self._base += f"{model}@{kv_format}@bs{block_size}" if kv_format else f"{model}@bs{block_size}"
 
     def key(self, tp_rank: int, layer: str, block_hash: bytes) -> str:
         return f"{self._base}@tp{tp_rank}of{self.tp_size}@{layer}@{block_hash.hex()}"

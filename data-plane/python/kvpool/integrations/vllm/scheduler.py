@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ...errors import KvPoolError
 from ..failure_log import FailureLog
-from .keys import BlockKeys, block_hashes
+from .keys import block_hashes
 from .metadata import BlockTransfer, KvPoolConnectorMetadata
 from .settings import LOG, ConnectorSettings
 
@@ -55,7 +55,7 @@ class KvPoolScheduler:
         if not settings.layer_names:
             raise ValueError("the kvpool connector needs the KV-cache groups' layer names (kv_cache_config)")
         self._settings = settings
-        self._keys = BlockKeys(settings.model, settings.block_size, settings.tp_size, settings.cache_prefix)
+        self._keys = settings.block_keys()
         self._client = settings.client(operation_timeout=settings.lookup_timeout)
         self._pending: dict = {}   # request id -> PendingLoad, until its blocks are allocated
         self._loads: dict = {}     # request id -> PendingLoad with slots, until the next step's metadata

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ...client import KvPoolClient
 from ...config import ClientConfig
 from ..lazy_client import LazyClient
+from .keys import BlockKeys
 
 LOG = logging.getLogger("kvpool.vllm")
 
@@ -28,6 +29,7 @@ class ConnectorSettings:
 
     role: str
     model: str
+    kv_format: str
     block_size: int
     tp_size: int
     layer_names: list
@@ -46,13 +48,20 @@ class ConnectorSettings:
         layer_names = []
         for group in getattr(kv_cache_config, "kv_cache_groups", None) or []:
             layer_names.extend(group.layer_names)
-        return cls(role=role, model=str(vllm_config.model_config.model),
+        # the data types of the model and of its KV cache: instances that differ in them store other bytes per block
+        kv_format = "-".join(str(v).replace("torch.", "") for v in (
+            getattr(vllm_config.model_config, "dtype", None), getattr(vllm_config.cache_config, "cache_dtype", None))
+            if v is not None)
+        return cls(role=role, model=str(vllm_config.model_config.model), kv_format=kv_format,
                    block_size=int(vllm_config.cache_config.block_size),
                    tp_size=int(getattr(vllm_config.parallel_config, "tensor_parallel_size", 1) or 1),
                    layer_names=layer_names, cache_prefix=str(extra.get("cache_prefix", "")),
                    enable_lookup=_flag(extra.get("enable_lookup", True)),
                    lookup_timeout=float(extra.get("lookup_timeout", 2.0)),
                    client_settings=dict(extra.get("kvpool", {})))
+
+    def block_keys(self) -> BlockKeys:
+        return BlockKeys(self.model, self.block_size, self.tp_size, self.cache_prefix, self.kv_format)
 
     @property
     def saves(self) -> bool:

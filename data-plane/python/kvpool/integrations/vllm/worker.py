@@ -10,7 +10,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from ...errors import KvPoolError
 from ...memory import Regions, address_view
 from ..failure_log import FailureLog
-from .keys import BlockKeys
 from .metadata import KvPoolConnectorMetadata
 from .settings import LOG, ConnectorSettings
 
@@ -63,7 +62,7 @@ class KvPoolWorker:
     def __init__(self, settings: ConnectorSettings, tp_rank: int = 0):
         self._settings = settings
         self._tp_rank = tp_rank
-        self._keys = BlockKeys(settings.model, settings.block_size, settings.tp_size, settings.cache_prefix)
+        self._keys = settings.block_keys()
         self._client = settings.client()
         self._layers: dict = {}
         self._loader = ThreadPoolExecutor(1, thread_name_prefix="kvpool-load")
