@@ -1,0 +1,228 @@
+"""``KvPoolL2Adapter``: LMCache's L2 adapter on a kvpool pool, loaded by LMCache's ``plugin`` L2-adapter type."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+from ...client import KvPoolClient
+from ...config import ClientConfig
+from ...errors import KvPoolError, ObjectNotFound
+from ...memory import Regions
+from ..failure_log import FailureLog
+from ..lazy_client import LazyClient
+from .interface import Bitmap, L2AdapterInterface, L2StoreResult, wire_key
+
+LOG = logging.getLogger("kvpool.lmcache")
+
+_POOL_FAILURES = (KvPoolError, OSError)
+
+
+class _Completions:
+    """Finished tasks of one kind, and the event fd that tells LMCache's controller about them."""
+
+    def __init__(self):
+        self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._done: dict = {}
+        self._lock = threading.Lock()
+
+    def finish(self, task_id: int, result) -> None:
+        with self._lock:
+            self._done[task_id] = result
+        os.eventfd_write(self.fd, 1)
+
+    def pop(self, task_id: int):
+        with self._lock:
+            return self._done.pop(task_id, None)
+
+    def pop_all(self) -> dict:
+        with self._lock:
+            done, self._done = self._done, {}
+        return done
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+class KvPoolL2Adapter(L2AdapterInterface):
+    """Selected in LMCache's configuration with ``{"type": "plugin", "module_path": "kvpool.integrations.lmcache",
+    "class_name": "KvPoolL2Adapter", "adapter_params": {...}}``. ``adapter_params``: any :class:`kvpool.ClientConfig`
+    field (``masters``, ``pool_key``, ``replicas``, ``operation_timeout``, ...; what is absent comes from the pool's
+    client environment, ``KVPOOL_*``), ``key_prefix`` (a namespace for the keys) and ``num_workers`` (threads running
+    the tasks, default 4).
+
+    Each task runs as one batch call of the client on a worker thread (one deadline: a task against a pool that is
+    down ends within the operation timeout, all its keys failed). Stores report per task (all stored or not, with
+    the bytes stored); lookups and loads per key. "Lock" is a count kept in this process, as LMCache's Valkey adapter
+    keeps it: kvpool evicts by its own policy and a load of an evicted key answers 0 for it, which LMCache handles
+    as a miss. A key stored already (by any LMCache instance: keys name content) is kept and counts as stored."""
+
+    def __init__(self, adapter_params: dict | None = None, **_framework_args):
+        super().__init__(max_capacity_bytes=0)  # kvpool evicts itself: no aggregate eviction by LMCache
+        params = dict(adapter_params or {})
+        self._prefix = str(params.pop("key_prefix", ""))
+        workers = int(params.pop("num_workers", 4))
+        if workers <= 0:
+            raise ValueError(f"num_workers must be > 0, got {workers}")
+        ClientConfig.from_env(**params)  # bad settings fail here, at configuration time, not in a task
+        self._client = LazyClient(lambda: KvPoolClient(ClientConfig.from_env(**params)))
+        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="kvpool-l2")
+        self._stores, self._lookups, self._loads = _Completions(), _Completions(), _Completions()
+        self._lock = threading.Lock()
+        self._next_task = 0
+        self._locked: dict = defaultdict(int)
+        self._last_failure: BaseException | None = None
+        self._failures = FailureLog(LOG)
+        self._closed = False
+
+    # ---- event fds ----
+
+    def get_store_event_fd(self) -> int:
+        return self._stores.fd
+
+    def get_lookup_and_lock_event_fd(self) -> int:
+        return self._lookups.fd
+
+    def get_load_event_fd(self) -> int:
+        return self._loads.fd
+
+    # ---- tasks ----
+
+    def _task_id(self) -> int:
+        with self._lock:
+            self._next_task += 1
+            return self._next_task
+
+    def _submit(self, completions: _Completions, work, failed, *args) -> int:
+        """Runs ``work(*args)`` on a worker thread; ``failed`` is the task's result should it raise."""
+        task_id = self._task_id()
+        self._executor.submit(self._run, completions, task_id, work, failed, *args)
+        return task_id
+
+    def _run(self, completions: _Completions, task_id: int, work, failed, *args) -> None:
+        try:
+            result = work(*args)
+        except Exception as e:  # noqa: BLE001 - a task must always complete, or LMCache waits for it forever
+            LOG.exception("kvpool L2 task %d failed unexpectedly", task_id)
+            self._last_failure = e
+            result = failed
+        completions.finish(task_id, result)
+
+    def _keys(self, keys: list) -> list:
+        return [wire_key(k, self._prefix) for k in keys]
+
+    def _pool_failed(self, what: str, n: int, error: BaseException) -> None:
+        self._last_failure = error
+        self._failures.warning("kvpool L2 %s of %d keys failed: %s", what, n, error)
+
+    def submit_store_task(self, keys: list, objects: list) -> int:
+        if len(keys) != len(objects):
+            raise ValueError(f"submit_store_task: {len(keys)} keys but {len(objects)} objects")
+        return self._submit(self._stores, self._store, L2StoreResult(False, 0), list(keys), list(objects))
+
+    def _store(self, keys: list, objects: list) -> L2StoreResult:
+        if not keys:
+            return L2StoreResult(True, 0)
+        sizes = [obj.get_size() for obj in objects]
+        try:
+            results = self._client.get().put_batch(self._keys(keys),
+                                                   [Regions.of_buffer(obj.byte_array) for obj in objects])
+        except _POOL_FAILURES as e:
+            self._pool_failed("store", len(keys), e)
+            return L2StoreResult(False, 0)
+        stored = [i for i, r in enumerate(results) if r is None]
+        if len(stored) < len(keys):
+            self._pool_failed("store", len(keys) - len(stored), next(r for r in results if r is not None))
+        else:
+            self._last_failure = None
+        if stored:
+            self._notify_keys_stored([keys[i] for i in stored], [sizes[i] for i in stored])
+        return L2StoreResult(len(stored) == len(keys), sum(sizes[i] for i in stored))
+
+    def pop_completed_store_tasks(self) -> dict:
+        return self._stores.pop_all()
+
+    def submit_lookup_and_lock_task(self, keys: list) -> int:
+        return self._submit(self._lookups, self._lookup_and_lock, Bitmap(len(keys)), list(keys))
+
+    def _lookup_and_lock(self, keys: list) -> Bitmap:
+        bitmap = Bitmap(len(keys))
+        if not keys:
+            return bitmap
+        try:
+            found = self._client.get().exists_batch(self._keys(keys))
+        except _POOL_FAILURES as e:
+            self._pool_failed("lookup", len(keys), e)
+            return bitmap
+        self._last_failure = None
+        hits = [k for k, f in zip(keys, found) if f]
+        with self._lock:
+            for i, f in enumerate(found):
+                if f:
+                    bitmap.set(i)
+                    self._locked[keys[i]] += 1
+        if hits:
+            self._notify_keys_accessed(hits)
+        return bitmap
+
+    def query_lookup_and_lock_result(self, task_id: int):
+        return self._lookups.pop(task_id)
+
+    def submit_unlock(self, keys: list) -> None:
+        with self._lock:
+            for key in keys:
+                count = self._locked.get(key, 0)
+                if count <= 1:
+                    self._locked.pop(key, None)
+                else:
+                    self._locked[key] = count - 1
+
+    def submit_load_task(self, keys: list, objects: list) -> int:
+        if len(keys) != len(objects):
+            raise ValueError(f"submit_load_task: {len(keys)} keys but {len(objects)} objects")
+        return self._submit(self._loads, self._load, Bitmap(len(keys)), list(keys), list(objects))
+
+    def _load(self, keys: list, objects: list) -> Bitmap:
+        bitmap = Bitmap(len(keys))
+        if not keys:
+            return bitmap
+        try:
+            results = self._client.get().get_batch_regions(
+                self._keys(keys), [Regions.of_buffer(obj.byte_array, writable=True) for obj in objects])
+        except _POOL_FAILURES as e:
+            self._pool_failed("load", len(keys), e)
+            return bitmap
+        for i, (r, obj) in enumerate(zip(results, objects)):
+            if r == obj.get_size():  # a value of another size (another layout) is a miss
+                bitmap.set(i)
+        failures = [r for r in results if isinstance(r, KvPoolError) and not isinstance(r, ObjectNotFound)]
+        if failures:
+            self._pool_failed("load", len(failures), failures[0])
+        else:
+            self._last_failure = None
+        return bitmap
+
+    def query_load_result(self, task_id: int):
+        return self._loads.pop(task_id)
+
+    # ---- status, cleanup ----
+
+    def locked_keys(self) -> int:
+        with self._lock:
+            return len(self._locked)
+
+    def report_status(self) -> dict:
+        return {"is_healthy": self._last_failure is None, "type": "KvPoolL2Adapter", "locked_keys": self.locked_keys(),
+                "last_failure": repr(self._last_failure) if self._last_failure else None}
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._executor.shutdown(wait=True)
+        self._client.close()
+        for completions in (self._stores, self._lookups, self._loads):
+            completions.close()

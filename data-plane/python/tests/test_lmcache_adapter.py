@@ -1,0 +1,165 @@
+"""kvpool's LMCache L2 adapter (``kvpool.integrations.lmcache``) created the way LMCache's ``plugin`` L2-adapter type
+creates it and driven the way LMCache's store and prefetch controllers drive an L2 adapter (submit a task, wait on its
+event fd, collect the result), against real local pools: byte-exact round trips, a second LMCache instance finding
+the first's chunks, concurrent tasks from two controller threads, bad arguments.
+
+LMCache does not install without torch, so its types are restated (``kvpool/integrations/lmcache/interface.py``
+names the commit and files; ``lmcache_controller.py`` restates the caller's side). The pool-down case is in
+``test_engines_pool_down.py``."""
+
+import os
+import random
+import threading
+
+import pytest
+
+from lmcache_controller import WAIT, MemoryObj, create_from_config, load, lookup, store, wait_result
+
+from kvpool.integrations.lmcache import ObjectKey, wire_key
+
+CHUNK = 64 << 10
+
+
+def _config(pool, **params):
+    settings = {"masters": pool.master, "pool_key": pool.key, "replicas": 1, "timeout": 20.0, "operation_timeout": 60.0,
+                "key_prefix": f"lmc{random.getrandbits(32):08x}"}
+    settings.update(params)
+    return {"type": "plugin", "module_path": "kvpool.integrations.lmcache", "class_name": "KvPoolL2Adapter",
+            "adapter_params": settings}
+
+
+def _keys(n: int, rank: int = 0, salt: str = ""):
+    return [ObjectKey(os.urandom(32), "meta-llama/Llama-3.1-8B", rank, 0, salt) for _ in range(n)]
+
+
+@pytest.fixture
+def adapters(pool):
+    made = []
+
+    def make(**params):
+        config = _config(pool, **params)
+        if made:  # every instance of one deployment shares the namespace
+            config["adapter_params"]["key_prefix"] = made[0][1]
+        adapter = create_from_config(config)
+        made.append((adapter, config["adapter_params"]["key_prefix"]))
+        return adapter
+    yield make
+    for adapter, _ in made:
+        adapter.close()
+
+
+def test_wire_key_has_lmcache_s3_shape():
+    key = ObjectKey(bytes.fromhex("ab01"), "m", 0x01000100, 2, "user7")
+    assert wire_key(key) == "m@01000100@2@ab01@user7"
+    assert wire_key(ObjectKey(b"\x01", "m", 1), prefix="p") == "p@m@00000001@0@01"
+
+
+def test_store_lookup_lock_load_byte_exact_across_instances(adapters):
+    first, second = adapters(), adapters()
+    fds = {first.get_store_event_fd(), first.get_lookup_and_lock_event_fd(), first.get_load_event_fd(),
+           second.get_store_event_fd(), second.get_lookup_and_lock_event_fd(), second.get_load_event_fd()}
+    assert len(fds) == 6, "every event fd distinct, within and across adapters"
+    keys = _keys(16)
+    objects = [MemoryObj(os.urandom(CHUNK)) for _ in keys]
+    result = store(first, keys, objects)
+    assert result.is_successful() and result.bytes_transferred() == 16 * CHUNK
+
+    missing = _keys(2)
+    found = lookup(second, keys + missing)  # another LMCache instance of the deployment
+    assert found.get_indices_list() == list(range(16)) and found.popcount() == 16
+    assert second.locked_keys() == 16
+    targets = [MemoryObj(size=CHUNK) for _ in keys]
+    loaded = load(second, keys, targets)
+    assert loaded.get_indices_list() == list(range(16))
+    assert [t.bytes() for t in targets] == [o.bytes() for o in objects]
+    second.submit_unlock(keys)
+    assert second.locked_keys() == 0
+
+    # a missing key and a buffer of another size are misses; the others of the task load
+    mixed = [keys[0], missing[0], keys[1]]
+    targets = [MemoryObj(size=CHUNK), MemoryObj(size=CHUNK), MemoryObj(size=CHUNK // 2)]
+    assert load(second, mixed, targets).get_indices_list() == [0]
+    assert targets[0].bytes() == objects[0].bytes()
+    # storing chunks present already (same content, any instance) succeeds and keeps them
+    again = store(second, keys[:4], [MemoryObj(o.bytes()) for o in objects[:4]])
+    assert again.is_successful()
+    assert second.report_status()["is_healthy"]
+    # empty tasks complete too
+    assert store(first, [], []).is_successful()
+    assert lookup(first, []).popcount() == 0
+
+
+def test_salted_and_ranked_keys_are_distinct(adapters):
+    adapter = adapters()
+    chunk = os.urandom(32)
+    base = ObjectKey(chunk, "m", 0)
+    others = [ObjectKey(chunk, "m", 1), ObjectKey(chunk, "m", 0, 1), ObjectKey(chunk, "m", 0, 0, "user")]
+    assert store(adapter, [base], [MemoryObj(b"x" * 100)]).is_successful()
+    assert lookup(adapter, [base] + others).get_indices_list() == [0]
+
+
+def test_concurrent_tasks_from_two_controller_threads(adapters):
+    adapter = adapters(num_workers=3)
+    batches = [(_keys(8), [MemoryObj(os.urandom(CHUNK)) for _ in range(8)]) for _ in range(6)]
+    failures: list = []
+    stored = threading.Event()
+
+    def store_controller():
+        try:
+            tasks = [adapter.submit_store_task(keys, objects) for keys, objects in batches]
+            done: dict = {}
+
+            def all_done():
+                done.update(adapter.pop_completed_store_tasks())
+                return done if set(tasks) <= set(done) else None
+            results = wait_result(adapter.get_store_event_fd(), all_done, "6 store tasks")
+            assert len(set(tasks)) == 6 and all(results[t].is_successful() for t in tasks)
+        except BaseException as e:  # noqa: BLE001 - reported by the test thread
+            failures.append(e)
+        finally:
+            stored.set()
+
+    def prefetch_controller():
+        try:
+            # lookups race the stores: each key is found or not, never an error
+            for keys, _ in batches:
+                assert lookup(adapter, keys).popcount() in range(9)
+                adapter.submit_unlock(keys)
+            assert stored.wait(WAIT)
+            lookups = [adapter.submit_lookup_and_lock_task(keys) for keys, _ in batches]
+            targets = [[MemoryObj(size=CHUNK) for _ in keys] for keys, _ in batches]
+            loads = [adapter.submit_load_task(keys, t) for (keys, _), t in zip(batches, targets)]
+            for task in lookups:
+                bitmap = wait_result(adapter.get_lookup_and_lock_event_fd(),
+                                     lambda task=task: adapter.query_lookup_and_lock_result(task), "lookup")
+                assert bitmap.popcount() == 8
+            for task, t, (_, objects) in zip(loads, targets, batches):
+                bitmap = wait_result(adapter.get_load_event_fd(), lambda task=task: adapter.query_load_result(task),
+                                     "load")
+                assert bitmap.popcount() == 8
+                assert [x.bytes() for x in t] == [o.bytes() for o in objects]
+            for keys, _ in batches:
+                adapter.submit_unlock(keys)
+        except BaseException as e:  # noqa: BLE001
+            failures.append(e)
+
+    threads = [threading.Thread(target=store_controller), threading.Thread(target=prefetch_controller)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(2 * WAIT)
+    assert not any(t.is_alive() for t in threads)
+    assert not failures, failures
+    assert adapter.locked_keys() == 0
+
+
+def test_bad_arguments_refused(adapters, pool):
+    adapter = adapters()
+    with pytest.raises(ValueError):
+        adapter.submit_store_task(_keys(2), [MemoryObj(b"x")])
+    with pytest.raises(ValueError):
+        adapter.submit_load_task(_keys(1), [])
+    with pytest.raises(ValueError):
+        create_from_config(_config(pool, num_workers=0))
+    with pytest.raises(TypeError):
+        create_from_config(_config(pool, no_such_setting=1))  # a typo fails at configuration, not in a task
