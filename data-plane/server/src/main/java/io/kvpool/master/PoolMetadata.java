@@ -3,6 +3,7 @@ package io.kvpool.master;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.ObjectScan;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
@@ -58,6 +59,7 @@ public final class PoolMetadata {
   private final NodeRegistry registry;
   private final Eviction eviction;
   private final Repairs repairs;
+  private final TierMoves tiers;
   /** Lookups waiting in {@link #settle}. */
   private int settling;
 
@@ -72,6 +74,7 @@ public final class PoolMetadata {
     this.registry = new NodeRegistry(pool);
     this.eviction = new Eviction(pool);
     this.repairs = new Repairs(pool);
+    this.tiers = new TierMoves(pool);
   }
 
   public MasterConfig config() {
@@ -397,6 +400,20 @@ public final class PoolMetadata {
     pool.counters.nodeCommits.labelValues("ignored").inc(commit.items().size() - applied);
   }
 
+  /** Applies a storage node's DISK_DROP (protocol 2.3): replicas its disk tier no longer holds. */
+  public synchronized void diskDrop(DiskDrop drop) {
+    StorageNodeRecord node = pool.nodes.get(drop.nodeId());
+    if (node == null || !node.registeredAs(drop.registrationId())) {
+      return; // another registration: its inventory already left them out
+    }
+    long now = clock.getAsLong();
+    for (PutRef p : drop.objects()) {
+      if (Keys.problem(p.key()) == null) {
+        tiers.dropped(node, p.key(), p.generation(), now);
+      }
+    }
+  }
+
   /**
    * Waits, releasing the lock, while one of {@code keys} names a pending put that its storage nodes commit (the writer
    * may already have returned: their COMMITs can still be on their way here), up to {@link #COMMIT_WAIT}; a put still
@@ -453,6 +470,15 @@ public final class PoolMetadata {
   }
 
   public List<ReplicaListResult> getReplicas(List<String> keys) {
+    return getReplicas(keys, VersionInfo.PROTOCOL_MINOR);
+  }
+
+  /**
+   * The replica lists of {@code keys} for a client of protocol minor {@code clientMinor}: disk replicas only to clients
+   * that read them (2.3, READ_OBJECT).
+   */
+  public List<ReplicaListResult> getReplicas(List<String> keys, int clientMinor) {
+    boolean disk = clientMinor >= RegisterNode.DISK_MINOR;
     Object[] found = new Object[keys.size()];
     synchronized (this) {
       settle(keys);
@@ -467,6 +493,9 @@ public final class PoolMetadata {
         }
         StoredObject o = pool.objects.get(key);
         List<Replica> readable = o == null ? List.of() : pool.readableReplicas(o);
+        if (!disk) {
+          readable = readable.stream().filter(r -> !r.onDisk()).toList();
+        }
         if (readable.isEmpty()) {
           pool.counters.getMisses.inc();
           found[i] = ReplicaListResult.missing(missing());

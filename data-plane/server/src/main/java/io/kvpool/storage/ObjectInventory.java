@@ -102,6 +102,16 @@ final class ObjectInventory {
    */
   synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
                                  long expiresAtMillis, long nowMillis) {
+    return admitWrite(id, slice, size, checksum, wantedReplicas, expiresAtMillis, nowMillis, null);
+  }
+
+  /**
+   * As {@link #admitWrite(ObjectId, Slice, int, int, int, long, long)}; with {@code displaced} (a node with a disk
+   * tier) the complete replicas whose range the write takes are added to it instead of being tombstoned, for the
+   * caller to spill before the write's bytes land ({@link #tombstoneDisplaced} those it could not).
+   */
+  synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
+                                 long expiresAtMillis, long nowMillis, List<InventoryObject> displaced) {
     Tomb t = tombstones.get(id.key);
     if (t != null && t.generation >= id.generation) {
       return "object " + id.key + " generation " + id.generation + " was deleted; start a new put";
@@ -110,7 +120,7 @@ final class ObjectInventory {
     if (held != null && held.complete) {
       return "this node already holds a complete replica of " + id.key + " generation " + id.generation;
     }
-    dropOverlapping(slice, id, nowMillis);
+    dropOverlapping(slice, id, nowMillis, displaced);
     if (held == null) {
       held = new Held(id, size, checksum, wantedReplicas, expiresAtMillis);
       byObject.put(id, held);
@@ -386,7 +396,12 @@ final class ObjectInventory {
     return tombstonesDropped;
   }
 
-  private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis) {
+  /** Remembers a displaced replica that could not be kept on disk as deleted (as a write without a tier does). */
+  synchronized void tombstoneDisplaced(ObjectId id, long nowMillis) {
+    tombstone(id, nowMillis);
+  }
+
+  private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis, List<InventoryObject> displaced) {
     TreeMap<Long, Range> seg = segment(slice.segmentId());
     long start = slice.offset();
     long end = slice.end();
@@ -404,9 +419,12 @@ final class ObjectInventory {
     }
     for (Held h : victims) {
       boolean wasComplete = h.complete;
+      if (wasComplete && displaced != null) {
+        displaced.add(h.toInventory());
+      }
       byObject.remove(h.id);
       unindex(h);
-      if (wasComplete) {
+      if (wasComplete && displaced == null) {
         tombstone(h.id, nowMillis); // its range was reused: the object is gone, and its late writers must be refused
       }
     }
