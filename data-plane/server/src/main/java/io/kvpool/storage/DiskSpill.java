@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class DiskSpill {
   /** Drops kept for the master at most; beyond, the next registration's inventory tells it the same. */
   private static final int MAX_QUEUED_DROPS = 1_000_000;
+  /** How long a release waits for a writer's spill of the replica it names (one record write). */
+  private static final long SPILL_WAIT_MILLIS = 10_000;
 
   private final DiskTier tier;
   private final List<NativeSegment> segments;
@@ -87,9 +89,14 @@ final class DiskSpill {
    */
   void displaced(List<InventoryObject> replicas, long nowMillis) {
     for (InventoryObject r : replicas) {
-      if (!spill(r)) {
-        inventory.tombstoneDisplaced(new ObjectId(r.key(), r.generation()), nowMillis);
-        queueDrop(r.key(), r.generation());
+      ObjectId id = new ObjectId(r.key(), r.generation());
+      try {
+        if (!spill(r)) {
+          inventory.tombstoneDisplaced(id, nowMillis);
+          queueDrop(r.key(), r.generation());
+        }
+      } finally {
+        inventory.spillDone(id);
       }
     }
   }
@@ -103,8 +110,16 @@ final class DiskSpill {
       return;
     }
     InventoryObject inMemory = inventory.replica(id);
-    boolean onDisk = inMemory != null ? spill(inMemory) : tier.contains(new DiskTier.ObjectRef(r.key(),
-        r.generation()));
+    DiskTier.ObjectRef ref = new DiskTier.ObjectRef(r.key(), r.generation());
+    boolean onDisk = inMemory != null ? spill(inMemory) : tier.contains(ref);
+    if (!onDisk && inMemory == null) {
+      try {
+        inventory.awaitSpilled(id, SPILL_WAIT_MILLIS); // a WRITE displaced it and is writing it to disk now
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      onDisk = tier.contains(ref);
+    }
     inventory.release(new Release(r.key(), r.generation(), false), nowMillis);
     if (!onDisk) {
       queueDrop(r.key(), r.generation());

@@ -86,6 +86,8 @@ final class ObjectInventory {
   private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
   private final Map<Integer, TreeMap<Long, PinnedSlice>> pinned = new HashMap<>();
   private int waitingWriters;
+  /** Displaced replicas a writer is spilling to the disk tier now ({@link #admitWrite} with a displaced list). */
+  private final java.util.Set<ObjectId> spilling = new java.util.HashSet<>();
   private final long tombstoneTtlMillis;
   private final int maxTombstones;
   private long tombstonesDropped;
@@ -396,6 +398,25 @@ final class ObjectInventory {
     return tombstonesDropped;
   }
 
+  /** The writer that displaced the replica is done spilling it (written or not). */
+  synchronized void spillDone(ObjectId id) {
+    if (spilling.remove(id)) {
+      notifyAll();
+    }
+  }
+
+  /**
+   * Waits while a writer spills the displaced replica {@code id} (at most {@code timeoutMillis}): a release that finds
+   * it neither in memory nor on disk may just have come between its displacement and its record.
+   */
+  synchronized void awaitSpilled(ObjectId id, long timeoutMillis) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    long left;
+    while (spilling.contains(id) && (left = deadline - System.currentTimeMillis()) > 0) {
+      wait(left);
+    }
+  }
+
   /** Remembers a displaced replica that could not be kept on disk as deleted (as a write without a tier does). */
   synchronized void tombstoneDisplaced(ObjectId id, long nowMillis) {
     tombstone(id, nowMillis);
@@ -421,6 +442,7 @@ final class ObjectInventory {
       boolean wasComplete = h.complete;
       if (wasComplete && displaced != null) {
         displaced.add(h.toInventory());
+        spilling.add(h.id);
       }
       byObject.remove(h.id);
       unindex(h);
