@@ -49,7 +49,7 @@ class DiskTierPoolTest {
 
   private void startPool(long diskBytes, Path... diskDirs) throws Exception {
     // a short lease: values just read become evictable again quickly, as in a busy pool
-    MasterConfig config = MasterConfig.defaults("disk").withTtls(Duration.ofSeconds(10), Duration.ofMillis(500));
+    MasterConfig config = MasterConfig.defaults("disk").withTtls(Duration.ofSeconds(2), Duration.ofMillis(500));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     for (int i = 0; i < diskDirs.length; i++) {
       nodes.add(startNode("n" + i, diskDirs[i], diskBytes));
@@ -221,6 +221,46 @@ class DiskTierPoolTest {
       }
     }
     assertThat(nodes.get(0).status().registered()).isTrue();
+  }
+
+  @Test
+  void aCorruptDiskRecordIsServedFromTheOtherReplicaAndDiskReplicasOutliveANodeLoss() throws Exception {
+    Path a = dir("a");
+    startPool(64L << 20, a, dir("b"), dir("c"));
+    Map<String, ByteBuffer> values = put("d", 3 * 3 * NODE_MEMORY / 2, 2, 13);
+    eventually(() -> assertThat(nodes.get(0).diskTier().records()).isGreaterThan(10));
+    // the first record of node a's first file: flip a byte of its value
+    Path first;
+    try (Stream<Path> s = Files.list(a)) {
+      first = s.filter(p -> p.getFileName().toString().endsWith(".kvd")).sorted().findFirst().orElseThrow();
+    }
+    String corrupt;
+    try (FileChannel ch = FileChannel.open(first, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer fixed = ByteBuffer.allocate(28);
+      ch.read(fixed, 0);
+      int keyLength = Short.toUnsignedInt(fixed.getShort(4));
+      ByteBuffer key = ByteBuffer.allocate(keyLength);
+      ch.read(key, 28);
+      corrupt = new String(key.array(), StandardCharsets.UTF_8);
+      ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), 28 + keyLength + 100);
+    }
+    // gets pick either replica: every one returns the value put, and node a's read of its record is a miss
+    for (int i = 0; i < 200 && nodes.get(0).status().disk().misses() == 0; i++) {
+      assertThat(client.get(corrupt)).as(corrupt).isEqualTo(values.get(corrupt));
+    }
+    assertThat(nodes.get(0).status().disk().misses()).isEqualTo(1);
+    assertThat(client.get(corrupt)).isEqualTo(values.get(corrupt));
+
+    StorageNode b = nodes.remove(1);
+    b.close(); // its replicas are gone: every value keeps the one on a or c, on disk or in memory
+    eventually(() -> assertThat(master.status().nodes().stream().filter(n -> n.id().equals("n1")).findFirst()
+        .orElseThrow().state()).isEqualTo("DEAD"));
+    for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
+      if (!e.getKey().equals(corrupt)) {
+        assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+      }
+    }
+    assertThat(master.status().counters().objectsLost()).isLessThanOrEqualTo(1);
   }
 
   private Map<String, ByteBuffer> put(String prefix, long bytes, int replicas, long seed) {

@@ -89,8 +89,8 @@ public final class StorageNodeMain implements Callable<Integer> {
           + " evicted from memory move there and are read back from it; 0: no disk tier (KVPOOL_DISK_SIZE)")
   long diskSize;
   @Option(names = "--disk-dir", descriptionKey = "KVPOOL_DISK_DIR", defaultValue = "",
-      description = "Folder of the disk tier, one per node (required with --disk-size); it is rescanned at start, so"
-          + " a restarted node keeps what it holds (KVPOOL_DISK_DIR)")
+      description = "Folder of the disk tiers (required with --disk-size): this node's is the folder named after its id"
+          + " in it; it is rescanned at start, so a restarted node keeps what it holds (KVPOOL_DISK_DIR)")
   String diskDir;
   @Option(names = "--disk-file-size", descriptionKey = "KVPOOL_DISK_FILE_SIZE", defaultValue = "0",
       converter = ProcessConfig.SizeConverter.class,
@@ -117,7 +117,7 @@ public final class StorageNodeMain implements Callable<Integer> {
     if (diskDir.isBlank()) {
       throw new IllegalArgumentException("--disk-size needs --disk-dir, the folder of this node's disk tier");
     }
-    DiskTier.Settings s = DiskTier.Settings.of(Path.of(diskDir.trim()), diskSize);
+    DiskTier.Settings s = DiskTier.Settings.of(Path.of(diskDir.trim()).resolve(nodeId), diskSize);
     return diskFileSize > 0 ? s.withFileBytes(diskFileSize) : s;
   }
 

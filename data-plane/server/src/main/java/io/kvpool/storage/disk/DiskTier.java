@@ -206,6 +206,7 @@ public final class DiskTier implements AutoCloseable {
       tier.rescan();
     } catch (IOException | RuntimeException e) {
       tier.degrade("cannot open the disk tier in " + settings.dir() + ": " + describe(e), System.currentTimeMillis());
+      tier.closed = true; // without its folder's lock or its files it never writes: restart the node to try again
     }
     LOG.info("event=disk_tier_opened dir={} cap_bytes={} file_bytes={} files={} records={} dropped={} ms={} degraded=\"{}\"",
         settings.dir(), settings.capBytes(), settings.fileBytes(), tier.files.size(), tier.index.size(),
