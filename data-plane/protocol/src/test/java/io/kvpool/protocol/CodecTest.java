@@ -177,5 +177,14 @@ class CodecTest {
     assertThat(Opcode.fromCode(999)).isNull();
     ByteBuffer badBool = new BodyWriter().string("k").u8(2).toBuffer();
     assertThatThrownBy(() -> PinRequest.decode(new BodyReader(badBool))).hasMessageContaining("boolean");
+    ByteBuffer badKind = new BodyWriter().bool(true).i64(1).i64(2).bool(false).i32(1).string("k").i64(3).u8(3)
+        .toBuffer();
+    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(badKind), 3)).hasMessageContaining("release kind");
+    ByteBuffer toDiskFor22 = new BodyWriter().bool(true).i64(1).i64(2).bool(false).i32(1).string("k").i64(3).u8(2)
+        .toBuffer();
+    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(toDiskFor22), 2)).hasMessageContaining("boolean");
+    ByteBuffer negativeDisk = new BodyWriter().string("n").string("h:1").i32(0).i64(0).bool(false).string("tcp")
+        .i32(0).i64(-1).toBuffer();
+    assertThatThrownBy(() -> RegisterNode.decode(new BodyReader(negativeDisk), 3)).hasMessageContaining("disk tier");
   }
 }
