@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link #displaced}): either way the value is on disk before its memory is reused. Spills that fail, and records the
  * tier loses later (reclaimed, corrupt), are queued for the master ({@link #takeDrops}), which forgets those replicas.
  */
-final class DiskSpill {
+final class DiskSpill implements AutoCloseable {
   /** Drops kept for the master at most; beyond, the next registration's inventory tells it the same. */
   private static final int MAX_QUEUED_DROPS = 1_000_000;
   /** How long a release waits for a writer's spill of the replica it names (one record write). */
@@ -33,6 +36,15 @@ final class DiskSpill {
   private final ObjectInventory inventory;
   private final ConcurrentLinkedQueue<PutRef> drops = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
+  /**
+   * Applies the master's releases in their order, off the master link's thread: a move to disk writes the value, which
+   * must not hold up the node's heartbeats.
+   */
+  private final ExecutorService releases = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "storage-disk-releases");
+    t.setDaemon(true);
+    return t;
+  });
 
   DiskSpill(DiskTier tier, List<NativeSegment> segments, ObjectInventory inventory) {
     this.tier = tier;
@@ -101,8 +113,21 @@ final class DiskSpill {
     }
   }
 
-  /** Applies a master's release to memory and tier. */
+  /** Applies a master's release to memory and tier, after the releases before it, on the tier's own thread. */
   void release(Release r, long nowMillis) {
+    try {
+      releases.execute(() -> apply(r, nowMillis));
+    } catch (RejectedExecutionException e) {
+      // the node is stopping: its next process re-registers with what it holds, and the master releases again
+    }
+  }
+
+  @Override
+  public void close() {
+    releases.shutdownNow();
+  }
+
+  private void apply(Release r, long nowMillis) {
     ObjectId id = new ObjectId(r.key(), r.generation());
     if (!r.toDisk()) {
       inventory.release(r, nowMillis);

@@ -53,6 +53,7 @@ public final class StorageNode implements AutoCloseable {
     this.config = config;
     this.inventory = new ObjectInventory(config.tombstoneTtl().toMillis(), 1_000_000);
     this.device = DeviceState.open(config.transport());
+    DiskSpill openedDisk = null;
     try {
       long perSegment = config.memoryBytes() / config.segments();
       SegmentOptions options = SegmentOptions.defaults().hugePages(config.hugePages());
@@ -95,6 +96,7 @@ public final class StorageNode implements AutoCloseable {
           (session, request) -> handlerRef[0].handle(session, request), config.limits(), config.secrets(), metrics);
       this.endpoint = new HostPort(config.advertiseHost(), rpc.endpoint().port()).toString();
       this.disk = openDisk(config, segments, inventory);
+      openedDisk = disk;
       this.link = new MasterLink(config.masters(), config.poolId(), config.nodeId(), endpoint, infos, inventory,
           config.heartbeat(), config.secrets(), config.transport().protocol(), device.devices(), disk);
       linkRef[0] = link;
@@ -104,6 +106,10 @@ public final class StorageNode implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       segments.forEach(NativeSegment::close);
       device.close();
+      if (openedDisk != null) {
+        openedDisk.close();
+        openedDisk.tier().close();
+      }
       throw e;
     }
     registerGauges();
@@ -260,6 +266,7 @@ public final class StorageNode implements AutoCloseable {
     }
     device.close();
     if (disk != null) {
+      disk.close();
       disk.tier().close();
     }
   }

@@ -112,13 +112,13 @@ public final class DiskTier implements AutoCloseable {
   public static final class Staged implements AutoCloseable {
     private final NativeSegment memory;
     private final ByteBuffer value;
-    private final Semaphore budget;
+    private final StagingMemory staging;
     private final int permits;
 
-    private Staged(NativeSegment memory, ByteBuffer value, Semaphore budget, int permits) {
+    private Staged(NativeSegment memory, ByteBuffer value, StagingMemory staging, int permits) {
       this.memory = memory;
       this.value = value;
-      this.budget = budget;
+      this.staging = staging;
       this.permits = permits;
     }
 
@@ -129,8 +129,78 @@ public final class DiskTier implements AutoCloseable {
 
     @Override
     public void close() {
-      memory.close();
+      staging.give(memory, permits);
+    }
+  }
+
+  /**
+   * Native memory that reads stage values in: at most its budget at once (reads wait for it), and segments of
+   * power-of-two sizes kept for the next reads (up to {@link #KEEP_BYTES}), so that a read pays neither a mapping nor
+   * its page faults (measured: a fresh 1 MiB segment per read halved the tier's read rate).
+   */
+  private static final class StagingMemory {
+    static final long KEEP_BYTES = 64L << 20;
+    private final Semaphore budget;
+    private final int budgetKib;
+    private final Map<Long, java.util.ArrayDeque<NativeSegment>> idle = new HashMap<>();
+    private long idleBytes;
+    private boolean closed;
+
+    StagingMemory(long bytes) {
+      this.budgetKib = (int) Math.min(Integer.MAX_VALUE, Math.max(DiskRecord.MAX_VALUE, bytes) >> 10);
+      this.budget = new Semaphore(budgetKib);
+    }
+
+    static long sizeClass(int size) {
+      return Math.max(64 << 10, Long.highestOneBit(Math.max(1, size - 1)) << 1);
+    }
+
+    int permits(int size) {
+      return (int) Math.min(budgetKib, sizeClass(size) >> 10);
+    }
+
+    /** A segment of at least {@code size} bytes within the budget, or null after 10 s. */
+    NativeSegment take(int size, int permits) throws InterruptedException {
+      if (!budget.tryAcquire(permits, 10, TimeUnit.SECONDS)) {
+        return null;
+      }
+      long cls = sizeClass(size);
+      synchronized (this) {
+        java.util.ArrayDeque<NativeSegment> q = idle.get(cls);
+        NativeSegment kept = q == null ? null : q.poll();
+        if (kept != null) {
+          idleBytes -= cls;
+          return kept;
+        }
+      }
+      try {
+        return NativeSegment.allocate(cls, STAGING);
+      } catch (RuntimeException e) {
+        budget.release(permits);
+        throw e;
+      }
+    }
+
+    void give(NativeSegment memory, int permits) {
+      boolean keep;
+      synchronized (this) {
+        keep = !closed && idleBytes + memory.size() <= KEEP_BYTES;
+        if (keep) {
+          idle.computeIfAbsent(memory.size(), k -> new java.util.ArrayDeque<>()).push(memory);
+          idleBytes += memory.size();
+        }
+      }
+      if (!keep) {
+        memory.close();
+      }
       budget.release(permits);
+    }
+
+    synchronized void close() {
+      closed = true;
+      idle.values().forEach(q -> q.forEach(NativeSegment::close));
+      idle.clear();
+      idleBytes = 0;
     }
   }
 
@@ -164,9 +234,7 @@ public final class DiskTier implements AutoCloseable {
   private final Consumer<List<ObjectRef>> dropped;
   private final Map<ObjectRef, Location> index = new HashMap<>();
   private final TreeMap<Long, TierFile> files = new TreeMap<>();
-  /** Staging memory of reads in flight, in KiB. */
-  private final Semaphore staging;
-  private final int stagingKib;
+  private final StagingMemory staging;
   private FileChannel lockChannel;
   private FileLock lock;
   private TierFile active;
@@ -186,8 +254,7 @@ public final class DiskTier implements AutoCloseable {
   private DiskTier(Settings settings, Consumer<List<ObjectRef>> dropped, long stagingBytes) {
     this.settings = settings;
     this.dropped = dropped;
-    this.stagingKib = (int) Math.min(Integer.MAX_VALUE, Math.max(DiskRecord.MAX_VALUE, stagingBytes) >> 10);
-    this.staging = new Semaphore(stagingKib);
+    this.staging = new StagingMemory(stagingBytes);
   }
 
   /**
@@ -524,18 +591,18 @@ public final class DiskTier implements AutoCloseable {
       reads++;
     }
     int size = loc.record().size();
-    int permits = (int) Math.min(stagingKib, ((long) size + 1023) >> 10);
+    int permits = staging.permits(size);
+    NativeSegment memory;
     try {
-      if (!staging.tryAcquire(permits, 10, TimeUnit.SECONDS)) {
-        throw new BusyException("the disk tier's staging memory is taken by other reads; try again");
-      }
+      memory = staging.take(size, permits);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new BusyException("interrupted while waiting for staging memory");
     }
-    NativeSegment memory = null;
+    if (memory == null) {
+      throw new BusyException("the disk tier's staging memory is taken by other reads; try again");
+    }
     try {
-      memory = NativeSegment.allocate(size, STAGING);
       ByteBuffer value = memory.view(0, size);
       ByteBuffer header = ByteBuffer.allocate(loc.record().headerBytes());
       boolean ok = readFully(loc.file.channel, header, loc.offset())
@@ -559,8 +626,7 @@ public final class DiskTier implements AutoCloseable {
       return null;
     } finally {
       if (memory != null) {
-        memory.close();
-        staging.release(permits);
+        staging.give(memory, permits);
       }
     }
   }
@@ -626,6 +692,7 @@ public final class DiskTier implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
+    staging.close();
     for (TierFile f : files.values()) {
       try {
         f.channel.close();
