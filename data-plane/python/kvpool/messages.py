@@ -27,7 +27,7 @@ class Opcode(enum.IntEnum):
     READ = 41
     READ_BATCH = 43  # protocol 2.1
     WRITE_BATCH = 44  # protocol 2.1
-    READ_OBJECT = 45  # protocol 2.3: a whole value by its object, from memory or the node's disk tier
+    READ_OBJECT = 46  # protocol 2.3: a whole value by its object, from memory or the node's disk tier
 
 
 class Role(enum.IntEnum):

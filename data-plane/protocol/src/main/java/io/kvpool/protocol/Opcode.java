@@ -31,7 +31,7 @@ public enum Opcode {
   READ_BATCH(43),
   WRITE_BATCH(44),
   // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk tier
-  READ_OBJECT(45);
+  READ_OBJECT(46);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
 
