@@ -27,6 +27,11 @@ from .pools import MasterChannel, StorageConnections
 from .puts import PutOperation, PutResult, entries, value_problem
 
 
+_RECOVERING = frozenset({ErrorCode.RECOVERING})
+# what a forced remove waits out: a new leader's recovery, reads under their lease, puts still being written
+_FORCED = frozenset({ErrorCode.RECOVERING, ErrorCode.OBJECT_LEASED, ErrorCode.PUT_IN_PROGRESS})
+
+
 def _check_key(key: str) -> None:
     problem = key_problem(key)
     if problem is not None:
@@ -116,12 +121,14 @@ class KvPoolClient:
         return [e.failure if e.result == PutResult.FAILED else None
                 for e in self._put_entries(keys, values, replicas)]
 
-    def _put_entries(self, keys: Sequence[str], values: Sequence[Regions], replicas: int | None = None) -> list:
-        """One put operation for every key (one deadline); an invalid key or value fails only its own entry. Returns
-        the :class:`kvpool.puts.PutEntry` of each key, with its ``result`` and ``failure``."""
+    def _put_entries(self, keys: Sequence[str], values: Sequence[Regions], replicas: int | None = None,
+                     deadline: Backoff | None = None) -> list:
+        """One put operation for every key (one deadline: the operation timeout from now, or ``deadline``); an
+        invalid key or value fails only its own entry. Returns the :class:`kvpool.puts.PutEntry` of each key, with
+        its ``result`` and ``failure``."""
         replicas = self.config.replicas if replicas is None else replicas
         todo = entries(keys, values, replicas, lambda v: crc32c_of_regions(v.views))
-        return PutOperation(self.config, self._master, self._storage, self._commits, todo, replicas).run()
+        return PutOperation(self.config, self._master, self._storage, self._commits, todo, replicas, deadline).run()
 
     # ---- get ----
 
@@ -176,10 +183,15 @@ class KvPoolClient:
                 raise v
         return [None if isinstance(v, BaseException) else v for v in values]
 
-    def _get_values(self, keys: Sequence[str]) -> list:
-        """Per key: its value in a new bytearray, or the exception that says why not."""
-        buffers = NewBuffers(len(keys))
+    def _get_values(self, keys: Sequence[str], make=bytearray) -> list:
+        """Per key: its value in a new bytearray (or what ``make(size)`` returns), or the exception that says why
+        not."""
+        buffers = NewBuffers(len(keys), make)
         return [buffers.buffers[i] if isinstance(n, int) else n for i, n in enumerate(self._read(keys, buffers))]
+
+    def _lookups(self, keys: Sequence[str]) -> list:
+        """Per key its replica list or the exception that says why there is none, within one operation timeout."""
+        return self._get_operation().lookup_many(keys)
 
     def _lookup(self, key: str):
         """The replica list of ``key`` (its size, CRC32C and replicas); ObjectNotFound when it is not stored."""
@@ -197,11 +209,13 @@ class KvPoolClient:
 
     # ---- metadata ----
 
-    def _key_statuses(self, opcode: int, keys: Sequence[str]) -> list:
-        """The master's status of each key for EXISTS or REMOVE, within one operation timeout: keys a recovering new
-        leader answers RECOVERING are asked again until the deadline (then they stay RECOVERING). Per key: the
-        status, or the exception that says why there is none (an invalid key fails only its own entry)."""
-        deadline = Backoff.until(self.config.operation_timeout)
+    def _key_statuses(self, opcode: int, keys: Sequence[str], again: frozenset = _RECOVERING,
+                      deadline: Backoff | None = None) -> list:
+        """The master's status of each key for EXISTS or REMOVE, within one operation timeout (or ``deadline``): keys
+        answered a status in ``again`` (RECOVERING: a new leader still recovering) are asked again until the deadline
+        (then they keep that status). Per key: the status, or the exception that says why there is none (an invalid
+        key fails only its own entry)."""
+        deadline = deadline or Backoff.until(self.config.operation_timeout)
         out: list = [None] * len(keys)
         asking = []
         for i, key in enumerate(keys):
@@ -223,7 +237,7 @@ class KvPoolClient:
                     statuses = [e] * len(chunk)
                 for i, status in zip(chunk, statuses):
                     out[i] = status
-            asking = [i for i in asking if out[i] == ErrorCode.RECOVERING]
+            asking = [i for i in asking if out[i] in again]
             if asking and not deadline.pause():
                 break
         return out
@@ -244,37 +258,50 @@ class KvPoolClient:
     def exists(self, key: str) -> bool:
         return self.exists_batch([key])[0]
 
-    def remove_batch(self, keys: Sequence[str]) -> list:
+    def remove_batch(self, keys: Sequence[str], force: bool = False) -> list:
         """One status per key: OK (removed), NOT_FOUND, OBJECT_LEASED (being read), PUT_IN_PROGRESS, ...; within one
-        operation timeout. An invalid key raises ValueError, a failure of the pool its error."""
+        operation timeout (``force``: as :meth:`remove`). An invalid key raises ValueError, a failure of the pool its
+        error."""
         _check_keys(keys)
-        statuses = self._removed(keys)
+        statuses = self._removed(keys, force)
         for status in statuses:
             if isinstance(status, BaseException):
                 raise status
         return statuses
 
-    def _removed(self, keys: Sequence[str]) -> list:
-        """REMOVE of every key; per key its status or exception."""
-        statuses = self._key_statuses(Opcode.REMOVE, keys)
+    def _removed(self, keys: Sequence[str], force: bool = False, deadline: Backoff | None = None) -> list:
+        """REMOVE of every key; per key its status or exception. ``force``: a key being read (OBJECT_LEASED) or
+        written (PUT_IN_PROGRESS) is asked again until it is removed or the deadline passes."""
+        statuses = self._key_statuses(Opcode.REMOVE, keys, _FORCED if force else _RECOVERING, deadline)
         for key, status in zip(keys, statuses):
             if status == ErrorCode.OK:
                 self._locations.invalidate(key, False)
         return statuses
 
-    def remove(self, key: str) -> bool:
+    def remove(self, key: str, force: bool = False) -> bool:
         """True if removed, False if it was not stored. An object under a read lease or being written raises a
-        RemoteError (OBJECT_LEASED / PUT_IN_PROGRESS, retryable)."""
-        status = self.remove_batch([key])[0]
+        RemoteError (OBJECT_LEASED / PUT_IN_PROGRESS, retryable); with ``force`` the remove waits for those reads and
+        writes to end, within the operation timeout (kvpool never frees bytes a reader may still be reading)."""
+        _check_key(key)
+        status = self._removed([key], force)[0]
+        if isinstance(status, BaseException):
+            raise status
         if status == ErrorCode.OK:
             return True
         if status in (ErrorCode.NOT_FOUND, ErrorCode.RECOVERING):
             return False
         raise RemoteError(f"remove of key '{key}' refused [{status.name}]", status)
 
-    def remove_all(self) -> int:
-        """Removes every object not leased or being written; returns how many were removed."""
-        return self._master.call(Opcode.REMOVE_ALL, None, decode_count)
+    def remove_all(self, force: bool = False) -> int:
+        """Removes every object not leased or being written; returns how many were removed. ``force``: asks again
+        while the pool still holds objects (being read or written), until it is empty or the operation timeout
+        passes."""
+        deadline = Backoff.until(self.config.operation_timeout)
+        removed = self._master.call(Opcode.REMOVE_ALL, None, decode_count, deadline)
+        while force and self._master.call(Opcode.STATS, None, PoolStats.decode, deadline).objects > 0 and \
+                deadline.pause():
+            removed += self._master.call(Opcode.REMOVE_ALL, None, decode_count, deadline)
+        return removed
 
     def pin(self, key: str, pinned: bool = True) -> None:
         """Sets or clears the soft pin of a stored object: pinned objects are never evicted."""

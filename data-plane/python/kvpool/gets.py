@@ -34,13 +34,15 @@ class Destinations:
 
 
 class NewBuffers(Destinations):
-    """Each value into a new bytearray of its size (``buffers[i]``)."""
+    """Each value into a new buffer of its size (``buffers[i]``): a bytearray, or what ``make(size)`` returns (any
+    writable buffer)."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, make=bytearray):
         self.buffers: list = [None] * count
+        self.make = make
 
     def of(self, index: int, size: int) -> Regions:
-        self.buffers[index] = bytearray(size)
+        self.buffers[index] = self.make(size)
         return Regions.of_buffer(self.buffers[index], writable=True)
 
 
@@ -181,6 +183,29 @@ class GetOperation:
                 if r.status == ErrorCode.RECOVERING:
                     recovering.append(i)
         return recovering
+
+    def lookup_many(self, keys: Sequence[str]) -> list:
+        """Per key its replica list, or the exception that says why there is none (InvalidKey, ObjectNotFound, a
+        failure of the pool): one GET_REPLICAS per 4096 keys, keys a recovering new leader has not found yet asked
+        again within the deadline."""
+        out: list = [None] * len(keys)
+        lists: list = [None] * len(keys)
+        valid = []
+        for i, key in enumerate(keys):
+            problem = key_problem(key)
+            if problem is None:
+                valid.append(i)
+            else:
+                out[i] = InvalidKey(problem)
+        for i in self._lookup_all(keys, valid, lists, out):
+            try:
+                lists[i] = self.lookup(keys[i])
+            except KvPoolError as e:
+                out[i] = e
+        for i in valid:
+            if out[i] is None:
+                out[i] = lists[i] if lists[i].status == ErrorCode.OK else self._not_read(keys[i], lists[i])
+        return out
 
     def lookup(self, key: str) -> ReplicaListResult:
         """The replica list of a key, waiting out a new leader's recovery within the deadline; not found is final."""

@@ -93,14 +93,15 @@ def entries(keys: Sequence[str], values: Sequence[Regions], replicas: int, crc_o
 
 
 class PutOperation:
-    def __init__(self, config, master, storage, commits, entries: list, replicas: int):
+    def __init__(self, config, master, storage, commits, entries: list, replicas: int,
+                 deadline: Backoff | None = None):
         self.config = config
         self.master = master
         self.storage = storage
         self.commits = commits
         self.entries = entries
         self.replicas = replicas
-        self.deadline = Backoff.until(config.operation_timeout)
+        self.deadline = deadline or Backoff.until(config.operation_timeout)
 
     def run(self) -> list:
         """Runs rounds until every entry has its result; returns the entries."""

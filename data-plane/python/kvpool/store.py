@@ -1,7 +1,7 @@
 """A Mooncake-store-compatible API over kvpool: :class:`KvPoolStore` takes the calls of Mooncake's
 ``MooncakeDistributedStore`` (``mooncake.store``) with the same meaning and return conventions (0 or a byte count
 for success, Mooncake's negative error codes for failures, empty bytes for a missing key), so code written for that
-store (SGLang HiCache, LMCache, vLLM-Ascend's KV pool) runs on a kvpool pool. Differences are listed in
+store (vLLM's MooncakeStoreConnector, SGLang HiCache, LMCache, vLLM-Ascend's KV pool) runs on a kvpool pool. Differences are listed in
 data-plane/python/README.md.
 """
 
@@ -13,14 +13,20 @@ import socket
 import threading
 from typing import Sequence
 
+from .backoff import Backoff
 from .client import KvPoolClient
 from .config import ClientConfig
-from .errors import (BufferTooSmall, ChecksumMismatch, ConnectionFailed, ErrorCode, InvalidKey, KvPoolError,
-                     KvPoolTimeout, ProtocolError, VersionMismatch)
+from .errors import ErrorCode, KvPoolError
 from .gets import IntoRegions
 from .memory import Regions, address_view, byte_view
 from .messages import Opcode
 from .puts import PutResult
+from .ranges import RangeReads, group_fragments
+from .store_types import (BufferDescriptor, BufferHandle, MemoryDescriptor, MooncakeError, ReplicaDescriptor,
+                          ReplicaStatus, ReplicateConfig, mooncake_code, mooncake_status, replica_descriptors)
+
+__all__ = ["KvPoolStore", "MooncakeDistributedStore", "MooncakeError", "ReplicateConfig", "BufferHandle",
+           "ReplicaStatus", "ReplicaDescriptor", "MemoryDescriptor", "BufferDescriptor", "mooncake_code"]
 
 LOG = logging.getLogger("kvpool.store")
 
@@ -44,77 +50,6 @@ def _report_ignored(names) -> None:
                     " compatibility; they have no effect)", ", ".join(new))
 
 
-class MooncakeError:
-    """Mooncake's error codes (``mooncake::ErrorCode``) that this API returns."""
-    OK = 0
-    INTERNAL_ERROR = -1
-    NO_AVAILABLE_HANDLE = -200
-    INVALID_VERSION = -300
-    INVALID_KEY = -400
-    INVALID_PARAMS = -600
-    ILLEGAL_CLIENT = -601
-    OBJECT_NOT_FOUND = -704
-    OBJECT_ALREADY_EXISTS = -705
-    OBJECT_HAS_LEASE = -706
-    TRANSFER_FAIL = -800
-    CHECKSUM_MISMATCH = -801
-    RPC_FAIL = -900
-    RPC_TIMEOUT = -901
-    UNAVAILABLE_IN_CURRENT_STATUS = -1010
-
-
-_BY_KVPOOL_CODE = {
-    ErrorCode.NOT_FOUND: MooncakeError.OBJECT_NOT_FOUND,
-    ErrorCode.ALREADY_EXISTS: MooncakeError.OBJECT_ALREADY_EXISTS,
-    ErrorCode.OBJECT_LEASED: MooncakeError.OBJECT_HAS_LEASE,
-    ErrorCode.PUT_IN_PROGRESS: MooncakeError.OBJECT_HAS_LEASE,
-    ErrorCode.NO_SPACE: MooncakeError.NO_AVAILABLE_HANDLE,
-    ErrorCode.NOT_ENOUGH_NODES: MooncakeError.NO_AVAILABLE_HANDLE,
-    ErrorCode.CHECKSUM_MISMATCH: MooncakeError.CHECKSUM_MISMATCH,
-    ErrorCode.LIMIT_EXCEEDED: MooncakeError.INVALID_PARAMS,
-    ErrorCode.VERSION_MISMATCH: MooncakeError.INVALID_VERSION,
-    ErrorCode.RECOVERING: MooncakeError.UNAVAILABLE_IN_CURRENT_STATUS,
-    ErrorCode.NOT_LEADER: MooncakeError.RPC_FAIL,
-    ErrorCode.AUTH_REQUIRED: MooncakeError.ILLEGAL_CLIENT,
-    ErrorCode.AUTH_FAILED: MooncakeError.ILLEGAL_CLIENT,
-}
-
-
-def mooncake_code(error: BaseException) -> int:
-    """The Mooncake error code closest to a kvpool failure."""
-    if isinstance(error, VersionMismatch):
-        return MooncakeError.INVALID_VERSION
-    if isinstance(error, InvalidKey):
-        return MooncakeError.INVALID_KEY
-    if isinstance(error, (BufferTooSmall, ValueError, TypeError)):
-        return MooncakeError.INVALID_PARAMS
-    if isinstance(error, ChecksumMismatch):
-        return MooncakeError.CHECKSUM_MISMATCH
-    if isinstance(error, KvPoolError) and error.code in _BY_KVPOOL_CODE:
-        return _BY_KVPOOL_CODE[error.code]
-    if isinstance(error, KvPoolTimeout):
-        return MooncakeError.RPC_TIMEOUT
-    if isinstance(error, (ConnectionFailed, ProtocolError)):
-        return MooncakeError.RPC_FAIL
-    return MooncakeError.INTERNAL_ERROR
-
-
-class ReplicateConfig:
-    """Mooncake's ``ReplicateConfig``: ``replica_num`` and ``with_soft_pin`` are honoured; the placement hints
-    (``preferred_segment``, ``prefer_alloc_in_same_node``) are accepted and ignored (kvpool places replicas)."""
-
-    def __init__(self, replica_num: int = 0, with_soft_pin: bool = False, preferred_segment: str = "",
-                 prefer_alloc_in_same_node: bool = False):
-        self.replica_num = replica_num  # 0: the pool's default (KVPOOL_OBJECT_REPLICAS)
-        self.with_soft_pin = with_soft_pin
-        self.preferred_segment = preferred_segment
-        self.prefer_alloc_in_same_node = prefer_alloc_in_same_node
-
-    def __repr__(self) -> str:
-        return (f"ReplicateConfig(replica_num={self.replica_num}, with_soft_pin={self.with_soft_pin},"
-                f" preferred_segment={self.preferred_segment!r})")
-
-
 def _as_regions(buffer, size: int, writable: bool) -> Regions:
     """A raw address (int) or any buffer-protocol object, limited to ``size`` bytes."""
     if isinstance(buffer, int):
@@ -123,6 +58,22 @@ def _as_regions(buffer, size: int, writable: bool) -> Regions:
     if size > len(view):
         raise ValueError(f"size {size} exceeds the buffer's {len(view)} bytes")
     return Regions([view[:size]])
+
+
+def _parts(parts) -> Regions:
+    """``put_parts``' parts, back to back: each must be 1-D bytes-like (as Mooncake requires)."""
+    views = []
+    for part in parts:
+        view = memoryview(part)
+        if view.ndim != 1 or view.itemsize != 1:
+            raise ValueError("parts must be 1-D bytes-like")
+        views.append(byte_view(view))
+    return Regions(views)
+
+
+def _with_metadata(buffer, metadata, size: int, metadata_size: int) -> Regions:
+    """Mooncake's layout of ``put_from_with_metadata``: the metadata, then the data."""
+    return Regions(_as_regions(metadata, metadata_size, False).views + _as_regions(buffer, size, False).views)
 
 
 class KvPoolStore:
@@ -300,6 +251,86 @@ class KvPoolStore:
         self._after_put(keys, results, config)
         return results
 
+    def put_parts(self, key: str, *parts, config: ReplicateConfig | None = None) -> int:
+        """Stores the parts (bytes-like objects) back to back as one value, gathered from them (not joined first)."""
+        return self._put_regions("put_parts", [key], self._per_key([key], _parts, [parts]), config)[0]
+
+    def put_from_with_metadata(self, key: str, buffer_ptr, metadata_buffer_ptr, size: int, metadata_size: int,
+                               config: ReplicateConfig | None = None) -> int:
+        """Stores ``metadata_size`` bytes of metadata followed by ``size`` bytes of data as one value (Mooncake's
+        layout), gathered from the two buffers without copying."""
+        return self._put_regions("put_from_with_metadata", [key],
+                                 self._per_key([key], _with_metadata, [buffer_ptr], [metadata_buffer_ptr], [size],
+                                               [metadata_size]), config)[0]
+
+    # ---- upsert: insert or replace ----
+
+    def upsert(self, key: str, value, config: ReplicateConfig | None = None) -> int:
+        """Stores ``value``, replacing a stored one (see :meth:`_upsert_regions`). 0 or a negative code."""
+        return self._upsert_regions("upsert", [key], self._per_key([key], Regions.of_buffer, [value]), config)[0]
+
+    def upsert_from(self, key: str, buffer_ptr, size: int, config: ReplicateConfig | None = None) -> int:
+        return self._upsert_regions("upsert_from", [key],
+                                    self._per_key([key], _as_regions, [buffer_ptr], [size], [False]), config)[0]
+
+    def batch_upsert_from(self, keys: Sequence[str], buffer_ptrs: Sequence, sizes: Sequence[int],
+                          config: ReplicateConfig | None = None) -> list:
+        if not len(keys) == len(buffer_ptrs) == len(sizes):
+            return [MooncakeError.INVALID_PARAMS] * len(keys)
+        return self._upsert_regions("batch_upsert_from", keys,
+                                    self._per_key(keys, _as_regions, buffer_ptrs, sizes, [False] * len(keys)), config)
+
+    def upsert_parts(self, key: str, *parts, config: ReplicateConfig | None = None) -> int:
+        return self._upsert_regions("upsert_parts", [key], self._per_key([key], _parts, [parts]), config)[0]
+
+    def upsert_batch(self, keys: Sequence[str], values: Sequence, config: ReplicateConfig | None = None) -> int:
+        """0 when every value was stored, else the first error code."""
+        if len(keys) != len(values):
+            return MooncakeError.INVALID_PARAMS
+        results = self._upsert_regions("upsert_batch", keys, self._per_key(keys, Regions.of_buffer, values), config)
+        return next((r for r in results if r != 0), 0)
+
+    def _upsert_regions(self, what: str, keys: Sequence[str], values: list, config: ReplicateConfig | None) -> list:
+        """Replaces the keys' values within one operation timeout: REMOVE (waiting for reads of the old value to end,
+        as ``remove(force=True)``), then the put; a key another writer stored in between is removed and put again
+        until the deadline. Not atomic: between the two a reader finds no value. Per key 0 or a negative code."""
+        try:
+            client = self._require()
+        except ValueError as e:
+            return [self._failed(what, e)] * len(keys)
+        deadline = Backoff.until(client.config.operation_timeout)
+        results: list = [None] * len(keys)
+        todo = []
+        for i, v in enumerate(values):
+            if isinstance(v, BaseException):
+                results[i] = self._failed(f"{what} of key {keys[i]!r}", v)
+            else:
+                todo.append(i)
+        while todo:
+            statuses = client._removed([keys[i] for i in todo], True, deadline)
+            free = []
+            for i, status in zip(todo, statuses):
+                if status in (ErrorCode.OK, ErrorCode.NOT_FOUND):
+                    free.append(i)
+                else:
+                    results[i] = self._status_code(f"{what} of key {keys[i]!r}", status)
+            try:
+                done = client._put_entries([keys[i] for i in free], [values[i] for i in free], self._replicas(config),
+                                           deadline) if free else []
+            except (KvPoolError, ValueError) as e:
+                done = [e] * len(free)
+            todo = []
+            for i, entry in zip(free, done):
+                if isinstance(entry, BaseException) or entry.result == PutResult.FAILED:
+                    results[i] = self._failed(f"{what} of key {keys[i]!r}",
+                                              entry if isinstance(entry, BaseException) else entry.failure)
+                elif entry.result == PutResult.PRESENT and not deadline.expired():
+                    todo.append(i)  # another writer stored the key after our remove: replace that value too
+                else:
+                    results[i] = 0 if entry.result == PutResult.STORED else MooncakeError.OBJECT_ALREADY_EXISTS
+        self._after_put(keys, results, config)
+        return results
+
     # ---- get ----
 
     def get(self, key: str) -> bytes:
@@ -325,6 +356,28 @@ class KvPoolStore:
                 out.append(b"")
             else:
                 out.append(bytes(v))
+        return out
+
+    def get_buffer(self, key: str) -> BufferHandle | None:
+        """The value in a :class:`BufferHandle` it was read into (no further copy), or None when it is not stored
+        (or could not be read: logged)."""
+        return self.batch_get_buffer([key])[0]
+
+    def batch_get_buffer(self, keys: Sequence[str]) -> list:
+        """One :class:`BufferHandle` per key, None for a key that is not stored or could not be read (each failure
+        logged), all within one operation timeout."""
+        try:
+            values = self._require()._get_values(list(keys), BufferHandle)
+        except (KvPoolError, ValueError) as e:
+            self._failed("batch_get_buffer", e)
+            return [None] * len(keys)
+        out = []
+        for k, v in zip(keys, values):
+            if isinstance(v, BaseException):
+                self._failed(f"batch_get_buffer of key {k!r}", v)
+                out.append(None)
+            else:
+                out.append(v)
         return out
 
     def get_into(self, key: str, buffer_ptr, size: int) -> int:
@@ -366,12 +419,98 @@ class KvPoolStore:
                 outcomes[i] = n
         return [n if isinstance(n, int) else self._failed(f"{what} of key {k!r}", n) for k, n in zip(keys, outcomes)]
 
+    def get_into_ranges(self, buffer_ptrs: Sequence, all_keys: Sequence[Sequence[str]],
+                        all_dst_offsets: Sequence[Sequence[Sequence[int]]],
+                        all_src_offsets: Sequence[Sequence[Sequence[int]]],
+                        all_sizes: Sequence[Sequence[Sequence[int]]]) -> list:
+        """Mooncake's ranged read: for buffer i, key j, fragment k, the bytes [src, src + size) of the value of
+        ``all_keys[i][j]`` go to ``buffer_ptrs[i]`` (an address or a writable buffer) at ``all_dst_offsets[i][j][k]``.
+        Returns ``results[i][j][k]``: the fragment's size, or a negative code (a shape that does not match, a missing
+        key, a range beyond the value or the buffer fails its own entries). kvpool reads each value whole once, all
+        in one get operation, with the wanted ranges scattered straight into their buffers (a key whose fragments
+        overlap is read once per overlapping group)."""
+        n = len(buffer_ptrs)
+        if not n == len(all_keys) == len(all_dst_offsets) == len(all_src_offsets) == len(all_sizes):
+            return [[[MooncakeError.INVALID_PARAMS] * len(f) for f in ks] if isinstance(ks, (list, tuple)) else []
+                    for ks in all_sizes]
+        results = [[[MooncakeError.INVALID_PARAMS] * len(fragments) for fragments in sizes] for sizes in all_sizes]
+        reads: dict = {}  # key -> list of (source offset, size, destination view, (i, j, k))
+        for i in range(n):
+            keys, dsts, srcs, sizes = all_keys[i], all_dst_offsets[i], all_src_offsets[i], all_sizes[i]
+            if not len(keys) == len(dsts) == len(srcs) == len(sizes):
+                continue
+            for j, key in enumerate(keys):
+                if not len(dsts[j]) == len(srcs[j]) == len(sizes[j]):
+                    continue
+                for k, (dst, src, size) in enumerate(zip(dsts[j], srcs[j], sizes[j])):
+                    try:
+                        view = self._destination_range(buffer_ptrs[i], dst, size)
+                        if not isinstance(src, int) or src < 0:
+                            raise ValueError(f"source offset must be a non-negative integer, got {src!r}")
+                    except (ValueError, TypeError) as e:
+                        results[i][j][k] = self._failed(f"get_into_ranges of key {key!r}", e)
+                        continue
+                    reads.setdefault(key, []).append((src, view, (i, j, k)))
+        keys, wanted, slots = [], [], []
+        for key, fragments in reads.items():
+            for g in group_fragments(fragments):
+                keys.append(key)
+                wanted.append([(src, view) for src, view, _ in g])
+                slots.append([slot for _, _, slot in g])
+        if keys:
+            try:
+                read = self._require()._read(keys, RangeReads(keys, wanted))
+            except (KvPoolError, ValueError) as e:
+                read = [e] * len(keys)
+            for key, outcome, group_slots, group in zip(keys, read, slots, wanted):
+                code = None if isinstance(outcome, int) else self._failed(f"get_into_ranges of key {key!r}", outcome)
+                for (i, j, k), (_, view) in zip(group_slots, group):
+                    results[i][j][k] = len(view) if code is None else code
+        return results
+
+    def _destination_range(self, buffer, offset: int, size: int) -> memoryview:
+        """``size`` writable bytes at ``offset`` of an address (checked against its registered size, when registered)
+        or of a buffer."""
+        if not isinstance(offset, int) or not isinstance(size, int) or offset < 0 or size <= 0:
+            raise ValueError(f"destination offset {offset!r} and size {size!r} must be integers, offset >= 0, size > 0")
+        if isinstance(buffer, int):
+            limit = self._registered.get(buffer)
+            if limit is not None and offset + size > limit:
+                raise ValueError(f"range [{offset}, {offset + size}) exceeds the {limit} bytes registered at {buffer:#x}")
+            return address_view(buffer + offset, size, writable=True)
+        view = byte_view(buffer, writable=True)
+        if offset + size > len(view):
+            raise ValueError(f"range [{offset}, {offset + size}) exceeds the buffer's {len(view)} bytes")
+        return view[offset:offset + size]
+
     def get_size(self, key: str) -> int:
         """The value's size in bytes, or a negative error code."""
         try:
             return self._require()._lookup(key).size
         except (KvPoolError, ValueError) as e:
             return self._failed(f"get_size of key {key!r}", e)
+
+    def get_replica_desc(self, key: str) -> list:
+        """The :class:`ReplicaDescriptor` of each replica of ``key`` (memory replicas on storage nodes); an empty list
+        when it is not stored or could not be looked up (logged)."""
+        return self.batch_get_replica_desc([key]).get(key, [])
+
+    def batch_get_replica_desc(self, keys: Sequence[str]) -> dict:
+        """``{key: [ReplicaDescriptor, ...]}`` for the keys that are stored (one master round trip per 4096 keys,
+        within one operation timeout); keys not stored or not looked up (logged) are absent. A lookup grants a read
+        lease, as a get's does: a plain remove of these keys answers OBJECT_HAS_LEASE for the pool's lease TTL."""
+        try:
+            found = self._require()._lookups(list(keys))
+        except (KvPoolError, ValueError) as e:
+            self._failed("batch_get_replica_desc", e)
+            return {}
+        out = {}
+        for key, r in zip(keys, found):
+            if isinstance(r, BaseException):
+                self._failed(f"batch_get_replica_desc of key {key!r}", r)
+            else:
+                out[key] = replica_descriptors(r)
+        return out
 
     # ---- metadata ----
 
@@ -395,25 +534,30 @@ class KvPoolStore:
             return 1 if exists else 0
         if exists and status in (ErrorCode.NOT_FOUND, ErrorCode.RECOVERING):
             return 0
-        return _BY_KVPOOL_CODE.get(status, MooncakeError.INTERNAL_ERROR)
+        return mooncake_status(status)
 
     def remove(self, key: str, force: bool = False) -> int:
-        """0 removed; OBJECT_NOT_FOUND; OBJECT_HAS_LEASE while it is being read. ``force`` is not supported by
-        kvpool's master (leases always protect readers) and is ignored."""
+        """0 removed; OBJECT_NOT_FOUND; OBJECT_HAS_LEASE while it is being read or written. ``force``: waits for
+        those reads (their lease) and writes to end, within the operation timeout, then removes it (kvpool never
+        frees bytes a reader may still be reading); OBJECT_HAS_LEASE only when they outlast the deadline. A pinned
+        object is removed either way (a pin only protects from eviction)."""
         return self.batch_remove([key], force)[0]
 
     def batch_remove(self, keys: Sequence[str], force: bool = False) -> list:
-        """Per key, within one operation timeout: 0 removed, or a negative code (only that entry)."""
+        """Per key, within one operation timeout: 0 removed, or a negative code (only that entry). ``force``: as
+        :meth:`remove`."""
         try:
-            statuses = self._require()._removed(list(keys))
+            statuses = self._require()._removed(list(keys), force)
         except (KvPoolError, ValueError) as e:
             return [self._failed("batch_remove", e)] * len(keys)
         return [self._status_code(f"batch_remove of key {k!r}", s) for k, s in zip(keys, statuses)]
 
     def remove_all(self, force: bool = False) -> int:
-        """How many objects were removed (objects being read or written are kept), or -1 on error."""
+        """How many objects were removed (objects being read or written are kept), or -1 on error. ``force``: asks
+        again until the pool is empty or the operation timeout passes (so also the objects whose reads or writes end
+        meanwhile)."""
         try:
-            return self._require().remove_all()
+            return self._require().remove_all(force)
         except (KvPoolError, ValueError) as e:
             self._failed("remove_all", e)
             return -1

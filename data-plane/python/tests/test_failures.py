@@ -7,9 +7,10 @@ import random
 import pytest
 
 from conftest import start_pool
-from pool import wait_for
+from pool import pid_alive, wait_for
 
 from kvpool import ClientConfig, KvPoolClient, Regions
+from kvpool.store import KvPoolStore
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +102,39 @@ def test_puts_acknowledged_by_their_nodes_read_back_at_once_after_the_kill_of_a_
     finally:
         p.stop()
         conftest._POOLS.remove(p)
+
+
+def test_exists_answers_no_for_the_keys_of_a_dead_node_as_soon_as_the_master_declares_it_dead(crash_pool):
+    """Issue 31: a value whose only replica was on a node the master declared dead is gone for exists, is_exist and
+    batch_is_exist at once (not after some later expiry); values on live nodes still exist. Also remove_all(force):
+    it removes what a plain remove_all leaves because a reader holds it."""
+    store = KvPoolStore()
+    assert store.setup(None, master_server_addr=crash_pool.master, pool_id="crash", pool_key=crash_pool.key,
+                       replicas=1, timeout=10, operation_timeout=60) == 0
+    try:
+        client = store.client
+        alive = [n for n in crash_pool.storage_nodes() if pid_alive(n.pid)]
+        assert len(alive) >= 2, "the tests before kill one node of three"
+        keys = [f"dead-node/{i}" for i in range(40)]
+        assert store.put_batch(keys, [b"v%d" % i for i in range(len(keys))]) == 0
+        holder = {k: client._lookup(k).replicas[0].node_id for k in keys}
+        victim = next(n for n in alive if n.node_id in holder.values())
+        lost = [k for k in keys if holder[k] == victim.node_id]
+        kept = [k for k in keys if holder[k] != victim.node_id]
+        assert lost and kept, holder
+        nodes_before = client.stats().alive_nodes
+        crash_pool.kill9(victim.pid)
+        wait_for(lambda: client.stats().alive_nodes == nodes_before - 1, 60,
+                 f"the master to declare {victim.node_id} dead")
+        # no waiting from here: the master knows
+        assert store.batch_is_exist(lost + kept) == [0] * len(lost) + [1] * len(kept)
+        assert store.is_exist(lost[0]) == 0 and not client.exists(lost[-1])
+        assert client.exists_batch(kept) == [True] * len(kept)
+
+        assert store.get(kept[0]) == b"v%d" % keys.index(kept[0])  # a reader now holds its lease
+        store.remove_all()
+        assert store.is_exist(kept[0]) == 1, "kept by a plain remove_all: it is being read"
+        assert store.remove_all(force=True) >= 1
+        assert client.stats().objects == 0 and store.is_exist(kept[0]) == 0
+    finally:
+        store.close()

@@ -48,3 +48,13 @@ def test_store_setup_reports_the_version_refusal(pool, monkeypatch):
     monkeypatch.setattr(store_module.ClientConfig, "from_env",
                         classmethod(lambda cls, **kw: cls(pool.master, release="1.0.0", protocol=(1, 0))))
     assert KvPoolStore().setup(None, master_server_addr=pool.master) == MooncakeError.INVALID_VERSION
+
+
+def test_store_setup_answers_a_wrong_pool_id_with_its_own_code_naming_both_pools(pool, caplog):
+    caplog.set_level("ERROR", logger="kvpool.store")
+    store = KvPoolStore()
+    assert store.setup("localhost", "P2PHANDSHAKE", 0, 0, "tcp", "", pool.master, pool_key=pool.key,
+                       pool_id="another-pool", operation_timeout=10) == MooncakeError.POOL_MISMATCH == -10004
+    assert store.client is None
+    failures = [r.getMessage() for r in caplog.records]
+    assert any("another-pool" in m and "'local'" in m for m in failures), failures

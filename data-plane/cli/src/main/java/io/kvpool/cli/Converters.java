@@ -11,13 +11,13 @@ import picocli.CommandLine.TypeConversionException;
  * Typed option values in the data plane's text forms. A bad value becomes picocli's "Invalid value for option"
  * with the parser's own explanation (what was wrong and an example), never a conversion stack.
  */
-final class Converters {
+public final class Converters {
 
   private Converters() {
   }
 
   /** {@code 4096}, {@code 64KiB}, {@code 256MiB}, {@code 4GiB}: bytes. */
-  static final class Size implements ITypeConverter<Long> {
+  public static final class Size implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
       try {
@@ -29,7 +29,7 @@ final class Converters {
   }
 
   /** {@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}. */
-  static final class Time implements ITypeConverter<Duration> {
+  public static final class Time implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
       try {

@@ -1,6 +1,5 @@
 package io.kvpool.cli;
 
-import io.kvpool.bench.BenchmarkFailedException;
 import io.kvpool.client.KvPoolException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -68,7 +67,7 @@ final class ErrorReport implements IParameterExceptionHandler, IExecutionExcepti
 
   private static boolean isExpected(Throwable e) {
     return e instanceof CommandFailedException || e instanceof KvPoolException || e instanceof PoolProcessException
-        || e instanceof BenchmarkFailedException || e instanceof AdminApi.AdminApiException
+        || e instanceof AdminApi.AdminApiException
         || e instanceof DemoCommand.DemoFailedException || e instanceof IOException
         || e instanceof UnresolvedAddressException || e instanceof InterruptedException;
   }

@@ -7,7 +7,10 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +20,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code kvpool} command: a local pool for trying the product ({@code demo}, {@code local}), single
- * operations against a pool ({@code put}, {@code get}, {@code rm}, {@code stat}) and {@code bench}.
+ * operations against a pool ({@code put}, {@code get}, {@code rm}, {@code stat}), and the commands of modules on the
+ * class path that implement {@link CommandPlugin} ({@code bench}, from {@code data-plane/bench}).
  * Exit codes: 0 success, 1 the operation failed, 2 the command line is wrong; every error is one line on stderr
  * (see {@link ErrorReport}). Options that name an environment variable ({@code --master}:
  * {@code KVPOOL_MASTER_ADDRESS}) take their default from it, as the data-plane mains do ({@link ProcessConfig}).
@@ -63,7 +67,8 @@ public final class KvPoolCli implements Callable<Integer> {
     return commandLine().execute(args);
   }
 
-  CommandLine commandLine() {
+  /** The whole command tree, with the plugins' commands; for running it and for reading its options (tests). */
+  public CommandLine commandLine() {
     CommandLine cl = new CommandLine(this);
     cl.addSubcommand(new DemoCommand(out));
     cl.addSubcommand(new LocalCommand(out));
@@ -71,8 +76,7 @@ public final class KvPoolCli implements Callable<Integer> {
     cl.addSubcommand(new GetCommand(out, err));
     cl.addSubcommand(new RemoveCommand(out));
     cl.addSubcommand(new StatCommand(out));
-    cl.addSubcommand(new CommandLine(new BenchCommand(out)).addSubcommand(new FailoverBenchCommand(out))
-        .addSubcommand(new ChaosCommand(out)).addSubcommand(new CompareCommand(out)));
+    plugins().forEach(plugin -> cl.addSubcommand(plugin.command(out)));
     cl.addSubcommand(new CommandLine.HelpCommand());
     ErrorReport errors = new ErrorReport(env.containsKey(DEBUG_ENV));
     cl.setOut(writer(out));
@@ -82,6 +86,12 @@ public final class KvPoolCli implements Callable<Integer> {
     cl.setParameterExceptionHandler(errors);
     cl.setExecutionExceptionHandler(errors);
     return cl;
+  }
+
+  /** The commands of other modules on the class path ({@code bench}), by class name: the same order on every run. */
+  private static List<CommandPlugin> plugins() {
+    return ServiceLoader.load(CommandPlugin.class).stream().map(ServiceLoader.Provider::get)
+        .sorted(Comparator.comparing(p -> p.getClass().getName())).toList();
   }
 
   private static PrintWriter writer(PrintStream stream) {

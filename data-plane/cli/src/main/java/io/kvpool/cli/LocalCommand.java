@@ -19,8 +19,6 @@ import picocli.CommandLine.Spec;
 /** {@code kvpool local}: runs a pool on this machine until Ctrl-C. */
 @Command(name = "local", description = "Run a master and storage nodes as local processes until Ctrl-C.")
 final class LocalCommand implements Callable<Integer> {
-  /** The least memory a storage node accepts (one page for its one segment). */
-  static final long MIN_MEMORY = 4096;
   /** How the printed commands to try start (tests run them). */
   static final String TRY = "try:   ";
   static final String AND = "       ";
@@ -82,7 +80,7 @@ final class LocalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     Checks.range(spec, "--storage-nodes", nodes, 1, 64);
-    requireMemory(spec, memory);
+    Checks.requireMemory(spec, memory);
     Checks.positive(spec, "--node-ttl", nodeTtl);
     Checks.positive(spec, "--lease-ttl", leaseTtl);
     if (poolId.isBlank()) {
@@ -151,13 +149,5 @@ final class LocalCommand implements Callable<Integer> {
     out.println("Ctrl-C stops the pool.");
     new CountDownLatch(1).await();
     return 0;
-  }
-
-  /** Checked here so that a bad size fails at once, not after every storage node refused it. */
-  static void requireMemory(CommandSpec spec, long memory) {
-    if (memory < MIN_MEMORY) {
-      throw Checks.usage(spec, "--memory must be at least 4KiB (" + MIN_MEMORY + " bytes) per storage node, got "
-          + memory + " bytes");
-    }
   }
 }

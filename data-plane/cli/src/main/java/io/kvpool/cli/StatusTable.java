@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Renders the master's {@code /status} document as the table {@code kvpool stat} and {@code demo} print. */
-final class StatusTable {
+public final class StatusTable {
 
   private StatusTable() {
   }
@@ -56,7 +56,7 @@ final class StatusTable {
   }
 
   /** Binary units with one decimal, e.g. {@code 190.3 MiB}. */
-  static String bytes(long bytes) {
+  public static String bytes(long bytes) {
     String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
     double value = bytes;
     int unit = 0;

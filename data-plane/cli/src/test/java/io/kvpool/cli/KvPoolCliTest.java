@@ -42,19 +42,16 @@ class KvPoolCliTest {
   void helpListsEveryCommandAndEachCommandHasItsOwn() {
     CliRun run = CliRun.of("--help");
     assertThat(run.code()).isZero();
-    assertThat(run.out()).contains("demo", "local", "put", "get", "rm", "stat", "bench");
+    assertThat(run.out()).contains("demo", "local", "put", "get", "rm", "stat");
     assertThat(CliRun.of("put", "--help").out()).contains("--master", "--file", "--value", "--replicas", "KEY");
     assertThat(CliRun.of("help", "get").out()).contains("--out");
-    assertThat(CliRun.of("bench", "failover", "--help").out()).contains("--kubeconfig", "--runs", "--election-lease");
-    assertThat(CliRun.of("bench", "chaos", "--help").out()).contains("--minutes", "--seed", "--faults",
-        "--storage-nodes", "--value-size");
   }
 
   @Test
   void noCommandPrintsTheCommandsOnStderrAsAUsageError() {
     CliRun run = CliRun.of();
     assertThat(run.code()).isEqualTo(2);
-    assertThat(run.err()).contains("Commands:", "put", "bench");
+    assertThat(run.err()).contains("Commands:", "put", "stat");
     assertThat(run.out()).isEmpty();
   }
 
@@ -163,9 +160,6 @@ class KvPoolCliTest {
     CliRun.of("local", "--memory", "lots").failedWith(2, "--memory", "size 'lots' is not valid", "64KiB");
     CliRun.of("local", "--node-ttl", "5x").failedWith(2, "--node-ttl", "duration '5x' is not valid", "5s");
     CliRun.of("local", "--huge-pages", "big").failedWith(2, "--huge-pages", "TRANSPARENT");
-    CliRun.of("bench", "--clients", "many").failedWith(2, "--clients", "many");
-    CliRun.of("bench", "--value-size", "4").failedWith(2, "--value-size must be between 8 bytes and 16MiB");
-    CliRun.of("bench", "--clients", "9").failedWith(2, "--clients must be between 1 and 8");
     CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value", "v", "--replicas", "0")
         .failedWith(2, "--replicas must be between 1 and 16, got 0");
   }
@@ -195,32 +189,5 @@ class KvPoolCliTest {
     CliRun.of(Map.of(MasterOptions.ENV, "no-such-host.invalid:1"), "rm", "--master", "127.0.0.1:" + port, "k")
         .failedWith(1, "no master answers at 127.0.0.1:" + port + ":");
     CliRun.of(Map.of(StatCommand.ADMIN_ENV, "127.0.0.1:" + port), "stat").failedWith(1, "cannot reach the admin API");
-  }
-
-  @Test
-  void benchFailoverChecksItsOptionsBeforeStartingAnything() {
-    CliRun.of("bench", "failover", "--runs", "0").failedWith(2, "--runs must be between 1 and 100, got 0");
-    CliRun.of("bench", "failover", "--kubeconfig", "/nonexistent/kubeconfig")
-        .failedWith(1, "kvpool bench failover: kube config /nonexistent/kubeconfig: no such file");
-    CliRun.of(Map.of("KUBECONFIG", "/nonexistent/kubeconfig"), "bench", "failover")
-        .failedWith(1, "kube config /nonexistent/kubeconfig: no such file");
-    CliRun.of("bench", "failover", "--replicas", "4").failedWith(2, "--replicas must be between 1 and 3");
-    CliRun.of("bench", "failover", "--objects", "1000000", "--value-size", "64KiB")
-        .failedWith(2, "do not fit", "raise --memory");
-  }
-
-  @Test
-  void benchChaosChecksItsOptionsBeforeStartingAnything() {
-    CliRun.of("bench", "chaos", "--minutes", "0").failedWith(2, "--minutes must be between 1 and 1440, got 0");
-    CliRun.of("bench", "chaos", "--faults", "kill-node,unplug-the-rack").failedWith(2, "unknown fault "
-        + "'unplug-the-rack'", "kill-node");
-    CliRun.of("bench", "chaos", "--seed", "banana").failedWith(2, "is not a seed");
-    CliRun.of("bench", "chaos", "--storage-nodes", "2").failedWith(2, "--storage-nodes must be between 3 and 64");
-    CliRun.of("bench", "chaos", "--objects", "100000").failedWith(2, "fill more than half", "raise --memory");
-    CliRun.of("bench", "chaos", "--pause", "5s").failedWith(2, "--pause takes MIN..MAX");
-    CliRun.of("bench", "chaos", "--masters", "1", "--faults", "stop-standby")
-        .failedWith(2, "need standby masters; --masters is 1");
-    CliRun.of("bench", "chaos", "--kubeconfig", "/nonexistent/kubeconfig")
-        .failedWith(1, "kvpool bench chaos: kube config /nonexistent/kubeconfig: no such file");
   }
 }

@@ -5,13 +5,13 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Polls a condition of a running pool until it holds or a deadline passes. */
-final class Eventually {
+public final class Eventually {
 
   private Eventually() {
   }
 
   /** Waits until {@code condition} holds; the failure names what was awaited and the last observation. */
-  static void await(Duration timeout, String what, BooleanSupplier condition, Supplier<String> lastObservation) {
+  public static void await(Duration timeout, String what, BooleanSupplier condition, Supplier<String> lastObservation) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the {@code kvpool} command uses) before each test and stops every process after it. When a test fails,
  * the last lines of every process log are printed next to the failure.
  */
-final class LocalPoolExtension implements BeforeEachCallback, AfterEachCallback {
+public final class LocalPoolExtension implements BeforeEachCallback, AfterEachCallback {
 
   private static final int LOG_TAIL_LINES = 60;
 
@@ -26,7 +26,7 @@ final class LocalPoolExtension implements BeforeEachCallback, AfterEachCallback 
   private final List<KvPoolClient> clients = new ArrayList<>();
   private LocalPool pool;
 
-  LocalPoolExtension(UnaryOperator<LocalPoolConfig.Builder> settings) {
+  public LocalPoolExtension(UnaryOperator<LocalPoolConfig.Builder> settings) {
     this.settings = settings;
   }
 
@@ -51,16 +51,16 @@ final class LocalPoolExtension implements BeforeEachCallback, AfterEachCallback 
     }
   }
 
-  LocalPool pool() {
+  public LocalPool pool() {
     return pool;
   }
 
-  AdminApi masterAdmin() {
+  public AdminApi masterAdmin() {
     return new AdminApi(pool.adminAddress());
   }
 
   /** A client of this pool, closed after the test. */
-  KvPoolClient newClient(String clientId) {
+  public KvPoolClient newClient(String clientId) {
     KvPoolClient client = KvPoolClient.connect(ClientConfig.builder().master(pool.masterAddress())
         .clientId(clientId).timeout(Duration.ofSeconds(30)).build());
     clients.add(client);

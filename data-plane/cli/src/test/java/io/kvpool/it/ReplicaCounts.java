@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Asks the master (GET_REPLICAS, as PROTOCOL.md defines it) how many complete replicas each key has. */
-final class ReplicaCounts {
+public final class ReplicaCounts {
 
   private static final int BATCH = 1000;
 
@@ -26,7 +26,7 @@ final class ReplicaCounts {
   }
 
   /** Key to replica count; 0 for a key the master does not know. */
-  static Map<String, Integer> query(String masterAddress, String poolId, List<String> keys) {
+  public static Map<String, Integer> query(String masterAddress, String poolId, List<String> keys) {
     Map<String, Integer> counts = new HashMap<>();
     try (RawConnection connection = new RawConnection(HostPort.parse(masterAddress), 10_000)) {
       Frame hello = connection.handshake(VersionInfo.CURRENT, poolId);

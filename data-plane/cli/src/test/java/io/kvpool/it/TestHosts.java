@@ -9,12 +9,12 @@ import java.net.SocketException;
 import java.util.Collections;
 
 /** Addresses for tests that bind the wildcard as pods do and advertise an address peers can dial. */
-final class TestHosts {
+public final class TestHosts {
   private TestHosts() {
   }
 
   /** This machine's first non-loopback IPv4 address (as a pod IP would be), else 127.0.0.1. */
-  static String routableIpv4() {
+  public static String routableIpv4() {
     try {
       for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
         if (!nic.isUp() || nic.isLoopback()) {

@@ -5,13 +5,13 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 
 /** Test values: deterministic random bytes in direct buffers, and their checksums. */
-final class Values {
+public final class Values {
 
   private Values() {
   }
 
   /** Fills {@code size} random bytes of {@code buffer} from its start; returns it flipped (0..size). */
-  static ByteBuffer fill(ByteBuffer buffer, int size, SplittableRandom random) {
+  public static ByteBuffer fill(ByteBuffer buffer, int size, SplittableRandom random) {
     buffer.clear().limit(size);
     while (buffer.remaining() >= 8) {
       buffer.putLong(random.nextLong());
@@ -22,12 +22,12 @@ final class Values {
     return buffer.flip();
   }
 
-  static ByteBuffer random(int size, SplittableRandom random) {
+  public static ByteBuffer random(int size, SplittableRandom random) {
     return fill(ByteBuffer.allocateDirect(size), size, random);
   }
 
   /** CRC32C of position..limit, without moving the position. */
-  static long crc(ByteBuffer value) {
+  public static long crc(ByteBuffer value) {
     CRC32C crc = new CRC32C();
     crc.update(value.duplicate());
     return crc.getValue();
@@ -37,7 +37,7 @@ final class Values {
    * Sizes from 1 byte to 4 MiB, skewed to small values like real KV blocks mixed with metadata:
    * 90% log-uniform in 1 B..64 KiB, 10% log-uniform in 64 KiB..4 MiB.
    */
-  static int skewedSize(SplittableRandom random) {
+  public static int skewedSize(SplittableRandom random) {
     boolean large = random.nextInt(10) == 0;
     double low = large ? 64 << 10 : 1;
     double high = large ? 4 << 20 : 64 << 10;

@@ -19,6 +19,10 @@ final class Failures {
       if (h.code() == ErrorCode.AUTH_REQUIRED || h.code() == ErrorCode.AUTH_FAILED) {
         return new AuthenticationException(doing + ": " + h.getMessage(), h);
       }
+      if (h.code() == ErrorCode.POOL_MISMATCH) {
+        return new PoolMismatchException(doing + " at " + peer + ": " + h.getMessage()
+            + "; point the client at its own pool's masters or correct its pool id", h);
+      }
       return new ConnectionFailedException(doing + ": " + h.getMessage(), h);
     }
     if (e instanceof RemoteErrorException r) {
@@ -36,13 +40,14 @@ final class Failures {
       case NODE_UNAVAILABLE -> new ConnectionFailedException(message, cause);
       case NOT_ENOUGH_NODES -> new NoSpaceException(message, cause);
       case AUTH_REQUIRED, AUTH_FAILED -> new AuthenticationException(message, cause);
+      case POOL_MISMATCH -> new PoolMismatchException(message, cause);
       default -> new KvPoolException(message + " [" + code + "]", cause, code);
     };
   }
 
-  /** The network or a node failed, not the request itself: try elsewhere. */
+  /** The network or a node failed (or a node belongs to another pool), not the request itself: try elsewhere. */
   static boolean transientFailure(KvPoolException e) {
-    return e instanceof ConnectionFailedException;
+    return e instanceof ConnectionFailedException || e instanceof PoolMismatchException;
   }
 
   /** Worth another attempt of the whole operation (see the retryable column of PROTOCOL.md's error codes). */

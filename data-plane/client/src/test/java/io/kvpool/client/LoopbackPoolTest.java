@@ -8,6 +8,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
@@ -230,8 +231,9 @@ class LoopbackPoolTest {
   @Test
   void wrongPoolIsRefused() throws Exception {
     ClientConfig other = ClientConfig.builder().master(master.rpcEndpoint()).poolId("other-pool").build();
-    assertThatThrownBy(() -> KvPoolClient.connect(other)).isInstanceOf(ConnectionFailedException.class)
-        .hasMessageContaining("other-pool").hasMessageContaining("test-pool");
+    assertThatThrownBy(() -> KvPoolClient.connect(other)).isInstanceOf(PoolMismatchException.class)
+        .hasMessageContaining("other-pool").hasMessageContaining("test-pool")
+        .satisfies(e -> assertThat(((KvPoolException) e).code()).isEqualTo(ErrorCode.POOL_MISMATCH));
   }
 
   @Test

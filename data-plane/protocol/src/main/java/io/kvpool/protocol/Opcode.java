@@ -30,6 +30,8 @@ public enum Opcode {
   // protocol 2.1: many reads or writes of one node in one exchange
   READ_BATCH(43),
   WRITE_BATCH(44),
+  // master -> storage, the releases of a REMOVE delivered before it is answered (optional: see ReleaseRequest)
+  RELEASE(45),
   // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk tier
   READ_OBJECT(46);
 

@@ -1,7 +1,8 @@
 package io.kvpool.protocol;
 
 /**
- * Master -> storage node (in heartbeat replies): forget this node's replica of object (key, generation) in memory.
+ * Master -> storage node (in heartbeat replies, and in RELEASE): forget this node's replica of object (key, generation)
+ * in memory.
  * {@code deleted}: the object itself is gone (remove, eviction, revoke, expiry), so keep a tombstone for it.
  * {@code toDisk} (protocol 2.3, only to nodes with a disk tier): the replica moves to the node's disk tier — the master
  * freed its memory range, and the node keeps the value as a disk record (written before the range is reused).

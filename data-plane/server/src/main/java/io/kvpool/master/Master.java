@@ -42,6 +42,7 @@ public final class Master implements AutoCloseable {
   private final AdminHttpServer admin;
   private final Leadership leadership;
   private final ReplicaRepairer repairer;
+  private final ReleasePusher releasePusher;
   private final SecureRandom random = new SecureRandom();
   private volatile PoolMetadata leading; // null while standing by
   private volatile MasterConfig config; // the settings' config with eviction settings changed live
@@ -71,6 +72,7 @@ public final class Master implements AutoCloseable {
     // the periodic work (node expiry, eviction, repairs) runs only while the leadership is certain
     this.repairer = new ReplicaRepairer(() -> leadership.certain() ? leading : null, settings.config().poolId(),
         settings.secrets());
+    this.releasePusher = new ReleasePusher(settings.config().poolId(), settings.secrets(), counters.releasePushes);
     registerGauges();
     admin.route("/health", r -> Response.text(200, "ok\n"))
         .route("/ready", this::ready)
@@ -198,6 +200,10 @@ public final class Master implements AutoCloseable {
 
   public MasterCounters counters() {
     return counters;
+  }
+
+  ReleasePusher releasePusher() {
+    return releasePusher;
   }
 
   private Response ready(Request r) {
@@ -343,6 +349,7 @@ public final class Master implements AutoCloseable {
     leading = null;
     leadership.close();
     repairer.close();
+    releasePusher.close();
     rpc.close();
     admin.close();
   }

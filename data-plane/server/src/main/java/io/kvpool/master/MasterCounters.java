@@ -21,6 +21,7 @@ public final class MasterCounters {
   final Counter nodeCommits;
   final Counter commitWaits;
   final Counter tombstonesDropped;
+  final Counter releasePushes;
 
   public MasterCounters(PrometheusRegistry r) {
     puts = counter(r, "kvpool_puts_total", "Objects made visible by PutEnd");
@@ -45,6 +46,10 @@ public final class MasterCounters {
         "Lookups that waited for a pending put's storage nodes to commit it (protocol 2.2 puts)");
     tombstonesDropped = counter(r, "kvpool_tombstones_dropped_total",
         "Tombstones forgotten before their time because the tombstone table was full");
+    releasePushes = Counter.builder().name("kvpool_release_pushes_total")
+        .help("REMOVE releases sent to a storage node before the REMOVE was answered (RELEASE):"
+            + " delivered, failed or timed_out (the node then takes them with its next heartbeat)")
+        .labelNames("outcome").register(r);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {

@@ -73,7 +73,11 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
             new ReplicaListReply(metadata.getReplicas(KeyList.decode(request.reader()).keys(), session.agreedMinor()))
                 .encode(out);
         case EXISTS -> new StatusList(metadata.exists(KeyList.decode(request.reader()).keys())).encode(out);
-        case REMOVE -> new StatusList(metadata.remove(KeyList.decode(request.reader()).keys())).encode(out);
+        case REMOVE -> {
+          PoolMetadata.Removal removal = metadata.remove(KeyList.decode(request.reader()).keys());
+          master.releasePusher().push(removal.releasesByNode(), metadata.view());
+          new StatusList(removal.statuses()).encode(out);
+        }
         case REMOVE_ALL -> {
           request.reader().finish();
           new CountReply(metadata.removeAll()).encode(out);

@@ -18,6 +18,7 @@ import io.kvpool.protocol.Receipt;
 import io.kvpool.protocol.RegisterInventory;
 import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.RegisterReply;
+import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.protocol.ReplicaLocation;
@@ -29,7 +30,9 @@ import io.kvpool.protocol.WriteReply;
 import io.kvpool.security.NodeKey;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -230,9 +233,11 @@ public final class PoolMetadata {
 
   /** R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach when others can serve. */
   private List<StorageNodeRecord> choose(PutStartItem item) {
+    long now = clock.getAsLong();
     List<StorageNodeRecord> chosen = item.avoidNodes().isEmpty() ? null
-        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.copyOf(item.avoidNodes()));
-    return chosen != null ? chosen : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of());
+        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.copyOf(item.avoidNodes()), now);
+    return chosen != null ? chosen
+        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of(), now);
   }
 
   /** The pending put a retried PUT_START (same put id) asks for: its grants again, if its nodes still serve. */
@@ -555,10 +560,19 @@ public final class PoolMetadata {
     return out;
   }
 
-  public synchronized List<ErrorCode> remove(List<String> keys) {
+  /**
+   * What a REMOVE answers, and the releases (by storage node endpoint) its leader delivers to the removed objects'
+   * holders on serving nodes before answering (RELEASE). Every holder also gets its release in its next heartbeat
+   * reply, as before.
+   */
+  public record Removal(List<ErrorCode> statuses, Map<String, List<Release>> releasesByNode) {
+  }
+
+  public synchronized Removal remove(List<String> keys) {
     settle(keys);
     long now = clock.getAsLong();
     List<ErrorCode> out = new ArrayList<>(keys.size());
+    Map<String, List<Release>> pushes = new HashMap<>();
     for (String key : keys) {
       StoredObject o = Keys.problem(key) == null ? pool.objects.get(key) : null;
       if (Keys.problem(key) != null) {
@@ -570,12 +584,18 @@ public final class PoolMetadata {
       } else if (o.leased(now) || o.repairInFlight) {
         out.add(ErrorCode.OBJECT_LEASED);
       } else {
+        for (Replica r : o.replicas) {
+          StorageNodeRecord n = pool.holder(r);
+          if (n != null && n.state().serves()) {
+            pushes.computeIfAbsent(n.endpoint(), e -> new ArrayList<>()).add(new Release(o.key, o.generation, true));
+          }
+        }
         // a visible pending put's writer may still hold grants for its uncommitted ranges: quarantine them till then
         pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
         out.add(ErrorCode.OK);
       }
     }
-    return out;
+    return new Removal(out, pushes);
   }
 
   /** Removes every complete object that is not leased or being copied, in bounded steps; returns how many. */

@@ -80,7 +80,7 @@ final class Repairs {
       }
       Set<String> holders = new HashSet<>();
       o.replicas.forEach(r -> holders.add(r.nodeId()));
-      List<StorageNodeRecord> target = pool.placement.choose(pool.nodeRecords(), o.size, 1, holders);
+      List<StorageNodeRecord> target = pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
       if (target == null) {
         if (draining.isEmpty()) {
           it.remove(); // no node can take another copy; the object stays readable with fewer replicas

@@ -31,6 +31,7 @@ public final class StorageNodeRecord {
   private long diskBytes;
   private NodeState state = NodeState.REGISTERING;
   private long lastHeartbeatMillis;
+  private final long registeredAtMillis;
   private long replicas;
 
   StorageNodeRecord(String id, long incarnation, byte[] registrationId, String endpoint, VersionInfo version,
@@ -48,6 +49,12 @@ public final class StorageNodeRecord {
     this.connection = connection;
     this.connectionOpen = connectionOpen;
     this.lastHeartbeatMillis = nowMillis;
+    this.registeredAtMillis = nowMillis;
+  }
+
+  /** When this registration began (master time): how long the node has been taking puts, for placement's ramp. */
+  long registeredAtMillis() {
+    return registeredAtMillis;
   }
 
   public String id() {

@@ -113,8 +113,15 @@ final class DiskSpill implements AutoCloseable {
     }
   }
 
-  /** Applies a master's release to memory and tier, after the releases before it, on the tier's own thread. */
+  /**
+   * Applies a master's release to memory and tier: at once when the object or this node's replica goes; a move to disk
+   * on the tier's own thread, in order, as it writes the value.
+   */
   void release(Release r, long nowMillis) {
+    if (!r.toDisk()) {
+      apply(r, nowMillis);
+      return;
+    }
     try {
       releases.execute(() -> apply(r, nowMillis));
     } catch (RejectedExecutionException e) {

@@ -49,6 +49,13 @@ import org.slf4j.LoggerFactory;
 final class MasterLink implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
+  /**
+   * How long a master may take to answer a new connection's handshake. A master process that is starting has its port
+   * bound before it serves: waiting the full RPC timeout there made nodes miss a new leader's recovery (one node TTL),
+   * so that leader found none of them and answered NOT_FOUND for stored objects until they came. A serving master
+   * answers in milliseconds; the next master endpoint is tried instead.
+   */
+  static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(3);
   private static final long MAX_BACKOFF_MILLIS = 500;
   /**
    * A node commits at the master only while the master's last answer is at most this many heartbeat intervals old
@@ -238,7 +245,7 @@ final class MasterLink implements AutoCloseable {
   private void connect() throws IOException {
     closeConnection();
     RpcConnection opened = RpcConnection.open(current(), new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId,
-        nodeId), 0, secrets.outbound(), RPC_TIMEOUT);
+        nodeId), 0, secrets.outbound(), HANDSHAKE_TIMEOUT);
     HandshakeReply hello = opened.peerReply();
     if (hello.state() == ServerState.STANDBY && !hello.leaderEndpoint().isEmpty()) {
       // a standby names the leader: go there directly (it may be none of the configured endpoints, e.g. behind a
@@ -246,7 +253,7 @@ final class MasterLink implements AutoCloseable {
       HostPort leader = HostPort.parse(hello.leaderEndpoint());
       opened.close();
       opened = RpcConnection.open(leader, new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
-          secrets.outbound(), RPC_TIMEOUT);
+          secrets.outbound(), HANDSHAKE_TIMEOUT);
     }
     synchronized (sendLock) {
       connection = opened;

@@ -18,8 +18,8 @@ import java.util.TreeMap;
  * the node's receipts), writes in progress, and tombstones of objects it was told are deleted. It answers whether a
  * WRITE may start (not for a deleted or already complete object), whether a READ may be served (only inside a slice
  * of that very object), and what the node re-registers with after a master change. A write drops every record
- * overlapping its range (the master reuses space only after releasing it) and tombstones the complete objects it
- * overwrites, so a late writer of such an object is refused. It also knows which ranges replies are sending from now
+ * overlapping its range (the master reuses a range once it dropped the copy there, possibly before its release reaches
+ * this node) and refuses the late writers of the complete objects it overwrites, without reporting those as deleted. It also knows which ranges replies are sending from now
  * ({@link ReadPin}): an object's going revokes its replies, and a WRITE's bytes land only once no reply reads its
  * range. Thread-safe.
  */
@@ -62,7 +62,21 @@ final class ObjectInventory {
   private record Range(Held held, Slice slice) {
   }
 
-  private record Tomb(long generation, long atMillis) {
+  /**
+   * What the node refuses of a key: writes of generations up to {@code generation}. {@code deletedGeneration} is the
+   * newest generation the master said is deleted (-1: none), the only part the node reports when it registers. An
+   * object whose range a write reused is refused here too, so its late writers cannot land, but it is not reported:
+   * the master reused that range because it had already dropped this copy, and the object may well live on other nodes
+   * (reported as deleted, a new leader would delete those copies too).
+   */
+  private record Tomb(long generation, long deletedGeneration, long atMillis) {
+    Tomb merge(long refused, long deleted, long nowMillis) {
+      return new Tomb(Math.max(generation, refused), Math.max(deletedGeneration, deleted), nowMillis);
+    }
+
+    boolean reportsDeletion() {
+      return deletedGeneration >= 0;
+    }
   }
 
   /**
@@ -116,7 +130,8 @@ final class ObjectInventory {
                                  long expiresAtMillis, long nowMillis, List<InventoryObject> displaced) {
     Tomb t = tombstones.get(id.key);
     if (t != null && t.generation >= id.generation) {
-      return "object " + id.key + " generation " + id.generation + " was deleted; start a new put";
+      return "object " + id.key + " generation " + id.generation + (t.deletedGeneration >= id.generation
+          ? " was deleted" : " was overwritten on this node (its range was reused)") + "; start a new put";
     }
     Held held = byObject.get(id);
     if (held != null && held.complete) {
@@ -300,7 +315,7 @@ final class ObjectInventory {
       unindex(held);
     }
     if (r.deleted()) {
-      tombstone(id, nowMillis);
+      tombstone(id, true, nowMillis);
     }
   }
 
@@ -357,19 +372,27 @@ final class ObjectInventory {
   /** Takes a tombstone a previous process of this node kept, with its original time. */
   synchronized void restoreTombstone(String key, long generation, long atMillis) {
     Tomb old = tombstones.get(key);
-    if (old == null || old.generation < generation) {
-      tombstones.put(key, new Tomb(generation, atMillis));
+    if (old == null || old.deletedGeneration < generation) {
+      tombstones.put(key, old == null ? new Tomb(generation, generation, atMillis) : old.merge(generation, generation,
+          atMillis));
     }
   }
 
-  /** The tombstones with the local time each was made, oldest first (what a warm restart keeps). */
+  /**
+   * The tombstones of deleted objects with the local time each was made, oldest first (what a warm restart keeps; the
+   * writers an overwrite refuses hold grants under this process's registration, which a restart ends).
+   */
   synchronized List<InventoryFile.SavedTombstone> savedTombstones() {
     List<InventoryFile.SavedTombstone> out = new ArrayList<>(tombstones.size());
-    tombstones.forEach((k, t) -> out.add(new InventoryFile.SavedTombstone(k, t.generation, t.atMillis)));
+    tombstones.forEach((k, t) -> {
+      if (t.reportsDeletion()) {
+        out.add(new InventoryFile.SavedTombstone(k, t.deletedGeneration, t.atMillis));
+      }
+    });
     return out;
   }
 
-  /** What the node re-registers with: its complete replicas and its tombstones. */
+  /** What the node re-registers with: its complete replicas and the tombstones of objects the master deleted. */
   synchronized Snapshot snapshot() {
     List<InventoryObject> objects = new ArrayList<>(complete);
     for (Held h : byObject.values()) {
@@ -378,7 +401,11 @@ final class ObjectInventory {
       }
     }
     List<Tombstone> tombs = new ArrayList<>(tombstones.size());
-    tombstones.forEach((k, t) -> tombs.add(new Tombstone(k, t.generation)));
+    tombstones.forEach((k, t) -> {
+      if (t.reportsDeletion()) {
+        tombs.add(new Tombstone(k, t.deletedGeneration));
+      }
+    });
     return new Snapshot(objects, tombs);
   }
 
@@ -419,7 +446,7 @@ final class ObjectInventory {
 
   /** Remembers a displaced replica that could not be kept on disk as deleted (as a write without a tier does). */
   synchronized void tombstoneDisplaced(ObjectId id, long nowMillis) {
-    tombstone(id, nowMillis);
+    tombstone(id, false, nowMillis);
   }
 
   private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis, List<InventoryObject> displaced) {
@@ -447,7 +474,7 @@ final class ObjectInventory {
       byObject.remove(h.id);
       unindex(h);
       if (wasComplete && displaced == null) {
-        tombstone(h.id, nowMillis); // its range was reused: the object is gone, and its late writers must be refused
+        tombstone(h.id, false, nowMillis); // its range was reused: its late writers must be refused here
       }
     }
   }
@@ -474,9 +501,11 @@ final class ObjectInventory {
     }
   }
 
-  private void tombstone(ObjectId id, long nowMillis) {
+  private void tombstone(ObjectId id, boolean deleted, long nowMillis) {
     Tomb old = tombstones.remove(id.key);
-    tombstones.put(id.key, new Tomb(old == null ? id.generation : Math.max(old.generation, id.generation), nowMillis));
+    long deletedGeneration = deleted ? id.generation : -1;
+    tombstones.put(id.key, old == null ? new Tomb(id.generation, deletedGeneration, nowMillis)
+        : old.merge(id.generation, deletedGeneration, nowMillis));
     if (tombstones.size() > maxTombstones) {
       Iterator<Tomb> it = tombstones.values().iterator();
       it.next();

@@ -19,6 +19,8 @@ import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.ReceiptReply;
 import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.ReplicaGrant;
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.ReleaseRequest;
 import io.kvpool.protocol.ReplicateRequest;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
@@ -135,6 +137,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       case WRITE_BATCH -> writeBatch(session, request);
       case REPLICATE -> replicate(session, request);
       case READ_OBJECT -> readObject(session, request);
+      case RELEASE -> release(session, request);
       default -> session.replyError(request, ErrorCode.UNKNOWN_OPCODE,
           request.opcode() + " is not served by a storage node");
     }
@@ -511,6 +514,29 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
     reads.inc(views.size());
     readBytes.inc(bytes);
+  }
+
+  /** The leader's releases of a REMOVE, applied as those of a heartbeat reply are. */
+  private void release(Session session, Frame request) throws IOException {
+    ReleaseRequest r = ReleaseRequest.decode(request.reader(), session.agreedMinor());
+    if (session.peer().role() != Role.MASTER) {
+      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only the master releases replicas");
+      return;
+    }
+    if (session.peerView() < link.highestView()) {
+      session.replyError(request, ErrorCode.STALE_VIEW, "master view " + session.peerView() + " is older than view "
+          + link.highestView() + " this node follows; a deposed leader cannot release replicas");
+      return;
+    }
+    long now = System.currentTimeMillis();
+    for (Release x : r.releases()) {
+      if (disk != null) {
+        disk.release(x, now); // the disk record goes too
+      } else {
+        inventory.release(x, now);
+      }
+    }
+    session.reply(request, new BodyWriter());
   }
 
   private void replicate(Session session, Frame request) throws IOException {

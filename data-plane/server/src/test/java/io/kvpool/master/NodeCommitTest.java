@@ -194,7 +194,7 @@ class NodeCommitTest {
     PoolFixture f = pool();
     PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
     f.commit("k", p, p.replicas().get(0), 1000, 2);
-    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.OK);
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.OK);
     assertThat(f.exists("k")).isFalse();
     assertThat(pending(f)).isZero();
     f.commit("k", p, p.replicas().get(1), 1000, 2); // a late COMMIT of a removed put is ignored
@@ -215,7 +215,7 @@ class NodeCommitTest {
       PutStartResult p = f.start(NODE_COMMIT_WRITER, "cycled", size, 2);
       assertThat(p.status()).as("put %d", i).isEqualTo(ErrorCode.OK);
       f.commit("cycled", p, p.replicas().get(0), size, 2); // visible, its other COMMIT still on its way
-      assertThat(f.pool.remove(List.of("cycled"))).as("remove %d", i).containsExactly(ErrorCode.OK);
+      assertThat(f.pool.remove(List.of("cycled")).statuses()).as("remove %d", i).containsExactly(ErrorCode.OK);
       f.advance(Duration.ofMillis(50));
       f.pool.tick();
     }
@@ -231,7 +231,7 @@ class NodeCommitTest {
     assertThat(f.pool.exists(List.of("k"))).containsExactly(ErrorCode.NOT_FOUND);
     assertThat(commitWaits(f)).isEqualTo(1);
     assertThat(f.pool.getReplicas(List.of("k")).get(0).status()).isEqualTo(ErrorCode.NOT_FOUND);
-    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.PUT_IN_PROGRESS);
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.PUT_IN_PROGRESS);
     assertThat(commitWaits(f)).as("a lookup waited its whole wait: later ones answer at once").isEqualTo(1);
   }
 

@@ -215,7 +215,7 @@ final class PoolFixture {
   }
 
   /** A complete put: start (on none of the {@code avoid} nodes), every replica written, end. */
-  void put(String key, int size, int replicas, String... avoid) {
+  PutStartResult put(String key, int size, int replicas, String... avoid) {
     PutStartResult r = start(key, size, replicas, avoid);
     if (r.status() != ErrorCode.OK) {
       throw new AssertionError("put " + key + ": " + r.status() + " " + r.message());
@@ -228,6 +228,7 @@ final class PoolFixture {
     if (end != ErrorCode.OK) {
       throw new AssertionError("put end " + key + ": " + end);
     }
+    return r;
   }
 
   boolean exists(String key) {

@@ -116,10 +116,10 @@ class PoolMetadataTest {
     ReplicaListResult r = f.pool.getReplicas(List.of("k")).get(0);
     assertThat(r.expiresAtMillis()).isEqualTo(f.now.get() + 5000);
     assertThat(r.replicas().get(0).token()).hasSize(16);
-    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.OBJECT_LEASED);
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.OBJECT_LEASED);
     assertThat(f.pool.removeAll()).isZero();
     f.advance(Duration.ofMillis(5001));
-    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.OK);
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.OK);
     assertThat(f.pool.snapshot().usedBytes()).isZero();
   }
 
@@ -131,7 +131,7 @@ class PoolMetadataTest {
     assertThat(f.exists("k")).isFalse();
     assertThat(f.pool.getReplicas(List.of("k")).get(0).status()).isEqualTo(ErrorCode.NOT_FOUND);
     assertThat(f.start("k", 1000, 1).status()).as("a concurrent put of a pending key").isEqualTo(ErrorCode.PUT_IN_PROGRESS);
-    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.PUT_IN_PROGRESS);
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.PUT_IN_PROGRESS);
     f.advance(Duration.ofSeconds(31));
     f.pool.tick();
     assertThat(f.pool.snapshot().objectCount()).isZero();
@@ -394,7 +394,7 @@ class PoolMetadataTest {
     f.put("k", 1000, 1);
     String holder = f.pool.getReplicas(List.of("k")).get(0).replicas().get(0).nodeId();
     f.advance(Duration.ofSeconds(6)); // lease over; the holder goes silent
-    assertThat(f.pool.remove(List.of("k"))).containsExactly(ErrorCode.OK);
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.OK);
     f.advance(Duration.ofSeconds(6));
     f.nodes.values().stream().filter(n -> !n.id.equals(holder)).forEach(f::heartbeat);
     f.pool.tick(); // the holder is DEAD; its release was never delivered
@@ -413,7 +413,7 @@ class PoolMetadataTest {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
     f.put("k", 1000, 2);
     f.advance(Duration.ofSeconds(6));
-    f.pool.remove(List.of("k"));
+    f.pool.remove(List.of("k")).statuses();
     f.heartbeat(f.nodes.get("a")); // a learns of the removal, b never does
     assertThat(f.nodes.get("b").objects).containsKey("k");
     f.restartMaster();
@@ -428,7 +428,7 @@ class PoolMetadataTest {
     long older = f.pool.getReplicas(List.of("k")).get(0).generation();
     String firstHolder = f.pool.getReplicas(List.of("k")).get(0).replicas().get(0).nodeId();
     f.advance(Duration.ofSeconds(6));
-    f.pool.remove(List.of("k"));
+    f.pool.remove(List.of("k")).statuses();
     f.put("k", 2000, 1);
     long newer = f.pool.getReplicas(List.of("k")).get(0).generation();
     assertThat(newer).isGreaterThan(older);

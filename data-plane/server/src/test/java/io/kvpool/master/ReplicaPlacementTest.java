@@ -40,14 +40,72 @@ class ReplicaPlacementTest {
       f.put("old" + i, 128 << 10, 1); // ~37 MiB across three nodes: each about 60% full
     }
     f.node("fresh", 64L << 20);
+    assertThat(sharesOf(f, "fresh", 200)).as("the empty node gets more than its share, not everything")
+        .isGreaterThan(50).isLessThan(150);
+  }
+
+  private static int sharesOf(PoolFixture f, String node, int puts) {
     Map<String, Integer> perNode = new HashMap<>();
-    for (int i = 0; i < 200; i++) {
-      PutStartResult r = f.start("new" + i, 4096, 1);
+    for (int i = 0; i < puts; i++) {
+      PutStartResult r = f.start("new-" + f.now.get() + "-" + i, 4096, 1);
       perNode.merge(r.replicas().get(0).nodeId(), 1, Integer::sum);
     }
-    assertThat(perNode.get("fresh")).as("the empty node gets more than its share, not everything")
-        .isGreaterThan(50).isLessThan(150);
-    assertThat(perNode).containsKeys("a", "b", "c");
+    assertThat(perNode).hasSizeGreaterThan(1);
+    return perNode.getOrDefault(node, 0);
+  }
+
+  /**
+   * Issue 33's goal: an empty node joining a loaded pool takes no more than twice its fair share of new puts in any
+   * 10 s interval, and still fills up. Eight nodes half full, one joins; 100 puts of 16 KiB a second for three minutes
+   * of master time (the joined node stays the emptiest throughout); the share per interval is printed.
+   */
+  @Test
+  void anEmptyNodeJoiningALoadedPoolTakesAtMostTwiceItsFairShareInAnyTenSeconds() {
+    PoolFixture f = new PoolFixture(1.0, 0.1);
+    for (int n = 0; n < 8; n++) {
+      f.node("n" + n, 64L << 20);
+    }
+    for (int second = 0; second < 60; second++) { // each node about half full, filled over a minute
+      for (int i = 0; i < 35; i++) {
+        f.put("old" + second + "-" + i, 128 << 10, 1);
+      }
+      f.advance(java.time.Duration.ofSeconds(1));
+      f.heartbeats();
+    }
+    f.node("fresh", 64L << 20);
+    double fair = 1.0 / 9;
+    StringBuilder shares = new StringBuilder();
+    double worst = 0;
+    int fresh = 0;
+    for (int window = 0; window < 18; window++) {
+      int inWindow = 0;
+      for (int second = 0; second < 10; second++) {
+        for (int i = 0; i < 100; i++) {
+          String key = "w" + window + "-" + second + "-" + i;
+          PutStartResult r = f.put(key, 16 << 10, 1);
+          if (r.replicas().get(0).nodeId().equals("fresh")) {
+            inWindow++;
+          }
+        }
+        f.advance(java.time.Duration.ofSeconds(1));
+        f.heartbeats();
+      }
+      double ratio = inWindow / 1000.0 / fair;
+      worst = Math.max(worst, ratio);
+      fresh += inWindow;
+      shares.append(String.format(" %.2f", ratio));
+    }
+    System.out.println("share of the joined node per 10 s, as a multiple of its fair share:" + shares);
+    assertThat(worst).as("share per 10 s:%s", shares).isLessThanOrEqualTo(2.0);
+    assertThat(fresh / 18000.0).as("over three minutes it takes more than its fair share: it fills up").isGreaterThan(fair);
+  }
+
+  @Test
+  void aNodesShareCapGrowsFromItsFairShareWhenItRegistersToOneAndAHalfOnceWarm() {
+    assertThat(ReplicaPlacement.shareCap(0)).isEqualTo(1.0);
+    assertThat(ReplicaPlacement.shareCap(ReplicaPlacement.RAMP.toMillis() / 2)).isEqualTo(1.25);
+    assertThat(ReplicaPlacement.shareCap(ReplicaPlacement.RAMP.toMillis())).isEqualTo(1.5);
+    assertThat(ReplicaPlacement.shareCap(10 * ReplicaPlacement.RAMP.toMillis())).isEqualTo(1.5);
   }
 
   @Test
@@ -69,7 +127,7 @@ class ReplicaPlacementTest {
       f.put("k" + i, 64 << 10, 1);
     }
     for (int i = 0; i < 16; i += 2) {
-      f.pool.remove(List.of("k" + i)); // eight separate 64 KiB holes
+      f.pool.remove(List.of("k" + i)).statuses(); // eight separate 64 KiB holes
       f.pool.pin("k" + (i + 1), true); // and nothing evictable to make more room
     }
     PutStartResult r = f.start("big", 200_000, 1);

@@ -36,6 +36,8 @@ import io.kvpool.protocol.RegisterReply;
 import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListReply;
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.ReleaseRequest;
 import io.kvpool.protocol.ReplicateRequest;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
@@ -273,6 +275,10 @@ class ProtocolDocumentTest {
       assertThat(exchange(toNode, Opcode.REPLICATE, w)).as("REPLICATE from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.REPLICATE);
+      w = new BodyWriter();
+      new ReleaseRequest(List.of(new Release("k", 1, true))).encode(w, toNode.agreedMinor());
+      assertThat(exchange(toNode, Opcode.RELEASE, w)).as("RELEASE from a client").isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      walked.add(Opcode.RELEASE);
 
       // served by the other role only, and unknown opcodes: refused, the connection stays open
       assertThat(exchange(client, Opcode.READ, w)).isEqualTo(ErrorCode.UNKNOWN_OPCODE);

@@ -190,7 +190,7 @@ public final class CompareSuite {
   }
 
   private Path agentScript() {
-    return settings.home().resolve("data-plane/cli/bench/agent.py");
+    return settings.home().resolve("data-plane/bench/python/agent.py");
   }
 
   private void skip(String target, String why) {
@@ -236,7 +236,7 @@ public final class CompareSuite {
 
   private void charts(Path dir) {
     Path python = settings.venv().resolve("bin/python");
-    Path script = settings.home().resolve("data-plane/cli/bench/report.py");
+    Path script = settings.home().resolve("data-plane/bench/python/report.py");
     try {
       Process p = new ProcessBuilder(python.toString(), script.toString(), dir.resolve("benchmarks/results.json")
           .toString(), dir.resolve("benchmarks").toString()).inheritIO().start();

@@ -1,6 +1,12 @@
-package io.kvpool.cli;
+package io.kvpool.bench.command;
 
 import io.kvpool.bench.compare.QuickBench;
+import io.kvpool.cli.Checks;
+import io.kvpool.cli.Converters;
+import io.kvpool.cli.LocalPool;
+import io.kvpool.cli.LocalPoolConfig;
+import io.kvpool.cli.LocalSecrets;
+import io.kvpool.cli.StatusTable;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
@@ -83,7 +89,7 @@ final class BenchCommand implements Callable<Integer> {
     Checks.range(spec, "--replicas", replicas, 1, 16);
     Checks.range(spec, "--seconds", seconds, 2, 3600);
     Checks.range(spec, "--storage-nodes", nodes, 1, 64);
-    LocalCommand.requireMemory(spec, memory);
+    Checks.requireMemory(spec, memory);
     Duration perTarget = Duration.ofSeconds(seconds);
     if (master != null) {
       String endpoints = endpoints(spec, master);

@@ -1,7 +1,8 @@
-package io.kvpool.cli;
+package io.kvpool.bench.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvpool.cli.KvPoolCli;
 import io.kvpool.master.MasterMain;
 import io.kvpool.storage.StorageNodeMain;
 import java.io.IOException;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * data-plane/README.md's tables against the code, so that they cannot drift again: every option of the master and
  * storage-node mains is in the configuration table with its environment variable and its process (and the table
  * names no option the mains lack); every option of every {@code kvpool} command is in that command's row of the CLI
- * table; every environment variable a CLI option reads is in the table of those.
+ * table; every environment variable a CLI option reads is in the table of those. It runs here because the whole
+ * {@code kvpool} command, the benches included, is assembled on this module's class path only.
  */
 class ReadmeOptionsTest {
   private static final Pattern CODE = Pattern.compile("`([^`]+)`");

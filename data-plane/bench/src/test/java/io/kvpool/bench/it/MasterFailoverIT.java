@@ -1,4 +1,4 @@
-package io.kvpool.it;
+package io.kvpool.bench.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,11 @@ import io.kvpool.cli.AdminApi;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.client.KvPoolClient;
+import io.kvpool.it.Eventually;
+import io.kvpool.it.LocalPoolExtension;
+import io.kvpool.it.ReplicaCounts;
+import io.kvpool.it.TestHosts;
+import io.kvpool.it.Values;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.net.URI;
 import java.net.http.HttpClient;

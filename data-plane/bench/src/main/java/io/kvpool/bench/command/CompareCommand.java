@@ -1,7 +1,13 @@
-package io.kvpool.cli;
+package io.kvpool.bench.command;
 
 import io.kvpool.bench.compare.CompareSettings;
 import io.kvpool.bench.compare.CompareSuite;
+import io.kvpool.cli.Checks;
+import io.kvpool.cli.CommandFailedException;
+import io.kvpool.cli.Converters;
+import io.kvpool.cli.LocalPool;
+import io.kvpool.cli.LocalPoolConfig;
+import io.kvpool.cli.StatusTable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -107,21 +113,21 @@ final class CompareCommand implements Callable<Integer> {
   /** The kvpool checkout: the agent, the report script and the Python client live there. */
   private Path home() {
     String declared = System.getenv("KVPOOL_HOME");
-    if (declared != null && Files.isRegularFile(Path.of(declared, "data-plane/cli/bench/agent.py"))) {
+    if (declared != null && Files.isRegularFile(Path.of(declared, "data-plane/bench/python/agent.py"))) {
       return Path.of(declared).toAbsolutePath();
     }
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-      if (Files.isRegularFile(p.resolve("data-plane/cli/bench/agent.py"))) {
+      if (Files.isRegularFile(p.resolve("data-plane/bench/python/agent.py"))) {
         return p;
       }
     }
-    throw Checks.usage(spec, "run it from inside the kvpool checkout (data-plane/cli/bench/agent.py not found from "
+    throw Checks.usage(spec, "run it from inside the kvpool checkout (data-plane/bench/python/agent.py not found from "
         + Path.of("").toAbsolutePath() + "), or set KVPOOL_HOME");
   }
 
   /** Runs the setup script: Debian packages of the peers, then the Python environment. */
   private void install(Path home, Path environment) throws IOException, InterruptedException {
-    Path script = home.resolve("data-plane/cli/bench/setup.sh");
+    Path script = home.resolve("data-plane/bench/python/setup.sh");
     output.println("setup: " + script + " " + environment);
     Process p = new ProcessBuilder(Arrays.asList("bash", script.toString(), environment.toString()))
         .redirectErrorStream(true).start();

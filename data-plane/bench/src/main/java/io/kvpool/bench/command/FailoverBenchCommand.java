@@ -1,6 +1,8 @@
-package io.kvpool.cli;
+package io.kvpool.bench.command;
 
 import io.kvpool.bench.FailoverBenchmark;
+import io.kvpool.cli.Checks;
+import io.kvpool.cli.Converters;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -73,14 +75,14 @@ final class FailoverBenchCommand implements Callable<Integer> {
     Checks.range(spec, "--masters", masters, 2, 7);
     Checks.range(spec, "--storage-nodes", nodes, 1, 64);
     Checks.range(spec, "--replicas", replicas, 1, nodes);
-    LocalCommand.requireMemory(spec, memory);
+    Checks.requireMemory(spec, memory);
     if ((double) objects * valueSize * replicas > 0.8 * nodes * memory) {
       throw Checks.usage(spec, objects + " objects of " + valueSize + " bytes x " + replicas + " replicas do not fit"
           + " below the eviction watermark of " + nodes + " nodes x " + memory + " bytes; raise --memory");
     }
     Checks.positive(spec, "--election-lease", electionLease);
     Checks.positive(spec, "--timeout", timeout);
-    FailoverBenchmark.run(new FailoverBenchmark.Settings(Checks.kubeconfigFile(spec, kubeconfig), namespace, masters, nodes, memory, objects,
+    FailoverBenchmark.run(new FailoverBenchmark.Settings(KubeconfigOption.file(spec, kubeconfig), namespace, masters, nodes, memory, objects,
         (int) valueSize, replicas, runs, electionLease, timeout), out);
     return 0;
   }

@@ -1,4 +1,4 @@
-package io.kvpool.it;
+package io.kvpool.bench.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

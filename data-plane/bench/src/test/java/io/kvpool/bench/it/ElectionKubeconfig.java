@@ -1,4 +1,4 @@
-package io.kvpool.it;
+package io.kvpool.bench.it;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvpool.bench.ElectionApiServer;

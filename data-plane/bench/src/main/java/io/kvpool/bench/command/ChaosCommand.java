@@ -1,8 +1,11 @@
-package io.kvpool.cli;
+package io.kvpool.bench.command;
 
 import io.kvpool.bench.chaos.ChaosReport;
 import io.kvpool.bench.chaos.ChaosSoak;
 import io.kvpool.bench.chaos.FaultKind;
+import io.kvpool.cli.Checks;
+import io.kvpool.cli.CommandFailedException;
+import io.kvpool.cli.Converters;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Arrays;
@@ -116,7 +119,7 @@ final class ChaosCommand implements Callable<Integer> {
     Checks.range(spec, "--masters", masters, 1, 7);
     Checks.range(spec, "--replicas", replicas, 1, 8);
     Checks.range(spec, "--storage-nodes", nodes, replicas + 1, 64);
-    LocalCommand.requireMemory(spec, memory);
+    Checks.requireMemory(spec, memory);
     if (valueSize < 64 || valueSize > (4 << 20)) {
       throw Checks.usage(spec, "--value-size must be between 64 bytes and 4MiB, got " + valueSize);
     }
@@ -149,7 +152,7 @@ final class ChaosCommand implements Callable<Integer> {
       }
     }
     long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
-    ChaosReport report = ChaosSoak.run(new ChaosSoak.Settings(Checks.kubeconfigFile(spec, kubeconfig), namespace, duration, warm, s,
+    ChaosReport report = ChaosSoak.run(new ChaosSoak.Settings(KubeconfigOption.file(spec, kubeconfig), namespace, duration, warm, s,
         masters, nodes, memory, (int) valueSize, replicas, workers, rate, objects, batch, kinds, minFaults, pauses[0],
         pauses[1], electionLease, nodeTtl, settleTimeout), out);
     report.print(out);
