@@ -45,6 +45,10 @@ calls of operator/src/main and of the Java Operator SDK / fabric8 code it runs; 
 - apiGroups: ["kvpool.io"]
   resources: ["kvcachepools", "transferengines"]
   verbs: ["list", "watch"]
+# Autoscaling (spec.storage.autoscaling.enabled) writes spec.storage.replicas with a merge patch of that field.
+- apiGroups: ["kvpool.io"]
+  resources: ["kvcachepools"]
+  verbs: ["patch"]
 # Both statuses are written with a (server-side apply) patch of the status subresource.
 - apiGroups: ["kvpool.io"]
   resources: ["kvcachepools/status", "transferengines/status"]

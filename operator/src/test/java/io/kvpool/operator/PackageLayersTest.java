@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The operator's packages depend on one another one way only, read from the compiled classes (so a fully qualified
  * name counts as much as an import; only a compile-time constant, which javac copies, leaves no trace): {@code pool} (the reconcilers' wiring and the dependents) over {@code observe}
- * (the one read of a reconciliation) over {@code status} over {@code rollout} over {@code admin} (the master's admin
+ * (the one read of a reconciliation) over {@code status} over {@code autoscale} (sizing on cache signals) over
+ * {@code rollout} over {@code admin} (the master's admin
  * API) and {@code render} (pure builders of the pool's objects) over {@code transferengine} over {@code common}. A
  * failure names the classes that close a cycle or reach upwards.
  */
@@ -33,6 +34,7 @@ class PackageLayersTest {
         .layer("pool").definedBy(OPERATOR + ".pool..")
         .layer("observe").definedBy(OPERATOR + ".observe..")
         .layer("status").definedBy(OPERATOR + ".status..")
+        .layer("autoscale").definedBy(OPERATOR + ".autoscale..")
         .layer("rollout").definedBy(OPERATOR + ".rollout..")
         .layer("admin").definedBy(OPERATOR + ".admin..")
         .layer("render").definedBy(OPERATOR + ".render..")
@@ -41,11 +43,12 @@ class PackageLayersTest {
         .whereLayer("pool").mayNotBeAccessedByAnyLayer()
         .whereLayer("observe").mayOnlyBeAccessedByLayers("pool")
         .whereLayer("status").mayOnlyBeAccessedByLayers("pool", "observe")
-        .whereLayer("rollout").mayOnlyBeAccessedByLayers("pool", "observe", "status")
-        .whereLayer("admin").mayOnlyBeAccessedByLayers("pool", "observe", "status", "rollout")
-        .whereLayer("render").mayOnlyBeAccessedByLayers("pool", "observe", "status", "rollout")
-        .whereLayer("transferengine").mayOnlyBeAccessedByLayers("pool", "observe", "status", "rollout", "admin",
-            "render")
+        .whereLayer("autoscale").mayOnlyBeAccessedByLayers("pool", "observe", "status")
+        .whereLayer("rollout").mayOnlyBeAccessedByLayers("pool", "observe", "status", "autoscale")
+        .whereLayer("admin").mayOnlyBeAccessedByLayers("pool", "observe", "status", "autoscale", "rollout")
+        .whereLayer("render").mayOnlyBeAccessedByLayers("pool", "observe", "status", "autoscale", "rollout")
+        .whereLayer("transferengine").mayOnlyBeAccessedByLayers("pool", "observe", "status", "autoscale", "rollout",
+            "admin", "render")
         .check(CLASSES);
   }
 }

@@ -46,6 +46,10 @@ public class KvCachePoolStatus {
   @JsonPropertyDescription("How the live storage nodes move bytes and which devices they opened, from the leader.")
   private TransportUsage transport;
   private String message;
+  @JsonPropertyDescription("Fullness, eviction rate and capacity misses, from the leader.")
+  private CacheSignalsStatus cacheSignals;
+  @JsonPropertyDescription("The autoscaler's last decision and who owns spec.storage.replicas (with autoscaling on).")
+  private AutoscalingStatus autoscaling;
 
   public PoolPhase getPhase() {
     return phase;
@@ -207,6 +211,22 @@ public class KvCachePoolStatus {
     this.transport = transport;
   }
 
+  public CacheSignalsStatus getCacheSignals() {
+    return cacheSignals;
+  }
+
+  public void setCacheSignals(CacheSignalsStatus cacheSignals) {
+    this.cacheSignals = cacheSignals;
+  }
+
+  public AutoscalingStatus getAutoscaling() {
+    return autoscaling;
+  }
+
+  public void setAutoscaling(AutoscalingStatus autoscaling) {
+    this.autoscaling = autoscaling;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -234,14 +254,16 @@ public class KvCachePoolStatus {
         Objects.equals(upgrade, that.upgrade) &&
         Objects.equals(failingPods, that.failingPods) &&
         Objects.equals(message, that.message) &&
-        Objects.equals(transport, that.transport);
+        Objects.equals(transport, that.transport) &&
+        Objects.equals(cacheSignals, that.cacheSignals) &&
+        Objects.equals(autoscaling, that.autoscaling);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(phase, conditions, observedGeneration, currentVersion, targetVersion, leader, viewNumber,
         masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio,
-        objectCount, upgrade, failingPods, message, transport);
+        objectCount, upgrade, failingPods, message, transport, cacheSignals, autoscaling);
   }
 
   @Override
@@ -266,6 +288,8 @@ public class KvCachePoolStatus {
         ", upgrade=" + upgrade +
         ", failingPods=" + failingPods +
         ", message=" + message +
+        ", cacheSignals=" + cacheSignals +
+        ", autoscaling=" + autoscaling +
         '}';
   }
 }

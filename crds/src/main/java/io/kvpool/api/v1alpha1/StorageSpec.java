@@ -91,6 +91,10 @@ public class StorageSpec {
   @JsonPropertyDescription("Warm restarts: replicas kept in node-local memory files across pod replacement.")
   private WarmRestartSpec warmRestart;
 
+  @Default("{}")
+  @JsonPropertyDescription("The operator sizing replicas on cache signals (off by default).")
+  private AutoscalingSpec autoscaling;
+
   public Integer getReplicas() {
     return replicas;
   }
@@ -155,6 +159,14 @@ public class StorageSpec {
     this.warmRestart = warmRestart;
   }
 
+  public AutoscalingSpec getAutoscaling() {
+    return autoscaling;
+  }
+
+  public void setAutoscaling(AutoscalingSpec autoscaling) {
+    this.autoscaling = autoscaling;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -170,12 +182,13 @@ public class StorageSpec {
         Objects.equals(port, that.port) &&
         Objects.equals(adminPort, that.adminPort) &&
         Objects.equals(resources, that.resources) &&
-        Objects.equals(warmRestart, that.warmRestart);
+        Objects.equals(warmRestart, that.warmRestart) &&
+        Objects.equals(autoscaling, that.autoscaling);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(replicas, memoryPerNode, segments, hugePages, port, adminPort, resources, warmRestart);
+    return Objects.hash(replicas, memoryPerNode, segments, hugePages, port, adminPort, resources, warmRestart, autoscaling);
   }
 
   @Override
@@ -189,6 +202,7 @@ public class StorageSpec {
         ", adminPort=" + adminPort +
         ", resources=" + resources +
         ", warmRestart=" + warmRestart +
+        ", autoscaling=" + autoscaling +
         '}';
   }
 }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
@@ -49,6 +51,20 @@ public class TransferEngineSpec {
   @JsonPropertyDescription("Device-plugin resource, count, driver mounts and visibility env; required for ascend.")
   private DeviceSpec devices;
 
+  @Pattern(ApiLimits.DURATION_PATTERN)
+  @Size(max = ApiLimits.MAX_DURATION)
+  @JsonPropertyDescription("Deadline of one transfer, e.g. 2s; it must be shorter than the pools' spec.leaseTtl (the"
+      + " read lease must outlive the read it protects) and longer than rdmaRetryTimeout. Checked by the operator's"
+      + " preflight (ConfigValid); no transport reads it yet (values move over TCP, see status.dataTransport).")
+  private String transferTimeout;
+
+  @Pattern(ApiLimits.DURATION_PATTERN)
+  @Size(max = ApiLimits.MAX_DURATION)
+  @JsonPropertyDescription("Time the RDMA NIC retries a lost packet before failing the transfer (4.096 us x 2^timeout"
+      + " x (retry_cnt + 1) of the queue pair), e.g. 500ms; it must be shorter than transferTimeout. Checked by the"
+      + " preflight only.")
+  private String rdmaRetryTimeout;
+
   public TransferProtocol getProtocol() {
     return protocol;
   }
@@ -89,6 +105,22 @@ public class TransferEngineSpec {
     this.devices = devices;
   }
 
+  public String getTransferTimeout() {
+    return transferTimeout;
+  }
+
+  public void setTransferTimeout(String transferTimeout) {
+    this.transferTimeout = transferTimeout;
+  }
+
+  public String getRdmaRetryTimeout() {
+    return rdmaRetryTimeout;
+  }
+
+  public void setRdmaRetryTimeout(String rdmaRetryTimeout) {
+    this.rdmaRetryTimeout = rdmaRetryTimeout;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -101,12 +133,14 @@ public class TransferEngineSpec {
         Objects.equals(port, that.port) &&
         Objects.equals(hostNetwork, that.hostNetwork) &&
         Objects.equals(bufferPool, that.bufferPool) &&
-        Objects.equals(devices, that.devices);
+        Objects.equals(devices, that.devices) &&
+        Objects.equals(transferTimeout, that.transferTimeout) &&
+        Objects.equals(rdmaRetryTimeout, that.rdmaRetryTimeout);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(protocol, port, hostNetwork, bufferPool, devices);
+    return Objects.hash(protocol, port, hostNetwork, bufferPool, devices, transferTimeout, rdmaRetryTimeout);
   }
 
   @Override
@@ -117,6 +151,8 @@ public class TransferEngineSpec {
         ", hostNetwork=" + hostNetwork +
         ", bufferPool=" + bufferPool +
         ", devices=" + devices +
+        ", transferTimeout=" + transferTimeout +
+        ", rdmaRetryTimeout=" + rdmaRetryTimeout +
         '}';
   }
 }

@@ -17,6 +17,10 @@ public class TransferEngineStatus {
   private Long observedGeneration;
   @JsonPropertyDescription("Per pool using this engine: its live storage nodes and the devices they opened.")
   private List<TransportUsage> usage;
+  @JsonPropertyDescription("What carries the values between clients and storage nodes today: tcp for every protocol"
+      + " (ascend opens device memory on the nodes, rdma changes nothing on the wire) until a hardware transport"
+      + " exists; the TransportAvailable condition says so when another protocol was asked for.")
+  private String dataTransport;
 
   public List<String> getPools() {
     return pools;
@@ -66,6 +70,14 @@ public class TransferEngineStatus {
     this.usage = usage;
   }
 
+  public String getDataTransport() {
+    return dataTransport;
+  }
+
+  public void setDataTransport(String dataTransport) {
+    this.dataTransport = dataTransport;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -79,12 +91,13 @@ public class TransferEngineStatus {
         Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
         Objects.equals(nodesWithDevice, that.nodesWithDevice) &&
         Objects.equals(observedGeneration, that.observedGeneration) &&
-        Objects.equals(usage, that.usage);
+        Objects.equals(usage, that.usage) &&
+        Objects.equals(dataTransport, that.dataTransport);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(pools, conditions, deviceResourceAdvertised, nodesWithDevice, observedGeneration, usage);
+    return Objects.hash(pools, conditions, deviceResourceAdvertised, nodesWithDevice, observedGeneration, usage, dataTransport);
   }
 
   @Override
@@ -95,6 +108,7 @@ public class TransferEngineStatus {
         ", deviceResourceAdvertised=" + deviceResourceAdvertised +
         ", nodesWithDevice=" + nodesWithDevice +
         ", observedGeneration=" + observedGeneration +
+        ", dataTransport=" + dataTransport +
         '}';
   }
 }

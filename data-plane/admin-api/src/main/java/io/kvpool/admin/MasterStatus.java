@@ -16,9 +16,18 @@ import java.util.List;
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record MasterStatus(String apiVersion, String poolId, String role, String state, long view, Leader leader,
                            String releaseVersion, String protocolVersion, Recovery recovery, List<NodeStatus> nodes,
-                           long capacityBytes, long usedBytes, long objectCount, Counters counters) {
+                           long capacityBytes, long usedBytes, long objectCount, Counters counters,
+                           CacheSignals cacheSignals) {
   public MasterStatus {
     nodes = nodes == null ? List.of() : List.copyOf(nodes);
+  }
+
+  /** The status of a master that reports no cache signals (before 0.3, or a standby). */
+  public MasterStatus(String apiVersion, String poolId, String role, String state, long view, Leader leader,
+                      String releaseVersion, String protocolVersion, Recovery recovery, List<NodeStatus> nodes,
+                      long capacityBytes, long usedBytes, long objectCount, Counters counters) {
+    this(apiVersion, poolId, role, state, view, leader, releaseVersion, protocolVersion, recovery, nodes,
+        capacityBytes, usedBytes, objectCount, counters, null);
   }
 
   /** Nodes the master counts as ALIVE. */
@@ -111,6 +120,49 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
                     long underReplicated, long tombstones) {
       this(puts, gets, getHits, getMisses, evictions, objectsLost, repairs, versionMismatches, pendingObjects,
           pinnedObjects, underReplicated, tombstones, 0);
+    }
+  }
+
+  /**
+   * One storage tier's fill ({@code memory} today; a reader must expect more names).
+   *
+   * @param name the tier, e.g. {@code memory}
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Tier(String name, long capacityBytes, long usedBytes) {
+    /** Used over capacity, 0 for a tier without capacity. */
+    public double fullness() {
+      return capacityBytes <= 0 ? 0.0 : (double) usedBytes / capacityBytes;
+    }
+  }
+
+  /**
+   * What tells a pool that is too small from keys that were never there, over the last {@code windowSeconds}.
+   *
+   * @param tiers fill of each tier
+   * @param evictedBytesPerSecond bytes of replicas freed by eviction per second
+   * @param lookupsPerSecond keys looked up per second
+   * @param missesPerSecond lookups that found nothing, per second
+   * @param capacityMissesPerSecond misses for a key the pool evicted recently, per second
+   * @param missRatio misses over lookups in the window (0 without lookups)
+   * @param evictedBytes bytes evicted since the master started
+   * @param capacityMisses capacity misses since the master started
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record CacheSignals(int windowSeconds, List<Tier> tiers, double evictedBytesPerSecond,
+                             double lookupsPerSecond, double missesPerSecond, double capacityMissesPerSecond,
+                             double missRatio, long evictedBytes, long capacityMisses) {
+    public CacheSignals {
+      tiers = tiers == null ? List.of() : List.copyOf(tiers);
+    }
+
+    /**
+     * Used over capacity of all tiers together, 0 without capacity: with a tier that spills into another, the first
+     * is full by design, so the whole pool's fill is what says it is too small.
+     */
+    public double fullness() {
+      long capacity = tiers.stream().mapToLong(Tier::capacityBytes).sum();
+      return capacity <= 0 ? 0.0 : (double) tiers.stream().mapToLong(Tier::usedBytes).sum() / capacity;
     }
   }
 }

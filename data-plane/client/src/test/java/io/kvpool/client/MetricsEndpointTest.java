@@ -54,7 +54,11 @@ class MetricsEndpointTest {
       "kvpool_repaired_bytes_total counter", "kvpool_repairs_total counter",
       "kvpool_rpc_server_duration_seconds histogram", "kvpool_spills_total counter",
       "kvpool_rpc_server_errors_total counter", "kvpool_tombstones gauge", "kvpool_tombstones_dropped_total counter",
-      "kvpool_used_bytes gauge", "kvpool_version_mismatch_total counter");
+      "kvpool_used_bytes gauge", "kvpool_version_mismatch_total counter",
+      "kvpool_evicted_bytes_total counter", "kvpool_capacity_misses_total counter",
+      "kvpool_evicted_bytes_per_second gauge", "kvpool_capacity_misses_per_second gauge",
+      "kvpool_get_miss_ratio gauge", "kvpool_tier_capacity_bytes gauge", "kvpool_tier_used_bytes gauge",
+      "kvpool_tier_fullness_ratio gauge");
   /** A storage node's metric families and their types. */
   static final Map<String, String> STORAGE = families(
       "kvpool_auth_failures_total counter", "kvpool_body_budget_available_bytes gauge", "kvpool_build_info gauge",

@@ -45,10 +45,12 @@ final class Eviction {
         continue;
       }
       fruitless = 0;
-      freed += victim.allocatedBytes();
+      long bytes = victim.allocatedBytes();
+      freed += bytes;
       if (tiers.moveToDisk(victim)) {
-        spilled++;
+        spilled++; // still readable, from disk: not an eviction to the cache signals
       } else {
+        pool.counters.cacheSignals.evicted(victim.key, bytes, nowMillis);
         pool.delete(victim, nowMillis, false, 0);
       }
       victims++;

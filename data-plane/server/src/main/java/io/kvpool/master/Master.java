@@ -240,6 +240,8 @@ public final class Master implements AutoCloseable {
         .callback(cb -> snapshot().ifPresent(s -> s.nodes().forEach(n -> cb.call(
             n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
         .register(metrics);
+    counters.cacheSignals.registerGauges(metrics, System::currentTimeMillis,
+        () -> snapshot().map(CacheTiers::of).orElse(List.of()));
   }
 
   private void gauge(String name, String help, java.util.function.ToLongFunction<PoolSnapshot> figure) {
@@ -291,7 +293,8 @@ public final class Master implements AutoCloseable {
     return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), MasterRole.LEADER.name(), s.state().name(), s.view(),
         leader, release, protocol, new MasterStatus.Recovery(s.state() == ServerState.RECOVERING, s.objectsRecovered(),
             s.awaitedNodes()),
-        nodes, s.capacityBytes(), s.usedBytes(), s.objectCount(), c);
+        nodes, s.capacityBytes(), s.usedBytes(), s.objectCount(), c,
+        counters.cacheSignals.rates(System.currentTimeMillis(), CacheTiers.of(s)));
   }
 
   /** Mutating admin endpoints need the admin token when one is configured. */

@@ -22,6 +22,8 @@ public final class MasterCounters {
   final Counter commitWaits;
   final Counter tombstonesDropped;
   final Counter releasePushes;
+  /** Evictions, lookups and capacity misses over a window (the autoscaling signals). */
+  final CacheSignals cacheSignals;
 
   public MasterCounters(PrometheusRegistry r) {
     puts = counter(r, "kvpool_puts_total", "Objects made visible by PutEnd");
@@ -50,6 +52,7 @@ public final class MasterCounters {
         .help("REMOVE releases sent to a storage node before the REMOVE was answered (RELEASE):"
             + " delivered, failed or timed_out (the node then takes them with its next heartbeat)")
         .labelNames("outcome").register(r);
+    cacheSignals = new CacheSignals(r);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {

@@ -501,6 +501,7 @@ public final class PoolMetadata {
         if (!disk) {
           readable = readable.stream().filter(r -> !r.onDisk()).toList();
         }
+        pool.counters.cacheSignals.lookedUp(key, !readable.isEmpty(), now);
         if (readable.isEmpty()) {
           pool.counters.getMisses.inc();
           found[i] = ReplicaListResult.missing(missing());

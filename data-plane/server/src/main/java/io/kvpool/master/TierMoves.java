@@ -74,6 +74,7 @@ final class TierMoves {
       return;
     }
     if (o.replicas.size() == 1) {
+      pool.counters.cacheSignals.evicted(o.key, o.size, nowMillis);
       pool.delete(o, nowMillis, false, 0);
       pool.counters.evictions.inc();
       return;

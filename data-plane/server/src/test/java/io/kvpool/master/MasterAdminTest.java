@@ -73,7 +73,11 @@ class MasterAdminTest {
         "kvpool_evictions_total", "kvpool_version_mismatch_total", "kvpool_master_leader 1",
         "kvpool_build_info{protocol=\"" + VersionInfo.CURRENT.protocol() + "\",release=\""
             + VersionInfo.CURRENT.release() + "\"} 1",
-        "kvpool_node_capacity_bytes{node=\"n1\"} 1048576", "# TYPE kvpool_puts_total counter")) {
+        "kvpool_node_capacity_bytes{node=\"n1\"} 1048576", "# TYPE kvpool_puts_total counter",
+        "kvpool_evicted_bytes_total 0", "kvpool_capacity_misses_total 0", "kvpool_capacity_misses_per_second 0",
+        "kvpool_evicted_bytes_per_second 0", "kvpool_get_miss_ratio 0",
+        "kvpool_tier_capacity_bytes{tier=\"memory\"} 1048576", "kvpool_tier_used_bytes{tier=\"memory\"} 0",
+        "kvpool_tier_fullness_ratio{tier=\"memory\"} 0")) {
       assertThat(body).contains(name);
     }
   }
@@ -95,6 +99,10 @@ class MasterAdminTest {
     JsonNode raw = new ObjectMapper().readTree(send("GET", "/status").body());
     assertThat(raw.path("apiVersion").asText()).isEqualTo(AdminJson.API_VERSION);
     assertThat(raw.path("counters").has("versionMismatches")).isTrue();
+    MasterStatus.CacheSignals signals = status.cacheSignals();
+    assertThat(signals.windowSeconds()).isEqualTo(60);
+    assertThat(signals.tiers()).containsExactly(new MasterStatus.Tier("memory", 1 << 20, 0));
+    assertThat(raw.path("cacheSignals").has("capacityMissesPerSecond")).isTrue();
   }
 
   @Test

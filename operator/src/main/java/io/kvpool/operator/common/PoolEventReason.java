@@ -31,7 +31,9 @@ public enum PoolEventReason {
   RolloutWithdrawn(Type.Normal),
   RolloutTimedOut(Type.Warning),
   RollingBack(Type.Warning),
-  RolledBack(Type.Warning);
+  RolledBack(Type.Warning),
+  StorageAutoscaled(Type.Normal),
+  AutoscalingYielded(Type.Normal);
 
   private final Type type;
 

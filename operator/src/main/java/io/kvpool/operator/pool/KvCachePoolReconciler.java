@@ -13,9 +13,12 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.RolloutPhase;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.operator.admin.MasterAddressResolver;
 import io.kvpool.operator.admin.PoolAdminClient;
+import io.kvpool.operator.autoscale.AutoscalingOutcome;
+import io.kvpool.operator.autoscale.PoolAutoscaler;
 import io.kvpool.operator.common.ControllerStopping;
 import io.kvpool.operator.common.KubernetesEventRecorder;
 import io.kvpool.operator.observe.PoolObserver;
@@ -37,7 +40,9 @@ import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.StorageServiceDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.PoolPreflight;
 import io.kvpool.operator.render.PoolSpecValidator;
+import io.kvpool.operator.transferengine.EnginePreflight;
 import io.kvpool.operator.rollout.RolloutExecutor;
 import io.kvpool.operator.rollout.RolloutRound;
 import io.kvpool.operator.status.PoolObservation;
@@ -99,6 +104,8 @@ import org.slf4j.LoggerFactory;
 // pods: watched for status; deleted one at a time by rollouts, patched to mark a drained pod, created for image checks
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list", "watch", "create", "delete", "patch"})
 @RBACRule(apiGroups = "kvpool.io", resources = "transferengines", verbs = {"get", "list", "watch"})
+// spec.storage.replicas, written by autoscaling (spec.storage.autoscaling.enabled)
+@RBACRule(apiGroups = "kvpool.io", resources = "kvcachepools", verbs = {"patch"})
 public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   public static final String NAME = "kvcachepool";
   /*
@@ -119,6 +126,7 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   private final Clock clock;
   private final Duration statusInterval;
   private final StatefulSetDryRun dryRun = new StatefulSetDryRun();
+  private final PoolAutoscaler autoscaler = new PoolAutoscaler();
 
   @Inject
   public KvCachePoolReconciler(PoolAdminClient adminClient, MasterAddressResolver addressResolver, Clock clock,
@@ -144,8 +152,10 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
   public UpdateControl<KvCachePool> reconcile(KvCachePool pool, Context<KvCachePool> context) {
     Snapshot observed = observer.observe(pool, context);
     Optional<TransferEngine> engine = context.getSecondaryResource(TransferEngine.class);
-    List<String> problems = specProblems(pool, context, engine, observed);
+    List<EnginePreflight.Finding> preflight = PoolPreflight.findings(pool, engine);
+    List<String> problems = specProblems(pool, context, engine, observed, preflight);
     RolloutRound.Result rollout = null;
+    Optional<AutoscalingOutcome> autoscaling = Optional.empty();
     if (problems.isEmpty()) {
       RolloutRound round = RolloutRound.begin(pool, observed.rollout(), observed.leader().status(), clock);
       RenderInputs.putRollout(context, round.rollout());
@@ -153,11 +163,14 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
       rollout = round.finish(new RolloutExecutor(context.getClient(), adminClient),
           RenderInputs.transport(pool, context), observed.leader().adminBase(),
           KeysSecretDependent.adminToken(pool, context));
+      autoscaling = autoscale(pool, context, observed, rollout);
     } else {
       LOG.debug("pool={} namespace={} spec invalid, nothing applied: {}", pool.getMetadata().getName(),
           pool.getMetadata().getNamespace(), problems);
     }
-    updateStatus(pool, context, observed.status(problems, null, Optional.ofNullable(rollout)));
+    updateStatus(pool, context,
+        observed.status(problems, null, Optional.ofNullable(rollout)).withAutoscaling(autoscaling)
+            .withPreflight(preflight));
     // Status is re-read from the leader on a timer: nothing in Kubernetes signals a change of its figures; a rollout
     // (drains, lease recovery) is followed more closely.
     Duration next = rollout != null && rollout.active() && RolloutRound.ACTIVE_INTERVAL.compareTo(statusInterval) < 0
@@ -175,14 +188,37 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     String failure = ReconcileFailure.describe(e);
     LOG.debug("pool={} namespace={} reconcile failed: {}", pool.getMetadata().getName(),
         pool.getMetadata().getNamespace(), failure);
-    updateStatus(pool, context, observer.observe(pool, context).status(List.of(), failure, Optional.empty()));
+    updateStatus(pool, context, observer.observe(pool, context).status(List.of(), failure, Optional.empty())
+        .withPreflight(PoolPreflight.findings(pool, context.getSecondaryResource(TransferEngine.class))));
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
-  /** The validator's problems, else the API server's verdict on the StatefulSets the spec renders. */
+  /**
+   * Autoscaling's round after the rollout's: it holds while surplus nodes drain (the rollout's ScalingDown) and
+   * scales down only when no rollout runs; a new replica count is written to the spec, so the next reconciliation
+   * renders it (and drains, for fewer).
+   */
+  private Optional<AutoscalingOutcome> autoscale(KvCachePool pool, Context<KvCachePool> context, Snapshot observed,
+      RolloutRound.Result rollout) {
+    boolean scalingDown = rollout.active() && rollout.status() != null
+        && rollout.status().getPhase() == RolloutPhase.ScalingDown;
+    return autoscaler.reconcile(pool, observed.leader().status(), rollout.active(), scalingDown, clock.instant(),
+        replicas -> {
+          boolean written = StorageScale.write(context.getClient(), pool, replicas);
+          LOG.info("pool={} namespace={} event=storage_autoscaled replicas={} written={}",
+              pool.getMetadata().getName(), pool.getMetadata().getNamespace(), replicas, written);
+          return written;
+        });
+  }
+
+  /**
+   * The validator's problems and the blocking preflight findings (checked before any pod exists), else the API
+   * server's verdict on the StatefulSets the spec renders.
+   */
   private List<String> specProblems(KvCachePool pool, Context<KvCachePool> context, Optional<TransferEngine> engine,
-      Snapshot observed) {
-    List<String> problems = PoolSpecValidator.validate(pool, engine, observed.masters());
+      Snapshot observed, List<EnginePreflight.Finding> preflight) {
+    List<String> problems = new java.util.ArrayList<>(PoolSpecValidator.validate(pool, engine, observed.masters()));
+    problems.addAll(PoolPreflight.problems(preflight, engine));
     if (!problems.isEmpty()) {
       return problems;
     }

@@ -1,5 +1,6 @@
 package io.kvpool.operator.render;
 
+import io.kvpool.operator.common.DataPlaneDurations;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;

@@ -4,7 +4,7 @@ import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.RolloutStep;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
 import io.kvpool.api.v1alpha1.UpgradeSpec;
-import io.kvpool.operator.render.DataPlaneDurations;
+import io.kvpool.operator.common.DataPlaneDurations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.kvpool.api.v1alpha1.UpgradeSpec;
 import io.kvpool.api.v1alpha1.UpgradeStatus;
 import io.kvpool.operator.common.PoolEvent;
 import io.kvpool.operator.common.PoolLabels;
-import io.kvpool.operator.render.DataPlaneDurations;
+import io.kvpool.operator.common.DataPlaneDurations;
 import io.kvpool.operator.render.DataPlaneSettings;
 import io.kvpool.operator.render.MemoryFileVolume;
 import io.kvpool.operator.render.PoolRollout;

@@ -2,6 +2,8 @@ package io.kvpool.operator.status;
 
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.FailingPod;
+import io.kvpool.operator.autoscale.AutoscalingOutcome;
+import io.kvpool.operator.transferengine.EnginePreflight;
 import io.kvpool.operator.rollout.RolloutRound;
 import java.util.List;
 import java.util.Optional;
@@ -26,6 +28,8 @@ import java.util.Set;
  * @param storageSelector label selector of the storage pods, for the scale subresource
  * @param reconcileError why applying the objects failed in this reconciliation, or null
  * @param rollout what the rollout decided and did in this reconciliation; empty when the spec is invalid
+ * @param autoscaling what autoscaling decided in this reconciliation; empty when it is off or the spec is invalid
+ * @param preflight the TransferEngine's preflight findings with this pool (none without an engine)
  */
 public record PoolObservation(
     String poolName,
@@ -42,7 +46,19 @@ public record PoolObservation(
     String labelledLeader,
     String storageSelector,
     String reconcileError,
-    Optional<RolloutRound.Result> rollout) {
+    Optional<RolloutRound.Result> rollout,
+    Optional<AutoscalingOutcome> autoscaling,
+    List<EnginePreflight.Finding> preflight) {
+
+  /** A reconciliation without an autoscaling decision. */
+  public PoolObservation(String poolName, long generation, String specVersion, int objectReplicas,
+      List<String> specProblems, Optional<ReplicaState> masters, Optional<ReplicaState> storage,
+      Optional<MasterStatus> master, String masterError, List<FailingPod> failingPods, Set<String> podReleases,
+      String labelledLeader, String storageSelector, String reconcileError, Optional<RolloutRound.Result> rollout) {
+    this(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage, master, masterError,
+        failingPods, podReleases, labelledLeader, storageSelector, reconcileError, rollout, Optional.empty(),
+        List.of());
+  }
 
   /** A reconciliation without a rollout decision (an invalid spec, a failed apply). */
   public PoolObservation(String poolName, long generation, String specVersion, int objectReplicas,
@@ -51,6 +67,20 @@ public record PoolObservation(
       String labelledLeader, String storageSelector, String reconcileError) {
     this(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage, master, masterError,
         failingPods, podReleases, labelledLeader, storageSelector, reconcileError, Optional.empty());
+  }
+
+  /** This observation with autoscaling's decision. */
+  public PoolObservation withAutoscaling(Optional<AutoscalingOutcome> outcome) {
+    return new PoolObservation(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage,
+        master, masterError, failingPods, podReleases, labelledLeader, storageSelector, reconcileError, rollout,
+        outcome, preflight);
+  }
+
+  /** This observation with the preflight's findings. */
+  public PoolObservation withPreflight(List<EnginePreflight.Finding> findings) {
+    return new PoolObservation(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage,
+        master, masterError, failingPods, podReleases, labelledLeader, storageSelector, reconcileError, rollout,
+        autoscaling, List.copyOf(findings));
   }
 
   public boolean specValid() {

@@ -13,6 +13,7 @@ import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.PoolPhase;
 import io.kvpool.api.v1alpha1.RolloutPhase;
 import io.kvpool.api.v1alpha1.TransportUsage;
+import io.kvpool.operator.autoscale.AutoscalingOutcome;
 import io.kvpool.operator.common.ByteQuantity;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.operator.common.PoolEvent;
@@ -21,6 +22,7 @@ import io.kvpool.operator.common.StatusMessage;
 import io.kvpool.operator.rollout.ReleaseGate;
 import io.kvpool.operator.rollout.RolloutPlan;
 import io.kvpool.operator.rollout.RolloutRound;
+import io.kvpool.operator.transferengine.EnginePreflight;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +88,7 @@ public final class PoolStatusAggregator {
           : Math.round(1000.0 * master.usedBytes() / master.capacityBytes()) / 1000.0);
       next.setObjectCount(master.objectCount());
       next.setTransport(transport(master));
+      next.setCacheSignals(CacheSignalsView.of(master.cacheSignals()));
     });
     if (!observed.failingPods().isEmpty()) {
       next.setFailingPods(List.copyOf(observed.failingPods().subList(0,
@@ -97,17 +100,23 @@ public final class PoolStatusAggregator {
     Verdict progressing = progressing(observed);
     Verdict degraded = degraded(observed);
     Verdict blocked = upgradeBlocked(observed, prev);
+    EnginePreflight.ConditionVerdict config = EnginePreflight.configValid(observed.preflight());
     next.setConditions(new Conditions(prev.getConditions(), observed.generation(), clock.instant())
         .set(READY, ready.status, ready.reason, ready.message)
         .set(AVAILABLE, available.status, available.reason, available.message)
         .set(PROGRESSING, progressing.status, progressing.reason, progressing.message)
         .set(DEGRADED, degraded.status, degraded.reason, degraded.message)
         .set(UPGRADE_BLOCKED, blocked.status, blocked.reason, blocked.message)
+        .set(EnginePreflight.CONFIG_VALID, config.status(), config.reason(), config.message())
         .build());
     next.setPhase(phase(observed, available, degraded));
     next.setMessage(StatusMessage.bound(degraded.status ? degraded.message : ready.message));
     List<PoolEvent> events = events(prev, next);
     observed.rollout().ifPresent(r -> events.addAll(r.events()));
+    // autoscaling decides only on a valid spec; otherwise its last status stays while it is on
+    next.setAutoscaling(observed.autoscaling().map(AutoscalingOutcome::status)
+        .orElse(observed.specValid() ? null : prev.getAutoscaling()));
+    observed.autoscaling().ifPresent(a -> events.addAll(a.events()));
     return new PoolStatusUpdate(next, events);
   }
 

@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * Status of a TransferEngine; pure. Condition {@code DevicesAvailable}: true when the protocol needs no
  * devices or at least one node advertises the resource; false means storage pods of its pools will stay
- * Pending until a device plugin on some node advertises it.
+ * Pending until a device plugin on some node advertises it. {@code ConfigValid}: the preflight
+ * ({@link EnginePreflight}), a reason per rule. {@code TransportAvailable} and {@code dataTransport}: what moves the
+ * bytes (TCP in this release, whatever the protocol).
  */
 public final class TransferEngineStatusAggregator {
   public static final String DEVICES_AVAILABLE = "DevicesAvailable";
@@ -56,6 +58,12 @@ public final class TransferEngineStatusAggregator {
         conditions.set(READY, false, "DeviceResourceNotAdvertised", message);
       }
     }
+    EnginePreflight.ConditionVerdict valid = EnginePreflight.configValid(
+        EnginePreflight.engine(engine.getSpec(), nodesWithDevice > 0));
+    conditions.set(EnginePreflight.CONFIG_VALID, valid.status(), valid.reason(), valid.message());
+    EnginePreflight.ConditionVerdict moved = EnginePreflight.transport(transport.protocol());
+    conditions.set(EnginePreflight.TRANSPORT_AVAILABLE, moved.status(), moved.reason(), moved.message());
+    status.setDataTransport(EnginePreflight.DATA_TRANSPORT);
     status.setConditions(conditions.build());
     return status;
   }
@@ -72,6 +80,7 @@ public final class TransferEngineStatusAggregator {
     status.setConditions(new Conditions(previous.getConditions(), generation, clock.instant())
         .set(DEVICES_AVAILABLE, false, "InvalidSpec", problem)
         .set(READY, false, "InvalidSpec", problem)
+        .set(EnginePreflight.CONFIG_VALID, false, "InvalidSpec", problem)
         .build());
     return status;
   }

@@ -116,6 +116,14 @@ class PoolInPodsTest {
     await().atMost(TIMEOUT).untilAsserted(() -> {
       assertThat(status().getObjectCount()).isEqualTo(VALUES);
       assertThat(status().getCapacity()).isEqualTo("192Mi");
+      // the cache signals of the real leader, through the operator: one memory tier, nothing evicted or missed
+      assertThat(status().getCacheSignals().getTiers()).singleElement().satisfies(t -> {
+        assertThat(t.getName()).isEqualTo("memory");
+        assertThat(t.getCapacity()).isEqualTo("192Mi");
+      });
+      assertThat(status().getCacheSignals().getFullnessPercent()).isPositive();
+      assertThat(status().getCacheSignals().getEvictedBytesPerSecond()).isZero();
+      assertThat(status().getCacheSignals().getCapacityMissesPerSecond()).isZero();
     });
     System.out.println("kubectl get kvcachepools -o wide (3 masters, 3 storage nodes, from the pods):\n"
         + Kubectl.run("get", "kvcachepools", "-n", NS, "-o", "wide"));

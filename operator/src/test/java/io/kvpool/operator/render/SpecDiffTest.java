@@ -14,6 +14,10 @@ import io.kvpool.api.v1alpha1.NetworkPolicySpec;
 import io.kvpool.api.v1alpha1.SchedulingSpec;
 import io.kvpool.api.v1alpha1.SecuritySpec;
 import io.kvpool.api.v1alpha1.SpecDiff;
+import io.kvpool.api.v1alpha1.AutoscalingSpec;
+import io.kvpool.api.v1alpha1.AutoscalingTargets;
+import io.kvpool.api.v1alpha1.ScaleDownBehavior;
+import io.kvpool.api.v1alpha1.ScaleUpBehavior;
 import io.kvpool.api.v1alpha1.SpecDiff.Impact;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
@@ -110,6 +114,20 @@ class SpecDiffTest {
     m.put("spec.upgrade.onFailure", change(p -> p.getSpec().getUpgrade().setOnFailure(UpgradeFailurePolicy.Rollback)));
     m.put("spec.upgrade.allowDowngrade", change(p -> p.getSpec().getUpgrade().setAllowDowngrade(true)));
 
+    // NONE: read by the autoscaler only; it writes spec.storage.replicas, whose impact is SCALE.
+    m.put("spec.storage.autoscaling.enabled", change(p -> autoscaling(p).setEnabled(true)));
+    m.put("spec.storage.autoscaling.minReplicas", change(p -> autoscaling(p).setMinReplicas(2)));
+    m.put("spec.storage.autoscaling.maxReplicas", change(p -> autoscaling(p).setMaxReplicas(6)));
+    m.put("spec.storage.autoscaling.targets.fullnessPercent", change(p -> targets(p).setFullnessPercent(70)));
+    m.put("spec.storage.autoscaling.targets.capacityMissesPerSecond",
+        change(p -> targets(p).setCapacityMissesPerSecond(2.5)));
+    m.put("spec.storage.autoscaling.scaleUp.stabilizationWindowSeconds",
+        change(p -> scaleUp(p).setStabilizationWindowSeconds(30)));
+    m.put("spec.storage.autoscaling.scaleUp.maxStep", change(p -> scaleUp(p).setMaxStep(2)));
+    m.put("spec.storage.autoscaling.scaleDown.stabilizationWindowSeconds",
+        change(p -> scaleDown(p).setStabilizationWindowSeconds(600)));
+    m.put("spec.storage.autoscaling.scaleDown.maxStep", change(p -> scaleDown(p).setMaxStep(2)));
+
     m.put("spec.transferEngineRef", change(p -> TestPools.withEngine(p, "fast")));
     m.put("spec.scheduling", change(p -> p.getSpec().setScheduling(scheduling(Map.of("kvpool.io/role", "storage")))));
 
@@ -122,6 +140,34 @@ class SpecDiffTest {
     m.put("spec.security.networkPolicy.clientsFromAllNamespaces",
         change(p -> p.getSpec().getSecurity().getNetworkPolicy().setClientsFromAllNamespaces(true)));
     return m;
+  }
+
+  private static AutoscalingSpec autoscaling(KvCachePool p) {
+    if (p.getSpec().getStorage().getAutoscaling() == null) {
+      p.getSpec().getStorage().setAutoscaling(new AutoscalingSpec());
+    }
+    return p.getSpec().getStorage().getAutoscaling();
+  }
+
+  private static AutoscalingTargets targets(KvCachePool p) {
+    if (autoscaling(p).getTargets() == null) {
+      autoscaling(p).setTargets(new AutoscalingTargets());
+    }
+    return autoscaling(p).getTargets();
+  }
+
+  private static ScaleUpBehavior scaleUp(KvCachePool p) {
+    if (autoscaling(p).getScaleUp() == null) {
+      autoscaling(p).setScaleUp(new ScaleUpBehavior());
+    }
+    return autoscaling(p).getScaleUp();
+  }
+
+  private static ScaleDownBehavior scaleDown(KvCachePool p) {
+    if (autoscaling(p).getScaleDown() == null) {
+      autoscaling(p).setScaleDown(new ScaleDownBehavior());
+    }
+    return autoscaling(p).getScaleDown();
   }
 
   @Test

@@ -26,7 +26,9 @@ class StorageResourcesTest {
 
     assertThat(sizing.resources().getLimits()).containsEntry("memory", new Quantity("4608Mi"))
         .doesNotContainKey("hugepages-2Mi");
-    assertThat(sizing.resources().getRequests()).containsEntry("memory", new Quantity("4608Mi"));
+    assertThat(sizing.resources().getRequests()).containsEntry("memory", new Quantity("4608Mi"))
+        .as("a cpu request without a limit when the user set none").containsEntry("cpu", new Quantity("500m"));
+    assertThat(sizing.resources().getLimits()).doesNotContainKey("cpu");
     assertThat(sizing.jvm()).isEqualTo(new JvmMemory(256, 128));
   }
 

@@ -542,4 +542,43 @@ class PoolStatusAggregatorTest {
     assertThat(transport.getStorageNodes()).isEqualTo(2);
     assertThat(transport.getDevices()).containsExactly("p-storage-0:ascend:3", "p-storage-1:ascend:5");
   }
+
+  /** status.cacheSignals from the leader's, rounded so that a pool at rest does not rewrite its status. */
+  @Test
+  void cacheSignalsAreTheLeadersRounded() {
+    MasterStatus plain = master("SERVING", nodes(3, "ALIVE"));
+    MasterStatus.CacheSignals signals = new MasterStatus.CacheSignals(60,
+        List.of(new MasterStatus.Tier("memory", 12L << 30, 9L << 30)), 1234.56, 100, 7.4567, 3.14159, 0.074567,
+        99, 42);
+    MasterStatus withSignals = new MasterStatus(plain.apiVersion(), plain.poolId(), plain.role(), plain.state(),
+        plain.view(), plain.leader(), plain.releaseVersion(), plain.protocolVersion(), plain.recovery(),
+        plain.nodes(), plain.capacityBytes(), plain.usedBytes(), plain.objectCount(), plain.counters(), signals);
+    KvCachePoolStatus status = at(T0).aggregate(null, observed().master(withSignals).build()).status();
+    assertThat(status.getCacheSignals().getFullnessPercent()).isEqualTo(75.0);
+    assertThat(status.getCacheSignals().getEvictedBytesPerSecond()).isEqualTo(1235);
+    assertThat(status.getCacheSignals().getMissesPerSecond()).isEqualTo(7.46);
+    assertThat(status.getCacheSignals().getCapacityMissesPerSecond()).isEqualTo(3.14);
+    assertThat(status.getCacheSignals().getMissRatio()).isEqualTo(0.075);
+    assertThat(status.getCacheSignals().getTiers()).singleElement().satisfies(t -> {
+      assertThat(t.getName()).isEqualTo("memory");
+      assertThat(t.getCapacity()).isEqualTo("12Gi");
+      assertThat(t.getFullnessPercent()).isEqualTo(75.0);
+    });
+    assertThat(at(T0).aggregate(null, observed().build()).status().getCacheSignals())
+        .as("a leader without signals").isNull();
+  }
+
+  @Test
+  void configValidSaysWhichPreflightRuleBroke() {
+    KvCachePoolStatus clean = at(T0).aggregate(null, observed().build()).status();
+    assertThat(Conditions.find(clean.getConditions(), "ConfigValid").orElseThrow().getReason())
+        .isEqualTo("AllRulesPass");
+    KvCachePoolStatus broken = at(T0).aggregate(null, observed().build().withPreflight(List.of(
+        new io.kvpool.operator.transferengine.EnginePreflight.Finding("DeviceResourceNotAdvertised",
+            "no node advertises huawei.com/Ascend910", false)))).status();
+    Condition configValid = Conditions.find(broken.getConditions(), "ConfigValid").orElseThrow();
+    assertThat(configValid.getStatus()).isEqualTo("False");
+    assertThat(configValid.getReason()).isEqualTo("DeviceResourceNotAdvertised");
+    assertThat(configValid.getMessage()).contains("huawei.com/Ascend910");
+  }
 }

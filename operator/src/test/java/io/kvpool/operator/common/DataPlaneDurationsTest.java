@@ -1,4 +1,4 @@
-package io.kvpool.operator.render;
+package io.kvpool.operator.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.kvpool.operator.render;
+package io.kvpool.operator.common;
 
 import io.kvpool.api.v1alpha1.ApiLimits;
 import java.time.Duration;

@@ -1,0 +1,75 @@
+package io.kvpool.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.Objects;
+
+/** One storage tier's fill as the leader reports it ({@code memory} today). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class TierUsage {
+
+  @JsonPropertyDescription("The tier: memory.")
+  private String name;
+
+  private String capacity;
+
+  private String used;
+
+  private Double fullnessPercent;
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public String getCapacity() {
+    return capacity;
+  }
+
+  public void setCapacity(String capacity) {
+    this.capacity = capacity;
+  }
+
+  public String getUsed() {
+    return used;
+  }
+
+  public void setUsed(String used) {
+    this.used = used;
+  }
+
+  public Double getFullnessPercent() {
+    return fullnessPercent;
+  }
+
+  public void setFullnessPercent(Double fullnessPercent) {
+    this.fullnessPercent = fullnessPercent;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof TierUsage that)) {
+      return false;
+    }
+    return Objects.equals(name, that.name) &&
+        Objects.equals(capacity, that.capacity) &&
+        Objects.equals(used, that.used) &&
+        Objects.equals(fullnessPercent, that.fullnessPercent);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, capacity, used, fullnessPercent);
+  }
+
+  @Override
+  public String toString() {
+    return "TierUsage{" + "name=" + name + ", " + "capacity=" + capacity + ", " + "used=" + used + ", " + "fullnessPercent=" + fullnessPercent + '}';
+  }
+}
