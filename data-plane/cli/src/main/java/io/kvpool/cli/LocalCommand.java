@@ -123,14 +123,11 @@ final class LocalCommand implements Callable<Integer> {
     if (disk != null) {
       String dir = diskDir;
       if (dir == null) {
-        try {
-          dir = Files.createTempDirectory("kvpool-disk-").toString();
-        } catch (java.io.IOException e) {
-          throw new CommandFailedException("cannot create a folder for the disk tiers: " + e.getMessage());
-        }
+        dir = temporaryDiskFolder().toString();
       }
       builder.storageOption("--disk-size", Long.toString(disk)).storageOption("--disk-dir", dir);
-      out.println("disk tiers of " + StatusTable.bytes(disk) + " per node in " + dir);
+      out.println("disk tiers of " + StatusTable.bytes(disk) + " per node in " + dir
+          + (diskDir == null ? " (removed when the pool stops; --disk-dir keeps them)" : ""));
     }
     LocalPoolConfig config = builder.build();
     out.println("starting " + nodes + " storage nodes of " + StatusTable.bytes(memory) + " and a master; logs in "
@@ -149,5 +146,25 @@ final class LocalCommand implements Callable<Integer> {
     out.println("Ctrl-C stops the pool.");
     new CountDownLatch(1).await();
     return 0;
+  }
+
+  /** A new folder for the disk tiers, deleted with what is in it when this process exits. */
+  private static Path temporaryDiskFolder() {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("kvpool-disk-");
+    } catch (java.io.IOException e) {
+      throw new CommandFailedException("cannot create a folder for the disk tiers: " + e.getMessage());
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      } catch (java.io.IOException e) {
+        System.err.println("kvpool: could not remove the disk tiers' folder " + dir + ": " + e.getMessage());
+      }
+    }, "kvpool-disk-cleanup"));
+    return dir;
   }
 }
