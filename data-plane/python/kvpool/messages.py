@@ -27,6 +27,7 @@ class Opcode(enum.IntEnum):
     READ = 41
     READ_BATCH = 43  # protocol 2.1
     WRITE_BATCH = 44  # protocol 2.1
+    READ_OBJECT = 46  # protocol 2.3: a whole value by its object, from memory or the node's disk tier
 
 
 class Role(enum.IntEnum):
@@ -167,7 +168,16 @@ class ReplicaLocation(NamedTuple):
     node_id: str
     endpoint: str
     token: bytes
-    slices: list  # list[Slice]
+    slices: list  # list[Slice]; empty: the replica is in the node's disk tier (protocol 2.3)
+
+    @property
+    def is_disk(self) -> bool:
+        """Whether this replica lives in its node's disk tier (read whole with READ_OBJECT), not in its memory."""
+        return not self.slices
+
+    @property
+    def is_memory(self) -> bool:
+        return bool(self.slices)
 
     @staticmethod
     def decode(r: BodyReader) -> "ReplicaLocation":
@@ -320,6 +330,13 @@ def decode_write_reply(r: BodyReader, minor: int) -> WriteReply:
 def encode_read(key: str, generation: int, s: Slice, expires_at: int, token: bytes) -> BodyWriter:
     w = BodyWriter()
     w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i64(expires_at).bytes(token)
+    return w
+
+
+def encode_read_object(key: str, generation: int, expires_at: int, token: bytes) -> BodyWriter:
+    """READ_OBJECT (protocol 2.3): the whole value of (key, generation), from memory or the node's disk tier."""
+    w = BodyWriter()
+    w.string(key).i64(generation).i64(expires_at).bytes(token)
     return w
 
 

@@ -19,7 +19,7 @@ from .errors import (ChecksumMismatch, ConnectionFailed, ErrorCode, KvPoolError,
 from .memory import Regions
 from .messages import (Opcode, ReplicaGrant, ReplicaListResult, ReplicaLocation, decode_read_batch_reply,
                        decode_read_reply, decode_write_batch_reply, decode_write_reply, encode_read, encode_read_batch,
-                       encode_write, encode_write_batch)
+                       encode_read_object, encode_write, encode_write_batch)
 from .pools import StorageConnections
 
 
@@ -193,6 +193,8 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
             continue
         for s in read.replica.slices:
             by_node.setdefault(read.replica.endpoint, []).append((i, s))
+        if read.replica.is_disk:
+            by_node.setdefault(read.replica.endpoint, []).append((i, None))  # one READ_OBJECT, the whole value
 
     def read_node(endpoint: str, items: list) -> None:
         """Sends every READ of this node, then reads the replies and their payloads in order."""
@@ -202,7 +204,7 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
             for i, _ in items:
                 failures[i] = e
             return
-        if len(items) > 1 and storage.batches(c):
+        if len(items) > 1 and storage.batches(c) and all(s is not None for _, s in items):
             read_batch(c, endpoint, items)
             storage.release(endpoint, c)
             return
@@ -210,8 +212,13 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
         try:
             for i, s in items:
                 read = reads[i]
-                ids.append(c.send(Opcode.READ, encode_read(read.key, read.result.generation, s,
-                                                           read.result.expires_at, read.replica.token)))
+                if s is None:
+                    ids.append(c.send(Opcode.READ_OBJECT, encode_read_object(read.key, read.result.generation,
+                                                                             read.result.expires_at,
+                                                                             read.replica.token)))
+                else:
+                    ids.append(c.send(Opcode.READ, encode_read(read.key, read.result.generation, s,
+                                                               read.result.expires_at, read.replica.token)))
         except KvPoolError as e:
             c.broken = True
             for i, _ in items[len(ids):]:
@@ -223,12 +230,13 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
                     f"reading key '{read.key}' from node {read.replica.node_id}: the connection to {endpoint} failed")
                 continue
             try:
-                length = decode_read_reply(c.receive(Opcode.READ, ids[n]))
-                if length != s.length:
+                offset, expected = (0, read.result.size) if s is None else (s.value_offset, s.length)
+                length = decode_read_reply(c.receive(Opcode.READ if s is not None else Opcode.READ_OBJECT, ids[n]))
+                if length != expected:
                     c.broken = True
                     raise ProtocolError(f"node {read.replica.node_id} sent {length} bytes of key '{read.key}',"
-                                        f" expected {s.length}")
-                c.read_payload(read.dst.slice(s.value_offset, s.length))
+                                        f" expected {expected}")
+                c.read_payload(read.dst.slice(offset, expected))
             except KvPoolError as e:
                 failures[i] = failures[i] or e
         storage.release(endpoint, c)
@@ -273,9 +281,7 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
 
 
 def _verify(read: ReadPlan):
-    if not read.replica.slices:
-        return ConnectionFailed(f"replica of key '{read.key}' on node {read.replica.node_id} lists no slices")
-    covered = sum(s.length for s in read.replica.slices)
+    covered = sum(s.length for s in read.replica.slices) if read.replica.slices else read.result.size
     if covered != read.result.size:
         return ProtocolError(f"replica of key '{read.key}' on node {read.replica.node_id} has slices of {covered}"
                              f" bytes for a value of {read.result.size}")

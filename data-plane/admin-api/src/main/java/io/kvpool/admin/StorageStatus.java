@@ -10,11 +10,35 @@ import java.util.List;
  * @param transport how the node moves bytes and which devices it opened (from the pool's TransferEngine)
  * @param warmStart what the node took over from the memory files of its previous process; null from releases before
  *     warm restarts
+ * @param disk the node's disk tier; null when it has none
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StorageStatus(String apiVersion, String poolId, String nodeId, String endpoint, boolean registered,
                             long masterView, String releaseVersion, String protocolVersion, long capacityBytes,
-                            long objects, long tombstones, Transport transport, WarmStart warmStart) {
+                            long objects, long tombstones, Transport transport, WarmStart warmStart, Disk disk) {
+  /** Without a disk tier. */
+  public StorageStatus(String apiVersion, String poolId, String nodeId, String endpoint, boolean registered,
+                       long masterView, String releaseVersion, String protocolVersion, long capacityBytes,
+                       long objects, long tombstones, Transport transport, WarmStart warmStart) {
+    this(apiVersion, poolId, nodeId, endpoint, registered, masterView, releaseVersion, protocolVersion, capacityBytes,
+        objects, tombstones, transport, warmStart, null);
+  }
+
+  /**
+   * The node's disk tier (absent without one).
+   *
+   * @param capBytes what its files may occupy on disk
+   * @param usedBytes the length of its files now (records, headers and garbage not reclaimed yet)
+   * @param healthy false while it cannot write (I/O error, full, folder gone): {@code message} says why; the node keeps
+   *     serving from memory
+   * @param droppedAtStart records the last start dropped (failed checksums, beyond a lowered cap)
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Disk(String dir, long capBytes, long usedBytes, int files, int records, boolean healthy,
+                     String message, long spills, long spillFailures, long reads, long misses, long reclaimedRecords,
+                     long reclaimedFiles, long droppedAtStart) {
+  }
+
   /**
    * @param protocol {@code tcp}, {@code rdma} or {@code ascend}
    * @param backend the device backend opened: {@code host} or {@code ascend}

@@ -61,6 +61,15 @@ final class LocalCommand implements Callable<Integer> {
           + " Ctrl-C and started again with the same folder comes back with its values, no byte copied (warm"
           + " restarts). Default: anonymous memory, gone with the pool.")
   String memoryDir;
+  @Option(names = "--disk", paramLabel = "SIZE", converter = Converters.Size.class,
+      description = "A disk tier of this size per storage node, e.g. 2GiB: values evicted from memory move there and"
+          + " are read back from it (default: none).")
+  Long disk;
+  @Option(names = "--disk-dir", paramLabel = "DIR",
+      description = "Folder of the storage nodes' disk tiers (each in a folder named after its node id); a pool"
+          + " started again with the same folder keeps what its tiers hold. Default with --disk: a new temporary"
+          + " folder.")
+  String diskDir;
 
   private final PrintStream out;
 
@@ -108,6 +117,18 @@ final class LocalCommand implements Callable<Integer> {
       builder.storageOption("--memory-dir", memoryDir);
       out.println("memory files in " + memoryDir + " (start the pool again with this folder to get its values back)");
     }
+    if (diskDir != null && disk == null) {
+      throw Checks.usage(spec, "--disk-dir needs --disk SIZE, the size of each storage node's disk tier");
+    }
+    if (disk != null) {
+      String dir = diskDir;
+      if (dir == null) {
+        dir = temporaryDiskFolder().toString();
+      }
+      builder.storageOption("--disk-size", Long.toString(disk)).storageOption("--disk-dir", dir);
+      out.println("disk tiers of " + StatusTable.bytes(disk) + " per node in " + dir
+          + (diskDir == null ? " (removed when the pool stops; --disk-dir keeps them)" : ""));
+    }
     LocalPoolConfig config = builder.build();
     out.println("starting " + nodes + " storage nodes of " + StatusTable.bytes(memory) + " and a master; logs in "
         + config.logDir());
@@ -125,5 +146,25 @@ final class LocalCommand implements Callable<Integer> {
     out.println("Ctrl-C stops the pool.");
     new CountDownLatch(1).await();
     return 0;
+  }
+
+  /** A new folder for the disk tiers, deleted with what is in it when this process exits. */
+  private static Path temporaryDiskFolder() {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("kvpool-disk-");
+    } catch (java.io.IOException e) {
+      throw new CommandFailedException("cannot create a folder for the disk tiers: " + e.getMessage());
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      } catch (java.io.IOException e) {
+        System.err.println("kvpool: could not remove the disk tiers' folder " + dir + ": " + e.getMessage());
+      }
+    }, "kvpool-disk-cleanup"));
+    return dir;
   }
 }

@@ -164,7 +164,7 @@ class AccessControlIT {
     try (RpcConnection c = connect(master, Role.STORAGE, PoolKey.parse(CLUSTER_KEY));
          RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
       BodyWriter w = new BodyWriter();
-      takeover.encode(w);
+      takeover.encode(w, c.agreedMinor());
       assertThatThrownBy(() -> c.call(Opcode.REGISTER_NODE, w)).isInstanceOf(RemoteErrorException.class)
           .satisfies(e -> assertThat(((RemoteErrorException) e).code())
               .isEqualTo(ErrorCode.NODE_ID_IN_USE));

@@ -139,8 +139,11 @@ final class GetOperation {
     return failed;
   }
 
+  /** A replica to read: one in memory when there is one (a disk replica is read from its node's tier). */
   private static ReplicaReads.Read pick(String key, ReplicaListResult r, ByteBuffer dst) {
-    ReplicaLocation loc = r.replicas().get(ThreadLocalRandom.current().nextInt(r.replicas().size()));
+    List<ReplicaLocation> inMemory = r.replicas().stream().filter(l -> !l.onDisk()).toList();
+    List<ReplicaLocation> from = inMemory.isEmpty() ? r.replicas() : inMemory;
+    ReplicaLocation loc = from.get(ThreadLocalRandom.current().nextInt(from.size()));
     return new ReplicaReads.Read(key, r, loc, dst);
   }
 

@@ -7,6 +7,7 @@ import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
+import io.kvpool.protocol.ReadObjectRequest;
 import io.kvpool.protocol.ReadReply;
 import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.ReplicaListResult;
@@ -68,8 +69,12 @@ final class ReplicaReads {
     Map<String, NodeReads> byNode = new LinkedHashMap<>();
     for (int i = 0; i < reads.size(); i++) {
       Read read = reads.get(i);
-      if (read.oneSlice()) {
+      if (read.oneSlice() || read.replica().onDisk()) {
         checksums[i] = new CRC32C();
+      }
+      if (read.replica().onDisk()) {
+        failures[i] = readObject(storage, timeout, read, checksums[i]);
+        continue;
       }
       for (Slice s : read.replica().slices()) {
         byNode.computeIfAbsent(read.replica().endpoint(), NodeReads::new).requests.add(new Request(i, s));
@@ -131,6 +136,42 @@ final class ReplicaReads {
       out.add(failures[i]);
     }
     return out;
+  }
+
+  /**
+   * Reads a replica in its node's disk tier (no slices): one READ_OBJECT (protocol 2.3) whose payload is the whole
+   * value, checksummed as it arrives. Null when it arrived, else the failure.
+   */
+  private static KvPoolException readObject(StorageConnections storage, Duration timeout, Read read, CRC32C checksum) {
+    RpcConnection c;
+    long started = System.nanoTime();
+    try {
+      c = storage.borrow(read.replica().endpoint());
+    } catch (KvPoolException failure) {
+      return failure;
+    }
+    try (RpcConnection.Deadline d = c.deadline(timeout)) {
+      BodyWriter w = new BodyWriter(64 + read.key().length());
+      new ReadObjectRequest(read.key(), read.result().generation(), read.result().expiresAtMillis(),
+          read.replica().token()).encode(w);
+      long id = c.send(Opcode.READ_OBJECT, w);
+      ByteBuffer target = read.dst().duplicate();
+      target.limit(target.position() + read.result().size());
+      ReadReply reply = ReadReply.decode(c.receiveWithPayload(Opcode.READ_OBJECT, id, ReadReply.BODY_BYTES, target,
+          checksum).reader());
+      if (reply.length() != read.result().size()) {
+        c.markBroken();
+        throw new ProtocolException("node " + read.replica().nodeId() + " sent " + reply.length()
+            + " bytes, expected " + read.result().size());
+      }
+      return null;
+    } catch (IOException failure) {
+      return Failures.translate(failure, c.endpoint(), "reading key '" + read.key() + "' from the disk tier of node "
+          + read.replica().nodeId());
+    } finally {
+      storage.exchanged(Opcode.READ_OBJECT, started);
+      storage.release(read.replica().endpoint(), c);
+    }
   }
 
   /** Whether a node's reads go as one READ_BATCH: more than one, to a node that speaks protocol 2.1. */

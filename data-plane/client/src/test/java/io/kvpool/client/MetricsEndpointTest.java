@@ -52,7 +52,7 @@ class MetricsEndpointTest {
       "kvpool_objects_recovered_total counter", "kvpool_objects_under_replicated gauge",
       "kvpool_pending_expired_total counter", "kvpool_puts_total counter", "kvpool_repair_failures_total counter",
       "kvpool_repaired_bytes_total counter", "kvpool_repairs_total counter",
-      "kvpool_rpc_server_duration_seconds histogram",
+      "kvpool_rpc_server_duration_seconds histogram", "kvpool_spills_total counter",
       "kvpool_rpc_server_errors_total counter", "kvpool_tombstones gauge", "kvpool_tombstones_dropped_total counter",
       "kvpool_used_bytes gauge", "kvpool_version_mismatch_total counter",
       "kvpool_evicted_bytes_total counter", "kvpool_capacity_misses_total counter",

@@ -93,7 +93,7 @@ class RemoveAcrossLeaderChangeTest {
       client.put("kept", value("kept"), 1);
     }
     BodyWriter release = new BodyWriter();
-    new ReleaseRequest(List.of(new Release("kept", 1, true))).encode(release);
+    new ReleaseRequest(List.of(new Release("kept", 1, true))).encode(release, VersionInfo.PROTOCOL_MINOR);
     Handshake asClient = new Handshake(VersionInfo.CURRENT, Role.CLIENT, "removes", "intruder");
     try (RpcConnection c = RpcConnection.open(node.rpcEndpoint(), asClient, T)) {
       assertThatThrownBy(() -> c.call(Opcode.RELEASE, release)).isInstanceOf(RemoteErrorException.class)

@@ -11,13 +11,14 @@ public record HeartbeatReply(boolean known, long view, long masterTimeMillis, bo
     return new HeartbeatReply(false, view, masterTimeMillis, false, List.of());
   }
 
-  public void encode(BodyWriter w) {
-    w.bool(known).i64(view).i64(masterTimeMillis).bool(more).list(releases, (b, x) -> x.encode(b));
+  /** Encodes for a node that agreed on protocol minor {@code minor} (releases carry a kind from 2.3). */
+  public void encode(BodyWriter w, int minor) {
+    w.bool(known).i64(view).i64(masterTimeMillis).bool(more).list(releases, (b, x) -> x.encode(b, minor));
   }
 
-  public static HeartbeatReply decode(BodyReader r) throws ProtocolException {
+  public static HeartbeatReply decode(BodyReader r, int minor) throws ProtocolException {
     HeartbeatReply h = new HeartbeatReply(r.bool(), r.i64(), r.i64(), r.bool(),
-        r.list(ProtocolLimits.MAX_RELEASES, Release.MIN_BYTES, Release::decode));
+        r.list(ProtocolLimits.MAX_RELEASES, Release.MIN_BYTES, x -> Release.decode(x, minor)));
     r.finish();
     return h;
   }

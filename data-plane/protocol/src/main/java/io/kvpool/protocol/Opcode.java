@@ -11,6 +11,8 @@ public enum Opcode {
   REGISTER_INVENTORY(12),
   // protocol 2.2: the receipts of replicas a node completed for clients, one-way (no reply)
   COMMIT(13),
+  // protocol 2.3: replicas a node's disk tier lost (reclaimed, failed, corrupt), one-way (no reply)
+  DISK_DROP(14),
   // client -> master
   PUT_START(20),
   PUT_END(21),
@@ -29,7 +31,9 @@ public enum Opcode {
   READ_BATCH(43),
   WRITE_BATCH(44),
   // master -> storage, the releases of a REMOVE delivered before it is answered (optional: see ReleaseRequest)
-  RELEASE(45);
+  RELEASE(45),
+  // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk tier
+  READ_OBJECT(46);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
 

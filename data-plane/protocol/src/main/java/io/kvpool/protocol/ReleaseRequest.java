@@ -9,12 +9,14 @@ import java.util.List;
  * request: a node of an earlier release answers UNKNOWN_OPCODE and takes the releases with its next heartbeat.
  */
 public record ReleaseRequest(List<Release> releases) {
-  public void encode(BodyWriter w) {
-    w.list(releases, (b, x) -> x.encode(b));
+  /** Encodes for a node that agreed on protocol minor {@code minor} (releases carry a kind from 2.3). */
+  public void encode(BodyWriter w, int minor) {
+    w.list(releases, (b, x) -> x.encode(b, minor));
   }
 
-  public static ReleaseRequest decode(BodyReader r) throws ProtocolException {
-    ReleaseRequest q = new ReleaseRequest(r.list(ProtocolLimits.MAX_BATCH, Release.MIN_BYTES, Release::decode));
+  public static ReleaseRequest decode(BodyReader r, int minor) throws ProtocolException {
+    ReleaseRequest q = new ReleaseRequest(r.list(ProtocolLimits.MAX_BATCH, Release.MIN_BYTES,
+        x -> Release.decode(x, minor)));
     r.finish();
     return q;
   }

@@ -93,7 +93,10 @@ class CodecTest {
     assertThat(StatusList.decode(encoded(st::encode))).isEqualTo(st);
 
     RegisterNode rn = new RegisterNode("n", "h:1", List.of(new SegmentInfo(0, 1 << 20)), 12, true);
-    roundTrips(rn, rn::encode, RegisterNode::decode);
+    roundTrips(rn, w -> rn.encode(w, 2), r -> RegisterNode.decode(r, 2));
+    RegisterNode withDisk = new RegisterNode("n", "h:1", List.of(new SegmentInfo(0, 1 << 20)), 12, true, "tcp",
+        List.of(), 1L << 34);
+    roundTrips(withDisk, w -> withDisk.encode(w, 3), r -> RegisterNode.decode(r, 3));
     RegisterReply rr = new RegisterReply(3, 4, new byte[16], new byte[32]);
     roundTrips(rr, rr::encode, RegisterReply::decode);
     RegisterInventory ri = new RegisterInventory(new byte[16], true,
@@ -103,7 +106,15 @@ class CodecTest {
     Heartbeat hb = new Heartbeat("n", new byte[16], 5);
     roundTrips(hb, hb::encode, Heartbeat::decode);
     HeartbeatReply hr = new HeartbeatReply(true, 1, 2, true, List.of(new Release("k", 3, true)));
-    roundTrips(hr, hr::encode, HeartbeatReply::decode);
+    roundTrips(hr, w -> hr.encode(w, 2), r -> HeartbeatReply.decode(r, 2));
+    HeartbeatReply kinds = new HeartbeatReply(true, 1, 2, false, List.of(new Release("k", 3, true),
+        new Release("m", 4, false), Release.toDisk("d", 5)));
+    roundTrips(kinds, w -> kinds.encode(w, 3), r -> HeartbeatReply.decode(r, 3));
+
+    DiskDrop drop = new DiskDrop("n", new byte[16], List.of(new PutRef("k", 3), new PutRef("l", 4)));
+    roundTrips(drop, drop::encode, DiskDrop::decode);
+    ReadObjectRequest ro = new ReadObjectRequest("k", 6, 99, new byte[16]);
+    roundTrips(ro, ro::encode, ReadObjectRequest::decode);
 
     WriteRequest wr = new WriteRequest("k", 6, new Slice(0, 0, 10, 0), 10, 5, 2, 99, new byte[16]);
     roundTrips(wr, wr::encode, WriteRequest::decode);
@@ -166,5 +177,14 @@ class CodecTest {
     assertThat(Opcode.fromCode(999)).isNull();
     ByteBuffer badBool = new BodyWriter().string("k").u8(2).toBuffer();
     assertThatThrownBy(() -> PinRequest.decode(new BodyReader(badBool))).hasMessageContaining("boolean");
+    ByteBuffer badKind = new BodyWriter().bool(true).i64(1).i64(2).bool(false).i32(1).string("k").i64(3).u8(3)
+        .toBuffer();
+    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(badKind), 3)).hasMessageContaining("release kind");
+    ByteBuffer toDiskFor22 = new BodyWriter().bool(true).i64(1).i64(2).bool(false).i32(1).string("k").i64(3).u8(2)
+        .toBuffer();
+    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(toDiskFor22), 2)).hasMessageContaining("boolean");
+    ByteBuffer negativeDisk = new BodyWriter().string("n").string("h:1").i32(0).i64(0).bool(false).string("tcp")
+        .i32(0).i64(-1).toBuffer();
+    assertThatThrownBy(() -> RegisterNode.decode(new BodyReader(negativeDisk), 3)).hasMessageContaining("disk tier");
   }
 }

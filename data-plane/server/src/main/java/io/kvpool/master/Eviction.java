@@ -17,9 +17,11 @@ final class Eviction {
   private static final int FRUITLESS_SAMPLES = 8;
 
   private final PoolState pool;
+  private final TierMoves tiers;
 
   Eviction(PoolState pool) {
     this.pool = pool;
+    this.tiers = new TierMoves(pool);
   }
 
   /** Evicts until {@code targetBytes} are freed or {@code maxVictims} objects are gone; returns the bytes freed. */
@@ -27,13 +29,14 @@ final class Eviction {
     long freed = 0;
     int victims = 0;
     int fruitless = 0;
+    int spilled = 0;
     while (freed < targetBytes && victims < maxVictims && fruitless < FRUITLESS_SAMPLES) {
       StoredObject victim = null;
       int n = pool.objects.size();
       boolean exact = n <= EXACT_BELOW; // a small table is cheaper to scan than to sample, and then LRU is exact
       for (int i = 0; i < (exact ? n : SAMPLE); i++) {
         StoredObject o = exact ? pool.objects.slot(i) : pool.objects.sample(pool.random);
-        if (o != null && o.evictable(nowMillis) && (victim == null || o.lastAccessMillis < victim.lastAccessMillis)) {
+        if (o != null && o.evictable(nowMillis) && TierMoves.inMemory(o) && (victim == null || o.lastAccessMillis < victim.lastAccessMillis)) {
           victim = o;
         }
       }
@@ -44,11 +47,16 @@ final class Eviction {
       fruitless = 0;
       long bytes = victim.allocatedBytes();
       freed += bytes;
-      pool.counters.cacheSignals.evicted(victim.key, bytes, nowMillis);
-      pool.delete(victim, nowMillis, false, 0);
+      if (tiers.moveToDisk(victim)) {
+        spilled++; // still readable, from disk: not an eviction to the cache signals
+      } else {
+        pool.counters.cacheSignals.evicted(victim.key, bytes, nowMillis);
+        pool.delete(victim, nowMillis, false, 0);
+      }
       victims++;
     }
-    pool.counters.evictions.inc(victims);
+    pool.counters.evictions.inc(victims - spilled);
+    pool.counters.spills.inc(spilled);
     if (victims > 0) {
       // under steady pressure this runs every few puts: the evictions counter in /metrics is the record
       LOG.debug("event=eviction_round evicted={} freed_bytes={}", victims, freed);

@@ -10,6 +10,8 @@ public final class MasterCounters {
   final Counter getHits;
   final Counter getMisses;
   final Counter evictions;
+  /** Evicted replicas moved to their nodes' disk tiers instead of deleted (protocol 2.3). */
+  final Counter spills;
   final Counter objectsLost;
   final Counter objectsRecovered;
   final Counter repairs;
@@ -29,6 +31,7 @@ public final class MasterCounters {
     getHits = counter(r, "kvpool_get_hits_total", "Lookups that found a complete object");
     getMisses = counter(r, "kvpool_get_misses_total", "Lookups that found nothing");
     evictions = counter(r, "kvpool_evictions_total", "Objects evicted to free space");
+    spills = counter(r, "kvpool_spills_total", "Evicted objects whose replicas moved to their nodes' disk tiers");
     objectsLost = counter(r, "kvpool_objects_lost_total", "Objects whose every replica was on dead nodes");
     objectsRecovered = counter(r, "kvpool_objects_recovered_total",
         "Objects adopted from storage-node inventories the master did not know (lease recovery)");

@@ -2,6 +2,7 @@ package io.kvpool.master;
 
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.CountReply;
+import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Heartbeat;
@@ -41,13 +42,18 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
       commit(session, request);
       return;
     }
+    if (request.opcode() == io.kvpool.protocol.Opcode.DISK_DROP) {
+      diskDrop(session, request);
+      return;
+    }
     BodyWriter out = new BodyWriter();
     try {
       PoolMetadata metadata = master.metadataOrRefuse();
       switch (request.opcode()) {
         case REGISTER_NODE -> {
           requireStorage(session);
-          metadata.register(RegisterNode.decode(request.reader()), session.peer().version(), session,
+          metadata.register(RegisterNode.decode(request.reader(), session.agreedMinor()), session.peer().version(),
+              session,
               session::isOpen).encode(out);
         }
         case REGISTER_INVENTORY -> {
@@ -56,7 +62,7 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         }
         case HEARTBEAT -> {
           requireStorage(session);
-          metadata.heartbeat(Heartbeat.decode(request.reader())).encode(out);
+          metadata.heartbeat(Heartbeat.decode(request.reader())).encode(out, session.agreedMinor());
         }
         case PUT_START -> new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items(),
             session.agreedMinor())).encode(out);
@@ -64,7 +70,8 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         case PUT_REVOKE ->
             new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts())).encode(out);
         case GET_REPLICAS ->
-            new ReplicaListReply(metadata.getReplicas(KeyList.decode(request.reader()).keys())).encode(out);
+            new ReplicaListReply(metadata.getReplicas(KeyList.decode(request.reader()).keys(), session.agreedMinor()))
+                .encode(out);
         case EXISTS -> new StatusList(metadata.exists(KeyList.decode(request.reader()).keys())).encode(out);
         case REMOVE -> {
           PoolMetadata.Removal removal = metadata.remove(KeyList.decode(request.reader()).keys());
@@ -110,6 +117,19 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     metadata.nodeCommit(commit);
+  }
+
+  /** A storage node's DISK_DROP is one-way, as its COMMIT is; from another role it is refused. */
+  private void diskDrop(Session session, Frame request) throws IOException {
+    if (session.peer().role() != Role.STORAGE) {
+      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only storage nodes report their disk tiers");
+      return;
+    }
+    DiskDrop drop = DiskDrop.decode(request.reader());
+    PoolMetadata metadata = master.metadata();
+    if (metadata != null) {
+      metadata.diskDrop(drop);
+    }
   }
 
   private static void requireStorage(Session session) {

@@ -60,6 +60,7 @@ final class NodeRegistry {
     NodeKey key = NodeKey.random();
     StorageNodeRecord node = new StorageNodeRecord(msg.nodeId(), pool.nextIncarnation(), registrationId,
         msg.endpoint(), version, segments, key, connection, connectionOpen, msg.transport(), msg.devices(), nowMillis);
+    node.diskBytes(msg.diskBytes());
     pool.nodes.put(node.id(), node);
     committedInInventory.remove(node.id());
     pool.lastRegistrationMillis = nowMillis;
@@ -151,6 +152,12 @@ final class NodeRegistry {
     if (known != null) {
       o.replicas.remove(known); // the earlier registration's record of it
       pool.objects.recount(o);
+      if (known.onDisk() && !io.onDisk() && node.hasDisk()) {
+        // moved to disk here before the node heard of it: it moves now (the memory range is not this master's)
+        pool.addReplica(o, Replica.onDisk(node.id(), node.incarnation()));
+        node.release(Release.toDisk(io.key(), io.generation()));
+        return;
+      }
       if (known.slices().equals(io.slices()) && node.reserve(io.slices())) {
         pool.addReplica(o, replica);
         if (!o.complete()) {

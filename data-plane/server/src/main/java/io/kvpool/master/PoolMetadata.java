@@ -3,6 +3,7 @@ package io.kvpool.master;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.ObjectScan;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
@@ -61,6 +62,7 @@ public final class PoolMetadata {
   private final NodeRegistry registry;
   private final Eviction eviction;
   private final Repairs repairs;
+  private final TierMoves tiers;
   /** Lookups waiting in {@link #settle}. */
   private int settling;
 
@@ -75,6 +77,7 @@ public final class PoolMetadata {
     this.registry = new NodeRegistry(pool);
     this.eviction = new Eviction(pool);
     this.repairs = new Repairs(pool);
+    this.tiers = new TierMoves(pool);
   }
 
   public MasterConfig config() {
@@ -402,6 +405,20 @@ public final class PoolMetadata {
     pool.counters.nodeCommits.labelValues("ignored").inc(commit.items().size() - applied);
   }
 
+  /** Applies a storage node's DISK_DROP (protocol 2.3): replicas its disk tier no longer holds. */
+  public synchronized void diskDrop(DiskDrop drop) {
+    StorageNodeRecord node = pool.nodes.get(drop.nodeId());
+    if (node == null || !node.registeredAs(drop.registrationId())) {
+      return; // another registration: its inventory already left them out
+    }
+    long now = clock.getAsLong();
+    for (PutRef p : drop.objects()) {
+      if (Keys.problem(p.key()) == null) {
+        tiers.dropped(node, p.key(), p.generation(), now);
+      }
+    }
+  }
+
   /**
    * Waits, releasing the lock, while one of {@code keys} names a pending put that its storage nodes commit (the writer
    * may already have returned: their COMMITs can still be on their way here), up to {@link #COMMIT_WAIT}; a put still
@@ -458,6 +475,15 @@ public final class PoolMetadata {
   }
 
   public List<ReplicaListResult> getReplicas(List<String> keys) {
+    return getReplicas(keys, VersionInfo.PROTOCOL_MINOR);
+  }
+
+  /**
+   * The replica lists of {@code keys} for a client of protocol minor {@code clientMinor}: disk replicas only to clients
+   * that read them (2.3, READ_OBJECT).
+   */
+  public List<ReplicaListResult> getReplicas(List<String> keys, int clientMinor) {
+    boolean disk = clientMinor >= RegisterNode.DISK_MINOR;
     Object[] found = new Object[keys.size()];
     synchronized (this) {
       settle(keys);
@@ -472,6 +498,9 @@ public final class PoolMetadata {
         }
         StoredObject o = pool.objects.get(key);
         List<Replica> readable = o == null ? List.of() : pool.readableReplicas(o);
+        if (!disk) {
+          readable = readable.stream().filter(r -> !r.onDisk()).toList();
+        }
         pool.counters.cacheSignals.lookedUp(key, !readable.isEmpty(), now);
         if (readable.isEmpty()) {
           pool.counters.getMisses.inc();

@@ -96,7 +96,7 @@ final class ReleasePusher implements AutoCloseable {
           channel.view = view;
         }
         BodyWriter w = new BodyWriter(32 + releases.size() * 64);
-        new ReleaseRequest(releases).encode(w);
+        new ReleaseRequest(releases).encode(w, channel.connection.agreedMinor());
         try (RpcConnection.Deadline d = channel.connection.deadline(PUSH_TIMEOUT)) {
           channel.connection.call(Opcode.RELEASE, w);
         }

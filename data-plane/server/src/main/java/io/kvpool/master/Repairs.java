@@ -92,6 +92,12 @@ final class Repairs {
       StorageNodeRecord targetNode = target.get(0);
       Replica t = targetNode.allocate(o.size);
       Replica source = healthy.isEmpty() ? draining.get(0) : healthy.get(0);
+      for (Replica r : healthy) {
+        if (!r.onDisk()) {
+          source = r; // copy from memory when a copy is there: a disk replica is read from the node's tier
+          break;
+        }
+      }
       o.repairInFlight = true;
       tasks.add(new RepairTask(o.key, o.generation, o.size, o.checksum, o.wantedReplicas, source,
           pool.holder(source).endpoint(), t, targetNode.endpoint(), targetNode.key(),

@@ -13,6 +13,16 @@ public record Replica(String nodeId, long incarnation, List<Slice> slices) {
     slices = List.copyOf(slices);
   }
 
+  /** A replica in the disk tier of its node: no memory slices (protocol 2.3). */
+  static Replica onDisk(String nodeId, long incarnation) {
+    return new Replica(nodeId, incarnation, List.of());
+  }
+
+  /** Whether this replica is a record of its node's disk tier rather than a range of its memory. */
+  boolean onDisk() {
+    return slices.isEmpty();
+  }
+
   Replica in(long newIncarnation) {
     return new Replica(nodeId, newIncarnation, slices);
   }

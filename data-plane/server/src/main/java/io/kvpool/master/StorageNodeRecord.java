@@ -27,6 +27,8 @@ public final class StorageNodeRecord {
   private final String transport;
   private final List<String> devices;
   private final ArrayDeque<Release> releases = new ArrayDeque<>();
+  /** The size of the node's disk tier (protocol 2.3), 0 without one: its evicted replicas are moved there. */
+  private long diskBytes;
   private NodeState state = NodeState.REGISTERING;
   private long lastHeartbeatMillis;
   private final long registeredAtMillis;
@@ -282,6 +284,19 @@ public final class StorageNodeRecord {
   }
 
   /** The node's transport protocol (tcp, rdma, ascend) as it registered. */
+  long diskBytes() {
+    return diskBytes;
+  }
+
+  void diskBytes(long bytes) {
+    diskBytes = bytes;
+  }
+
+  /** Whether memory replicas of this node move to its disk tier when evicted. */
+  boolean hasDisk() {
+    return diskBytes > 0;
+  }
+
   public String transport() {
     return transport;
   }

@@ -11,7 +11,9 @@ import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.security.PoolSecrets;
 import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.Heartbeat;
+import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.HeartbeatReply;
+import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.Opcode;
@@ -29,6 +31,7 @@ import io.kvpool.protocol.WriteReply;
 import io.kvpool.security.NodeKey;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -93,9 +96,13 @@ final class MasterLink implements AutoCloseable {
   private final Object sendLock = new Object();
   private byte[] registrationId;
   private RpcConnection connection;
+  /** The disk tier's side of the node, or null without one. */
+  private final DiskSpill disk;
 
   MasterLink(List<HostPort> masters, String poolId, String nodeId, String endpoint, List<SegmentInfo> segments,
-             ObjectInventory inventory, Duration interval, PoolSecrets secrets, String transport, List<String> devices) {
+             ObjectInventory inventory, Duration interval, PoolSecrets secrets, String transport, List<String> devices,
+             DiskSpill disk) {
+    this.disk = disk;
     this.secrets = secrets;
     this.transport = transport;
     this.devices = List.copyOf(devices);
@@ -267,9 +274,17 @@ final class MasterLink implements AutoCloseable {
       serving = false;
     }
     ObjectInventory.Snapshot snapshot = inventory.snapshot();
+    int minor = connection.agreedMinor();
+    boolean tier = disk != null && minor >= RegisterNode.DISK_MINOR;
+    if (tier) {
+      List<InventoryObject> all = new ArrayList<>(snapshot.objects());
+      all.addAll(disk.inventory()); // disk records, as replicas without slices
+      snapshot = new ObjectInventory.Snapshot(all, snapshot.tombstones());
+    }
     boolean follows = !snapshot.objects().isEmpty() || !snapshot.tombstones().isEmpty();
     BodyWriter w = new BodyWriter();
-    new RegisterNode(nodeId, endpoint, segments, highestView, follows, transport, devices).encode(w);
+    new RegisterNode(nodeId, endpoint, segments, highestView, follows, transport, devices,
+        tier ? disk.tier().settings().capBytes() : 0).encode(w, minor);
     RegisterReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
       reply = RegisterReply.decode(connection.receive(Opcode.REGISTER_NODE, send(Opcode.REGISTER_NODE, w)).reader());
@@ -319,7 +334,8 @@ final class MasterLink implements AutoCloseable {
     new Heartbeat(nodeId, registrationId, highestView).encode(w);
     HeartbeatReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      reply = HeartbeatReply.decode(connection.receive(Opcode.HEARTBEAT, send(Opcode.HEARTBEAT, w)).reader());
+      reply = HeartbeatReply.decode(connection.receive(Opcode.HEARTBEAT, send(Opcode.HEARTBEAT, w)).reader(),
+          connection.agreedMinor());
     }
     if (reply.view() < highestView) {
       throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
@@ -333,7 +349,14 @@ final class MasterLink implements AutoCloseable {
     clockOffsetMillis = reply.masterTimeMillis() - System.currentTimeMillis();
     long now = System.currentTimeMillis();
     for (Release r : reply.releases()) {
-      inventory.release(r, now);
+      if (disk != null) {
+        disk.release(r, now);
+      } else {
+        inventory.release(r, now);
+      }
+    }
+    if (disk != null && reply.known()) {
+      sendDiskDrops();
     }
     return reply;
   }
@@ -393,6 +416,29 @@ final class MasterLink implements AutoCloseable {
         return true;
       } catch (IOException e) {
         return false; // the link thread finds the connection broken and registers again, inventory and all
+      }
+    }
+  }
+
+  /**
+   * Tells the master which disk replicas the tier lost (one-way DISK_DROP, protocol 2.3). Lost with a broken connection
+   * they need no resending: the next registration's inventory leaves them out.
+   */
+  private void sendDiskDrops() {
+    List<PutRef> drops;
+    while (!(drops = disk.takeDrops(ProtocolLimits.MAX_BATCH)).isEmpty()) {
+      BodyWriter w = new BodyWriter(64 + drops.size() * 48);
+      synchronized (sendLock) {
+        RpcConnection c = connection;
+        if (c == null || !c.isUsable() || c.agreedMinor() < RegisterNode.DISK_MINOR) {
+          return;
+        }
+        new DiskDrop(nodeId, registrationId, drops).encode(w);
+        try {
+          c.send(Opcode.DISK_DROP, w);
+        } catch (IOException e) {
+          return;
+        }
       }
     }
   }

@@ -100,6 +100,8 @@ final class ObjectInventory {
   private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
   private final Map<Integer, TreeMap<Long, PinnedSlice>> pinned = new HashMap<>();
   private int waitingWriters;
+  /** Displaced replicas a writer is spilling to the disk tier now ({@link #admitWrite} with a displaced list). */
+  private final java.util.Set<ObjectId> spilling = new java.util.HashSet<>();
   private final long tombstoneTtlMillis;
   private final int maxTombstones;
   private long tombstonesDropped;
@@ -116,6 +118,16 @@ final class ObjectInventory {
    */
   synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
                                  long expiresAtMillis, long nowMillis) {
+    return admitWrite(id, slice, size, checksum, wantedReplicas, expiresAtMillis, nowMillis, null);
+  }
+
+  /**
+   * As {@link #admitWrite(ObjectId, Slice, int, int, int, long, long)}; with {@code displaced} (a node with a disk
+   * tier) the complete replicas whose range the write takes are added to it instead of being tombstoned, for the
+   * caller to spill before the write's bytes land ({@link #tombstoneDisplaced} those it could not).
+   */
+  synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
+                                 long expiresAtMillis, long nowMillis, List<InventoryObject> displaced) {
     Tomb t = tombstones.get(id.key);
     if (t != null && t.generation >= id.generation) {
       return "object " + id.key + " generation " + id.generation + (t.deletedGeneration >= id.generation
@@ -125,7 +137,7 @@ final class ObjectInventory {
     if (held != null && held.complete) {
       return "this node already holds a complete replica of " + id.key + " generation " + id.generation;
     }
-    dropOverlapping(slice, id, nowMillis);
+    dropOverlapping(slice, id, nowMillis, displaced);
     if (held == null) {
       held = new Held(id, size, checksum, wantedReplicas, expiresAtMillis);
       byObject.put(id, held);
@@ -413,7 +425,31 @@ final class ObjectInventory {
     return tombstonesDropped;
   }
 
-  private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis) {
+  /** The writer that displaced the replica is done spilling it (written or not). */
+  synchronized void spillDone(ObjectId id) {
+    if (spilling.remove(id)) {
+      notifyAll();
+    }
+  }
+
+  /**
+   * Waits while a writer spills the displaced replica {@code id} (at most {@code timeoutMillis}): a release that finds
+   * it neither in memory nor on disk may just have come between its displacement and its record.
+   */
+  synchronized void awaitSpilled(ObjectId id, long timeoutMillis) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    long left;
+    while (spilling.contains(id) && (left = deadline - System.currentTimeMillis()) > 0) {
+      wait(left);
+    }
+  }
+
+  /** Remembers a displaced replica that could not be kept on disk as deleted (as a write without a tier does). */
+  synchronized void tombstoneDisplaced(ObjectId id, long nowMillis) {
+    tombstone(id, false, nowMillis);
+  }
+
+  private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis, List<InventoryObject> displaced) {
     TreeMap<Long, Range> seg = segment(slice.segmentId());
     long start = slice.offset();
     long end = slice.end();
@@ -431,9 +467,13 @@ final class ObjectInventory {
     }
     for (Held h : victims) {
       boolean wasComplete = h.complete;
+      if (wasComplete && displaced != null) {
+        displaced.add(h.toInventory());
+        spilling.add(h.id);
+      }
       byObject.remove(h.id);
       unindex(h);
-      if (wasComplete) {
+      if (wasComplete && displaced == null) {
         tombstone(h.id, false, nowMillis); // its range was reused: its late writers must be refused here
       }
     }

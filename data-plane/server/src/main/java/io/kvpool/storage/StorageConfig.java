@@ -4,6 +4,7 @@ import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
 import io.kvpool.security.PoolSecrets;
 import io.kvpool.rpc.ServerLimits;
+import io.kvpool.storage.disk.DiskTier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -20,11 +21,12 @@ import java.util.List;
  * @param secrets the pool's keys: peers authenticate when there are any, and this node proves the cluster key
  * @param memoryDir node-local folder (tmpfs or hugetlbfs) of the segments' memory files, which outlive the process
  *     for a warm restart; null for anonymous memory
+ * @param disk the node's disk tier (values that leave memory are kept there); null for none (the default)
  */
 public record StorageConfig(List<HostPort> masters, String nodeId, String host, String advertiseHost, int port,
                             int adminPort, long memoryBytes, int segments, Duration heartbeat, HugePageMode hugePages,
                             String poolId, Transport transport, Duration tombstoneTtl, ServerLimits limits,
-                            PoolSecrets secrets, Path memoryDir) {
+                            PoolSecrets secrets, Path memoryDir, DiskTier.Settings disk) {
   /**
    * The TransferEngine's settings as the node uses them.
    *
@@ -65,7 +67,7 @@ public record StorageConfig(List<HostPort> masters, String nodeId, String host, 
                        int adminPort, long memoryBytes, int segments, Duration heartbeat, HugePageMode hugePages,
                        String poolId, Transport transport, Duration tombstoneTtl) {
     this(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat, hugePages, poolId,
-        transport, tombstoneTtl, ServerLimits.DEFAULTS, PoolSecrets.none(), null);
+        transport, tombstoneTtl, ServerLimits.DEFAULTS, PoolSecrets.none(), null, null);
   }
 
   /** Anonymous memory (no memory folder). */
@@ -74,7 +76,7 @@ public record StorageConfig(List<HostPort> masters, String nodeId, String host, 
                        String poolId, Transport transport, Duration tombstoneTtl, ServerLimits limits,
                        PoolSecrets secrets) {
     this(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat, hugePages, poolId,
-        transport, tombstoneTtl, limits, secrets, null);
+        transport, tombstoneTtl, limits, secrets, null, null);
   }
 
   public StorageConfig {
@@ -104,22 +106,28 @@ public record StorageConfig(List<HostPort> masters, String nodeId, String host, 
 
   public StorageConfig withPoolId(String id) {
     return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, id, transport, tombstoneTtl, limits, secrets, memoryDir);
+        hugePages, id, transport, tombstoneTtl, limits, secrets, memoryDir, disk);
   }
 
   public StorageConfig withHeartbeat(Duration d) {
     return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, d,
-        hugePages, poolId, transport, tombstoneTtl, limits, secrets, memoryDir);
+        hugePages, poolId, transport, tombstoneTtl, limits, secrets, memoryDir, disk);
   }
 
   public StorageConfig withSecrets(PoolSecrets s) {
     return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, poolId, transport, tombstoneTtl, limits, s, memoryDir);
+        hugePages, poolId, transport, tombstoneTtl, limits, s, memoryDir, disk);
   }
 
   /** Segments in memory files under {@code dir} (for warm restarts); null for anonymous memory. */
   public StorageConfig withMemoryDir(Path dir) {
     return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, poolId, transport, tombstoneTtl, limits, secrets, dir);
+        hugePages, poolId, transport, tombstoneTtl, limits, secrets, dir, disk);
+  }
+
+  /** With a disk tier ({@code null}: none). */
+  public StorageConfig withDisk(DiskTier.Settings settings) {
+    return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
+        hugePages, poolId, transport, tombstoneTtl, limits, secrets, memoryDir, settings);
   }
 }

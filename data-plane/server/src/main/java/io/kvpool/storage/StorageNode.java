@@ -6,6 +6,7 @@ import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.nativemem.DeviceBackend;
 import io.kvpool.nativemem.NativeSegment;
+import io.kvpool.storage.disk.DiskTier;
 import io.kvpool.nativemem.SegmentOptions;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.SegmentInfo;
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class StorageNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StorageNode.class);
   private static final Duration QUIESCE_TIMEOUT = Duration.ofSeconds(10);
+  /** Native memory that reads from the disk tier may stage values in at once (at least one largest value). */
+  private static final long DISK_STAGING_BYTES = 1L << 30;
 
   private final StorageConfig config;
   private final List<NativeSegment> segments = new ArrayList<>();
@@ -44,11 +47,13 @@ public final class StorageNode implements AutoCloseable {
   private final String endpoint;
   private final MemoryFiles memoryFiles; // null: anonymous memory
   private final StorageStatus.WarmStart warmStart;
+  private final DiskSpill disk; // null: no disk tier
 
   public StorageNode(StorageConfig config) throws IOException {
     this.config = config;
     this.inventory = new ObjectInventory(config.tombstoneTtl().toMillis(), 1_000_000);
     this.device = DeviceState.open(config.transport());
+    DiskSpill openedDisk = null;
     try {
       long perSegment = config.memoryBytes() / config.segments();
       SegmentOptions options = SegmentOptions.defaults().hugePages(config.hugePages());
@@ -90,15 +95,21 @@ public final class StorageNode implements AutoCloseable {
       this.rpc = new RpcServer("storage", config.host(), config.port(), identity,
           (session, request) -> handlerRef[0].handle(session, request), config.limits(), config.secrets(), metrics);
       this.endpoint = new HostPort(config.advertiseHost(), rpc.endpoint().port()).toString();
+      this.disk = openDisk(config, segments, inventory);
+      openedDisk = disk;
       this.link = new MasterLink(config.masters(), config.poolId(), config.nodeId(), endpoint, infos, inventory,
-          config.heartbeat(), config.secrets(), config.transport().protocol(), device.devices());
+          config.heartbeat(), config.secrets(), config.transport().protocol(), device.devices(), disk);
       linkRef[0] = link;
-      this.handler = new StorageRequestHandler(config.nodeId(), segments, inventory, link, metrics);
+      this.handler = new StorageRequestHandler(config.nodeId(), segments, inventory, link, metrics, disk);
       handlerRef[0] = handler;
       this.admin = new AdminHttpServer(config.host(), config.adminPort());
     } catch (IOException | RuntimeException e) {
       segments.forEach(NativeSegment::close);
       device.close();
+      if (openedDisk != null) {
+        openedDisk.close();
+        openedDisk.tier().close();
+      }
       throw e;
     }
     registerGauges();
@@ -106,6 +117,17 @@ public final class StorageNode implements AutoCloseable {
         .route("/ready", r -> ready())
         .route("/metrics", r -> AdminHttpServer.metrics(metrics))
         .route("/status", r -> new Response(200, "application/json", AdminJson.write(status())));
+  }
+
+  /** The node's disk tier, rescanned (its faults leave it degraded, never stop the node); null without one. */
+  private static DiskSpill openDisk(StorageConfig config, List<NativeSegment> segments, ObjectInventory inventory) {
+    if (config.disk() == null) {
+      return null;
+    }
+    DiskSpill[] spill = new DiskSpill[1];
+    DiskTier tier = DiskTier.open(config.disk(), lost -> spill[0].lost(lost), DISK_STAGING_BYTES);
+    spill[0] = new DiskSpill(tier, segments, inventory);
+    return spill[0];
   }
 
   /** Ready once the device backend opened and the node is registered with the leader. */
@@ -133,6 +155,18 @@ public final class StorageNode implements AutoCloseable {
   }
 
   private void registerGauges() {
+    if (disk != null) {
+      DiskTier tier = disk.tier();
+      GaugeWithCallback.builder().name("kvpool_storage_disk_capacity_bytes").help("The disk tier's cap")
+          .callback(cb -> cb.call(tier.settings().capBytes())).register(metrics);
+      GaugeWithCallback.builder().name("kvpool_storage_disk_used_bytes").help("Bytes of the disk tier's files")
+          .callback(cb -> cb.call(tier.usedBytes())).register(metrics);
+      GaugeWithCallback.builder().name("kvpool_storage_disk_objects").help("Records the disk tier holds")
+          .callback(cb -> cb.call(tier.records())).register(metrics);
+      GaugeWithCallback.builder().name("kvpool_storage_disk_degraded")
+          .help("1 while the disk tier cannot write (I/O error, full, folder gone); /status says why")
+          .callback(cb -> cb.call(tier.degraded() ? 1 : 0)).register(metrics);
+    }
     GaugeWithCallback.builder().name("kvpool_storage_capacity_bytes").help("Native memory held by this node")
         .callback(cb -> cb.call(segments.stream().mapToLong(NativeSegment::size).sum())).register(metrics);
     GaugeWithCallback.builder().name("kvpool_storage_objects").help("Complete replicas in the node's inventory")
@@ -153,7 +187,13 @@ public final class StorageNode implements AutoCloseable {
         link.view(), VersionInfo.CURRENT.release(), VersionInfo.CURRENT.protocol(),
         segments.stream().mapToLong(NativeSegment::size).sum(), inventory.completeCount(), inventory.tombstoneCount(),
         new StorageStatus.Transport(config.transport().protocol(), device.backend(), device.devices(), device.ready(),
-            device.message()), warmStart);
+            device.message()), warmStart, disk == null ? null : diskStatus(disk.tier().status()));
+  }
+
+  private static StorageStatus.Disk diskStatus(DiskTier.Status s) {
+    return new StorageStatus.Disk(s.dir(), s.capBytes(), s.usedBytes(), s.files(), s.records(), s.degraded() == null,
+        s.degraded() == null ? "" : s.degraded(), s.spills(), s.spillFailures(), s.reads(), s.misses(),
+        s.reclaimedRecords(), s.reclaimedFiles(), s.droppedAtStart());
   }
 
   /** Starts serving and registers with the leader; returns once registered (or throws after {@code timeout}). */
@@ -225,6 +265,15 @@ public final class StorageNode implements AutoCloseable {
           QUIESCE_TIMEOUT.toSeconds());
     }
     device.close();
+    if (disk != null) {
+      disk.close();
+      disk.tier().close();
+    }
+  }
+
+  /** The node's disk tier, or null without one (tests look at it). */
+  public DiskTier diskTier() {
+    return disk == null ? null : disk.tier();
   }
 
   /**

@@ -8,6 +8,7 @@ import io.kvpool.security.PoolSecrets;
 import io.kvpool.process.ProcessConfig;
 import io.kvpool.rpc.ServerLimitOptions;
 import java.io.IOException;
+import io.kvpool.storage.disk.DiskTier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -82,6 +83,19 @@ public final class StorageNodeMain implements Callable<Integer> {
           + " a clean stop leaves them with an inventory, and the next process of this node id adopts what verifies"
           + " (a warm restart); empty: anonymous memory (KVPOOL_MEMORY_DIR)")
   String memoryDir;
+  @Option(names = "--disk-size", descriptionKey = "KVPOOL_DISK_SIZE", defaultValue = "0",
+      converter = ProcessConfig.SizeConverter.class,
+      description = "Size of the node's disk tier, e.g. 20GiB: what its files may occupy on disk, all included; values"
+          + " evicted from memory move there and are read back from it; 0: no disk tier (KVPOOL_DISK_SIZE)")
+  long diskSize;
+  @Option(names = "--disk-dir", descriptionKey = "KVPOOL_DISK_DIR", defaultValue = "",
+      description = "Folder of the disk tiers (required with --disk-size): this node's is the folder named after its id"
+          + " in it; it is rescanned at start, so a restarted node keeps what it holds (KVPOOL_DISK_DIR)")
+  String diskDir;
+  @Option(names = "--disk-file-size", descriptionKey = "KVPOOL_DISK_FILE_SIZE", defaultValue = "0",
+      converter = ProcessConfig.SizeConverter.class,
+      description = "Size of one disk tier file; 0: 64MiB, smaller for small tiers (KVPOOL_DISK_FILE_SIZE)")
+  long diskFileSize;
   @Mixin
   ServerLimitOptions serverLimits = new ServerLimitOptions();
   @Option(names = "--tombstone-ttl", descriptionKey = "KVPOOL_TOMBSTONE_TTL", defaultValue = "10m",
@@ -96,6 +110,17 @@ public final class StorageNodeMain implements Callable<Integer> {
     }
   }
 
+  private DiskTier.Settings diskSettings() {
+    if (diskSize == 0) {
+      return null;
+    }
+    if (diskDir.isBlank()) {
+      throw new IllegalArgumentException("--disk-size needs --disk-dir, the folder of this node's disk tier");
+    }
+    DiskTier.Settings s = DiskTier.Settings.of(Path.of(diskDir.trim()).resolve(nodeId), diskSize);
+    return diskFileSize > 0 ? s.withFileBytes(diskFileSize) : s;
+  }
+
   @Override
   public Integer call() throws Exception {
     StorageConfig config;
@@ -105,7 +130,7 @@ public final class StorageNodeMain implements Callable<Integer> {
           new StorageConfig.Transport(transport, deviceCount,
               StorageConfig.Transport.parseDeviceIds(System.getenv(visibleDevicesEnv))), tombstoneTtl,
           serverLimits.limits(), PoolSecrets.fromDirectories(secretDir, tlsDir),
-          memoryDir.isBlank() ? null : Path.of(memoryDir.trim()));
+          memoryDir.isBlank() ? null : Path.of(memoryDir.trim()), diskSettings());
     } catch (IllegalArgumentException e) {
       System.err.println("kvpool-storage: " + e.getMessage());
       return 2;

@@ -13,6 +13,7 @@ import io.kvpool.protocol.ProtocolException;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
+import io.kvpool.protocol.ReadObjectRequest;
 import io.kvpool.protocol.ReadReply;
 import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.ReceiptReply;
@@ -34,6 +35,7 @@ import io.kvpool.rpc.RateLimitedLog;
 import io.kvpool.rpc.RpcServer;
 import io.kvpool.rpc.Session;
 import io.kvpool.storage.ObjectInventory.ObjectId;
+import io.kvpool.storage.disk.DiskTier;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -78,11 +80,14 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter refused;
   private final Counter repliesAborted;
   private final ReplicaCommits commits;
+  /** The disk tier's side of this node; null without a tier. */
+  private final DiskSpill disk;
   /** Requests using segment memory now, and outbound copy connections: waited for or closed before unmapping. */
   private final InFlight inFlight = new InFlight();
 
   StorageRequestHandler(String nodeId, List<NativeSegment> segments, ObjectInventory inventory, MasterLink link,
-                        PrometheusRegistry metrics) {
+                        PrometheusRegistry metrics, DiskSpill disk) {
+    this.disk = disk;
     this.nodeId = nodeId;
     this.segments = segments;
     this.inventory = inventory;
@@ -131,6 +136,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       case READ_BATCH -> readBatch(session, request);
       case WRITE_BATCH -> writeBatch(session, request);
       case REPLICATE -> replicate(session, request);
+      case READ_OBJECT -> readObject(session, request);
       case RELEASE -> release(session, request);
       default -> session.replyError(request, ErrorCode.UNKNOWN_OPCODE,
           request.opcode() + " is not served by a storage node");
@@ -183,8 +189,13 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         problem = "write grant for key " + w.key() + " does not match this object and range (not allocated by the"
             + " master this node follows)";
       } else {
+        List<InventoryObject> displaced = disk == null ? null : new ArrayList<>(0);
+        long now = System.currentTimeMillis();
         problem = inventory.admitWrite(new ObjectId(w.key(), w.generation()), slice, w.valueSize(), w.checksum(),
-            w.replicas(), w.expiresAtMillis(), System.currentTimeMillis());
+            w.replicas(), w.expiresAtMillis(), now, displaced);
+        if (displaced != null && !displaced.isEmpty()) {
+          disk.displaced(displaced, now); // on disk before this write's bytes take their range
+        }
         if (problem == null && !awaitUnpinned(slice)) {
           inventory.discardIncomplete(new ObjectId(w.key(), w.generation()));
           code = ErrorCode.NODE_UNAVAILABLE;
@@ -507,7 +518,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   /** The leader's releases of a REMOVE, applied as those of a heartbeat reply are. */
   private void release(Session session, Frame request) throws IOException {
-    ReleaseRequest r = ReleaseRequest.decode(request.reader());
+    ReleaseRequest r = ReleaseRequest.decode(request.reader(), session.agreedMinor());
     if (session.peer().role() != Role.MASTER) {
       session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only the master releases replicas");
       return;
@@ -519,7 +530,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
     long now = System.currentTimeMillis();
     for (Release x : r.releases()) {
-      inventory.release(x, now);
+      if (disk != null) {
+        disk.release(x, now); // the disk record goes too
+      } else {
+        inventory.release(x, now);
+      }
     }
     session.reply(request, new BodyWriter());
   }
@@ -535,6 +550,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
           + link.highestView() + " this node follows; a deposed leader cannot order copies");
       return;
     }
+    if (r.source().isEmpty()) {
+      replicateFromDisk(session, request, r);
+      return;
+    }
     InventoryObject held = inventory.replica(new ObjectId(r.key(), r.generation()));
     if (held == null || !held.slices().equals(r.source())) {
       session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no complete replica of " + r.key()
@@ -547,6 +566,37 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     for (Slice s : source) {
       crc.update(view(s, 0, s.length()));
     }
+    copy(session, request, r, crc, g -> views(source, g.slice().valueOffset(), g.slice().length()));
+  }
+
+  /** REPLICATE of a disk replica (no source slices, protocol 2.3): staged from the tier, checked, copied. */
+  private void replicateFromDisk(Session session, Frame request, ReplicateRequest r) throws IOException {
+    DiskTier.Staged staged;
+    try {
+      staged = disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
+    } catch (DiskTier.BusyException e) {
+      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
+      return;
+    }
+    if (staged == null || staged.value().remaining() != r.size()) {
+      if (staged != null) {
+        staged.close();
+      }
+      session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no disk record of " + r.key()
+          + " generation " + r.generation());
+      return;
+    }
+    try (staged) {
+      CRC32C crc = new CRC32C();
+      crc.update(staged.value());
+      copy(session, request, r, crc, g -> new ByteBuffer[] {staged.value().slice(g.slice().valueOffset(),
+          g.slice().length())});
+    }
+  }
+
+  /** Copies a checked value to the REPLICATE's target, a WRITE per target slice, payloads from {@code payload}. */
+  private void copy(Session session, Frame request, ReplicateRequest r, CRC32C crc,
+                    java.util.function.Function<SliceGrant, ByteBuffer[]> payload) throws IOException {
     if ((int) crc.getValue() != r.checksum()) {
       session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, "replica of key " + r.key() + " on node " + nodeId
           + " does not match its checksum; not copying a corrupt value");
@@ -564,8 +614,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         BodyWriter w = new BodyWriter();
         WriteRequest.of(r.key(), r.generation(), g, r.size(), r.checksum(), r.wantedReplicas(), r.expiresAtMillis())
             .encode(w);
-        byte[] got = WriteReply.decode(c.call(Opcode.WRITE, w, views(source, g.slice().valueOffset(),
-            g.slice().length())).reader(), c.agreedMinor()).receipt();
+        byte[] got = WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
+            .receipt();
         if (got.length > 0) {
           receipt = got;
         }
@@ -587,6 +637,79 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     BodyWriter out = new BodyWriter(32);
     new ReceiptReply(receipt).encode(out);
     session.reply(request, out);
+  }
+
+  /**
+   * READ_OBJECT (protocol 2.3): the whole value of an object, from its memory replica (its slices pinned as READ's
+   * are) or from the disk tier (staged in native memory and CRC-checked first: a record that fails is a miss).
+   */
+  private void readObject(Session session, Frame request) throws IOException {
+    ReadObjectRequest r = ReadObjectRequest.decode(request.reader());
+    String problem = tokenProblem(r.key(), r.generation(), r.expiresAtMillis(), r.token());
+    if (problem != null) {
+      refused.labelValues("token").inc();
+      session.replyError(request, ErrorCode.TOKEN_REJECTED, problem);
+      return;
+    }
+    ObjectId id = new ObjectId(r.key(), r.generation());
+    InventoryObject held = inventory.replica(id);
+    if (held != null) {
+      ReadPin pin = pinFor(session);
+      try {
+        List<Slice> slices = new ArrayList<>(held.slices());
+        slices.sort(Comparator.comparingInt(Slice::valueOffset));
+        boolean pinned = true;
+        for (Slice s : slices) {
+          pinned &= inventory.pin(pin, id, s.segmentId(), s.offset(), s.length());
+        }
+        if (pinned) {
+          BodyWriter out = new BodyWriter(8);
+          new ReadReply(held.size()).encode(out);
+          send(session, request, out, pin, views(slices, 0, held.size()));
+          reads.inc();
+          readBytes.inc(held.size());
+          return;
+        }
+      } finally {
+        inventory.unpin(pin);
+      }
+    }
+    DiskTier.Staged staged;
+    try {
+      staged = disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
+    } catch (DiskTier.BusyException e) {
+      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
+      return;
+    }
+    if (staged == null) {
+      refused.labelValues("not_held").inc();
+      session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no replica of " + r.key()
+          + " generation " + r.generation() + " (released, evicted, or its disk record failed its checksum)");
+      return;
+    }
+    try (staged) {
+      ByteBuffer value = staged.value();
+      BodyWriter out = new BodyWriter(8);
+      new ReadReply(value.remaining()).encode(out);
+      session.reply(request, out, value);
+      reads.inc();
+      readBytes.inc(value.remaining());
+    }
+  }
+
+  /** Why a read token does not admit a read of the object now, or null. */
+  private String tokenProblem(String key, long generation, long expiresAtMillis, byte[] token) {
+    NodeKey nodeKey = link.nodeKey();
+    if (nodeKey == null) {
+      return "node " + nodeId + " is not registered with a master";
+    }
+    if (expiresAtMillis < link.masterNow()) {
+      return "read token for key " + key + " expired with its lease; get the replica list again";
+    }
+    if (!NodeKey.matches(nodeKey.readToken(key, generation, expiresAtMillis), token)) {
+      return "read token for key " + key + " does not match (not issued by the master this node follows)";
+    }
+    return null;
   }
 
   private ByteBuffer view(Slice s, int from, int length) {

@@ -53,6 +53,8 @@ final class PoolFixture {
   static final class SimNode {
     final String id;
     final long bytes;
+    /** The size of its disk tier (0: none): releases "to disk" keep the replica there, without slices. */
+    long diskBytes;
     final Object connection = new Object();
     boolean connectionOpen = true;
     NodeKey key;
@@ -67,6 +69,11 @@ final class PoolFixture {
 
     void apply(Release r) {
       InventoryObject held = objects.get(r.key());
+      if (held != null && held.generation() == r.generation() && r.toDisk()) {
+        objects.put(r.key(), new InventoryObject(held.key(), held.generation(), held.wantedReplicas(), held.size(),
+            held.checksum(), List.of()));
+        return;
+      }
       if (held != null && held.generation() == r.generation()) {
         objects.remove(r.key());
       }
@@ -98,6 +105,15 @@ final class PoolFixture {
     return this;
   }
 
+  /** Registers a new, empty node with a disk tier of {@code diskBytes}. */
+  PoolFixture diskNode(String id, long bytes, long diskBytes) {
+    SimNode n = new SimNode(id, bytes);
+    n.diskBytes = diskBytes;
+    nodes.put(id, n);
+    register(n);
+    return this;
+  }
+
   /** Ends the master's recovery window (no registration for the quiet period). */
   PoolFixture settle() {
     advance(config.recoveryQuietPeriod().plusMillis(1));
@@ -116,7 +132,7 @@ final class PoolFixture {
     n.tombstones.forEach((k, g) -> tombs.add(new Tombstone(k, g)));
     boolean follows = !objects.isEmpty() || !tombs.isEmpty();
     RegisterReply reply = pool.register(new RegisterNode(n.id, n.id + ":1", List.of(new SegmentInfo(0, n.bytes)), 0,
-        follows), VersionInfo.CURRENT, n.connection, () -> n.connectionOpen);
+        follows, "tcp", List.of(), n.diskBytes), VersionInfo.CURRENT, n.connection, () -> n.connectionOpen);
     n.key = new NodeKey(reply.nodeKey());
     n.registrationId = reply.registrationId();
     if (follows) {

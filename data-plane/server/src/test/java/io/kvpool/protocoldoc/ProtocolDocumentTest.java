@@ -9,6 +9,7 @@ import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.CountReply;
+import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
@@ -27,6 +28,7 @@ import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
+import io.kvpool.protocol.ReadObjectRequest;
 import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.RegisterInventory;
 import io.kvpool.protocol.RegisterNode;
@@ -153,7 +155,8 @@ class ProtocolDocumentTest {
       walked.add(Opcode.PING);
 
       BodyWriter w = new BodyWriter();
-      new RegisterNode("doc-2", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)), 0, true).encode(w);
+      new RegisterNode("doc-2", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)), 0, true).encode(w,
+          storage.agreedMinor());
       assertThat(exchange(client, Opcode.REGISTER_NODE, w)).as("REGISTER_NODE from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       RegisterReply reg = RegisterReply.decode(((Frame) exchange(storage, Opcode.REGISTER_NODE, w)).reader());
@@ -170,20 +173,31 @@ class ProtocolDocumentTest {
 
       w = new BodyWriter();
       new Heartbeat("doc-2", reg.registrationId(), 0).encode(w);
-      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader()).known()).isTrue();
+      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
+          storage.agreedMinor()).known()).isTrue();
       walked.add(Opcode.HEARTBEAT);
 
       BodyWriter commit = new BodyWriter();
       new NodeCommit("doc-2", reg.registrationId(), List.of(new NodeCommit.Item("nothing-pending", 1, new byte[16])))
           .encode(commit);
       storage.send(Opcode.COMMIT, commit);
-      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader()).known())
+      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
+          storage.agreedMinor()).known())
           .as("the next reply on the connection answers the heartbeat: a COMMIT gets none").isTrue();
       assertThat(exchange(client, Opcode.COMMIT, commit)).as("COMMIT from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining())
           .as("the client's connection after its refused COMMIT").isZero();
       walked.add(Opcode.COMMIT);
+
+      BodyWriter drop = new BodyWriter();
+      new DiskDrop("doc-2", reg.registrationId(), List.of(new PutRef("not-on-disk", 1))).encode(drop);
+      storage.send(Opcode.DISK_DROP, drop);
+      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
+          storage.agreedMinor()).known()).as("a DISK_DROP gets no reply either").isTrue();
+      assertThat(exchange(client, Opcode.DISK_DROP, drop)).as("DISK_DROP from a client")
+          .isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      walked.add(Opcode.DISK_DROP);
 
       w = new BodyWriter();
       new PutStartRequest(List.of(new PutStartItem("k", 10, 0, 1, 1, List.of()),
@@ -244,6 +258,10 @@ class ProtocolDocumentTest {
           .extracting(ReadBatchReply.Result::status).containsExactly(ErrorCode.TOKEN_REJECTED);
       walked.add(Opcode.READ_BATCH);
       w = new BodyWriter();
+      new ReadObjectRequest("k", 1, Long.MAX_VALUE, new byte[16]).encode(w);
+      assertThat(exchange(toNode, Opcode.READ_OBJECT, w)).isEqualTo(ErrorCode.TOKEN_REJECTED);
+      walked.add(Opcode.READ_OBJECT);
+      w = new BodyWriter();
       new WriteBatchRequest(List.of(new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE,
           new byte[16]))).encode(w);
       try (RpcConnection.Deadline d = toNode.deadline(T)) {
@@ -258,7 +276,7 @@ class ProtocolDocumentTest {
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.REPLICATE);
       w = new BodyWriter();
-      new ReleaseRequest(List.of(new Release("k", 1, true))).encode(w);
+      new ReleaseRequest(List.of(new Release("k", 1, true))).encode(w, toNode.agreedMinor());
       assertThat(exchange(toNode, Opcode.RELEASE, w)).as("RELEASE from a client").isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.RELEASE);
 

@@ -1,0 +1,44 @@
+"""A pool whose storage nodes have disk tiers (protocol 2.3), from the Python client: a working set four times the
+pool's memory is read back byte-exact, single and batched, from memory and from the nodes' tiers (READ_OBJECT); replica
+lists say which replicas are on disk."""
+
+import random
+
+import pytest
+
+from conftest import start_pool
+
+from kvpool import ClientConfig, KvPoolClient
+
+
+@pytest.fixture(scope="module")
+def disk_pool():
+    p = start_pool(storage_nodes="2", memory="8MiB", disk="64MiB", lease_ttl="1s", pool_id="disk")
+    yield p
+    p.stop()
+    import conftest
+    conftest._POOLS.remove(p)
+
+
+def test_a_working_set_four_times_memory_reads_back_from_memory_and_disk(disk_pool):
+    rnd = random.Random(30)
+    values = {}
+    with KvPoolClient(ClientConfig(disk_pool.master, pool_id="disk", pool_key=disk_pool.key, replicas=1, timeout=20,
+                                   operation_timeout=60)) as c:
+        total = 0
+        i = 0
+        while total < 4 * 2 * (8 << 20):
+            v = rnd.randbytes(rnd.randint(64 << 10, 256 << 10))
+            c.put(f"disk/{i}", v)
+            values[f"disk/{i}"] = v
+            total += len(v)
+            i += 1
+        on_disk = [k for k in values if any(r.is_disk for r in c._lookup(k).replicas)]
+        assert len(on_disk) > len(values) // 2, "most of the working set moved to the disk tiers"
+        assert all(r.is_memory != r.is_disk for k in on_disk[:5] for r in c._lookup(k).replicas)
+        for key, value in values.items():
+            assert bytes(c.get(key)) == value, key
+        keys = list(values)
+        for start in range(0, len(keys), 32):
+            batch = keys[start:start + 32]
+            assert [bytes(v) for v in c.get_batch(batch)] == [values[k] for k in batch]

@@ -1,0 +1,714 @@
+package io.kvpool.storage.disk;
+
+import io.kvpool.nativemem.HugePageMode;
+import io.kvpool.nativemem.NativeSegment;
+import io.kvpool.nativemem.SegmentOptions;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A storage node's disk tier: values that left memory, as self-describing records ({@link DiskRecord}) appended to
+ * large files in one folder. Its cap is physical: it never has more files than fit the cap whole (a file is at most
+ * {@code fileBytes} long, so the bytes the files occupy — records, headers and garbage of removed records alike —
+ * stay under the cap whatever {@code du} counts), and it reclaims whole files, least recently used first, when a new
+ * file would pass the high watermark, down to the low one. Reclaimed records are reported to the drop listener
+ * (the node tells the master those replicas are gone).
+ *
+ * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with a gathering write, and a
+ * read stages the value in native memory of its own, checks its CRC32C there and is sent from there. A record whose
+ * CRC32C fails is a miss, never bytes. Writes go through the page cache (data-plane/README.md, "Disk tier"): a record is
+ * in the kernel once its append returned, so it survives the process (kill -9), not a power cut.
+ *
+ * <p>Faults never escape: an I/O error, a full filesystem or a vanished folder puts the tier in a degraded state with
+ * the reason ({@link #status()}); spills fail (the node keeps serving from memory) and are tried again after
+ * {@link #RETRY_MILLIS}. Thread-safe: appends and the index under this object's lock, reads' I/O outside it.
+ */
+public final class DiskTier implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DiskTier.class);
+  /** Kept free of the cap for the folder itself and the file system's own blocks of the files. */
+  static final long RESERVE_BYTES = 64 << 10;
+  static final long RETRY_MILLIS = 5_000;
+  private static final String PREFIX = "tier-";
+  private static final String SUFFIX = ".kvd";
+  private static final SegmentOptions STAGING = SegmentOptions.defaults().hugePages(HugePageMode.NONE);
+
+  /**
+   * @param dir the tier's folder (created when missing at start, never re-created while running: a vanished folder
+   *     may be an unmounted volume)
+   * @param capBytes what the tier's files may occupy on disk, all included
+   * @param fileBytes the size of one file (a multiple of 4096); a record larger than that is not spilled
+   */
+  public record Settings(Path dir, long capBytes, long fileBytes, double highWatermark, double lowWatermark) {
+    public static final long DEFAULT_FILE_BYTES = 64L << 20;
+
+    public Settings {
+      if (fileBytes < 4096 || fileBytes % 4096 != 0) {
+        throw new IllegalArgumentException("disk tier file size " + fileBytes + " must be a multiple of 4096");
+      }
+      if (capBytes - RESERVE_BYTES < 2 * fileBytes) {
+        throw new IllegalArgumentException("disk tier size " + capBytes + " bytes holds fewer than two files of "
+            + fileBytes + " bytes (plus " + RESERVE_BYTES + " bytes kept for the folder); give it at least "
+            + (2 * fileBytes + RESERVE_BYTES) + " bytes or smaller files");
+      }
+      if (!(lowWatermark > 0 && lowWatermark < highWatermark && highWatermark <= 1)) {
+        throw new IllegalArgumentException("disk tier watermarks must satisfy 0 < low < high <= 1, got low "
+            + lowWatermark + " and high " + highWatermark);
+      }
+    }
+
+    /** A tier of {@code capBytes} in {@code dir}: files of 64 MiB (fewer if the cap is small), watermarks 0.9/0.8. */
+    public static Settings of(Path dir, long capBytes) {
+      long file = DEFAULT_FILE_BYTES;
+      while (file > (1 << 20) && capBytes - RESERVE_BYTES < 8 * file) {
+        file /= 2;
+      }
+      return new Settings(dir, capBytes, file, 0.9, 0.8);
+    }
+
+    public Settings withFileBytes(long bytes) {
+      return new Settings(dir, capBytes, bytes, highWatermark, lowWatermark);
+    }
+
+    int maxFiles() {
+      return (int) Math.min(Integer.MAX_VALUE, (capBytes - RESERVE_BYTES) / fileBytes);
+    }
+  }
+
+  /** An object: key and generation. */
+  public record ObjectRef(String key, long generation) {
+  }
+
+  /** A record the tier holds, as the node reports it to the master. */
+  public record Held(ObjectRef id, int wantedReplicas, int size, int checksum) {
+  }
+
+  /** What {@code /status} says of the tier. {@code degraded} is null when healthy. */
+  public record Status(String dir, long capBytes, long usedBytes, int files, int records, String degraded,
+                       long spills, long spillFailures, long reads, long misses, long reclaimedRecords,
+                       long reclaimedFiles, long droppedAtStart) {
+  }
+
+  /** A value read from the tier into native memory of its own, checked; close it once sent. */
+  public static final class Staged implements AutoCloseable {
+    private final NativeSegment memory;
+    private final ByteBuffer value;
+    private final StagingMemory staging;
+    private final int permits;
+
+    private Staged(NativeSegment memory, ByteBuffer value, StagingMemory staging, int permits) {
+      this.memory = memory;
+      this.value = value;
+      this.staging = staging;
+      this.permits = permits;
+    }
+
+    /** The value's bytes (a view of native memory). */
+    public ByteBuffer value() {
+      return value.duplicate();
+    }
+
+    @Override
+    public void close() {
+      staging.give(memory, permits);
+    }
+  }
+
+  /**
+   * Native memory that reads stage values in: at most its budget at once (reads wait for it), and segments of
+   * power-of-two sizes kept for the next reads (up to {@link #KEEP_BYTES}), so that a read pays neither a mapping nor
+   * its page faults (measured: a fresh 1 MiB segment per read halved the tier's read rate).
+   */
+  private static final class StagingMemory {
+    static final long KEEP_BYTES = 64L << 20;
+    private final Semaphore budget;
+    private final int budgetKib;
+    private final Map<Long, java.util.ArrayDeque<NativeSegment>> idle = new HashMap<>();
+    private long idleBytes;
+    private boolean closed;
+
+    StagingMemory(long bytes) {
+      this.budgetKib = (int) Math.min(Integer.MAX_VALUE, Math.max(DiskRecord.MAX_VALUE, bytes) >> 10);
+      this.budget = new Semaphore(budgetKib);
+    }
+
+    static long sizeClass(int size) {
+      return Math.max(64 << 10, Long.highestOneBit(Math.max(1, size - 1)) << 1);
+    }
+
+    int permits(int size) {
+      return (int) Math.min(budgetKib, sizeClass(size) >> 10);
+    }
+
+    /** A segment of at least {@code size} bytes within the budget, or null after 10 s. */
+    NativeSegment take(int size, int permits) throws InterruptedException {
+      if (!budget.tryAcquire(permits, 10, TimeUnit.SECONDS)) {
+        return null;
+      }
+      long cls = sizeClass(size);
+      synchronized (this) {
+        java.util.ArrayDeque<NativeSegment> q = idle.get(cls);
+        NativeSegment kept = q == null ? null : q.poll();
+        if (kept != null) {
+          idleBytes -= cls;
+          return kept;
+        }
+      }
+      try {
+        return NativeSegment.allocate(cls, STAGING);
+      } catch (RuntimeException e) {
+        budget.release(permits);
+        throw e;
+      }
+    }
+
+    void give(NativeSegment memory, int permits) {
+      boolean keep;
+      synchronized (this) {
+        keep = !closed && idleBytes + memory.size() <= KEEP_BYTES;
+        if (keep) {
+          idle.computeIfAbsent(memory.size(), k -> new java.util.ArrayDeque<>()).push(memory);
+          idleBytes += memory.size();
+        }
+      }
+      if (!keep) {
+        memory.close();
+      }
+      budget.release(permits);
+    }
+
+    synchronized void close() {
+      closed = true;
+      idle.values().forEach(q -> q.forEach(NativeSegment::close));
+      idle.clear();
+      idleBytes = 0;
+    }
+  }
+
+  /** Reads wait this long for staging memory before they give up (the node answers NODE_UNAVAILABLE). */
+  public static final class BusyException extends IOException {
+    BusyException(String message) {
+      super(message);
+    }
+  }
+
+  private static final class TierFile {
+    final long seq;
+    final Path path;
+    final FileChannel channel;
+    long size;
+    long stamp;
+    int live;
+
+    TierFile(long seq, Path path, FileChannel channel, long size) {
+      this.seq = seq;
+      this.path = path;
+      this.channel = channel;
+      this.size = size;
+    }
+  }
+
+  private record Location(TierFile file, long offset, DiskRecord record) {
+  }
+
+  private final Settings settings;
+  private final Consumer<List<ObjectRef>> dropped;
+  private final Map<ObjectRef, Location> index = new HashMap<>();
+  private final TreeMap<Long, TierFile> files = new TreeMap<>();
+  private final StagingMemory staging;
+  private FileChannel lockChannel;
+  private FileLock lock;
+  private TierFile active;
+  private long nextSeq;
+  private long clock;
+  private String degraded;
+  private long retryAtMillis;
+  private long spills;
+  private long spillFailures;
+  private long reads;
+  private long misses;
+  private long reclaimedRecords;
+  private long reclaimedFiles;
+  private long droppedAtStart;
+  private boolean closed;
+
+  private DiskTier(Settings settings, Consumer<List<ObjectRef>> dropped, long stagingBytes) {
+    this.settings = settings;
+    this.dropped = dropped;
+    this.staging = new StagingMemory(stagingBytes);
+  }
+
+  /**
+   * Opens the tier in its folder: takes the folder's lock (one process per folder), rescans every file — a torn
+   * last record is cut off, every record's checksums are verified, a record that fails is dropped — and keeps the
+   * files within the cap. Never throws for the folder's faults: the tier is then degraded and empty.
+   *
+   * @param dropped told which records the tier lost while running (reclaimed, corrupt), to tell the master
+   * @param stagingBytes native memory that reads in flight may stage values in (at least one largest value)
+   */
+  public static DiskTier open(Settings settings, Consumer<List<ObjectRef>> dropped, long stagingBytes) {
+    DiskTier tier = new DiskTier(settings, dropped, stagingBytes);
+    long t0 = System.nanoTime();
+    try {
+      tier.lockFolder();
+      tier.rescan();
+    } catch (IOException | RuntimeException e) {
+      tier.degrade("cannot open the disk tier in " + settings.dir() + ": " + describe(e), System.currentTimeMillis());
+      tier.closed = true; // without its folder's lock or its files it never writes: restart the node to try again
+    }
+    LOG.info("event=disk_tier_opened dir={} cap_bytes={} file_bytes={} files={} records={} dropped={} ms={} degraded=\"{}\"",
+        settings.dir(), settings.capBytes(), settings.fileBytes(), tier.files.size(), tier.index.size(),
+        tier.droppedAtStart, (System.nanoTime() - t0) / 1_000_000, tier.degraded == null ? "" : tier.degraded);
+    return tier;
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  private void lockFolder() throws IOException {
+    Files.createDirectories(settings.dir());
+    lockChannel = FileChannel.open(settings.dir().resolve(".lock"), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE);
+    try {
+      lock = lockChannel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      lockChannel.close();
+      lockChannel = null;
+      throw new IOException("another process uses this folder as its disk tier (its .lock is held); give every"
+          + " storage node a folder of its own");
+    }
+  }
+
+  private void rescan() throws IOException {
+    List<Path> found = new ArrayList<>();
+    try (DirectoryStream<Path> dir = Files.newDirectoryStream(settings.dir(), PREFIX + "*" + SUFFIX)) {
+      dir.forEach(found::add);
+    }
+    found.sort(Comparator.comparing(Path::toString));
+    ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20); // checksums of the values scanned, outside the heap
+    for (Path p : found) {
+      long seq = parseSeq(p);
+      if (seq < 0) {
+        continue;
+      }
+      FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      TierFile f = new TierFile(seq, p, ch, ch.size());
+      f.stamp = ++clock;
+      files.put(seq, f);
+      nextSeq = Math.max(nextSeq, seq + 1);
+      scan(f, chunk);
+    }
+    // a cap lowered since: the oldest files go; their records were never reported, the inventory just leaves them out
+    while (files.size() > settings.maxFiles()) {
+      TierFile oldest = files.firstEntry().getValue();
+      droppedAtStart += oldest.live;
+      deleteFile(oldest);
+    }
+    for (TierFile f : List.copyOf(files.values())) {
+      if (f.live == 0) {
+        deleteFile(f);
+      }
+    }
+    TierFile last = files.isEmpty() ? null : files.lastEntry().getValue();
+    active = last != null && last.size < settings.fileBytes() ? last : null;
+  }
+
+  private static long parseSeq(Path p) {
+    String name = p.getFileName().toString();
+    try {
+      return Long.parseLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Indexes a file's records; cuts the file at the first header that is torn or not a record's. */
+  private void scan(TierFile f, ByteBuffer chunk) throws IOException {
+    long pos = 0;
+    ByteBuffer fixed = ByteBuffer.allocate(DiskRecord.FIXED);
+    while (pos < f.size) {
+      fixed.clear();
+      if (f.size - pos < DiskRecord.FIXED || !readFully(f.channel, fixed, pos)) {
+        break;
+      }
+      int keyLength = DiskRecord.keyLength(fixed);
+      if (keyLength < 0 || f.size - pos < DiskRecord.FIXED + keyLength) {
+        break;
+      }
+      ByteBuffer header = ByteBuffer.allocate(DiskRecord.FIXED + keyLength);
+      if (!readFully(f.channel, header, pos)) {
+        break;
+      }
+      DiskRecord r = DiskRecord.parse(header);
+      if (r == null || f.size - pos < r.totalBytes()) {
+        break; // torn: the process died while appending it
+      }
+      if (valueChecksum(f.channel, pos + r.headerBytes(), r.size(), chunk) == r.checksum()) {
+        index(new ObjectRef(r.key(), r.generation()), new Location(f, pos, r));
+      } else {
+        droppedAtStart++;
+        LOG.warn("event=disk_record_corrupt file={} offset={} key={} generation={}", f.path, pos, r.key(),
+            r.generation());
+      }
+      pos += r.totalBytes();
+    }
+    if (pos < f.size) {
+      LOG.warn("event=disk_file_truncated file={} from={} to={} reason=\"torn or unreadable record\"", f.path, f.size,
+          pos);
+      f.channel.truncate(pos);
+      f.size = pos;
+    }
+  }
+
+  private static int valueChecksum(FileChannel ch, long pos, int size, ByteBuffer chunk) throws IOException {
+    CRC32C crc = new CRC32C();
+    long done = 0;
+    while (done < size) {
+      chunk.clear().limit((int) Math.min(chunk.capacity(), size - done));
+      if (!readFully(ch, chunk, pos + done)) {
+        return ~0;
+      }
+      chunk.flip();
+      crc.update(chunk);
+      done += chunk.limit();
+    }
+    return (int) crc.getValue();
+  }
+
+  private static boolean readFully(FileChannel ch, ByteBuffer dst, long pos) throws IOException {
+    long p = pos;
+    while (dst.hasRemaining()) {
+      int n = ch.read(dst, p);
+      if (n < 0) {
+        return false;
+      }
+      p += n;
+    }
+    return true;
+  }
+
+  private void index(ObjectRef id, Location loc) {
+    Location old = index.put(id, loc);
+    if (old != null) {
+      old.file.live--;
+    }
+    loc.file.live++;
+  }
+
+  /**
+   * Appends a value given as views of native memory ({@code value}, in value order, {@code size} bytes in all), after
+   * checking that they still hold the value (its CRC32C): true once the record is written. False when the tier is
+   * degraded, the value is larger than a file, or the bytes do not match (their range was overwritten meanwhile).
+   */
+  public synchronized boolean append(String key, long generation, int wantedReplicas, int size, int checksum,
+                                     ByteBuffer... value) {
+    if (closed) {
+      return false;
+    }
+    if (index.containsKey(new ObjectRef(key, generation))) {
+      return true;
+    }
+    long now = System.currentTimeMillis();
+    if (degraded != null && now < retryAtMillis) {
+      spillFailures++;
+      return false;
+    }
+    DiskRecord record = new DiskRecord(key, generation, wantedReplicas, size, checksum);
+    if (record.totalBytes() > settings.fileBytes()) {
+      spillFailures++;
+      return false;
+    }
+    CRC32C crc = new CRC32C();
+    for (ByteBuffer b : value) {
+      crc.update(b.duplicate());
+    }
+    if ((int) crc.getValue() != checksum) {
+      spillFailures++;
+      return false;
+    }
+    TierFile f = null;
+    long start = 0;
+    try {
+      f = fileFor(record.totalBytes());
+      start = f.size;
+      ByteBuffer[] all = new ByteBuffer[value.length + 1];
+      all[0] = record.header();
+      for (int i = 0; i < value.length; i++) {
+        all[i + 1] = value[i].duplicate();
+      }
+      f.channel.position(start);
+      long left = record.totalBytes();
+      while (left > 0) {
+        left -= f.channel.write(all);
+      }
+      f.size = start + record.totalBytes();
+      f.stamp = ++clock;
+      index(new ObjectRef(key, generation), new Location(f, start, record));
+      spills++;
+      if (degraded != null) {
+        LOG.info("event=disk_tier_recovered dir={}", settings.dir());
+        degraded = null;
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      spillFailures++;
+      if (f != null) {
+        abandonTail(f, start);
+      }
+      degrade("cannot write to the disk tier in " + settings.dir() + ": " + describe(e), now);
+      return false;
+    }
+  }
+
+  /** The file to append {@code bytes} to: the active one when it has room, else a new one (reclaiming first). */
+  private TierFile fileFor(long bytes) throws IOException {
+    if (active != null && active.size + bytes <= settings.fileBytes()) {
+      return active;
+    }
+    int high = Math.max(1, (int) Math.floor(settings.maxFiles() * settings.highWatermark()));
+    int low = Math.max(0, Math.min(high - 1, (int) Math.floor(settings.maxFiles() * settings.lowWatermark())));
+    if (files.size() + 1 > high) {
+      List<ObjectRef> gone = new ArrayList<>();
+      while (files.size() > low) {
+        TierFile lru = null;
+        for (TierFile f : files.values()) {
+          if (lru == null || f.stamp < lru.stamp) {
+            lru = f;
+          }
+        }
+        gone.addAll(recordsIn(lru));
+        reclaimedRecords += lru.live;
+        reclaimedFiles++;
+        deleteFile(lru);
+      }
+      if (!gone.isEmpty()) {
+        dropped.accept(gone);
+      }
+    }
+    if (!Files.isDirectory(settings.dir())) {
+      throw new NoSuchFileException(settings.dir().toString(), null, "the disk tier's folder vanished");
+    }
+    long seq = nextSeq++;
+    Path p = settings.dir().resolve(String.format("%s%012d%s", PREFIX, seq, SUFFIX));
+    FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        StandardOpenOption.WRITE);
+    TierFile f = new TierFile(seq, p, ch, 0);
+    f.stamp = ++clock;
+    files.put(seq, f);
+    active = f;
+    return f;
+  }
+
+  private List<ObjectRef> recordsIn(TierFile f) {
+    List<ObjectRef> out = new ArrayList<>(f.live);
+    for (Map.Entry<ObjectRef, Location> e : List.copyOf(index.entrySet())) {
+      if (e.getValue().file == f) {
+        out.add(e.getKey());
+        index.remove(e.getKey());
+      }
+    }
+    return out;
+  }
+
+  /** Cuts a failed append's bytes off its file; a file that cannot be cut is closed for appends (the rescan cuts it). */
+  private void abandonTail(TierFile f, long start) {
+    try {
+      f.channel.truncate(start);
+      f.size = start;
+    } catch (IOException | RuntimeException e) {
+      if (active == f) {
+        active = null;
+      }
+    }
+  }
+
+  private void deleteFile(TierFile f) {
+    files.remove(f.seq);
+    if (active == f) {
+      active = null;
+    }
+    try {
+      f.channel.close();
+      Files.deleteIfExists(f.path);
+    } catch (IOException e) {
+      degrade("cannot delete " + f.path + ": " + describe(e), System.currentTimeMillis());
+    }
+  }
+
+  private void degrade(String reason, long now) {
+    if (!reason.equals(degraded)) {
+      LOG.error("event=disk_tier_degraded dir={} reason=\"{}\"", settings.dir(), reason);
+    }
+    degraded = reason;
+    retryAtMillis = now + RETRY_MILLIS;
+  }
+
+  private static String describe(Throwable e) {
+    String m = e.getMessage();
+    return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+  }
+
+  /** Whether the tier holds a record of the object. */
+  public synchronized boolean contains(ObjectRef id) {
+    return index.containsKey(id);
+  }
+
+  /**
+   * Reads an object's value into staging memory and checks it: null when the tier does not hold it or its record
+   * fails a check (then it is dropped and reported). Throws {@link BusyException} when staging memory stays taken.
+   */
+  public Staged read(ObjectRef id) throws BusyException {
+    Location loc;
+    synchronized (this) {
+      loc = index.get(id);
+      if (loc == null) {
+        return null;
+      }
+      loc.file.stamp = ++clock;
+      reads++;
+    }
+    int size = loc.record().size();
+    int permits = staging.permits(size);
+    NativeSegment memory;
+    try {
+      memory = staging.take(size, permits);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BusyException("interrupted while waiting for staging memory");
+    }
+    if (memory == null) {
+      throw new BusyException("the disk tier's staging memory is taken by other reads; try again");
+    }
+    try {
+      ByteBuffer value = memory.view(0, size);
+      ByteBuffer header = ByteBuffer.allocate(loc.record().headerBytes());
+      boolean ok = readFully(loc.file.channel, header, loc.offset())
+          && loc.record().equals(DiskRecord.parse(header))
+          && readFully(loc.file.channel, value.duplicate(), loc.offset() + header.capacity())
+          && memory.crc32c(0, size) == loc.record().checksum();
+      if (ok) {
+        Staged s = new Staged(memory, value, staging, permits);
+        memory = null;
+        return s;
+      }
+      drop(id, loc, "its record fails its checksum");
+      return null;
+    } catch (IOException | RuntimeException e) {
+      synchronized (this) {
+        if (files.get(loc.file.seq) != loc.file) {
+          return null; // reclaimed while being read: already reported
+        }
+      }
+      drop(id, loc, "reading it failed: " + describe(e));
+      return null;
+    } finally {
+      if (memory != null) {
+        staging.give(memory, permits);
+      }
+    }
+  }
+
+  private void drop(ObjectRef id, Location loc, String why) {
+    synchronized (this) {
+      misses++;
+      if (!index.remove(id, loc)) {
+        return;
+      }
+      release(loc);
+    }
+    LOG.warn("event=disk_record_dropped key={} generation={} file={} reason=\"{}\"", id.key(), id.generation(),
+        loc.file.path, why);
+    dropped.accept(List.of(id));
+  }
+
+  /** Forgets an object's record (the master released it); a file left without records is deleted at once. */
+  public synchronized void remove(ObjectRef id) {
+    Location loc = index.remove(id);
+    if (loc != null) {
+      release(loc);
+    }
+  }
+
+  private void release(Location loc) {
+    loc.file.live--;
+    if (loc.file.live == 0 && loc.file != active && files.get(loc.file.seq) == loc.file) {
+      deleteFile(loc.file);
+    }
+  }
+
+  /** The records the tier holds, for the node's inventory. */
+  public synchronized List<Held> snapshot() {
+    List<Held> out = new ArrayList<>(index.size());
+    index.forEach((id, loc) -> out.add(new Held(id, loc.record().wantedReplicas(), loc.record().size(),
+        loc.record().checksum())));
+    return out;
+  }
+
+  public synchronized int records() {
+    return index.size();
+  }
+
+  /** The bytes the tier's files hold (their lengths; what they occupy on disk is this rounded up to blocks). */
+  public synchronized long usedBytes() {
+    long b = 0;
+    for (TierFile f : files.values()) {
+      b += f.size;
+    }
+    return b;
+  }
+
+  public synchronized boolean degraded() {
+    return degraded != null;
+  }
+
+  public synchronized Status status() {
+    return new Status(settings.dir().toString(), settings.capBytes(), usedBytes(), files.size(), index.size(), degraded,
+        spills, spillFailures, reads, misses, reclaimedRecords, reclaimedFiles, droppedAtStart);
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    staging.close();
+    for (TierFile f : files.values()) {
+      try {
+        f.channel.close();
+      } catch (IOException e) {
+        LOG.debug("event=disk_file_close_failed file={} error={}", f.path, e.toString());
+      }
+    }
+    try {
+      if (lock != null) {
+        lock.release();
+      }
+      if (lockChannel != null) {
+        lockChannel.close();
+      }
+    } catch (IOException e) {
+      LOG.debug("event=disk_lock_release_failed dir={} error={}", settings.dir(), e.toString());
+    }
+  }
+}

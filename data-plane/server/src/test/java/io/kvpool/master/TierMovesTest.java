@@ -1,0 +1,90 @@
+package io.kvpool.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.protocol.DiskDrop;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.InventoryObject;
+import io.kvpool.protocol.PutRef;
+import io.kvpool.protocol.ReplicaListResult;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Eviction with disk tiers: replicas move to disk instead of going, count toward R, and come back after a restart. */
+class TierMovesTest {
+  private static final int VALUE = 64 << 10;
+  private static final long MIB = 1 << 20;
+
+  private static PoolFixture filled(int values, int replicas, String... nodes) {
+    PoolFixture f = new PoolFixture(0.90, 0.10);
+    for (String n : nodes) {
+      f.diskNode(n, MIB, 64 * MIB);
+    }
+    f.settle();
+    for (int i = 0; i < values; i++) {
+      f.put("k" + i, VALUE, replicas);
+      f.advance(Duration.ofMillis(10));
+    }
+    f.advance(Duration.ofSeconds(6)); // no read lease left
+    f.tickUntilQuiet();
+    f.heartbeats();
+    return f;
+  }
+
+  @Test
+  void evictionMovesReplicasToDiskAndDeletesNothing() {
+    PoolFixture f = filled(40, 1, "a"); // 40 x 64 KiB on a node of 1 MiB
+    assertThat(f.evictions()).isZero();
+    assertThat(MasterCounters.value(f.counters.spills)).isPositive();
+    assertThat(f.pool.snapshot().usedBytes()).isLessThanOrEqualTo((long) (0.9 * MIB));
+    for (int i = 0; i < 40; i++) {
+      assertThat(f.exists("k" + i)).as("k" + i).isTrue();
+      assertThat(f.replicas("k" + i)).isEqualTo(1);
+    }
+    ReplicaListResult k0 = f.pool.getReplicas(List.of("k0"), 3).get(0);
+    assertThat(k0.replicas()).singleElement().satisfies(r -> assertThat(r.onDisk()).isTrue());
+    assertThat(f.nodes.get("a").objects.get("k0").onDisk()).as("the node was told").isTrue();
+    assertThat(f.pool.getReplicas(List.of("k0"), 2).get(0).status())
+        .as("a 2.2 client cannot read disk replicas: a miss for it").isEqualTo(ErrorCode.NOT_FOUND);
+  }
+
+  @Test
+  void bothReplicasMoveAndStillCountTowardR() {
+    PoolFixture f = filled(30, 2, "a", "b");
+    assertThat(f.evictions()).isZero();
+    assertThat(f.pool.snapshot().underReplicated()).isZero();
+    ReplicaListResult k0 = f.pool.getReplicas(List.of("k0"), 3).get(0);
+    assertThat(k0.replicas()).hasSize(2).allSatisfy(r -> assertThat(r.onDisk()).isTrue());
+  }
+
+  @Test
+  void aDiskDropForgetsTheReplicaAndTheLastOneTakesTheObject() {
+    PoolFixture f = filled(30, 2, "a", "b");
+    long gen = f.pool.getReplicas(List.of("k0"), 3).get(0).generation();
+    f.advance(Duration.ofSeconds(6));
+    PoolFixture.SimNode a = f.nodes.get("a");
+    f.pool.diskDrop(new DiskDrop("a", a.registrationId, List.of(new PutRef("k0", gen))));
+    assertThat(f.replicas("k0")).isEqualTo(1);
+    assertThat(f.evictions()).isZero();
+    f.pool.diskDrop(new DiskDrop("a", new byte[16], List.of(new PutRef("k0", gen)))) ; // another registration
+    f.pool.diskDrop(new DiskDrop("b", f.nodes.get("b").registrationId, List.of(new PutRef("k0", gen + 1))));
+    assertThat(f.replicas("k0")).as("ignored: wrong registration, other generation").isEqualTo(1);
+    f.pool.diskDrop(new DiskDrop("b", f.nodes.get("b").registrationId, List.of(new PutRef("k0", gen))));
+    assertThat(f.exists("k0")).isFalse();
+    assertThat(f.evictions()).isEqualTo(1);
+  }
+
+  @Test
+  void aNewMasterAdoptsDiskReplicasFromTheInventories() {
+    PoolFixture f = filled(40, 1, "a");
+    long onDisk = f.nodes.get("a").objects.values().stream().filter(InventoryObject::onDisk).count();
+    assertThat(onDisk).isPositive();
+    f.restartMaster();
+    f.settle();
+    for (int i = 0; i < 40; i++) {
+      assertThat(f.exists("k" + i)).as("k" + i).isTrue();
+    }
+    assertThat(f.pool.getReplicas(List.of("k0"), 3).get(0).replicas().get(0).onDisk()).isTrue();
+  }
+}
