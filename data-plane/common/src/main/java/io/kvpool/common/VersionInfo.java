@@ -14,7 +14,7 @@ public final class VersionInfo {
   /** The release this build is, unless the image declares another (see {@link #current}). */
   public static final String BUILD_RELEASE = "0.2.0";
   public static final int PROTOCOL_MAJOR = 2;
-  public static final int PROTOCOL_MINOR = 2;
+  public static final int PROTOCOL_MINOR = 3;
   /** Environment variable an image sets to declare its release (two images of the same code, upgrade tests). */
   public static final String RELEASE_ENV = "KVPOOL_BUILD_RELEASE";
 

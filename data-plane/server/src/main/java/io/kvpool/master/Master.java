@@ -4,6 +4,7 @@ import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterRole;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.common.HostPort;
+import io.kvpool.events.KvEventPublisher;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Role;
@@ -42,6 +43,8 @@ public final class Master implements AutoCloseable {
   private final AdminHttpServer admin;
   private final Leadership leadership;
   private final ReplicaRepairer repairer;
+  /** Null unless the master publishes KV events. */
+  private final KvEventPublisher events;
   private final SecureRandom random = new SecureRandom();
   private volatile PoolMetadata leading; // null while standing by
   private volatile MasterConfig config; // the settings' config with eviction settings changed live
@@ -61,6 +64,13 @@ public final class Master implements AutoCloseable {
       this.admin = new AdminHttpServer(settings.host(), settings.adminPort());
     } catch (IOException e) {
       rpc.close();
+      throw e;
+    }
+    try {
+      this.events = settings.events().map(e -> new KvEventPublisher(e, metrics)).orElse(null);
+    } catch (RuntimeException e) {
+      rpc.close();
+      admin.close();
       throw e;
     }
     LeaderIdentity self = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
@@ -106,6 +116,9 @@ public final class Master implements AutoCloseable {
       @Override
       public void stoppedLeading() {
         leading = null;
+        if (events != null) {
+          events.standBy();
+        }
         knownLeader = null; // until the elector names the next one: never point peers at this standby
       }
 
@@ -124,8 +137,13 @@ public final class Master implements AutoCloseable {
   private synchronized void lead(Set<String> previousNodes) {
     long view = Math.max(System.currentTimeMillis(), lastView + 1);
     lastView = view;
-    leading = new PoolMetadata(config, System::currentTimeMillis, new ReplicaPlacement(random), counters,
+    PoolMetadata m = new PoolMetadata(config, System::currentTimeMillis, new ReplicaPlacement(random), counters,
         random, view, previousNodes);
+    if (events != null) {
+      m.listen(events.listenerFor(view)); // before it serves: every change of residency is announced
+      events.lead(m);
+    }
+    leading = m;
     knownLeader = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
         advertised(rpcEndpointUnchecked()), advertised(admin.endpoint()));
     LOG.info("event=serving_as_leader pool={} view={} rpc={} awaiting_nodes={}", settings.config().poolId(), view,
@@ -194,6 +212,11 @@ public final class Master implements AutoCloseable {
 
   public boolean isLeader() {
     return leading != null;
+  }
+
+  /** The KV event publisher, when this master publishes events (tests read its ports). */
+  public java.util.Optional<KvEventPublisher> events() {
+    return java.util.Optional.ofNullable(events);
   }
 
   public MasterCounters counters() {
@@ -345,5 +368,8 @@ public final class Master implements AutoCloseable {
     repairer.close();
     rpc.close();
     admin.close();
+    if (events != null) {
+      events.close();
+    }
   }
 }

@@ -10,6 +10,7 @@ import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.PinRequest;
 import io.kvpool.protocol.PutEndRequest;
 import io.kvpool.protocol.PutRevokeRequest;
+import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.RegisterInventory;
@@ -60,6 +61,10 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         }
         case PUT_START -> new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items(),
             session.agreedMinor())).encode(out);
+        case PUT_START_META -> {
+          PutStartMetaRequest put = PutStartMetaRequest.decode(request.reader());
+          new PutStartReply(metadata.putStart(put.items(), put.metadata(), session.agreedMinor())).encode(out);
+        }
         case PUT_END -> new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items())).encode(out);
         case PUT_REVOKE ->
             new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts())).encode(out);
