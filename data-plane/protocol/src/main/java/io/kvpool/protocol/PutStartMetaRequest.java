@@ -9,6 +9,9 @@ import java.util.List;
  * exactly as PUT_START. {@code metadata} has one entry per item, null where an item carries none.
  */
 public record PutStartMetaRequest(List<PutStartItem> items, List<BlockMetadata> metadata) {
+  /** The protocol minor that has this message. */
+  public static final int MINOR = 3;
+
   public PutStartMetaRequest {
     items = List.copyOf(items);
     metadata = java.util.Collections.unmodifiableList(new ArrayList<>(metadata));

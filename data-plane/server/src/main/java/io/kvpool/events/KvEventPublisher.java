@@ -264,13 +264,14 @@ public final class KvEventPublisher implements AutoCloseable {
     ZMsg request;
     while ((request = ZMsg.recvMsg(replay, ZMQ.DONTWAIT)) != null) {
       ZFrame[] frames = request.toArray(new ZFrame[0]);
+      boolean valid = frames.length == 3 && frames[1].size() == 0 && frames[2].size() == 8;
+      byte[] identity = frames[0].getData();
+      long start = valid ? ByteBuffer.wrap(frames[2].getData()).getLong() : 0;
       request.destroy();
-      if (frames.length != 3 || frames[1].size() != 0 || frames[2].size() != 8) {
+      if (!valid) {
         replays.labelValues("invalid").inc();
         continue;
       }
-      byte[] identity = frames[0].getData();
-      long start = ByteBuffer.wrap(frames[2].getData()).getLong();
       if (current.metadata() == null || lastSeq < 0 || start > lastSeq) {
         replays.labelValues("empty").inc();
       } else if (buffer.covers(start)) {

@@ -62,6 +62,10 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         case PUT_START -> new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items(),
             session.agreedMinor())).encode(out);
         case PUT_START_META -> {
+          if (session.agreedMinor() < PutStartMetaRequest.MINOR) {
+            throw new RefusedException(ErrorCode.UNKNOWN_OPCODE, "PUT_START_META needs protocol 2."
+                + PutStartMetaRequest.MINOR + "; this connection agreed on 2." + session.agreedMinor());
+          }
           PutStartMetaRequest put = PutStartMetaRequest.decode(request.reader());
           new PutStartReply(metadata.putStart(put.items(), put.metadata(), session.agreedMinor())).encode(out);
         }
