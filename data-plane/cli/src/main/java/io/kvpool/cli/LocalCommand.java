@@ -63,6 +63,16 @@ final class LocalCommand implements Callable<Integer> {
           + " Ctrl-C and started again with the same folder comes back with its values, no byte copied (warm"
           + " restarts). Default: anonymous memory, gone with the pool.")
   String memoryDir;
+  @Option(names = "--events-port", paramLabel = "PORT",
+      description = "Publish the pool's KV events (vLLM's format, docs/events.md) on this port; the replay socket"
+          + " listens on --events-replay-port. Default: no events.")
+  Integer eventsPort;
+  @Option(names = "--events-replay-port", paramLabel = "PORT",
+      description = "Port of the KV events' replay socket. Default: --events-port + 1.")
+  Integer eventsReplayPort;
+  @Option(names = "--events-model", paramLabel = "NAME", defaultValue = "",
+      description = "The model named in the KV-event topic kv@pool:<pool id>@<model>.")
+  String eventsModel;
 
   private final PrintStream out;
 
@@ -109,6 +119,20 @@ final class LocalCommand implements Callable<Integer> {
     if (memoryDir != null) {
       builder.storageOption("--memory-dir", memoryDir);
       out.println("memory files in " + memoryDir + " (start the pool again with this folder to get its values back)");
+    }
+    if (eventsPort != null) {
+      Checks.range(spec, "--events-port", eventsPort, 1, 65534);
+      int replayPort = eventsReplayPort != null ? eventsReplayPort : eventsPort + 1;
+      Checks.range(spec, "--events-replay-port", replayPort, 1, 65535);
+      builder.masterOption("--events-port", Integer.toString(eventsPort))
+          .masterOption("--events-replay-port", Integer.toString(replayPort));
+      if (!eventsModel.isEmpty()) {
+        builder.masterOption("--events-model", eventsModel);
+      }
+      out.println("KV events on tcp://127.0.0.1:" + eventsPort + " (topic kv@pool:" + poolId + "@" + eventsModel
+          + "), replay on tcp://127.0.0.1:" + replayPort);
+    } else if (eventsReplayPort != null) {
+      throw Checks.usage(spec, "--events-replay-port needs --events-port");
     }
     LocalPoolConfig config = builder.build();
     out.println("starting " + nodes + " storage nodes of " + StatusTable.bytes(memory) + " and a master; logs in "

@@ -3,9 +3,10 @@ package io.kvpool.master;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterRole;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.ResidentKeys;
 import io.kvpool.common.HostPort;
-import io.kvpool.events.KvEventPublisher;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.events.KvEventPublisher;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.ServerState;
@@ -87,6 +88,7 @@ public final class Master implements AutoCloseable {
         .route("/metrics", r -> AdminHttpServer.metrics(metrics))
         .route("/status", r -> new Response(200, "application/json", AdminJson.write(status())))
         .route("/scan", r -> scanResponse())
+        .route("/residents", r -> residentsResponse())
         .route("/step-down", this::stepDown)
         .route("/nodes/", this::nodeAction);
   }
@@ -277,6 +279,20 @@ public final class Master implements AutoCloseable {
     PoolMetadata m = leading;
     return m == null ? Response.text(503, "not the leader: only the leading master holds the object table\n")
         : new Response(200, "application/json", AdminJson.write(m.scan()));
+  }
+
+  /** The /residents document: the readable objects as KV events name them (O(objects)). 503 on a standby. */
+  private Response residentsResponse() {
+    PoolMetadata m = leading;
+    if (m == null) {
+      return Response.text(503, "not the leader: only the leading master holds the object table\n");
+    }
+    java.util.List<ResidentKeys.Resident> out = new java.util.ArrayList<>();
+    for (ResidentObject o : m.residents()) {
+      out.add(new ResidentKeys.Resident(o.key(), o.generation(), o.eventHashes()));
+    }
+    return new Response(200, "application/json", AdminJson.write(new ResidentKeys(AdminJson.API_VERSION, m.view(),
+        out)));
   }
 
   /** The /status document. */
