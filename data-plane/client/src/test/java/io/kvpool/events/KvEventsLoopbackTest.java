@@ -300,7 +300,9 @@ class KvEventsLoopbackTest {
     EventFollower next = resume(f);
     converge(next);
     assertThat(next.clears).as("the new leader's answer to a sequence it never had").isEqualTo(1);
-    assertThat(next.hashes).isEqualTo(before);
+    // converge: exactly the new leader's objects; none lost. An object removed less than a heartbeat before the
+    // old leader went may come back with the replica its node had not released yet (PROTOCOL.md, issue 28)
+    assertThat(next.hashes).containsAll(before);
   }
 
   private void awaitServing() throws InterruptedException {
