@@ -258,6 +258,32 @@ class KvEventsLoopbackTest {
     assertThat(metric("kvpool_events_dropped_total")).isGreaterThan(0);
   }
 
+  @Test
+  void hostileReplayRequestsAreIgnoredAndAStalledSubscriberHoldsNothingUp() throws Exception {
+    startPool(events());
+    try (ZContext zmq = new ZContext(1)) {
+      // a subscriber that never reads, with room for 10 messages: ZMQ drops what does not fit, for it alone
+      ZMQ.Socket stalled = zmq.createSocket(SocketType.SUB);
+      stalled.setRcvHWM(10);
+      stalled.subscribe(new byte[0]);
+      stalled.connect("tcp://127.0.0.1:" + publisher().pubPort());
+      ZMQ.Socket hostile = zmq.createSocket(SocketType.DEALER);
+      hostile.connect("tcp://127.0.0.1:" + publisher().replayPort());
+      hostile.send(longBytes(0), 0); // no empty delimiter
+      hostile.sendMore(new byte[0]);
+      hostile.send(new byte[7], 0); // a short sequence
+      hostile.sendMore(new byte[0]);
+      hostile.send(new byte[4096], 0); // over the request limit: ZMQ drops it
+      EventFollower f = follow();
+      for (int i = 0; i < 200; i++) {
+        client.put("s/" + i, value(100, i), 1);
+      }
+      converge(f);
+      assertThat(metric("kvpool_events_replay_requests_total{outcome=\"invalid\"}")).isGreaterThanOrEqualTo(2);
+      assertThat(metric("kvpool_events_batches_total")).isGreaterThan(1);
+    }
+  }
+
   private double metric(String name) throws Exception {
     java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
         java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))

@@ -184,32 +184,43 @@ public final class KvEventPublisher implements AutoCloseable {
     List<ResidencyChange> drained = new ArrayList<>(config.maxEventsPerBatch());
     try {
       while (running) {
-        Leading next = switchTo.getAndSet(null);
-        if (next != null) {
-          begin(next);
-        }
-        serveReplays();
-        ResidencyChange first = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
-        if (first != null) {
-          drained.add(first);
-          queue.drainTo(drained, config.maxEventsPerBatch() - 1);
-          drained.removeIf(c -> c.view() != current.view());
-          if (!drained.isEmpty() && current.metadata() != null) {
-            publish(false, drained);
-          }
+        try {
+          step(drained);
+        } catch (RuntimeException e) {
+          // changes of this step may be lost: the next step re-announces everything, as after an overflow
+          LOG.error("event=kv_events_step_failed pool={} reason=\"{}\"", config.poolId(), e.toString(), e);
           drained.clear();
-        }
-        if (resync.getAndSet(false) && current.metadata() != null) {
-          resyncs.labelValues("overflow").inc();
-          publish(true, snapshot());
+          resync.set(true);
+          Thread.sleep(100);
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      LOG.error("event=kv_events_failed pool={} reason=\"{}\"", config.poolId(), e.toString(), e);
     } finally {
       zmq.close();
+    }
+  }
+
+  /** One turn of the publisher thread: a leadership change, waiting replays, then the queued changes. */
+  private void step(List<ResidencyChange> drained) throws InterruptedException {
+    Leading next = switchTo.getAndSet(null);
+    if (next != null) {
+      begin(next);
+    }
+    serveReplays();
+    ResidencyChange first = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
+    if (first != null) {
+      drained.add(first);
+      queue.drainTo(drained, config.maxEventsPerBatch() - 1);
+      drained.removeIf(c -> c.view() != current.view());
+      if (!drained.isEmpty() && current.metadata() != null) {
+        publish(false, drained);
+      }
+      drained.clear();
+    }
+    if (resync.getAndSet(false) && current.metadata() != null) {
+      resyncs.labelValues("overflow").inc();
+      publish(true, snapshot());
     }
   }
 
