@@ -40,6 +40,7 @@ public final class KvEventPublisher implements AutoCloseable {
   /** A replay request is (identity, empty delimiter, 8-byte sequence): anything larger is dropped by ZMQ. */
   private static final long MAX_REPLAY_REQUEST_BYTES = 256;
   private static final long IDLE_POLL_MILLIS = 10;
+  private static final long GATHER_NANOS = 1_000_000;
 
   private final KvEventsConfig config;
   private final KvEventEncoder encoder;
@@ -211,7 +212,19 @@ public final class KvEventPublisher implements AutoCloseable {
     ResidencyChange first = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
     if (first != null) {
       drained.add(first);
-      queue.drainTo(drained, config.maxEventsPerBatch() - 1);
+      // gather what follows within a millisecond into the same batch: under a put storm one batch carries many
+      // events instead of one message per put (vLLM batches per scheduler step the same way)
+      long gatherUntil = System.nanoTime() + GATHER_NANOS;
+      while (drained.size() < config.maxEventsPerBatch()) {
+        queue.drainTo(drained, config.maxEventsPerBatch() - drained.size());
+        long left = gatherUntil - System.nanoTime();
+        ResidencyChange more = left > 0 && drained.size() < config.maxEventsPerBatch()
+            ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+        if (more == null) {
+          break;
+        }
+        drained.add(more);
+      }
       drained.removeIf(c -> c.view() != current.view());
       if (!drained.isEmpty() && current.metadata() != null) {
         publish(false, drained);
