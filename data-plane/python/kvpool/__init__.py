@@ -1,4 +1,4 @@
-"""Python client of kvpool, a Kubernetes-native KV-cache pool (wire protocol 2.2).
+"""Python client of kvpool, a Kubernetes-native KV-cache pool (wire protocol 2.3).
 
 - :class:`KvPoolClient` / :class:`ClientConfig`: the client (typed exceptions in :mod:`kvpool.errors`);
 - :class:`kvpool.store.KvPoolStore`: the Mooncake-store-compatible API;
@@ -13,12 +13,13 @@ from .errors import (AuthenticationError, AuthenticationFailed, AuthenticationRe
                      HandshakeRefused, InvalidKey, KvPoolError, KvPoolTimeout, NoSpace, ObjectNotFound, PoolMismatch,
                      ProtocolError, RemoteError, TlsFailure, VersionMismatch)
 from .memory import Regions
+from .messages import BlockMetadata
 from .version import PROTOCOL_MAJOR, PROTOCOL_MINOR, RELEASE
 
 __version__ = RELEASE
 
 __all__ = [
-    "KvPoolClient", "ClientConfig", "Regions", "ErrorCode", "KvPoolError", "ProtocolError", "KvPoolTimeout",
+    "KvPoolClient", "ClientConfig", "Regions", "BlockMetadata", "ErrorCode", "KvPoolError", "ProtocolError", "KvPoolTimeout",
     "ConnectionFailed", "HandshakeRefused", "VersionMismatch", "PoolMismatch", "AuthenticationError",
     "AuthenticationRequired", "AuthenticationFailed", "PoolKey",
     "RemoteError", "ObjectNotFound", "InvalidKey", "TlsFailure", "NoSpace", "ChecksumMismatch", "BufferTooSmall", "RELEASE", "PROTOCOL_MAJOR",

@@ -17,12 +17,12 @@ from .codec import MAX_BATCH, key_problem
 from .commits import PutCommits, PutCommitStats
 from .config import ClientConfig
 from .endpoints import any_master_answers
-from .errors import ErrorCode, InvalidKey, KvPoolError, ObjectNotFound, RemoteError, remote_error
+from .errors import ErrorCode, InvalidKey, KvPoolError, ObjectNotFound, RemoteError, VersionMismatch, remote_error
 from .gets import Destinations, GetOperation, IntoRegions, NewBuffers
 from .locations import LocationCache, LocationCacheStats
 from .memory import Regions
-from .messages import (HandshakePrefix, Opcode, PoolStats, Role, decode_count, decode_status_list, encode_keys,
-                       encode_pin)
+from .messages import (PUT_START_META_MINOR, BlockMetadata, HandshakePrefix, Opcode, PoolStats, Role, decode_count,
+                       decode_status_list, encode_keys, encode_pin)
 from .pools import MasterChannel, StorageConnections
 from .puts import PutOperation, PutResult, entries, value_problem
 
@@ -87,24 +87,28 @@ class KvPoolClient:
 
     # ---- put ----
 
-    def put(self, key: str, value, replicas: int | None = None) -> bool:
+    def put(self, key: str, value, replicas: int | None = None, metadata: BlockMetadata | None = None) -> bool:
         """Stores ``value`` (any buffer-protocol object, not copied) within the operation timeout, retries included.
-        True when stored, False when the key already held a value (which is kept)."""
-        return self.put_regions(key, Regions.of_buffer(value), replicas)
+        True when stored, False when the key already held a value (which is kept). ``metadata``: what the value's KV
+        blocks are (protocol 2.3): the master keeps it with the object and names it in its KV events."""
+        return self.put_regions(key, Regions.of_buffer(value), replicas, metadata)
 
-    def put_regions(self, key: str, value: Regions, replicas: int | None = None) -> bool:
+    def put_regions(self, key: str, value: Regions, replicas: int | None = None,
+                    metadata: BlockMetadata | None = None) -> bool:
         """As :meth:`put`, the value gathered from several regions."""
         replicas = self.config.replicas if replicas is None else replicas
         _check_key(key)
         refused = value_problem(key, value, replicas)
         if refused is not None:
             raise refused
-        entry = self._put_entries([key], [value], replicas)[0]
+        self._check_metadata(key, metadata)
+        entry = self._put_entries([key], [value], replicas, metadata=None if metadata is None else [metadata])[0]
         if entry.result == PutResult.FAILED:
             raise entry.failure
         return entry.result == PutResult.STORED
 
-    def put_batch(self, keys: Sequence[str], values: Sequence[Regions], replicas: int | None = None) -> list:
+    def put_batch(self, keys: Sequence[str], values: Sequence[Regions], replicas: int | None = None,
+                  metadata: Sequence | None = None) -> list:
         """Stores many values (each a :class:`Regions`) with one master round trip to start them and, for those their
         storage nodes did not commit, one to end them, writing every node's replicas at once; keys that fail are
         tried again together, all within one operation timeout. One entry per key: None when stored (or already
@@ -114,20 +118,35 @@ class KvPoolClient:
         if len(keys) != len(values):
             raise ValueError(f"{len(keys)} keys but {len(values)} values")
         _check_keys(keys)
-        for k, v in zip(keys, values):
+        if metadata is not None and len(metadata) != len(keys):
+            raise ValueError(f"{len(keys)} keys but {len(metadata)} metadata entries")
+        for i, (k, v) in enumerate(zip(keys, values)):
             refused = value_problem(k, v, replicas)
             if refused is not None:
                 raise refused
+            self._check_metadata(k, None if metadata is None else metadata[i])
         return [e.failure if e.result == PutResult.FAILED else None
-                for e in self._put_entries(keys, values, replicas)]
+                for e in self._put_entries(keys, values, replicas, metadata=metadata)]
+
+    def _check_metadata(self, key: str, metadata: BlockMetadata | None) -> None:
+        """Metadata over a limit raises ValueError; a master that cannot keep it (protocol < 2.3) VersionMismatch."""
+        if metadata is None:
+            return
+        problem = metadata.limit_problem()
+        if problem is not None:
+            raise ValueError(f"block metadata of key '{key}': {problem}")
+        if min(self.server_protocol[1], self.config.protocol[1]) < PUT_START_META_MINOR:
+            raise VersionMismatch(f"block metadata needs protocol 2.{PUT_START_META_MINOR}; the master speaks protocol"
+                                  f" {self.server_protocol[0]}.{self.server_protocol[1]}: put without metadata, or"
+                                  " upgrade the master")
 
     def _put_entries(self, keys: Sequence[str], values: Sequence[Regions], replicas: int | None = None,
-                     deadline: Backoff | None = None) -> list:
+                     deadline: Backoff | None = None, metadata: Sequence | None = None) -> list:
         """One put operation for every key (one deadline: the operation timeout from now, or ``deadline``); an
         invalid key or value fails only its own entry. Returns the :class:`kvpool.puts.PutEntry` of each key, with
         its ``result`` and ``failure``."""
         replicas = self.config.replicas if replicas is None else replicas
-        todo = entries(keys, values, replicas, lambda v: crc32c_of_regions(v.views))
+        todo = entries(keys, values, replicas, lambda v: crc32c_of_regions(v.views), metadata)
         return PutOperation(self.config, self._master, self._storage, self._commits, todo, replicas, deadline).run()
 
     # ---- get ----

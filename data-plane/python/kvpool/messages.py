@@ -23,6 +23,7 @@ class Opcode(enum.IntEnum):
     REMOVE_ALL = 26
     PIN = 27
     STATS = 28
+    PUT_START_META = 29  # protocol 2.3
     WRITE = 40
     READ = 41
     READ_BATCH = 43  # protocol 2.1
@@ -205,6 +206,74 @@ def encode_put_start(items: Sequence[PutStartItem]) -> BodyWriter:
         w.string(it.key).i32(it.size).i32(it.crc).u8(it.replicas).i64(it.put_id).count(len(it.avoid))
         for node in it.avoid:
             w.string(node)
+    return w
+
+
+PUT_START_META_MINOR = 3
+MAX_BLOCK_HASHES = 64
+MAX_HASH_BYTES = 64
+MAX_TOKEN_IDS = 4096
+MAX_BLOCK_SIZE = 65536
+
+
+class BlockMetadata(NamedTuple):
+    """What an inference engine knows about the KV blocks a value holds (protocol 2.3, PROTOCOL.md "Block metadata"):
+    the fields of vLLM's ``BlockStored``, which the master publishes in its KV events when the object becomes
+    readable. A hash is ``bytes`` (published as msgpack bin) or, for all of them at once, an ``int`` (a signed 64-bit
+    value, published as a msgpack integer). ``lora_id`` None or 0: none."""
+    block_hashes: Sequence
+    parent_block_hash: "bytes | int | None" = None
+    token_ids: Sequence[int] = ()
+    block_size: int = 0
+    lora_id: "int | None" = None
+
+    def int_hashes(self) -> bool:
+        return bool(self.block_hashes) and isinstance(self.block_hashes[0], int)
+
+    def limit_problem(self) -> "str | None":
+        """None when within the protocol's limits, else why not (the master answers LIMIT_EXCEEDED the same way)."""
+        hashes = list(self.block_hashes)
+        if not 1 <= len(hashes) <= MAX_BLOCK_HASHES:
+            return f"block metadata holds {len(hashes)} block hashes; 1..{MAX_BLOCK_HASHES} allowed"
+        as_int = self.int_hashes()
+        for h in hashes + ([] if self.parent_block_hash is None else [self.parent_block_hash]):
+            if as_int != isinstance(h, int):
+                return "block hashes must be all bytes or all int"
+            if as_int and not -(1 << 63) <= h < (1 << 63):
+                return f"integer block hash {h} does not fit 64 bits"
+            if not as_int and not 1 <= len(h) <= MAX_HASH_BYTES:
+                return f"block hash of {len(h)} bytes; 1..{MAX_HASH_BYTES} allowed"
+        if len(self.token_ids) > MAX_TOKEN_IDS:
+            return f"block metadata holds {len(self.token_ids)} token ids; at most {MAX_TOKEN_IDS} allowed"
+        if not 0 <= self.block_size <= MAX_BLOCK_SIZE:
+            return f"block size {self.block_size} outside 0..{MAX_BLOCK_SIZE}"
+        if self.lora_id is not None and self.lora_id < 0:
+            return f"LoRA id {self.lora_id} is negative (0 or None means none)"
+        return None
+
+    def encode(self, w: BodyWriter) -> None:
+        as_int = self.int_hashes()
+
+        def raw(h) -> bytes:
+            return h.to_bytes(8, "big", signed=True) if as_int else bytes(h)
+
+        w.u8(1 if as_int else 0).count(len(self.block_hashes))
+        for h in self.block_hashes:
+            w.bytes(raw(h))
+        w.bytes(b"" if self.parent_block_hash is None else raw(self.parent_block_hash))
+        w.count(len(self.token_ids))
+        for t in self.token_ids:
+            w.i32(t)
+        w.i32(self.block_size).i32(self.lora_id or 0)
+
+
+def encode_put_start_meta(items: Sequence[PutStartItem], metadata: Sequence) -> BodyWriter:
+    """PUT_START_META (protocol 2.3): PUT_START's items, then per item ``present bool`` and its BlockMetadata."""
+    w = encode_put_start(items).count(len(metadata))
+    for m in metadata:
+        w.bool(m is not None)
+        if m is not None:
+            m.encode(w)
     return w
 
 

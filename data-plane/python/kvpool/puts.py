@@ -18,8 +18,8 @@ from .backoff import Backoff
 from .codec import MAX_BATCH, MAX_VALUE_BYTES, key_problem
 from .errors import (ConnectionFailed, ErrorCode, InvalidKey, KvPoolError, KvPoolTimeout, NoSpace, remote_error,
                      retryable)
-from .messages import (Opcode, PutEndItem, PutStartItem, decode_put_start_reply, decode_status_list, encode_put_end,
-                       encode_put_refs, encode_put_start)
+from .messages import (BlockMetadata, Opcode, PutEndItem, PutStartItem, decode_put_start_reply, decode_status_list,
+                       encode_put_end, encode_put_refs, encode_put_start, encode_put_start_meta)
 from .memory import Regions
 from .transfers import PutPlan, write_replicas
 
@@ -47,10 +47,11 @@ def value_problem(key: str, value: Regions, replicas: int) -> Exception | None:
 class PutEntry:
     """One key's put across the rounds of an operation. ``result`` and ``failure`` say how it ended."""
 
-    __slots__ = ("key", "value", "crc", "avoid", "put_id", "started", "data_failures", "failure", "result")
+    __slots__ = ("key", "value", "crc", "metadata", "avoid", "put_id", "started", "data_failures", "failure", "result")
 
-    def __init__(self, key: str, value: Regions, crc: int = 0):
+    def __init__(self, key: str, value: Regions, crc: int = 0, metadata: BlockMetadata | None = None):
         self.key = key
+        self.metadata = metadata  # what the writer says about the KV blocks the value holds (protocol 2.3)
         self.value = value
         self.crc = crc
         self.avoid: list = []
@@ -73,13 +74,13 @@ class PutEntry:
             self.result = PutResult.FAILED
 
 
-def entries(keys: Sequence[str], values: Sequence[Regions], replicas: int, crc_of) -> list:
+def entries(keys: Sequence[str], values: Sequence[Regions], replicas: int, crc_of, metadata=None) -> list:
     """The entries of a call: an invalid key or value fails its own entry at once (InvalidKey, ValueError, NoSpace),
-    nothing is sent for it; the others get their CRC32C."""
+    nothing is sent for it; the others get their CRC32C. ``metadata``: one BlockMetadata or None per key, or None."""
     out = []
-    for key, value in zip(keys, values):
+    for i, (key, value) in enumerate(zip(keys, values)):
         problem = key_problem(key)
-        entry = PutEntry(key, value)
+        entry = PutEntry(key, value, metadata=None if metadata is None else metadata[i])
         if problem is not None:
             entry.fail(InvalidKey(problem))
         else:
@@ -135,8 +136,13 @@ class PutOperation:
     def _round(self, open_entries: list) -> None:
         items = [PutStartItem(e.key, e.value.size, e.crc, self.replicas, e.put_id, tuple(e.avoid[-_MAX_AVOIDED:]))
                  for e in open_entries]
-        started = self._expect(self.master.call(Opcode.PUT_START, encode_put_start(items), decode_put_start_reply,
-                                                self.deadline), len(items), "PUT_START")
+        if any(e.metadata is not None for e in open_entries):
+            body = encode_put_start_meta(items, [e.metadata for e in open_entries])
+            started = self._expect(self.master.call(Opcode.PUT_START_META, body, decode_put_start_reply,
+                                                    self.deadline), len(items), "PUT_START_META")
+        else:
+            started = self._expect(self.master.call(Opcode.PUT_START, encode_put_start(items),
+                                                    decode_put_start_reply, self.deadline), len(items), "PUT_START")
         writing, plans = [], []
         for e, r in zip(open_entries, started):
             if r.status == ErrorCode.OK:

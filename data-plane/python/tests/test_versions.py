@@ -3,7 +3,7 @@ naming both versions; one minor newer is accepted (one minor older: test_node_co
 
 import pytest
 
-from kvpool import ClientConfig, KvPoolClient, PoolMismatch, VersionMismatch
+from kvpool import PROTOCOL_MINOR, ClientConfig, KvPoolClient, PoolMismatch, VersionMismatch
 from kvpool.store import KvPoolStore, MooncakeError
 
 
@@ -11,9 +11,9 @@ def test_other_protocol_major_is_refused_naming_both_versions(pool):
     with pytest.raises(VersionMismatch) as refused:
         KvPoolClient(ClientConfig(pool.master, release="1.4.0", protocol=(1, 0), operation_timeout=10))
     message = str(refused.value)
-    assert "0.2.0 speaks protocol 2.3" in message
+    assert f"0.2.0 speaks protocol 2.{PROTOCOL_MINOR}" in message
     assert "1.4.0 speaks protocol 1.0" in message
-    assert refused.value.local == "1.4.0/1.0" and refused.value.peer == "0.2.0/2.3"
+    assert refused.value.local == "1.4.0/1.0" and refused.value.peer == f"0.2.0/2.{PROTOCOL_MINOR}"
 
 
 def test_newer_major_is_refused_too(pool):
@@ -22,15 +22,16 @@ def test_newer_major_is_refused_too(pool):
 
 
 def test_one_minor_newer_is_accepted(pool):
-    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, release="0.3.0", protocol=(2, 4))) as c:
-        assert c.server_protocol == (2, 3)
+    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, release="0.3.0",
+                                   protocol=(2, PROTOCOL_MINOR + 1))) as c:
+        assert c.server_protocol == (2, PROTOCOL_MINOR)
         c.put("versions/minor", b"ok")
         assert bytes(c.get("versions/minor")) == b"ok"
 
 
-@pytest.mark.parametrize("release, protocol", [("0.1.5", (2, 1)), ("0.4.0", (2, 5))])
+@pytest.mark.parametrize("release, protocol", [("0.1.5", (2, PROTOCOL_MINOR - 2)), ("0.4.0", (2, PROTOCOL_MINOR + 2))])
 def test_two_minors_apart_is_refused(pool, release, protocol):
-    with pytest.raises(VersionMismatch, match="speaks protocol 2.3"):
+    with pytest.raises(VersionMismatch, match=f"speaks protocol 2.{PROTOCOL_MINOR}"):
         KvPoolClient(ClientConfig(pool.master, release=release, protocol=protocol, operation_timeout=10))
 
 

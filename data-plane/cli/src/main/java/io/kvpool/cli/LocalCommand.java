@@ -70,6 +70,16 @@ final class LocalCommand implements Callable<Integer> {
           + " started again with the same folder keeps what its tiers hold. Default with --disk: a new temporary"
           + " folder.")
   String diskDir;
+  @Option(names = "--events-port", paramLabel = "PORT",
+      description = "Publish the pool's KV events (vLLM's format, docs/events.md) on this port; the replay socket"
+          + " listens on --events-replay-port. Default: no events.")
+  Integer eventsPort;
+  @Option(names = "--events-replay-port", paramLabel = "PORT",
+      description = "Port of the KV events' replay socket. Default: --events-port + 1.")
+  Integer eventsReplayPort;
+  @Option(names = "--events-model", paramLabel = "NAME", defaultValue = "",
+      description = "The model named in the KV-event topic kv@pool:<pool id>@<model>.")
+  String eventsModel;
 
   private final PrintStream out;
 
@@ -128,6 +138,20 @@ final class LocalCommand implements Callable<Integer> {
       builder.storageOption("--disk-size", Long.toString(disk)).storageOption("--disk-dir", dir);
       out.println("disk tiers of " + StatusTable.bytes(disk) + " per node in " + dir
           + (diskDir == null ? " (removed when the pool stops; --disk-dir keeps them)" : ""));
+    }
+    if (eventsPort != null) {
+      Checks.range(spec, "--events-port", eventsPort, 1, 65534);
+      int replayPort = eventsReplayPort != null ? eventsReplayPort : eventsPort + 1;
+      Checks.range(spec, "--events-replay-port", replayPort, 1, 65535);
+      builder.masterOption("--events-port", Integer.toString(eventsPort))
+          .masterOption("--events-replay-port", Integer.toString(replayPort));
+      if (!eventsModel.isEmpty()) {
+        builder.masterOption("--events-model", eventsModel);
+      }
+      out.println("KV events on tcp://127.0.0.1:" + eventsPort + " (topic kv@pool:" + poolId + "@" + eventsModel
+          + "), replay on tcp://127.0.0.1:" + replayPort);
+    } else if (eventsReplayPort != null) {
+      throw Checks.usage(spec, "--events-replay-port needs --events-port");
     }
     LocalPoolConfig config = builder.build();
     out.println("starting " + nodes + " storage nodes of " + StatusTable.bytes(memory) + " and a master; logs in "

@@ -1,6 +1,7 @@
 package io.kvpool.client;
 
 import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.CountReply;
 import io.kvpool.protocol.ErrorCode;
@@ -9,6 +10,7 @@ import io.kvpool.protocol.KeyList;
 import io.kvpool.protocol.Keys;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PinRequest;
+import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.StatsReply;
@@ -73,12 +75,23 @@ public final class KvPoolClient implements AutoCloseable {
    * operation timeout, retries included. A key already stored keeps its value (no exception).
    */
   public void put(String key, ByteBuffer value, int replicas) {
+    put(key, value, replicas, null);
+  }
+
+  /**
+   * Stores {@code value} as {@link #put(String, ByteBuffer, int)} does, with {@code metadata} about the KV blocks it
+   * holds (null: none): the master keeps it with the object and names it in the KV events it publishes (protocol 2.3;
+   * limits in PROTOCOL.md, "Block metadata"). Metadata over a limit throws {@link IllegalArgumentException}; a master
+   * of protocol 2.2 cannot keep it, which throws {@link VersionMismatchException}.
+   */
+  public void put(String key, ByteBuffer value, int replicas, BlockMetadata metadata) {
     long started = System.nanoTime();
     try {
       checkKey(key);
       checkValue(key, value, replicas);
+      checkMetadata(key, metadata);
       PutOperation.Entry e = new PutOperation(config, master, storage, commits,
-          List.of(new PutOperation.Entry(key, value, crc32c(value))), replicas).run().get(0);
+          List.of(new PutOperation.Entry(key, value, crc32c(value), metadata)), replicas).run().get(0);
       if (e.result == PutOperation.Result.FAILED) {
         throw e.failure;
       }
@@ -93,14 +106,23 @@ public final class KvPoolClient implements AutoCloseable {
    * operation timeout. Failures are per key in the result.
    */
   public BatchResult putBatch(Map<String, ByteBuffer> values, int replicas) {
+    return putBatch(values, replicas, Map.of());
+  }
+
+  /**
+   * {@link #putBatch(Map, int)} with block metadata for the keys {@code metadata} names (see
+   * {@link #put(String, ByteBuffer, int, BlockMetadata)}).
+   */
+  public BatchResult putBatch(Map<String, ByteBuffer> values, int replicas, Map<String, BlockMetadata> metadata) {
     long started = System.nanoTime();
     try {
       checkBatch(values.keySet());
       values.forEach((key, value) -> {
         checkKey(key);
         checkValue(key, value, replicas);
+        checkMetadata(key, metadata.get(key));
       });
-      List<PutOperation.Entry> entries = PutOperation.entries(values, KvPoolClient::crc32c);
+      List<PutOperation.Entry> entries = PutOperation.entries(values, metadata, KvPoolClient::crc32c);
       return PutOperation.batchResult(new PutOperation(config, master, storage, commits, entries, replicas).run());
     } finally {
       metrics.operation(ClientMetrics.Operation.PUT_BATCH, System.nanoTime() - started);
@@ -320,6 +342,22 @@ public final class KvPoolClient implements AutoCloseable {
     String problem = Keys.problem(key);
     if (problem != null) {
       throw new IllegalArgumentException(problem);
+    }
+  }
+
+  private void checkMetadata(String key, BlockMetadata metadata) {
+    if (metadata == null) {
+      return;
+    }
+    String problem = metadata.limitProblem();
+    if (problem != null) {
+      throw new IllegalArgumentException("block metadata of key '" + key + "': " + problem);
+    }
+    VersionInfo master = masterHandshake.version();
+    if (Math.min(master.protocolMinor(), VersionInfo.PROTOCOL_MINOR) < PutStartMetaRequest.MINOR) {
+      throw new VersionMismatchException("block metadata needs protocol 2." + PutStartMetaRequest.MINOR
+          + "; the master (release " + master.release() + ") speaks protocol " + master.protocol()
+          + ": put without metadata, or upgrade the master");
     }
   }
 

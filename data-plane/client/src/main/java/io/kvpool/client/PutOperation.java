@@ -1,5 +1,6 @@
 package io.kvpool.client;
 
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Opcode;
@@ -8,6 +9,7 @@ import io.kvpool.protocol.PutEndRequest;
 import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.PutRevokeRequest;
 import io.kvpool.protocol.PutStartItem;
+import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.PutStartResult;
@@ -48,10 +50,18 @@ final class PutOperation {
     KvPoolException failure;
     Result result;
 
+    /** What the writer says about the KV blocks the value holds (protocol 2.3), or null. */
+    final BlockMetadata metadata;
+
     Entry(String key, ByteBuffer value, int checksum) {
+      this(key, value, checksum, null);
+    }
+
+    Entry(String key, ByteBuffer value, int checksum, BlockMetadata metadata) {
       this.key = key;
       this.value = value;
       this.checksum = checksum;
+      this.metadata = metadata;
     }
 
     /** Its data path failed: the next round starts a new put (new put id), unless it ran out of attempts. */
@@ -130,7 +140,8 @@ final class PutOperation {
     for (Entry e : open) {
       items.add(new PutStartItem(e.key, e.value.remaining(), e.checksum, replicas, e.putId, List.copyOf(e.avoid)));
     }
-    List<PutStartResult> started = putStart(items);
+    List<PutStartResult> started = open.stream().anyMatch(e -> e.metadata != null)
+        ? putStartWithMetadata(items, open.stream().map(e -> e.metadata).toList()) : putStart(items);
     List<Entry> writing = new ArrayList<>();
     List<ReplicaWrites.Put> puts = new ArrayList<>();
     for (int i = 0; i < open.size(); i++) {
@@ -246,6 +257,16 @@ final class PutOperation {
     return results;
   }
 
+  /** PUT_START_META (protocol 2.3): PUT_START with each item's block metadata, answered as PUT_START. */
+  private List<PutStartResult> putStartWithMetadata(List<PutStartItem> items, List<BlockMetadata> metadata) {
+    BodyWriter w = new BodyWriter(64 + items.size() * 256);
+    new PutStartMetaRequest(items, metadata).encode(w);
+    List<PutStartResult> results = master.call(Opcode.PUT_START_META, w, r -> PutStartReply.decode(r).results(),
+        deadline);
+    MasterChannel.expectCount(results.size(), items.size(), Opcode.PUT_START_META);
+    return results;
+  }
+
   private List<ErrorCode> putEnd(List<PutEndItem> items) {
     BodyWriter w = new BodyWriter(64 + items.size() * 96);
     new PutEndRequest(items).encode(w);
@@ -266,8 +287,14 @@ final class PutOperation {
 
   /** The entries of {@code values}, in the map's order. */
   static List<Entry> entries(Map<String, ByteBuffer> values, java.util.function.ToIntFunction<ByteBuffer> crc) {
+    return entries(values, Map.of(), crc);
+  }
+
+  /** Entries with the block metadata {@code metadata} names for their keys (none for the others). */
+  static List<Entry> entries(Map<String, ByteBuffer> values, Map<String, BlockMetadata> metadata,
+                             java.util.function.ToIntFunction<ByteBuffer> crc) {
     List<Entry> out = new ArrayList<>(values.size());
-    values.forEach((k, v) -> out.add(new Entry(k, v, crc.applyAsInt(v))));
+    values.forEach((k, v) -> out.add(new Entry(k, v, crc.applyAsInt(v), metadata.get(k))));
     return out;
   }
 

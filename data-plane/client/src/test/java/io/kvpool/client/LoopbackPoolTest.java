@@ -204,6 +204,7 @@ class LoopbackPoolTest {
         .isEqualTo(new PutCommitStats(220, 0));
   }
 
+  /** A client one minor older still puts; its nodes commit for it only from protocol 2.2 on (else it ends them). */
   @Test
   void aClientOneMinorOlderStillHasItsPutsCommittedByTheNodes() throws Exception {
     // protocol 2.2 clients of a 2.3 pool: nodes commit for them (a 2.1 client is two minors apart, refused)

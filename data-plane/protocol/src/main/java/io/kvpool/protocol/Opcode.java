@@ -23,6 +23,8 @@ public enum Opcode {
   REMOVE_ALL(26),
   PIN(27),
   STATS(28),
+  // protocol 2.3: PUT_START with block metadata for the master's KV events
+  PUT_START_META(29),
   // client / master / storage -> storage node
   WRITE(40),
   READ(41),

@@ -3,8 +3,10 @@ package io.kvpool.master;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterRole;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.ResidentKeys;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.events.KvEventPublisher;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.ServerState;
@@ -43,6 +45,8 @@ public final class Master implements AutoCloseable {
   private final Leadership leadership;
   private final ReplicaRepairer repairer;
   private final ReleasePusher releasePusher;
+  /** Null unless the master publishes KV events. */
+  private final KvEventPublisher events;
   private final SecureRandom random = new SecureRandom();
   private volatile PoolMetadata leading; // null while standing by
   private volatile MasterConfig config; // the settings' config with eviction settings changed live
@@ -64,6 +68,13 @@ public final class Master implements AutoCloseable {
       rpc.close();
       throw e;
     }
+    try {
+      this.events = settings.events().map(e -> new KvEventPublisher(e, metrics)).orElse(null);
+    } catch (RuntimeException e) {
+      rpc.close();
+      admin.close();
+      throw e;
+    }
     LeaderIdentity self = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
         advertised(rpc.endpoint()), advertised(admin.endpoint()));
     this.leadership = settings.election().<Leadership>map(e -> new LeaseLeadership(e, self))
@@ -79,6 +90,7 @@ public final class Master implements AutoCloseable {
         .route("/metrics", r -> AdminHttpServer.metrics(metrics))
         .route("/status", r -> new Response(200, "application/json", AdminJson.write(status())))
         .route("/scan", r -> scanResponse())
+        .route("/residents", r -> residentsResponse())
         .route("/step-down", this::stepDown)
         .route("/nodes/", this::nodeAction);
   }
@@ -108,6 +120,9 @@ public final class Master implements AutoCloseable {
       @Override
       public void stoppedLeading() {
         leading = null;
+        if (events != null) {
+          events.standBy();
+        }
         knownLeader = null; // until the elector names the next one: never point peers at this standby
       }
 
@@ -126,8 +141,13 @@ public final class Master implements AutoCloseable {
   private synchronized void lead(Set<String> previousNodes) {
     long view = Math.max(System.currentTimeMillis(), lastView + 1);
     lastView = view;
-    leading = new PoolMetadata(config, System::currentTimeMillis, new ReplicaPlacement(random), counters,
+    PoolMetadata m = new PoolMetadata(config, System::currentTimeMillis, new ReplicaPlacement(random), counters,
         random, view, previousNodes);
+    if (events != null) {
+      m.listen(events.listenerFor(view)); // before it serves: every change of residency is announced
+      events.lead(m);
+    }
+    leading = m;
     knownLeader = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
         advertised(rpcEndpointUnchecked()), advertised(admin.endpoint()));
     LOG.info("event=serving_as_leader pool={} view={} rpc={} awaiting_nodes={}", settings.config().poolId(), view,
@@ -198,6 +218,11 @@ public final class Master implements AutoCloseable {
     return leading != null;
   }
 
+  /** The KV event publisher, when this master publishes events (tests read its ports). */
+  public java.util.Optional<KvEventPublisher> events() {
+    return java.util.Optional.ofNullable(events);
+  }
+
   public MasterCounters counters() {
     return counters;
   }
@@ -262,6 +287,20 @@ public final class Master implements AutoCloseable {
     PoolMetadata m = leading;
     return m == null ? Response.text(503, "not the leader: only the leading master holds the object table\n")
         : new Response(200, "application/json", AdminJson.write(m.scan()));
+  }
+
+  /** The /residents document: the readable objects as KV events name them (O(objects)). 503 on a standby. */
+  private Response residentsResponse() {
+    PoolMetadata m = leading;
+    if (m == null) {
+      return Response.text(503, "not the leader: only the leading master holds the object table\n");
+    }
+    java.util.List<ResidentKeys.Resident> out = new java.util.ArrayList<>();
+    for (ResidentObject o : m.residents()) {
+      out.add(new ResidentKeys.Resident(o.key(), o.generation(), o.eventHashes()));
+    }
+    return new Response(200, "application/json", AdminJson.write(new ResidentKeys(AdminJson.API_VERSION, m.view(),
+        out)));
   }
 
   /** The /status document. */
@@ -355,5 +394,8 @@ public final class Master implements AutoCloseable {
     releasePusher.close();
     rpc.close();
     admin.close();
+    if (events != null) {
+      events.close();
+    }
   }
 }

@@ -4,6 +4,7 @@ import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.process.Addresses;
 import io.kvpool.process.ProcessConfig;
+import io.kvpool.events.KvEventsConfig;
 import io.kvpool.rpc.ServerLimitOptions;
 import io.kvpool.security.PoolSecrets;
 import java.io.IOException;
@@ -97,6 +98,20 @@ public final class MasterMain implements Callable<Integer> {
       description = "Folder with the pool's secret files (admin-token, cluster-key, client-key) (KVPOOL_SECRET_DIR)")
   String secretDir;
 
+  @Option(names = "--events-port", descriptionKey = "KVPOOL_EVENTS_PORT", defaultValue = "-1",
+      description = "Port of the KV-event ZMQ PUB socket (vLLM's KV-event format, docs/events.md); -1: no events,"
+          + " 0: any free port (KVPOOL_EVENTS_PORT)")
+  int eventsPort;
+  @Option(names = "--events-replay-port", descriptionKey = "KVPOOL_EVENTS_REPLAY_PORT", defaultValue = "-1",
+      description = "Port of the KV-event replay ROUTER socket; -1: none, 0: any free port (KVPOOL_EVENTS_REPLAY_PORT)")
+  int eventsReplayPort;
+  @Option(names = "--events-medium", descriptionKey = "KVPOOL_EVENTS_MEDIUM", defaultValue = "",
+      description = "The medium every KV event names; default pool:<pool id> (KVPOOL_EVENTS_MEDIUM)")
+  String eventsMedium;
+  @Option(names = "--events-model", descriptionKey = "KVPOOL_EVENTS_MODEL", defaultValue = "",
+      description = "The model in the KV-event topic kv@pool:<pool id>@<model> (KVPOOL_EVENTS_MODEL)")
+  String eventsModel;
+
   public static void main(String[] args) {
     Addresses.followMovingNames();
     int code = ProcessConfig.commandLine(new MasterMain(), System.getenv()).execute(args);
@@ -120,6 +135,18 @@ public final class MasterMain implements Callable<Integer> {
     String advertise = Addresses.advertised(host, advertiseHost);
     MasterSettings settings = new MasterSettings(config, host, port, adminPort, advertise,
         PoolSecrets.fromDirectories(secretDir, tlsDir), election, serverLimits.limits());
+    if (eventsPort >= 0) {
+      try {
+        settings = settings.withEvents(KvEventsConfig.of(poolId, host, eventsPort, eventsReplayPort, eventsMedium,
+            eventsModel));
+      } catch (IllegalArgumentException e) {
+        System.err.println("kvpool-master: " + e.getMessage());
+        return 2;
+      }
+    } else if (eventsReplayPort >= 0) {
+      System.err.println("kvpool-master: --events-replay-port needs --events-port");
+      return 2;
+    }
     Master master;
     try {
       master = new Master(settings);

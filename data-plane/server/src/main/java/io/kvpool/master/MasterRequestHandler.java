@@ -11,6 +11,7 @@ import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.PinRequest;
 import io.kvpool.protocol.PutEndRequest;
 import io.kvpool.protocol.PutRevokeRequest;
+import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.RegisterInventory;
@@ -66,6 +67,14 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         }
         case PUT_START -> new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items(),
             session.agreedMinor())).encode(out);
+        case PUT_START_META -> {
+          if (session.agreedMinor() < PutStartMetaRequest.MINOR) {
+            throw new RefusedException(ErrorCode.UNKNOWN_OPCODE, "PUT_START_META needs protocol 2."
+                + PutStartMetaRequest.MINOR + "; this connection agreed on 2." + session.agreedMinor());
+          }
+          PutStartMetaRequest put = PutStartMetaRequest.decode(request.reader());
+          new PutStartReply(metadata.putStart(put.items(), put.metadata(), session.agreedMinor())).encode(out);
+        }
         case PUT_END -> new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items())).encode(out);
         case PUT_REVOKE ->
             new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts())).encode(out);

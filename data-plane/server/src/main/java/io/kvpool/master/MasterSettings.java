@@ -1,5 +1,6 @@
 package io.kvpool.master;
 
+import io.kvpool.events.KvEventsConfig;
 import io.kvpool.security.PoolSecrets;
 import io.kvpool.rpc.ServerLimits;
 import java.util.Optional;
@@ -12,13 +13,26 @@ import java.util.Optional;
  * @param secrets the pool's keys (peers authenticate when there are any) and the admin token
  * @param election empty: a sole master that leads from the start
  * @param limits what one peer of its RPC server may take (deadlines, caps)
+ * @param events empty: no KV events (the default); else where and how the master publishes them
  */
 public record MasterSettings(MasterConfig config, String host, int port, int adminPort, String advertiseHost,
-                             PoolSecrets secrets, Optional<LeaseElection> election, ServerLimits limits) {
+                             PoolSecrets secrets, Optional<LeaseElection> election, ServerLimits limits,
+                             Optional<KvEventsConfig> events) {
   public MasterSettings {
     secrets = secrets == null ? PoolSecrets.none() : secrets;
     election = election == null ? Optional.empty() : election;
     limits = limits == null ? ServerLimits.DEFAULTS : limits;
+    events = events == null ? Optional.empty() : events;
+  }
+
+  public MasterSettings(MasterConfig config, String host, int port, int adminPort, String advertiseHost,
+                        PoolSecrets secrets, Optional<LeaseElection> election, ServerLimits limits) {
+    this(config, host, port, adminPort, advertiseHost, secrets, election, limits, Optional.empty());
+  }
+
+  public MasterSettings withEvents(KvEventsConfig eventsConfig) {
+    return new MasterSettings(config, host, port, adminPort, advertiseHost, secrets, election, limits,
+        Optional.of(eventsConfig));
   }
 
   public MasterSettings(MasterConfig config, String host, int port, int adminPort, String advertiseHost,

@@ -163,7 +163,7 @@ final class NodeRegistry {
         if (!o.complete()) {
           // a verified replica of a pending put: as good as its node's COMMIT, which may have been lost with the
           // connection this registration replaces; the put completes once the node serves again (finish)
-          o.committedBy(node.id());
+          pool.objects.commit(o, node.id());
           committedInInventory.computeIfAbsent(node.id(), id -> new ArrayList<>()).add(o);
         }
       } else {

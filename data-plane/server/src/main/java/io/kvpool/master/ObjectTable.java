@@ -11,9 +11,11 @@ import java.util.Random;
 /**
  * The objects, one per key: a map for lookups, an array for O(1) random sampling (eviction) and bounded sweeps,
  * the pending puts in deadline order, and counts kept as objects come and go so that status and metrics never
- * scan the table. Guarded by the metadata lock.
+ * scan the table. Every change of what gets can find — an object becoming readable or ceasing to be — passes here
+ * and is told to the {@link ResidencyListener} (KV events). Guarded by the metadata lock.
  */
 final class ObjectTable {
+  private ResidencyListener residency = ResidencyListener.NONE;
   private final Map<String, StoredObject> byKey = new HashMap<>();
   private final List<StoredObject> slots = new ArrayList<>();
   /** Insertion order is deadline order: every put gets the same pending timeout. */
@@ -22,6 +24,10 @@ final class ObjectTable {
   private int pinned;
   private int underReplicated;
   private long completeBytes;
+
+  void listen(ResidencyListener listener) {
+    residency = listener;
+  }
 
   StoredObject get(String key) {
     return byKey.get(key);
@@ -38,6 +44,9 @@ final class ObjectTable {
     }
     wantedCounts[o.wantedReplicas]++;
     pinned += o.pinned ? 1 : 0;
+    if (o.visible()) {
+      residency.stored(o.resident());
+    }
   }
 
   void remove(StoredObject o) {
@@ -59,14 +68,30 @@ final class ObjectTable {
     }
     wantedCounts[o.wantedReplicas]--;
     pinned -= o.pinned ? 1 : 0;
+    if (o.visible()) {
+      residency.removed(o.resident());
+    }
   }
 
   void markComplete(StoredObject o) {
     if (o.state == StoredObject.State.PENDING) {
+      boolean wasVisible = o.visible();
       o.state = StoredObject.State.COMPLETE;
       pending.remove(o);
       completeBytes += o.size;
       recount(o);
+      if (!wasVisible && o.slot >= 0) {
+        residency.stored(o.resident());
+      }
+    }
+  }
+
+  /** Records that {@code nodeId} committed its replica of pending {@code o}: its first commit makes it readable. */
+  void commit(StoredObject o, String nodeId) {
+    boolean wasVisible = o.visible();
+    o.committedBy(nodeId);
+    if (!wasVisible && o.slot >= 0) {
+      residency.stored(o.resident());
     }
   }
 
@@ -143,8 +168,8 @@ final class ObjectTable {
     return 0;
   }
 
-  /** Every object, for tests and diagnostics only: O(n). */
-  Iterable<StoredObject> all() {
+  /** Every object (pending included): O(n), an array copy; for re-announcing residency, tests and diagnostics. */
+  List<StoredObject> all() {
     return List.copyOf(slots);
   }
 }

@@ -3,6 +3,7 @@ package io.kvpool.master;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.ObjectScan;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Heartbeat;
@@ -80,6 +81,34 @@ public final class PoolMetadata {
     this.tiers = new TierMoves(pool);
   }
 
+  /** Tells {@code listener} every change of residency from now on (before this leadership serves anything). */
+  public synchronized void listen(ResidencyListener listener) {
+    pool.objects.listen(listener);
+  }
+
+  /**
+   * The readable objects now, for a full re-announcement: the table copied under the lock (an array copy), then each
+   * object looked at in steps of {@link NodeSweep#STEP} with the lock released in between, so puts and gets wait at
+   * most one step. A change during the walk is also told to the residency listener, which orders it after this.
+   */
+  public List<ResidentObject> residents() {
+    List<StoredObject> all;
+    synchronized (this) {
+      all = pool.objects.all();
+    }
+    List<ResidentObject> out = new ArrayList<>(all.size());
+    for (int from = 0; from < all.size(); from += NodeSweep.STEP) {
+      synchronized (this) {
+        for (StoredObject o : all.subList(from, Math.min(all.size(), from + NodeSweep.STEP))) {
+          if (o.slot >= 0 && o.visible()) {
+            out.add(o.resident());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   public MasterConfig config() {
     return pool.config;
   }
@@ -125,11 +154,19 @@ public final class PoolMetadata {
    * minor of the client, whose puts its storage nodes commit from 2.2 on.
    */
   public List<PutStartResult> putStart(List<PutStartItem> items, int writerMinor) {
+    return putStart(items, java.util.Collections.nCopies(items.size(), null), writerMinor);
+  }
+
+  /**
+   * PUT_START_META (protocol 2.3): as {@link #putStart(List, int)}, each object keeping its item's block metadata (null:
+   * none) for residency events; metadata over a limit refuses its item with LIMIT_EXCEEDED.
+   */
+  public List<PutStartResult> putStart(List<PutStartItem> items, List<BlockMetadata> metadata, int writerMinor) {
     List<Placement> placed = new ArrayList<>(items.size());
     synchronized (this) {
       long now = clock.getAsLong();
-      for (PutStartItem item : items) {
-        placed.add(place(item, now, writerMinor >= WriteReply.COMMIT_MINOR));
+      for (int i = 0; i < items.size(); i++) {
+        placed.add(place(items.get(i), metadata.get(i), now, writerMinor >= WriteReply.COMMIT_MINOR));
       }
       if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
         // a bounded share here keeps usage near the watermark under a put storm; the tick does the rest
@@ -168,8 +205,11 @@ public final class PoolMetadata {
     }
   }
 
-  private Placement place(PutStartItem item, long now, boolean writerTakesNodeCommits) {
+  private Placement place(PutStartItem item, BlockMetadata metadata, long now, boolean writerTakesNodeCommits) {
     String problem = item.limitProblem();
+    if (problem == null && metadata != null) {
+      problem = metadata.limitProblem();
+    }
     if (problem != null) {
       return Placement.refused(ErrorCode.LIMIT_EXCEEDED, problem);
     }
@@ -221,6 +261,7 @@ public final class PoolMetadata {
     o.pendingDeadlineMillis = now + pool.config.pendingTimeout().toMillis();
     o.lastAccessMillis = now;
     o.putId = item.putId();
+    o.blockMetadata = metadata;
     o.committedByNodes = writerTakesNodeCommits;
     for (StorageNodeRecord node : chosen) {
       pool.addReplica(o, node.allocate(item.size()));
@@ -393,7 +434,7 @@ public final class PoolMetadata {
         if (pool.objects.get(o.key) != o || o.complete() || o.replicaOn(commit.nodeId()) == null) {
           continue;
         }
-        o.committedBy(commit.nodeId());
+        pool.objects.commit(o, commit.nodeId());
         applied++;
         if (o.allReplicasCommitted()) {
           pool.completePut(o, o.committedReplicas(), now);

@@ -1,5 +1,6 @@
 package io.kvpool.master;
 
+import io.kvpool.protocol.BlockMetadata;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,6 +28,8 @@ final class StoredObject {
    * by an earlier leader, so a PUT_END is acknowledged only while the put could not have expired yet.
    */
   boolean adopted;
+  /** What the writer said about the KV blocks this value holds (protocol 2.3), for residency events; null if nothing. */
+  BlockMetadata blockMetadata;
   /** The client's id of the put that created it: a retried PUT_START with it gets this put back. */
   long putId;
   /**
@@ -107,6 +110,10 @@ final class StoredObject {
    */
   boolean awaitsNodeCommits() {
     return state == State.PENDING && committedByNodes && !commitWaitSpent && !visible();
+  }
+
+  ResidentObject resident() {
+    return new ResidentObject(key, generation, blockMetadata);
   }
 
   Replica replicaOn(String nodeId) {

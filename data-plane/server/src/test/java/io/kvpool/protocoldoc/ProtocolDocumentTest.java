@@ -7,6 +7,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.CountReply;
 import io.kvpool.protocol.DiskDrop;
@@ -25,6 +26,7 @@ import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.PutRevokeRequest;
 import io.kvpool.protocol.PutStartItem;
 import io.kvpool.protocol.PutStartReply;
+import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
@@ -207,6 +209,21 @@ class ProtocolDocumentTest {
       assertThat(started.get(1).status()).as("an item over a limit, answered per item")
           .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
       walked.add(Opcode.PUT_START);
+
+      w = new BodyWriter();
+      BlockMetadata blocks = new BlockMetadata(false, List.of(new byte[32]), new byte[0], new int[] {1, 2}, 16, 0);
+      BlockMetadata tooMany = new BlockMetadata(false, java.util.Collections.nCopies(65, new byte[8]), new byte[0],
+          new int[0], 16, 0);
+      new PutStartMetaRequest(List.of(new PutStartItem("meta", 10, 0, 1, 3, List.of()),
+          new PutStartItem("meta-over", 10, 0, 1, 4, List.of()), new PutStartItem("meta-none", 10, 0, 1, 5, List.of())),
+          java.util.Arrays.asList(blocks, tooMany, null)).encode(w);
+      var withMeta = PutStartReply.decode(((Frame) exchange(client, Opcode.PUT_START_META, w)).reader()).results();
+      assertThat(withMeta.get(0).status()).isEqualTo(ErrorCode.OK);
+      assertThat(withMeta.get(1).status()).as("metadata over a limit, answered per item")
+          .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
+      assertThat(withMeta.get(1).message()).contains("65 block hashes");
+      assertThat(withMeta.get(2).status()).isEqualTo(ErrorCode.OK);
+      walked.add(Opcode.PUT_START_META);
 
       w = new BodyWriter();
       new PutEndRequest(List.of(new PutEndItem("k", started.get(0).generation(), List.of()))).encode(w);

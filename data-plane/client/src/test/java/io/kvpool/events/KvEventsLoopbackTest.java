@@ -1,0 +1,364 @@
+package io.kvpool.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.KvPoolException;
+import io.kvpool.master.Master;
+import io.kvpool.master.MasterConfig;
+import io.kvpool.master.MasterSettings;
+import io.kvpool.master.PoolMetadata;
+import io.kvpool.master.ResidentObject;
+import io.kvpool.protocol.BlockMetadata;
+import io.kvpool.storage.StorageConfig;
+import io.kvpool.storage.StorageNode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * A real master publishing KV events, real storage nodes and a real client on loopback, followed by a real JeroMQ
+ * SUB/DEALER subscriber ({@link EventFollower}) that rebuilds the pool's key set from the events alone: after puts
+ * (with and without block metadata), removes, evictions, a disconnect, a gap past the replay buffer, a queue overflow
+ * and a master failover, it holds exactly the master's readable objects.
+ */
+class KvEventsLoopbackTest {
+  private static final String POOL = "events-pool";
+  private static final String MODEL = "m1";
+  private static final String TOPIC = "kv@pool:" + POOL + "@" + MODEL;
+  private static final long NODE_MEMORY = 4L << 20;
+
+  private Master master;
+  private final List<StorageNode> nodes = new ArrayList<>();
+  private final List<EventFollower> followers = new ArrayList<>();
+  private KvPoolClient client;
+
+  @AfterEach
+  void stop() {
+    followers.forEach(EventFollower::close);
+    if (client != null) {
+      client.close();
+    }
+    nodes.forEach(StorageNode::close);
+    if (master != null) {
+      master.close();
+    }
+  }
+
+  private static MasterConfig config() {
+    return MasterConfig.defaults(POOL).withTtls(Duration.ofSeconds(3), Duration.ofMillis(300))
+        .withRecoveryQuietPeriod(Duration.ofMillis(500));
+  }
+
+  private static KvEventsConfig events() {
+    return KvEventsConfig.of(POOL, "127.0.0.1", 0, 0, "", MODEL);
+  }
+
+  private void startPool(KvEventsConfig events) throws Exception {
+    master = new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events)).start();
+    for (int i = 0; i < 2; i++) {
+      nodes.add(new StorageNode(StorageConfig.local(master.rpcEndpoint(), "node-" + i, "127.0.0.1", NODE_MEMORY, 1)
+          .withHeartbeat(Duration.ofMillis(100))).start(Duration.ofSeconds(10)));
+    }
+    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).clientId("writer")
+        .timeout(Duration.ofSeconds(10)).build());
+  }
+
+  private KvEventPublisher publisher() {
+    return master.events().orElseThrow();
+  }
+
+  private EventFollower follow() {
+    EventFollower f = new EventFollower(publisher().pubPort(), publisher().replayPort(), TOPIC);
+    followers.add(f);
+    return f;
+  }
+
+  private EventFollower resume(EventFollower was) {
+    EventFollower f = new EventFollower(publisher().pubPort(), publisher().replayPort(), TOPIC, was.lastSeq,
+        was.hashes);
+    followers.add(f);
+    return f;
+  }
+
+  /** What the events name the master's readable objects by: each block hash, or the key's bytes without metadata. */
+  private static Set<String> identities(List<ResidentObject> residents) {
+    Set<String> out = new HashSet<>();
+    for (ResidentObject o : residents) {
+      if (o.metadata() == null) {
+        out.add(EventFollower.hex(o.key().getBytes(StandardCharsets.UTF_8)));
+      } else {
+        o.metadata().blockHashes().forEach(h -> out.add(EventFollower.hex(h)));
+      }
+    }
+    return out;
+  }
+
+  /** Follows the events until the follower holds exactly the master's readable objects (within 30 s). */
+  private void converge(EventFollower f) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    Set<String> expected = Set.of();
+    while (System.currentTimeMillis() < deadline) {
+      PoolMetadata m = master.metadata();
+      expected = m == null ? Set.of() : identities(m.residents());
+      f.followTo(publisher().lastSequence(), 30_000);
+      if (f.hashes.equals(expected)) {
+        return;
+      }
+      Thread.sleep(20); // the publisher thread has not drained its queue yet: look again
+    }
+    Set<String> missing = new HashSet<>(expected);
+    missing.removeAll(f.hashes);
+    Set<String> extra = new HashSet<>(f.hashes);
+    extra.removeAll(expected);
+    throw new AssertionError("follower's key set differs from the master's after 30 s: missing " + missing
+        + ", extra " + extra + "; follower at " + f.lastSeq + ", publisher at " + publisher().lastSequence()
+        + ", replays " + f.replays + ", gaps " + f.gaps + ", clears " + f.clears);
+  }
+
+  private static ByteBuffer value(int size, int seed) {
+    ByteBuffer b = ByteBuffer.allocateDirect(size);
+    for (int i = 0; i < size; i++) {
+      b.put((byte) (i * 31 + seed));
+    }
+    return b.flip();
+  }
+
+  private static byte[] bytes(int n, int seed) {
+    byte[] b = new byte[n];
+    for (int i = 0; i < n; i++) {
+      b[i] = (byte) (seed + i);
+    }
+    return b;
+  }
+
+  private static byte[] longBytes(long v) {
+    return ByteBuffer.allocate(8).putLong(v).array();
+  }
+
+  @Test
+  void aFollowerHoldsThePoolsKeySetThroughPutsRemovesEvictionsAndAReconnect() throws Exception {
+    startPool(events());
+    EventFollower f = follow();
+    assertThat(f.clears).as("a new subscriber's replay from 0 is a full announcement").isEqualTo(1);
+
+    BlockMetadata meta = new BlockMetadata(false, List.of(bytes(32, 1), bytes(32, 2)), bytes(32, 3),
+        IntStream.range(100, 132).toArray(), 16, 7);
+    BlockMetadata intMeta = new BlockMetadata(true, List.of(longBytes(-42)), new byte[0], new int[] {5}, 1, 0);
+    client.put("meta/1", value(1000, 1), 2, meta);
+    client.putBatch(Map.of("int/1", value(1000, 2)), 1, Map.of("int/1", intMeta));
+    for (int i = 0; i < 10; i++) {
+      client.put("plain/" + i, value(2000, i), 1);
+    }
+    converge(f);
+
+    EventFollower.Stored withMeta = f.stored.stream().filter(s -> s.hashes().size() == 2).findFirst().orElseThrow();
+    assertThat(withMeta.hashes()).containsExactly(EventFollower.hex(bytes(32, 1)), EventFollower.hex(bytes(32, 2)));
+    assertThat(withMeta.parent()).isEqualTo(EventFollower.hex(bytes(32, 3)));
+    assertThat(withMeta.tokens()).hasSize(32).startsWith(100L, 101L).endsWith(131L);
+    assertThat(withMeta.blockSize()).isEqualTo(16);
+    assertThat(withMeta.loraId()).isEqualTo(7L);
+    assertThat(withMeta.medium()).isEqualTo("pool:" + POOL);
+    EventFollower.Stored withInt = f.stored.stream().filter(s -> s.hashes().equals(
+        List.of(EventFollower.hex(longBytes(-42))))).findFirst().orElseThrow();
+    assertThat(withInt.parent()).isNull();
+    assertThat(withInt.loraId()).isNull();
+    EventFollower.Stored plain = f.stored.stream().filter(s -> s.hashes().equals(
+        List.of(EventFollower.hex("plain/3".getBytes(StandardCharsets.UTF_8))))).findFirst().orElseThrow();
+    assertThat(plain.tokens()).isEmpty();
+    assertThat(plain.blockSize()).isZero();
+
+    assertThat(client.remove("plain/0")).isTrue();
+    assertThat(client.remove("meta/1")).isTrue();
+    converge(f);
+    assertThat(f.removedHashes).contains(EventFollower.hex("plain/0".getBytes(StandardCharsets.UTF_8)),
+        EventFollower.hex(bytes(32, 1)));
+
+    // more than the pool holds: the master evicts, and says so
+    int removedBefore = f.removedHashes.size();
+    for (int i = 0; i < 40; i++) {
+      client.put("big/" + i, value(256 << 10, i), 1);
+    }
+    converge(f);
+    assertThat(client.stats().objects()).isLessThan(40 + 9 + 1);
+    assertThat(f.removedHashes.size()).as("evictions are announced").isGreaterThan(removedBefore);
+
+    // the subscriber goes away; what it missed is replayed from the buffer (no full announcement)
+    f.close();
+    client.remove("plain/1");
+    client.put("later/1", value(100, 9), 1);
+    EventFollower back = resume(f);
+    converge(back);
+    assertThat(back.clears).isZero();
+    assertThat(back.hashes).contains(EventFollower.hex("later/1".getBytes(StandardCharsets.UTF_8)))
+        .doesNotContain(EventFollower.hex("plain/1".getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void aGapPastTheReplayBufferIsHealedByAFullAnnouncement() throws Exception {
+    startPool(events().withReplayBatches(4));
+    EventFollower f = follow();
+    for (int i = 0; i < 5; i++) {
+      client.put("k/" + i, value(100, i), 1);
+    }
+    converge(f);
+    f.close();
+    client.remove("k/0");
+    long target = f.lastSeq + 8;
+    for (int i = 5; publisher().lastSequence() < target; i++) {
+      client.put("k/" + i, value(100, i), 1); // one batch or more each: the buffer's 4 no longer reach back
+    }
+    EventFollower back = resume(f);
+    converge(back);
+    assertThat(back.clears).as("the gap answer is AllBlocksCleared + every object").isEqualTo(1);
+    assertThat(back.hashes).doesNotContain(EventFollower.hex("k/0".getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void changesTheQueueHasNoRoomForAreHealedByAFullAnnouncement() throws Exception {
+    startPool(events().withQueue(1));
+    EventFollower f = follow();
+    Map<String, ByteBuffer> values = new LinkedHashMap<>();
+    for (int i = 0; i < 20; i++) {
+      values.put("q/" + i, value(100, i));
+    }
+    client.putBatch(values, 1);
+    converge(f);
+
+    // stall the publisher thread deterministically: a replay request with a gap makes it take a snapshot, which
+    // waits for the metadata lock this test holds while it removes objects (reentrant)
+    PoolMetadata m = master.metadata();
+    try (ZContext zmq = new ZContext(1)) {
+      ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
+      dealer.connect("tcp://127.0.0.1:" + publisher().replayPort());
+      synchronized (m) {
+        dealer.sendMore(new byte[0]);
+        dealer.send(longBytes(0), 0);
+        awaitBlocked("kv-event-publisher");
+        assertThat(m.remove(List.of("q/0", "q/1", "q/2", "q/3", "q/4")).statuses()).hasSize(5);
+      }
+    }
+    converge(f);
+    assertThat(f.clears).as("the overflow is healed by a full announcement").isGreaterThanOrEqualTo(2);
+    assertThat(f.hashes).doesNotContain(EventFollower.hex("q/4".getBytes(StandardCharsets.UTF_8)));
+    assertThat(metric("kvpool_events_dropped_total")).isGreaterThan(0);
+  }
+
+  @Test
+  void hostileReplayRequestsAreIgnoredAndAStalledSubscriberHoldsNothingUp() throws Exception {
+    startPool(events());
+    try (ZContext zmq = new ZContext(1)) {
+      // a subscriber that never reads, with room for 10 messages: ZMQ drops what does not fit, for it alone
+      ZMQ.Socket stalled = zmq.createSocket(SocketType.SUB);
+      stalled.setRcvHWM(10);
+      stalled.subscribe(new byte[0]);
+      stalled.connect("tcp://127.0.0.1:" + publisher().pubPort());
+      ZMQ.Socket hostile = zmq.createSocket(SocketType.DEALER);
+      hostile.connect("tcp://127.0.0.1:" + publisher().replayPort());
+      hostile.send(longBytes(0), 0); // no empty delimiter
+      hostile.sendMore(new byte[0]);
+      hostile.send(new byte[7], 0); // a short sequence
+      hostile.sendMore(new byte[0]);
+      hostile.send(new byte[4096], 0); // over the request limit: ZMQ drops it
+      EventFollower f = follow();
+      for (int i = 0; i < 200; i++) {
+        client.put("s/" + i, value(100, i), 1);
+      }
+      converge(f);
+      assertThat(metric("kvpool_events_replay_requests_total{outcome=\"invalid\"}")).isGreaterThanOrEqualTo(2);
+      assertThat(metric("kvpool_events_batches_total")).isGreaterThan(1);
+    }
+  }
+
+  private double metric(String name) throws Exception {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
+            .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    return r.body().lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(
+        l.substring(l.indexOf(' ') + 1))).findFirst().orElseThrow(() -> new AssertionError(name + " not in "
+        + r.body()));
+  }
+
+  private static void awaitBlocked(String threadName) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline) {
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals(threadName) && t.getState() == Thread.State.BLOCKED) {
+          return;
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError(threadName + " never waited for the metadata lock");
+  }
+
+  @Test
+  void aNewLeaderContinuesTheSequenceAndAnnouncesWhatItRecovered() throws Exception {
+    startPool(events());
+    EventFollower f = follow();
+    for (int i = 0; i < 8; i++) {
+      client.put("f/" + i, value(1000, i), 2);
+    }
+    client.remove("f/7");
+    converge(f);
+    Set<String> before = Set.copyOf(f.hashes);
+    long lastOfOldLeader = publisher().lastSequence();
+    int rpcPort = master.rpcEndpoint().port();
+    master.close();
+
+    master = new Master(MasterSettings.local(config(), "127.0.0.1", rpcPort, 0).withEvents(events())).start();
+    awaitServing();
+    assertThat(publisher().lastSequence()).isGreaterThan(lastOfOldLeader);
+    EventFollower next = resume(f);
+    converge(next);
+    assertThat(next.clears).as("the new leader's answer to a sequence it never had").isEqualTo(1);
+    // converge: exactly the new leader's objects; none lost. An object removed less than a heartbeat before the
+    // old leader went may come back with the replica its node had not released yet (PROTOCOL.md, issue 28)
+    assertThat(next.hashes).containsAll(before);
+  }
+
+  private void awaitServing() throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline && !"SERVING".equals(master.status().state())) {
+      Thread.sleep(20);
+    }
+    assertThat(master.status().state()).isEqualTo("SERVING");
+  }
+
+  @Test
+  void metadataOverALimitIsRefusedWithTheLimitNamed() throws Exception {
+    startPool(events());
+    List<byte[]> tooMany = new ArrayList<>();
+    for (int i = 0; i < BlockMetadata.MAX_BLOCK_HASHES + 1; i++) {
+      tooMany.add(bytes(8, i));
+    }
+    BlockMetadata big = new BlockMetadata(false, tooMany, new byte[0], new int[0], 16, 0);
+    assertThatThrownBy(() -> client.put("over", value(10, 1), 1, big))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65 block hashes");
+    BlockMetadata shortInt = new BlockMetadata(true, List.of(bytes(4, 1)), new byte[0], new int[0], 16, 0);
+    assertThatThrownBy(() -> client.put("over", value(10, 1), 1, shortInt))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly 8 bytes");
+    // the master enforces the limits too, whatever a client checked: its answer names the limit
+    List<io.kvpool.protocol.PutStartResult> results = master.metadata().putStart(
+        List.of(new io.kvpool.protocol.PutStartItem("over", 10, 0, 1, 1L, List.of())),
+        java.util.Collections.singletonList(new BlockMetadata(false, List.of(bytes(8, 1)), new byte[0],
+            new int[BlockMetadata.MAX_TOKEN_IDS + 1], 16, 0)), 3);
+    assertThat(results.get(0).status()).isEqualTo(io.kvpool.protocol.ErrorCode.LIMIT_EXCEEDED);
+    assertThat(results.get(0).message()).contains("4097 token ids");
+    assertThat(client.exists("over")).isFalse();
+  }
+}

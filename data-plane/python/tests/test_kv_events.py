@@ -1,0 +1,243 @@
+"""The master's KV events (docs/events.md) followed by a Python subscriber written as vLLM's own subscriber example is:
+pyzmq SUB + DEALER, and the event structures of vLLM restated below with msgspec (vLLM itself does not install in a
+test's time). After puts (with and without block metadata), removes, evictions, a subscriber away and back, and a
+kill -9 of the master, the subscriber's block-hash set equals the master's readable objects (``GET /residents``)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.request
+from typing import Any, Optional, Union
+
+import msgspec
+import pytest
+import zmq
+
+from pool import LocalPool, wait_for
+
+from kvpool import BlockMetadata, ClientConfig, KvPoolClient, Regions
+
+POOL = "events"
+MODEL = "test-model"
+TOPIC = f"kv@pool:{POOL}@{MODEL}"
+END_SEQ = -1
+
+
+# ---- vLLM's KV-event structures, restated from vllm/distributed/kv_events.py: the array_like, tagged msgspec structs
+# of vllm-project/vllm commit b4e69e0af33f4698e157a262cc787fe61983cd3d, with the trailing fields later releases
+# appended (EventBatch.data_parallel_rank, BlockStored.medium, BlockRemoved.medium) and block hashes as
+# ExternalBlockHash (bytes | int). See docs/events.md, "Wire format".
+
+class EventBatch(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
+    ts: float
+    events: list[Any]
+    data_parallel_rank: Optional[int] = None
+
+
+class KVCacheEvent(msgspec.Struct, array_like=True, omit_defaults=True, gc=False, tag=True):
+    """Base class for all KV cache-related events."""
+
+
+class BlockStored(KVCacheEvent):
+    block_hashes: list[Union[bytes, int]]
+    parent_block_hash: Optional[Union[bytes, int]]
+    token_ids: list[int]
+    block_size: int
+    lora_id: Optional[int]
+    medium: Optional[str]
+
+
+class BlockRemoved(KVCacheEvent):
+    block_hashes: list[Union[bytes, int]]
+    medium: Optional[str]
+
+
+class AllBlocksCleared(KVCacheEvent):
+    pass
+
+
+class KVEventBatch(EventBatch):
+    events: list[Union[BlockStored, BlockRemoved, AllBlocksCleared]]
+
+
+def hash_hex(h) -> str:
+    """How the test names a block hash: hex of its bytes (an int hash: its 8 big-endian bytes, as the master does)."""
+    return (h.to_bytes(8, "big", signed=True) if isinstance(h, int) else bytes(h)).hex()
+
+
+class Subscriber:
+    """A subscriber that follows docs/events.md: replay from 0 on start (a full announcement), batches applied in
+    sequence order, a gap replayed from the sequence after the last applied one, AllBlocksCleared empties the set."""
+
+    def __init__(self, pub_port: int, replay_port: int, state: "Subscriber | None" = None):
+        self.ctx = zmq.Context()
+        self.sub = self.ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.SUBSCRIBE, TOPIC.encode())
+        self.sub.connect(f"tcp://127.0.0.1:{pub_port}")
+        self.replay_socket = self.ctx.socket(zmq.DEALER)
+        self.replay_socket.setsockopt(zmq.RCVTIMEO, 30_000)
+        self.replay_socket.connect(f"tcp://127.0.0.1:{replay_port}")
+        self.decoder = msgspec.msgpack.Decoder(type=KVEventBatch)
+        self.hashes: set = set(state.hashes) if state else set()
+        self.last_seq: int = state.last_seq if state else -1
+        self.stored: list = []
+        self.removed = 0
+        self.clears = 0
+        self.replay(self.last_seq + 1)
+
+    def close(self) -> None:
+        self.ctx.destroy(linger=0)
+
+    def apply(self, payload: bytes) -> None:
+        batch = self.decoder.decode(payload)
+        assert batch.data_parallel_rank == 0
+        for event in batch.events:
+            if isinstance(event, AllBlocksCleared):
+                self.clears += 1
+                self.hashes.clear()
+            elif isinstance(event, BlockStored):
+                self.stored.append(event)
+                self.hashes.update(hash_hex(h) for h in event.block_hashes)
+            else:
+                self.removed += 1
+                self.hashes.difference_update(hash_hex(h) for h in event.block_hashes)
+
+    def replay(self, start: int) -> None:
+        """vLLM's replay request: (empty, 8-byte big-endian start) on the DEALER, batches until (-1, empty)."""
+        self.replay_socket.send_multipart([b"", start.to_bytes(8, "big")])
+        while True:
+            _, seq_bytes, payload = self.replay_socket.recv_multipart()
+            seq = int.from_bytes(seq_bytes, "big", signed=True)
+            if seq == END_SEQ:
+                return
+            if seq > self.last_seq:
+                self.apply(payload)
+                self.last_seq = seq
+
+    def poll(self, timeout_ms: int) -> None:
+        """Applies what the PUB socket delivers within ``timeout_ms``; with nothing live, asks for a replay of what
+        follows the last applied batch (one sent before the subscription took effect is never delivered live)."""
+        if not self.sub.poll(timeout_ms):
+            self.replay(self.last_seq + 1)
+            return
+        while self.sub.poll(0):
+            topic, seq_bytes, payload = self.sub.recv_multipart()
+            assert topic == TOPIC.encode()
+            seq = int.from_bytes(seq_bytes, "big")
+            if seq <= self.last_seq:
+                continue
+            if self.last_seq >= 0 and seq > self.last_seq + 1:
+                self.replay(self.last_seq + 1)
+                if seq <= self.last_seq:
+                    continue
+            self.apply(payload)
+            self.last_seq = seq
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def residents(pool: LocalPool) -> dict:
+    """The master's readable objects: key -> the block hashes its events name it by."""
+    with urllib.request.urlopen(f"http://{pool.admin}/residents", timeout=10) as r:
+        doc = json.load(r)
+    return {o["key"]: o["blockHashes"] for o in doc["objects"]}
+
+
+def converge(sub: Subscriber, pool: LocalPool, what: str) -> dict:
+    """Follows the events until the subscriber holds exactly the master's readable objects; returns them."""
+    state: dict = {}
+
+    def same() -> bool:
+        sub.poll(200)
+        state["master"] = residents(pool)
+        return sub.hashes == {h for hashes in state["master"].values() for h in hashes}
+
+    try:
+        wait_for(same, 60, f"the subscriber to hold the master's objects after {what}")
+    except AssertionError:
+        expected = {h for hashes in state.get("master", {}).values() for h in hashes}
+        raise AssertionError(f"after {what}: missing {sorted(expected - sub.hashes)[:10]}, extra"
+                             f" {sorted(sub.hashes - expected)[:10]}, subscriber at {sub.last_seq}") from None
+    return state["master"]
+
+
+@pytest.fixture(scope="module")
+def events_pool():
+    pub, replay = free_port(), free_port()
+    p = LocalPool(pool_id=POOL, storage_nodes="2", memory="16MiB", events_port=str(pub),
+                  events_replay_port=str(replay), events_model=MODEL)
+    p.pub_port, p.replay_port = pub, replay
+    yield p
+    p.stop()
+
+
+def test_a_subscriber_holds_the_pools_objects_through_puts_removes_evictions_a_reconnect_and_a_master_kill(events_pool):
+    pool = events_pool
+    client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
+    sub = Subscriber(pool.pub_port, pool.replay_port)
+    try:
+        assert sub.clears == 1, "a new subscriber's replay from 0 is a full announcement"
+
+        # puts: bytes hashes with a parent chain, int hashes (vLLM before 0.10), and none (the key names the block)
+        parent = bytes(range(32))
+        meta = BlockMetadata(block_hashes=[b"\x01" * 32, b"\x02" * 32], parent_block_hash=parent,
+                             token_ids=list(range(32)), block_size=16, lora_id=3)
+        assert client.put("blocks/1", b"x" * 4096, metadata=meta)
+        assert client.put_batch(["blocks/2", "plain/0"], [Regions.of_buffer(b"y" * 100), Regions.of_buffer(b"z" * 100)],
+                                metadata=[BlockMetadata(block_hashes=[-7], token_ids=[1, 2]), None]) == [None, None]
+        for i in range(1, 10):
+            client.put(f"plain/{i}", b"v" * 1000)
+        converge(sub, pool, "puts")
+        stored = next(e for e in sub.stored if e.block_hashes == [b"\x01" * 32, b"\x02" * 32])
+        assert (stored.parent_block_hash, stored.token_ids, stored.block_size, stored.lora_id, stored.medium) == (
+            parent, list(range(32)), 16, 3, f"pool:{POOL}")
+        assert next(e for e in sub.stored if e.block_hashes == [-7]).lora_id is None
+        assert next(e for e in sub.stored if e.block_hashes == [b"plain/0"]).token_ids == []
+
+        # removes
+        assert client.remove("plain/0") and client.remove("blocks/1")
+        converge(sub, pool, "removes")
+        assert b"plain/0".hex() not in sub.hashes and (b"\x01" * 32).hex() not in sub.hashes
+
+        # evictions: more than the pool's 32 MiB
+        removed = sub.removed
+        for i in range(48):
+            client.put(f"big/{i}", b"b" * (1 << 20))
+        master = converge(sub, pool, "evictions")
+        assert len([k for k in master if k.startswith("big/")]) < 48 and sub.removed > removed
+
+        # the subscriber goes away and comes back with what it had: the master replays what it missed
+        sub.close()
+        client.remove("plain/1")
+        client.put("later/1", b"l" * 10)
+        sub = Subscriber(pool.pub_port, pool.replay_port, state=sub)
+        converge(sub, pool, "a disconnect and a replay")
+        assert sub.clears == 0 and b"later/1".hex() in sub.hashes and b"plain/1".hex() not in sub.hashes
+
+        # kill -9 of the master: the new one numbers on from a larger sequence and announces what it recovered
+        before = set(residents(pool))
+        last_of_old = sub.last_seq
+        pool.restart_master()
+        wait_for(lambda: client.stats().state.name == "SERVING", 120, "the new master to finish recovering")
+        after = converge(sub, pool, "a master kill and its recovery")
+        # nothing readable is lost; an object evicted or removed less than a heartbeat before the kill may come back
+        # with the replica its node had not released yet (PROTOCOL.md, issue 28): the subscriber then holds it too
+        assert before <= set(after)
+        assert sub.last_seq > last_of_old and sub.clears >= 1
+    finally:
+        sub.close()
+        client.close()
+
+
+def test_block_metadata_over_a_limit_is_refused_before_anything_is_sent(events_pool):
+    with KvPoolClient(ClientConfig(events_pool.master, pool_key=events_pool.key, replicas=1, timeout=20)) as client:
+        with pytest.raises(ValueError, match="65 block hashes"):
+            client.put("over", b"x", metadata=BlockMetadata(block_hashes=[b"h"] * 65))
+        with pytest.raises(ValueError, match="4097 token ids"):
+            client.put("over", b"x", metadata=BlockMetadata(block_hashes=[b"h"], token_ids=[0] * 4097))
+        assert not client.exists("over")
