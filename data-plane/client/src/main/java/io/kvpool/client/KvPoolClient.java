@@ -270,7 +270,11 @@ public final class KvPoolClient implements AutoCloseable {
     }
   }
 
-  /** True if removed, false if it was not stored. An object under a read lease is not removed (exception). */
+  /**
+   * True if removed, false if it was not stored. True also when the leader that received this call was lost before it
+   * answered and the next one finds the key gone: the lost leader may have removed it (it delivers a remove's releases
+   * before answering), and no call can tell. An object under a read lease is not removed (exception).
+   */
   public boolean remove(String key) {
     long started = System.nanoTime();
     try {
@@ -283,14 +287,20 @@ public final class KvPoolClient implements AutoCloseable {
   private boolean removeOne(String key) {
     checkKey(key);
     Backoff backoff = Backoff.until(config.operationTimeout());
+    boolean[] maybeApplied = {false};
     while (true) {
-      ErrorCode s = statuses(Opcode.REMOVE, List.of(key), backoff).get(0);
+      BodyWriter w = new BodyWriter(64);
+      new KeyList(List.of(key)).encode(w);
+      ErrorCode s = master.call(Opcode.REMOVE, w, r -> StatusList.decode(r).statuses(), backoff,
+          () -> maybeApplied[0] = true).get(0);
       switch (s) {
         case OK:
           locations.invalidate(key, false);
           return true;
         case NOT_FOUND:
-          return false;
+          // a master lost before it answered an earlier attempt may have removed it: then this call did
+          locations.invalidate(key, false);
+          return maybeApplied[0];
         case RECOVERING:
           if (backoff.pause()) {
             continue;

@@ -59,7 +59,7 @@ final class MasterChannel implements AutoCloseable {
    */
   Handshake connect(Duration within) {
     // STATS, not PING: a standby refuses it
-    return call(Opcode.STATS, null, r -> null, c -> c.peer(), Backoff.until(within));
+    return call(Opcode.STATS, null, r -> null, c -> c.peer(), Backoff.until(within), () -> { });
   }
 
   private RpcConnection open(HostPort endpoint, Duration exchangeTimeout) throws IOException {
@@ -116,12 +116,21 @@ final class MasterChannel implements AutoCloseable {
 
   /** One exchange of an operation of its own (its own operation timeout). */
   <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder) {
-    return call(op, body, decoder, null, Backoff.until(operationTimeout));
+    return call(op, body, decoder, null, Backoff.until(operationTimeout), () -> { });
   }
 
   /** One exchange of an operation whose deadline is {@code operation}: failovers are followed until then, no longer. */
   <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation) {
-    return call(op, body, decoder, null, operation);
+    return call(op, body, decoder, null, operation, () -> { });
+  }
+
+  /**
+   * As {@link #call(Opcode, BodyWriter, Decoder, Backoff)}; {@code unanswered} runs whenever an attempt failed after its
+   * request may have reached a master (the connection broke while sending or awaiting the reply), so the master may
+   * have applied it before the answer that follows from another attempt.
+   */
+  <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation, Runnable unanswered) {
+    return call(op, body, decoder, null, operation, unanswered);
   }
 
   static void expectCount(int got, int expected, Opcode op) {
@@ -135,11 +144,13 @@ final class MasterChannel implements AutoCloseable {
    * takes at most the exchange timeout, cut to what is left of the operation. A refusal other than NOT_LEADER, a
    * version or pool mismatch and a refused authentication are final.
    */
-  private <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, After<T> after, Backoff backoff) {
+  private <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, After<T> after, Backoff backoff,
+                     Runnable unanswered) {
     IOException last = null;
     int misses = 0;
     while (true) {
       RpcConnection c = null;
+      boolean sending = false;
       try {
         Duration exchange = backoff.within(timeout);
         c = borrow(exchange);
@@ -147,6 +158,7 @@ final class MasterChannel implements AutoCloseable {
         // the deadline is disarmed before the connection goes back to the pool, where another thread may arm it
         try (RpcConnection.Deadline d = c.deadline(exchange)) {
           long started = System.nanoTime();
+          sending = true;
           T decoded = decoder.decode(c.call(op, body).reader());
           metrics.exchange(op, System.nanoTime() - started);
           result = after == null ? decoded : after.apply(c);
@@ -173,6 +185,9 @@ final class MasterChannel implements AutoCloseable {
       } catch (IOException e) {
         if (c != null) {
           c.close();
+        }
+        if (sending) {
+          unanswered.run();
         }
         last = e;
       }
