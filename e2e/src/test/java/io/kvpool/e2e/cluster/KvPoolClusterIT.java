@@ -690,8 +690,9 @@ class KvPoolClusterIT {
   /**
    * Autoscaling on cache signals, end to end: a pool of 2 storage nodes of 16 MiB (min 2, max 4, fullness target
    * 40 %, windows of 20 s up and 30 s down) that a client pod fills to about 70 % with R=2 values grows to 4 nodes
-   * on its own; the client then removes most keys, and the pool shrinks back to 2 through the drain; every key kept
-   * reads back byte-exact. The StorageAutoscaled Events and status.autoscaling are logged.
+   * on its own; the client puts more values, some of them onto the new nodes, then removes most keys, and the pool
+   * shrinks back to 2 through drains that move what the new nodes hold; every key kept reads back byte-exact. The
+   * Events and status.autoscaling are logged.
    */
   @Test
   @Order(15)
@@ -703,7 +704,8 @@ class KvPoolClusterIT {
     Scenario.run(name, Duration.ofMinutes(12), diagnostics, List.of(AUTOSCALE, SYSTEM_NAMESPACE), s -> {
       String pool = "auto";
       int keys = 720; // ~11.6 MiB of values, ~23 MiB with 2 replicas: ~72 % of 2 x 16 MiB, 48 % of 3 nodes, 36 % of 4
-      int kept = 120; // ~2 MiB of values: 12 % of 2 nodes
+      int kept = 120; // of the first keys: ~2 MiB of values, 11 % of 2 nodes
+      int more = 120; // put at 4 nodes, all kept: the drains must move those the new nodes hold
       namespace(AUTOSCALE);
       java.time.Instant created = java.time.Instant.now();
       client.resources(KvCachePool.class).inNamespace(AUTOSCALE)
@@ -741,6 +743,13 @@ class KvPoolClusterIT {
       assertThat(grownEvents).as("StorageAutoscaled Events").isNotEmpty()
           .allMatch(e -> e.contains("(TargetExceeded)"));
 
+      WorkloadPod.Result putMore = workloads.run(AUTOSCALE, pool, "put", keys, more, "as", 2, Duration.ofMinutes(4));
+      assertThat(putMore.succeeded()).as("put pod %s: %s", putMore.pod(), putMore.summary()).isTrue();
+      Map<String, Long> onFour = replicasPerNode(AUTOSCALE, pool);
+      s.measured("put " + more + " more values at 4 nodes; replicas per node " + onFour);
+      assertThat(onFour.getOrDefault(pool + "-storage-2", 0L) + onFour.getOrDefault(pool + "-storage-3", 0L))
+          .as("replicas on the nodes the scale-up added").isPositive();
+
       // the load stops: the workload removes all but the first keys (each remove finds its key: none was lost)
       java.time.Instant removing = java.time.Instant.now();
       WorkloadPod.Result removed = workloads.run(AUTOSCALE, pool, "remove", kept, keys - kept, "as", 2,
@@ -753,9 +762,16 @@ class KvPoolClusterIT {
       KvCachePool shrunk = Await.until("the pool to shrink back to 2 storage nodes through the drain",
           Duration.ofMinutes(6), Duration.ofSeconds(2), autoscalingProgress(AUTOSCALE, pool),
           p -> Pools.storageReplicas(p) == 2 && Pools.ready(p) && "2/2".equals(p.getStatus().getStorage())
-              && Pools.pods(client, AUTOSCALE, pool, "storage").size() == 2, Pools::describeAutoscaling);
+              && Pools.pods(client, AUTOSCALE, pool, "storage").size() == 2 && p.getStatus().getUpgrade() != null
+              && "Completed".equals(String.valueOf(p.getStatus().getUpgrade().getPhase())),
+          Pools::describeAutoscaling);
       s.measured("back to 2/2 " + E2eLog.seconds(Duration.between(emptied, java.time.Instant.now()))
           + " after the keys were removed");
+      var drains = shrunk.getStatus().getUpgrade();
+      s.measured("status.upgrade of the scale-down: drains=" + drains.getDrains() + " bytesMoved="
+          + drains.getBytesMoved());
+      assertThat(drains.getDrains()).as("storage nodes drained").isEqualTo(2);
+      assertThat(drains.getBytesMoved()).as("bytes the drains moved off the added nodes").isPositive();
       ScalingDecision down = Pools.recentScaling(shrunk).get(0);
       assertThat(down.getAction()).isEqualTo("ScaleDown");
       assertThat(down.getReason()).isEqualTo("TargetsMetWithFewerNodes");
@@ -769,7 +785,10 @@ class KvPoolClusterIT {
           m -> m.nodes().stream().filter(n -> n.nodeState() == NodeState.ALIVE).count() == 2
               && m.counters().underReplicated() == 0);
       WorkloadPod.Result verify = workloads.run(AUTOSCALE, pool, "verify", kept, "as", 2, Duration.ofMinutes(4));
-      s.measured("objects lost " + verify.number("lost") + " (" + verify.number("ok") + "/" + kept
+      WorkloadPod.Result verifyMore = workloads.run(AUTOSCALE, pool, "verify", keys, more, "as", 2,
+          Duration.ofMinutes(4));
+      s.measured("objects lost " + (verify.number("lost") + verifyMore.number("lost")) + " ("
+          + (verify.number("ok") + verifyMore.number("ok")) + "/" + (kept + more)
           + " kept keys read back byte-exact); leader objectsLost=" + atTwo.counters().objectsLost()
           + " replicas per node " + replicasPerNode(AUTOSCALE, pool));
 
@@ -786,6 +805,8 @@ class KvPoolClusterIT {
       assertThat(verify.succeeded()).as("verify pod %s: %s", verify.pod(), verify.summary()).isTrue();
       assertThat(verify.number("ok")).isEqualTo(kept);
       assertThat(verify.number("lost")).as("objects lost").isZero();
+      assertThat(verifyMore.succeeded()).as("verify pod %s: %s", verifyMore.pod(), verifyMore.summary()).isTrue();
+      assertThat(verifyMore.number("ok")).isEqualTo(more);
       assertThat(atTwo.counters().objectsLost()).as("objects the leader lost").isZero();
       assertThat(events).as("the Events of the autoscaled pool")
           .anyMatch(e -> e.startsWith("StorageAutoscaled: storage nodes 4 -> 2 (TargetsMetWithFewerNodes)"));
