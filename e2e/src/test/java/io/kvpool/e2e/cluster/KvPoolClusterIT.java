@@ -18,6 +18,7 @@ import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.NodeState;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
+import io.kvpool.api.v1alpha1.ScalingDecision;
 import io.kvpool.api.v1alpha1.UpgradeSpec;
 import io.kvpool.api.v1alpha1.WarmRestartSpec;
 import java.io.IOException;
@@ -54,6 +55,7 @@ class KvPoolClusterIT {
   static final String HA = "e2e-ha";
   static final String BAD = "e2e-bad";
   static final String UPGRADE = "e2e-upgrade";
+  static final String AUTOSCALE = "e2e-autoscale";
   static final String UP = "up";
   static final int KEYS = 2000;
   /** The storage pods' user (the operator's PodSecurity.USER), who must own the warm-restart folder. */
@@ -100,7 +102,7 @@ class KvPoolClusterIT {
     try {
       if (client != null && cluster instanceof GivenCluster) {
         // Someone's cluster: take away what the suite added. A local or K3s cluster is thrown away whole.
-        for (String ns : List.of(TCP, HA, BAD, UPGRADE)) {
+        for (String ns : List.of(TCP, HA, BAD, UPGRADE, AUTOSCALE)) {
           client.namespaces().withName(ns).delete();
         }
         new Helm(repoRoot.resolve("helm/kvpool")).uninstall(RELEASE_NAME).withNamespace(SYSTEM_NAMESPACE)
@@ -683,6 +685,163 @@ class KvPoolClusterIT {
           + cluster.memoryFolder());
       client.namespaces().withName(UPGRADE).delete();
     });
+  }
+
+  /**
+   * Autoscaling on cache signals, end to end: a pool of 2 storage nodes of 16 MiB (min 2, max 4, fullness target
+   * 40 %, windows of 20 s up and 30 s down) that a client pod fills to about 70 % with R=2 values grows to 4 nodes
+   * on its own; the client puts more values, some of them onto the new nodes, then removes most keys, and the pool
+   * shrinks back to 2 through drains that move what the new nodes hold; every key kept reads back byte-exact. The
+   * Events and status.autoscaling are logged.
+   */
+  @Test
+  @Order(15)
+  void autoscaledPoolGrowsUnderLoadAndShrinksBackToMinimumLosingNothing() {
+    String name = "autoscaling (min 2, max 4): filled -> grows, keys removed -> shrinks to 2 by drains, 0 lost";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(name, Duration.ofMinutes(12), diagnostics, List.of(AUTOSCALE, SYSTEM_NAMESPACE), s -> {
+      String pool = "auto";
+      int keys = 720; // ~11.6 MiB of values, ~23 MiB with 2 replicas: ~72 % of 2 x 16 MiB, 48 % of 3 nodes, 36 % of 4
+      int kept = 120; // of the first keys: ~2 MiB of values, 11 % of 2 nodes
+      int more = 120; // put at 4 nodes, all kept: the drains must move those the new nodes hold
+      namespace(AUTOSCALE);
+      java.time.Instant created = java.time.Instant.now();
+      client.resources(KvCachePool.class).inNamespace(AUTOSCALE)
+          .resource(Pools.autoscaled(Pools.pool(pool, images.release(), 1, 2, "16Mi", 2), 2, 4, 40, 20, 2, 30, 2))
+          .create();
+      awaitReady(AUTOSCALE, pool, Duration.ofMinutes(4));
+      s.measured("2/2 Ready " + E2eLog.seconds(Duration.between(created, java.time.Instant.now())) + " after create");
+
+      WorkloadPod.Result put = workloads.run(AUTOSCALE, pool, "put", keys, "as", 2, Duration.ofMinutes(4));
+      assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
+      java.time.Instant filled = java.time.Instant.now();
+      s.measured("put " + keys + " values (" + put.number("bytes") / 1024 + " KiB, R=2) in " + put.number("millis")
+          + " ms");
+      KvCachePool grown = Await.until("the pool to grow to 4 Ready storage nodes on its own", Duration.ofMinutes(4),
+          Duration.ofSeconds(2), autoscalingProgress(AUTOSCALE, pool),
+          p -> Pools.storageReplicas(p) == 4 && Pools.ready(p) && "4/4".equals(p.getStatus().getStorage()),
+          Pools::describeAutoscaling);
+      s.measured("4/4 Ready " + E2eLog.seconds(Duration.between(filled, java.time.Instant.now()))
+          + " after the put ended");
+      List<ScalingDecision> ups = Pools.recentScaling(grown);
+      assertThat(ups).as("status.autoscaling.recentScaling").isNotEmpty()
+          .allSatisfy(d -> {
+            assertThat(d.getAction()).isEqualTo("ScaleUp");
+            assertThat(d.getReason()).isEqualTo("TargetExceeded");
+            assertThat(d.getFullnessPercent()).as("fullness the scale-up decided on").isGreaterThan(40.0);
+          });
+      assertThat(ups.get(0).getToReplicas()).isEqualTo(4);
+      assertThat(ups.get(ups.size() - 1).getFromReplicas()).isEqualTo(2);
+      MasterStatus atFour = Await.until("the leader to count 4 live storage nodes", Duration.ofMinutes(2),
+          () -> Pools.servingLeader(client, AUTOSCALE, pool).orElse(null), m -> m.aliveNodes() == 4);
+      s.measured("grown in " + ups.size() + " scaling(s): " + ups.stream().map(d -> d.getFromReplicas() + " -> "
+          + d.getToReplicas() + " at fullness " + d.getFullnessPercent() + "%").toList() + "; leader objectsLost="
+          + atFour.counters().objectsLost() + ", evicted bytes so far " + atFour.cacheSignals().evictedBytes());
+      List<String> grownEvents = autoscaledEvents(AUTOSCALE, pool, created);
+      assertThat(grownEvents).as("StorageAutoscaled Events").isNotEmpty()
+          .allMatch(e -> e.contains("(TargetExceeded)"));
+
+      WorkloadPod.Result putMore = workloads.run(AUTOSCALE, pool, "put", keys, more, "as", 2, Duration.ofMinutes(4));
+      assertThat(putMore.succeeded()).as("put pod %s: %s", putMore.pod(), putMore.summary()).isTrue();
+      Map<String, Long> onFour = replicasPerNode(AUTOSCALE, pool);
+      s.measured("put " + more + " more values at 4 nodes; replicas per node " + onFour);
+      assertThat(onFour.getOrDefault(pool + "-storage-2", 0L) + onFour.getOrDefault(pool + "-storage-3", 0L))
+          .as("replicas on the nodes the scale-up added").isPositive();
+
+      // the load stops: the workload removes all but the first keys (each remove finds its key: none was lost)
+      java.time.Instant removing = java.time.Instant.now();
+      WorkloadPod.Result removed = workloads.run(AUTOSCALE, pool, "remove", kept, keys - kept, "as", 2,
+          Duration.ofMinutes(4));
+      assertThat(removed.succeeded()).as("remove pod %s: %s", removed.pod(), removed.summary()).isTrue();
+      assertThat(removed.number("ok")).isEqualTo(keys - kept);
+      java.time.Instant emptied = java.time.Instant.now();
+      s.measured("removed " + removed.number("ok") + "/" + (keys - kept) + " keys in " + removed.number("millis")
+          + " ms");
+      KvCachePool shrunk = Await.until("the pool to shrink back to 2 storage nodes through the drain",
+          Duration.ofMinutes(6), Duration.ofSeconds(2), autoscalingProgress(AUTOSCALE, pool),
+          p -> Pools.storageReplicas(p) == 2 && Pools.ready(p) && "2/2".equals(p.getStatus().getStorage())
+              && Pools.pods(client, AUTOSCALE, pool, "storage").size() == 2 && p.getStatus().getUpgrade() != null
+              && "Completed".equals(String.valueOf(p.getStatus().getUpgrade().getPhase())),
+          Pools::describeAutoscaling);
+      s.measured("back to 2/2 " + E2eLog.seconds(Duration.between(emptied, java.time.Instant.now()))
+          + " after the keys were removed");
+      var drains = shrunk.getStatus().getUpgrade();
+      s.measured("status.upgrade of the scale-down: drains=" + drains.getDrains() + " bytesMoved="
+          + drains.getBytesMoved());
+      assertThat(drains.getDrains()).as("storage nodes drained").isEqualTo(2);
+      assertThat(drains.getBytesMoved()).as("bytes the drains moved off the added nodes").isPositive();
+      ScalingDecision down = Pools.recentScaling(shrunk).get(0);
+      assertThat(down.getAction()).isEqualTo("ScaleDown");
+      assertThat(down.getReason()).isEqualTo("TargetsMetWithFewerNodes");
+      assertThat(down.getToReplicas()).isEqualTo(2);
+      assertThat(Pools.recentScaling(shrunk)).as("no scale-down before the keys were being removed")
+          .filteredOn(d -> "ScaleDown".equals(d.getAction()))
+          .allSatisfy(d -> assertThat(java.time.Instant.parse(d.getTime())).isAfter(removing));
+
+      MasterStatus atTwo = Await.until("the leader to serve 2 live storage nodes with every object at 2 replicas",
+          Duration.ofMinutes(2), () -> Pools.servingLeader(client, AUTOSCALE, pool).orElse(null),
+          m -> m.nodes().stream().filter(n -> n.nodeState() == NodeState.ALIVE).count() == 2
+              && m.counters().underReplicated() == 0);
+      WorkloadPod.Result verify = workloads.run(AUTOSCALE, pool, "verify", kept, "as", 2, Duration.ofMinutes(4));
+      WorkloadPod.Result verifyMore = workloads.run(AUTOSCALE, pool, "verify", keys, more, "as", 2,
+          Duration.ofMinutes(4));
+      s.measured("objects lost " + (verify.number("lost") + verifyMore.number("lost")) + " ("
+          + (verify.number("ok") + verifyMore.number("ok")) + "/" + (kept + more)
+          + " kept keys read back byte-exact); leader objectsLost=" + atTwo.counters().objectsLost()
+          + " replicas per node " + replicasPerNode(AUTOSCALE, pool));
+
+      List<String> events = RolloutWatch.lines(RolloutWatch.events(client, AUTOSCALE, pool, created));
+      KvCachePool last = Pools.get(client, AUTOSCALE, pool);
+      E2eLog.info("Events of the autoscaled pool:\n  " + String.join("\n  ", events)
+          + "\nstatus.autoscaling.recentScaling (newest first):\n  " + String.join("\n  ",
+          Pools.recentScaling(last).stream().map(Pools::decision).toList())
+          + "\nstatus.autoscaling: owner=" + last.getStatus().getAutoscaling().getOwner() + " desiredReplicas="
+          + last.getStatus().getAutoscaling().getDesiredReplicas() + " lastDecision="
+          + Pools.decision(last.getStatus().getAutoscaling().getLastDecision())
+          + "\nstatus.cacheSignals: " + last.getStatus().getCacheSignals());
+      autoscaledEvents(AUTOSCALE, pool, created).forEach(e -> s.measured("Event " + e));
+      assertThat(verify.succeeded()).as("verify pod %s: %s", verify.pod(), verify.summary()).isTrue();
+      assertThat(verify.number("ok")).isEqualTo(kept);
+      assertThat(verify.number("lost")).as("objects lost").isZero();
+      assertThat(verifyMore.succeeded()).as("verify pod %s: %s", verifyMore.pod(), verifyMore.summary()).isTrue();
+      assertThat(verifyMore.number("ok")).isEqualTo(more);
+      assertThat(atTwo.counters().objectsLost()).as("objects the leader lost").isZero();
+      assertThat(events).as("the Events of the autoscaled pool")
+          .anyMatch(e -> e.startsWith("StorageAutoscaled: storage nodes 4 -> 2 (TargetsMetWithFewerNodes)"));
+      int drained = indexOf(events, "DrainingStorageNode: draining " + pool + "-storage-3");
+      int removedNode = indexOf(events, "StorageNodeRemoved: " + pool + "-storage-3");
+      assertThat(drained).as("%s-storage-3 drained (events %s)", pool, events).isNotNegative();
+      assertThat(removedNode).as("%s-storage-3 removed after its drain", pool).isGreaterThan(drained);
+      assertThat(indexOf(events, "StorageNodeRemoved: " + pool + "-storage-2")).as("%s-storage-2 removed", pool)
+          .isGreaterThan(indexOf(events, "DrainingStorageNode: draining " + pool + "-storage-2")).isNotNegative();
+      client.namespaces().withName(AUTOSCALE).delete();
+    });
+  }
+
+  /** "Reason: message" of the pool's StorageAutoscaled Events since {@code since}. */
+  private static List<String> autoscaledEvents(String namespace, String pool, java.time.Instant since) {
+    return RolloutWatch.lines(RolloutWatch.events(client, namespace, pool, since).stream()
+        .filter(e -> "StorageAutoscaled".equals(e.getReason())).toList());
+  }
+
+  /** The pool, logging each change of its replica count, fullness and autoscaling decision as it goes. */
+  private static java.util.function.Supplier<KvCachePool> autoscalingProgress(String namespace, String name) {
+    return new java.util.function.Supplier<>() {
+      private String last = "";
+
+      @Override
+      public KvCachePool get() {
+        KvCachePool pool = Pools.get(client, namespace, name);
+        String now = Pools.describeAutoscaling(pool);
+        if (!now.equals(last)) {
+          E2eLog.info("  " + namespace + "/" + name + " " + now);
+          last = now;
+        }
+        return pool;
+      }
+    };
   }
 
   /** 1 master, 4 storage nodes of 64 MiB, R=2, warm restarts in the cluster's memory folder, on release 1.0.0. */

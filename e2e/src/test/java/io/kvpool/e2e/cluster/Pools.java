@@ -7,6 +7,10 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.api.v1alpha1.AutoscalingSpec;
+import io.kvpool.api.v1alpha1.AutoscalingStatus;
+import io.kvpool.api.v1alpha1.AutoscalingTargets;
+import io.kvpool.api.v1alpha1.CacheSignalsStatus;
 import io.kvpool.api.v1alpha1.ComputeResources;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
@@ -14,6 +18,9 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.MasterSpec;
+import io.kvpool.api.v1alpha1.ScaleDownBehavior;
+import io.kvpool.api.v1alpha1.ScaleUpBehavior;
+import io.kvpool.api.v1alpha1.ScalingDecision;
 import io.kvpool.api.v1alpha1.StorageSpec;
 import java.io.IOException;
 import java.util.Comparator;
@@ -49,6 +56,63 @@ public final class Pools {
     pool.setMetadata(new ObjectMetaBuilder().withName(name).build());
     pool.setSpec(spec);
     return pool;
+  }
+
+  /**
+   * Turns spec.storage.autoscaling on: {@code min} to {@code max} storage nodes, the fullness target, and each
+   * direction's stabilization window (seconds) and step.
+   */
+  public static KvCachePool autoscaled(KvCachePool pool, int min, int max, int fullnessPercent, int upWindow,
+      int upStep, int downWindow, int downStep) {
+    AutoscalingSpec autoscaling = new AutoscalingSpec();
+    autoscaling.setEnabled(true);
+    autoscaling.setMinReplicas(min);
+    autoscaling.setMaxReplicas(max);
+    AutoscalingTargets targets = new AutoscalingTargets();
+    targets.setFullnessPercent(fullnessPercent);
+    autoscaling.setTargets(targets);
+    ScaleUpBehavior up = new ScaleUpBehavior();
+    up.setStabilizationWindowSeconds(upWindow);
+    up.setMaxStep(upStep);
+    autoscaling.setScaleUp(up);
+    ScaleDownBehavior down = new ScaleDownBehavior();
+    down.setStabilizationWindowSeconds(downWindow);
+    down.setMaxStep(downStep);
+    autoscaling.setScaleDown(down);
+    pool.getSpec().getStorage().setAutoscaling(autoscaling);
+    return pool;
+  }
+
+  /** spec.storage.replicas, what an autoscaler writes. */
+  public static int storageReplicas(KvCachePool pool) {
+    return pool.getSpec().getStorage().getReplicas() == null ? StorageSpec.DEFAULT_REPLICAS
+        : pool.getSpec().getStorage().getReplicas();
+  }
+
+  /** status.autoscaling's scalings, newest first; empty when there are none. */
+  public static List<ScalingDecision> recentScaling(KvCachePool pool) {
+    AutoscalingStatus a = pool == null || pool.getStatus() == null ? null : pool.getStatus().getAutoscaling();
+    return a == null || a.getRecentScaling() == null ? List.of() : a.getRecentScaling();
+  }
+
+  /** A one-line picture of a pool's replica count, cache signals and last autoscaling decision. */
+  public static String describeAutoscaling(KvCachePool pool) {
+    if (pool == null || pool.getStatus() == null) {
+      return describe(pool);
+    }
+    CacheSignalsStatus signals = pool.getStatus().getCacheSignals();
+    AutoscalingStatus a = pool.getStatus().getAutoscaling();
+    return "spec.storage.replicas=" + storageReplicas(pool) + " storage=" + pool.getStatus().getStorage()
+        + " phase=" + pool.getStatus().getPhase() + " fullness=" + (signals == null ? null
+        : signals.getFullnessPercent() + "% evicted=" + signals.getEvictedBytesPerSecond() + "B/s")
+        + " last decision: " + (a == null || a.getLastDecision() == null ? "none" : decision(a.getLastDecision()));
+  }
+
+  /** One status.autoscaling entry: time, action, reason, counts, the signals it decided on, and its message. */
+  public static String decision(ScalingDecision d) {
+    return d.getTime() + " " + d.getAction() + " " + d.getReason() + " " + d.getFromReplicas() + " -> "
+        + d.getToReplicas() + " (fullness " + d.getFullnessPercent() + "%, evicted " + d.getEvictedBytesPerSecond()
+        + " B/s, capacity misses " + d.getCapacityMissesPerSecond() + "/s): " + d.getMessage();
   }
 
   private static ComputeResources cpu(String request) {

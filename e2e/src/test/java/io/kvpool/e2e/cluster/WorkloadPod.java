@@ -55,11 +55,17 @@ public final class WorkloadPod {
 
   /** Runs {@code PoolWorkload op --keys N --prefix P --replicas R} against {@code pool}; waits for the pod to end. */
   public Result run(String namespace, String pool, String op, int keys, String prefix, int replicas, Duration limit) {
+    return run(namespace, pool, op, 0, keys, prefix, replicas, limit);
+  }
+
+  /** As {@link #run(String, String, String, int, String, int, Duration)}, on the keys {@code from} to {@code from + keys - 1}. */
+  public Result run(String namespace, String pool, String op, int from, int keys, String prefix, int replicas,
+      Duration limit) {
     ensureJar(namespace);
     String name = "workload-" + op + "-" + SEQUENCE.incrementAndGet();
     Pod pod = clientPod(name, pool, true, PoolWorkload.class, List.of(op, "--keys", Integer.toString(keys),
-        "--prefix", prefix, "--replicas", Integer.toString(replicas)));
-    return runToEnd(namespace, pod, op + " " + keys + " keys", limit);
+        "--from", Integer.toString(from), "--prefix", prefix, "--replicas", Integer.toString(replicas)));
+    return runToEnd(namespace, pod, op + " " + keys + " keys from " + prefix + "-" + from, limit);
   }
 
   /**

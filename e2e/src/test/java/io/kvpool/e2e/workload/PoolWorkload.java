@@ -15,9 +15,12 @@ import java.util.SplittableRandom;
  * The client of the end-to-end suite. It runs in a pod of the data-plane image (the suite ships this class
  * in a ConfigMap and runs {@code java -cp '/opt/kvpool/lib/*:/opt/e2e/workload.jar'}), reads the pool's address
  * from the pool's client ConfigMap ({@code envFrom}: {@code KVPOOL_MASTER_ADDRESS}, {@code KVPOOL_POOL_ID}) and
- * either puts deterministic values or reads them back and compares every byte.
+ * either puts deterministic values, reads them back and compares every byte, or removes them.
  *
- * <pre>PoolWorkload put|verify --keys N --prefix P [--replicas R] [--seed S]</pre>
+ * <pre>PoolWorkload put|verify|remove --keys N --prefix P [--from F] [--replicas R] [--seed S]</pre>
+ *
+ * <p>The keys are {@code P-F} to {@code P-(F+N-1)} ({@code --from} 0 unless given). {@code remove} counts a key
+ * {@code ok} when it was removed, {@code missing} when the pool did not hold it.
  *
  * <p>Value {@code i} is 1 to 32 KiB of pseudo-random bytes derived from the seed and {@code i}, so a later pod
  * can check what an earlier one stored. {@code verify} only reads: it counts {@code lost} objects (not found, or
@@ -36,12 +39,14 @@ public final class PoolWorkload {
     Map<String, String> options = options(args);
     String op = args.length > 0 ? args[0] : "";
     int keys = Integer.parseInt(options.getOrDefault("keys", "2000"));
+    int from = Integer.parseInt(options.getOrDefault("from", "0"));
     String prefix = options.getOrDefault("prefix", "e2e");
     int replicas = Integer.parseInt(options.getOrDefault("replicas", "2"));
     long seed = Long.parseLong(options.getOrDefault("seed", "1"));
     String master = System.getenv("KVPOOL_MASTER_ADDRESS");
-    if (master == null || master.isBlank() || !(op.equals("put") || op.equals("verify"))) {
-      System.err.println("usage: PoolWorkload put|verify --keys N --prefix P [--replicas R] [--seed S]"
+    if (master == null || master.isBlank() || !List.of("put", "verify", "remove").contains(op)) {
+      System.err.println("usage: PoolWorkload put|verify|remove --keys N --prefix P [--from F] [--replicas R]"
+          + " [--seed S]"
           + " (with KVPOOL_MASTER_ADDRESS from the pool's client ConfigMap)");
       System.exit(2);
     }
@@ -49,6 +54,7 @@ public final class PoolWorkload {
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("op", op);
     summary.put("keys", keys);
+    summary.put("from", from);
     List<String> errors = new ArrayList<>();
     int ok = 0;
     int missing = 0;
@@ -60,7 +66,7 @@ public final class PoolWorkload {
         .clientId("e2e-workload").operationTimeout(Duration.ofSeconds(60)).build();
     try (KvPoolClient client = KvPoolClient.connect(config)) {
       summary.put("server", client.serverVersion().toString());
-      for (int i = 0; i < keys; i++) {
+      for (int i = from; i < from + keys; i++) {
         String key = key(prefix, i);
         byte[] expected = value(seed, i);
         try {
@@ -68,6 +74,13 @@ public final class PoolWorkload {
             ByteBuffer value = ByteBuffer.allocateDirect(expected.length).put(expected).flip();
             client.put(key, value, replicas);
             ok++;
+          } else if (op.equals("remove")) {
+            if (client.remove(key)) {
+              ok++;
+            } else {
+              missing++;
+              note(errors, key + ": not found");
+            }
           } else {
             ByteBuffer actual = client.get(key);
             byte[] read = new byte[actual.remaining()];
