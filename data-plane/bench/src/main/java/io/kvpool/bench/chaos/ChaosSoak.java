@@ -46,15 +46,16 @@ public final class ChaosSoak {
   /**
    * Fixed heaps, touched at start: the child JVMs' RSS then does not grow with the heap's own sizing, so growth means
    * something kept memory. 512 MiB as the pool's default maximum: a server's 256 MiB body budget lives in its heap.
-   * Serial GC as the pool's default. Direct memory capped, as the operator caps it in pods
-   * (-XX:MaxDirectMemorySize): every connection's staging buffers are direct and go back only when a GC finds them
-   * unreachable, which a large, quiet heap may not run for long; without a cap (the JVM's default is the heap size)
-   * those of closed connections — thousands, with repairs and cut connections — showed as RSS growth (a master's
-   * native memory tracking at the end of a 2-minute soak: 38 MB of direct buffers). 64 MiB is far above what the
-   * live connections of a soak hold, and reaching it makes the JVM collect them.
+   * Serial GC as the pool's default. Direct memory capped low (pods cap it too, higher): every connection's two 8 KiB
+   * staging buffers are direct and go back only when a GC finds them unreachable, which a large, quiet heap may not run
+   * for long, and glibc keeps the pages they took. A node's loss makes the master open a connection per repair copy,
+   * and the source one to the target: thousands within seconds; with the JVM's default cap (the heap size) native
+   * memory tracking showed direct buffers peaking at 36-38 MB in a 2-minute soak, plus C2's compiler arenas (peak
+   * 16-25 MB), read as RSS growth. 16 MiB is about three times what a soak's live connections hold; reaching it makes
+   * the JVM collect the closed ones'. (Reusing connections for repair copies is the fix in the product.)
    */
   static final List<String> CHILD_JVM = List.of("-Xms512m", "-Xmx512m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
-      "-XX:MaxDirectMemorySize=64m", "-XX:+ExitOnOutOfMemoryError");
+      "-XX:MaxDirectMemorySize=16m", "-XX:+ExitOnOutOfMemoryError");
 
   /** What to run; see {@code ChaosCommand} for each option. */
   public record Settings(Optional<Path> kubeconfig, String namespace, Duration duration, Duration warmUp, long seed,
