@@ -50,7 +50,8 @@ public final class MasterCounters {
         "Tombstones forgotten before their time because the tombstone table was full");
     releasePushes = Counter.builder().name("kvpool_release_pushes_total")
         .help("REMOVE releases sent to a storage node before the REMOVE was answered (RELEASE):"
-            + " delivered, failed or timed_out (the node then takes them with its next heartbeat)")
+            + " delivered, failed, timed_out or skipped (its last push failed moments ago, or the senders were busy);"
+            + " the node then takes them with its next heartbeat")
         .labelNames("outcome").register(r);
     cacheSignals = new CacheSignals(r);
   }

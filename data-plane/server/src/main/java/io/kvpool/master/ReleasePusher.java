@@ -19,9 +19,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -33,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * before the client is told the object is gone: a remove then survives the loss of the leader that answered it. The
  * nodes are reached in parallel over one connection per node and view, kept open; {@link #PUSH_TIMEOUT} bounds the
  * wait. A node not reached in time, or of an earlier release (UNKNOWN_OPCODE), still takes the releases in its next
- * heartbeat reply, where they stay queued.
+ * heartbeat reply, where they stay queued. Bounded: a node whose push failed is left to its heartbeat for a while, and
+ * sends beyond a small queue are skipped (counted), so a frozen node under many removes builds no backlog.
  */
 final class ReleasePusher implements AutoCloseable {
   static final Duration PUSH_TIMEOUT = Duration.ofSeconds(1);
@@ -50,16 +52,28 @@ final class ReleasePusher implements AutoCloseable {
   private final PoolSecrets secrets;
   private final Counter pushes;
   private final Map<String, NodeChannel> channels = new ConcurrentHashMap<>();
-  private final ExecutorService senders = Executors.newFixedThreadPool(4, r -> {
-    Thread t = new Thread(r, "master-release");
-    t.setDaemon(true);
-    return t;
-  });
+  /** Nodes whose last push failed, and until when (nanoTime) no push is tried there: their heartbeat carries them. */
+  private final Map<String, Long> quietUntil = new ConcurrentHashMap<>();
+  private final long quietNanos;
+  /** Four senders and at most {@link #MAX_QUEUED} sends waiting: beyond that a push is skipped, not queued. */
+  private final ThreadPoolExecutor senders = new ThreadPoolExecutor(4, 4, 0, TimeUnit.MILLISECONDS,
+      new ArrayBlockingQueue<>(MAX_QUEUED), r -> {
+        Thread t = new Thread(r, "master-release");
+        t.setDaemon(true);
+        return t;
+      });
+  static final int MAX_QUEUED = 256;
 
   ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes) {
+    this(poolId, secrets, pushes, PUSH_TIMEOUT);
+  }
+
+  /** {@code quietAfterFailure}: how long a node whose push failed is not pushed to (its heartbeat carries them). */
+  ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes, Duration quietAfterFailure) {
     this.identity = new Handshake(VersionInfo.CURRENT, Role.MASTER, poolId, "master");
     this.secrets = secrets;
     this.pushes = pushes;
+    this.quietNanos = quietAfterFailure.toNanos();
   }
 
   /** Sends each node its releases and waits until all took them, failed, or {@link #PUSH_TIMEOUT} passed. */
@@ -68,7 +82,19 @@ final class ReleasePusher implements AutoCloseable {
       return;
     }
     List<Future<Boolean>> sent = new ArrayList<>(byEndpoint.size());
-    byEndpoint.forEach((endpoint, releases) -> sent.add(senders.submit(() -> send(endpoint, releases, view))));
+    long now = System.nanoTime();
+    byEndpoint.forEach((endpoint, releases) -> {
+      Long quiet = quietUntil.get(endpoint);
+      if (quiet != null && quiet - now > 0) {
+        pushes.labelValues("skipped").inc(); // failed a moment ago: a frozen node would hold every remove for nothing
+        return;
+      }
+      try {
+        sent.add(senders.submit(() -> send(endpoint, releases, view)));
+      } catch (RejectedExecutionException e) {
+        pushes.labelValues("skipped").inc(); // senders saturated: never an unbounded backlog
+      }
+    });
     long deadline = System.nanoTime() + PUSH_TIMEOUT.toNanos();
     for (Future<Boolean> f : sent) {
       try {
@@ -100,10 +126,12 @@ final class ReleasePusher implements AutoCloseable {
         try (RpcConnection.Deadline d = channel.connection.deadline(PUSH_TIMEOUT)) {
           channel.connection.call(Opcode.RELEASE, w);
         }
+        quietUntil.remove(endpoint);
         return true;
       } catch (IOException | RuntimeException e) {
         closeQuietly(channel);
         channels.remove(endpoint, channel);
+        quietUntil.put(endpoint, System.nanoTime() + quietNanos);
         FAILURES.warn("event=release_push_failed node={} releases={} error=\"{}\" (the node takes them with its next"
             + " heartbeat)", endpoint, releases.size(), e.getMessage());
         return false;
