@@ -41,9 +41,10 @@ public final class MasterCounters {
         "Bytes of values copied between storage nodes to re-create replicas (repairs and drains)");
     pendingExpired = counter(r, "kvpool_pending_expired_total", "Puts revoked because PutEnd never came");
     nodeCommits = Counter.builder().name("kvpool_node_commits_total")
-        .help("Replica receipts storage nodes committed themselves (COMMIT, protocol 2.2): applied, or ignored because"
-            + " the put was no longer pending there, the registration was not the node's current one, or the receipt"
-            + " did not verify").labelNames("outcome").register(r);
+        .help("Replica receipts storage nodes committed themselves (COMMIT, protocol 2.2): applied; freed_quarantine"
+            + " when the put had been deleted while pending and the receipt freed its range at once; or ignored"
+            + " because the put was no longer pending there, the registration was not the node's current one, or the"
+            + " receipt did not verify").labelNames("outcome").register(r);
     commitWaits = counter(r, "kvpool_commit_waits_total",
         "Lookups that waited for a pending put's storage nodes to commit it (protocol 2.2 puts)");
     tombstonesDropped = counter(r, "kvpool_tombstones_dropped_total",

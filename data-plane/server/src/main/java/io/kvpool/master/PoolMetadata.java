@@ -401,21 +401,42 @@ public final class PoolMetadata {
   private record NodeReceipt(NodeCommit.Item item, StoredObject object, NodeKey key) {
   }
 
+  /** A COMMIT item for a replica quarantined after its put was deleted, its receipt checked outside the lock. */
+  private record LateReceipt(NodeCommit.Item item, Quarantine.Placement placement, Quarantine.Expected expected,
+                             NodeKey key) {
+    boolean verifies() {
+      return NodeKey.matches(key.receipt(item.key(), item.generation(), expected.size(), expected.checksum()),
+          item.receipt());
+    }
+  }
+
   /**
    * Applies a storage node's COMMIT: each receipt that verifies with the key of the registration the COMMIT names marks
-   * that node's replica of the pending put committed, and a put whose every placed replica is committed completes.
-   * Others (another registration, a put no longer pending) are counted and dropped: there is no reply, and the node's
-   * inventory at its next registration proves the same replicas again.
+   * that node's replica of the pending put committed, and a put whose every placed replica is committed completes. A
+   * receipt for a replica quarantined because its put was deleted while pending (removed, revoked) frees that range at
+   * once: the node completed the replica and admits no further write to it. Others (another registration, a put no
+   * longer pending) are counted and dropped: there is no reply, and the node's inventory at its next registration
+   * proves the same replicas again.
    */
   public void nodeCommit(NodeCommit commit) {
     List<NodeReceipt> pending = new ArrayList<>(commit.items().size());
+    List<LateReceipt> late = new ArrayList<>(0);
     synchronized (this) {
       StorageNodeRecord node = pool.nodes.get(commit.nodeId());
       boolean current = node != null && node.registeredAs(commit.registrationId()) && node.state().serves();
       for (NodeCommit.Item item : commit.items()) {
-        StoredObject o = current && Keys.problem(item.key()) == null ? pool.objects.get(item.key()) : null;
+        if (!current || Keys.problem(item.key()) != null) {
+          continue;
+        }
+        StoredObject o = pool.objects.get(item.key());
         if (o != null && !o.complete() && o.generation == item.generation() && o.replicaOn(node.id()) != null) {
           pending.add(new NodeReceipt(item, o, node.key()));
+        } else {
+          Quarantine.Placement p = new Quarantine.Placement(node.id(), item.key(), item.generation());
+          Quarantine.Expected expected = pool.quarantine.expected(p);
+          if (expected != null) {
+            late.add(new LateReceipt(item, p, expected, node.key()));
+          }
         }
       }
     }
@@ -426,7 +447,9 @@ public final class PoolMetadata {
         verified.add(r);
       }
     }
+    List<LateReceipt> lateVerified = late.stream().filter(LateReceipt::verifies).toList();
     int applied = 0;
+    int freed = 0;
     synchronized (this) {
       long now = clock.getAsLong();
       for (NodeReceipt r : verified) {
@@ -440,10 +463,19 @@ public final class PoolMetadata {
           pool.completePut(o, o.committedReplicas(), now);
         }
       }
+      for (LateReceipt r : lateVerified) {
+        Replica replica = pool.quarantine.takeCommitted(r.placement());
+        StorageNodeRecord n = replica == null ? null : pool.holder(replica);
+        if (n != null && n.registeredAs(commit.registrationId())) {
+          n.free(replica);
+          freed++;
+        }
+      }
       wakeSettlers();
     }
     pool.counters.nodeCommits.labelValues("applied").inc(applied);
-    pool.counters.nodeCommits.labelValues("ignored").inc(commit.items().size() - applied);
+    pool.counters.nodeCommits.labelValues("freed_quarantine").inc(freed);
+    pool.counters.nodeCommits.labelValues("ignored").inc(commit.items().size() - applied - freed);
   }
 
   /** Applies a storage node's DISK_DROP (protocol 2.3): replicas its disk tier no longer holds. */

@@ -163,7 +163,7 @@ final class PoolState {
       n.replicaRemoved();
       n.release(new Release(o.key, o.generation, true));
       if (quarantineRanges && !committed.contains(r)) {
-        quarantine.hold(r, grantsExpireAtMillis);
+        quarantine.hold(o, r, grantsExpireAtMillis);
       } else {
         n.free(r);
       }
@@ -198,7 +198,7 @@ final class PoolState {
         forgetReplica(o, r);
         if (n != null) {
           n.release(new Release(o.key, o.generation, false));
-          quarantine.hold(r, o.pendingDeadlineMillis); // its writer may still be writing
+          quarantine.hold(o, r, o.pendingDeadlineMillis); // its writer may still be writing
         }
       }
     }

@@ -83,6 +83,50 @@ class NodeCommitTest {
   }
 
   @Test
+  void aRemovedPutsLateCommitFreesTheRangeItsRemoveQuarantined() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2); // visible: the writer has returned
+    ReplicaGrant late = p.replicas().get(1);
+    byte[] receipt = f.write("k", p, late, 1000, 2).receipt(); // written, its COMMIT still on its way
+    assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.OK);
+    long quarantined = f.pool.snapshot().usedBytes();
+    assertThat(quarantined).as("the uncommitted replica's range waits for its writer's grant").isPositive();
+
+    PoolFixture.SimNode n = f.nodes.get(late.nodeId());
+    f.pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item("k", p.generation(),
+        receipt))));
+    assertThat(f.pool.snapshot().usedBytes()).as("its node completed it: no writer is left, the range is free")
+        .isZero();
+    assertThat(nodeCommits(f, "freed_quarantine")).isEqualTo(1);
+    assertThat(f.exists("k")).isFalse();
+
+    f.advance(f.config.pendingTimeout().plusSeconds(1));
+    f.heartbeats();
+    f.tickUntilQuiet();
+    assertThat(f.pool.snapshot().usedBytes()).as("the expiry frees nothing twice").isZero();
+    assertThat(f.put("k2", 1000, 2).status()).isEqualTo(ErrorCode.OK);
+    assertThat(f.pool.snapshot().usedBytes()).isEqualTo(2 * quarantined);
+  }
+
+  @Test
+  void aLateCommitWithAForgedReceiptLeavesTheRangeQuarantined() {
+    PoolFixture f = pool();
+    PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
+    f.commit("k", p, p.replicas().get(0), 1000, 2);
+    ReplicaGrant late = p.replicas().get(1);
+    byte[] forged = f.write("k", p, late, 1000, 2).receipt().clone();
+    forged[0] ^= 1;
+    f.pool.remove(List.of("k"));
+    long quarantined = f.pool.snapshot().usedBytes();
+    PoolFixture.SimNode n = f.nodes.get(late.nodeId());
+    f.pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item("k", p.generation(),
+        forged))));
+    assertThat(f.pool.snapshot().usedBytes()).isEqualTo(quarantined).isPositive();
+    assertThat(nodeCommits(f, "ignored")).isEqualTo(1);
+  }
+
+  @Test
   void aPutEndAddsTheReplicasTheirNodesCommitted() {
     PoolFixture f = pool();
     PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
