@@ -16,10 +16,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
-/** Turns file sets into Jib layers and a container build into a tarball that ctr and docker load accept. */
+/**
+ * Turns file sets into Jib layers and a container build into a tarball that ctr and docker load
+ * accept.
+ */
 final class ImageWriter {
-  /** Every file gets this time, so the same inputs give the same layer digests (Jib's own default). */
+  /**
+   * Every file gets this time, so the same inputs give the same layer digests (Jib's own default).
+   */
   static final Instant FILE_TIME = Instant.ofEpochSecond(1);
+
   static final FilePermissions EXECUTABLE = FilePermissions.fromOctalString("755");
   static final FilePermissions READ_ONLY = FilePermissions.fromOctalString("644");
   static final FilePermissions FOLDER = FilePermissions.fromOctalString("755");
@@ -34,12 +40,11 @@ final class ImageWriter {
   }
 
   /** A tarball written: its image reference, file, size and image id. */
-  record Written(String reference, Path tarball, long bytes, String imageId, Duration took) {
-  }
+  record Written(String reference, Path tarball, long bytes, String imageId, Duration took) {}
 
   /**
-   * The base root filesystem as one layer, owned by root and read-only for everyone else, except /tmp
-   * (writable by any user; Jib cannot set the sticky bit) and the non-root user's home.
+   * The base root filesystem as one layer, owned by root and read-only for everyone else, except
+   * /tmp (writable by any user; Jib cannot set the sticky bit) and the non-root user's home.
    */
   static FileEntriesLayer baseLayer(RuntimeBase base) throws IOException {
     FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("runtime");
@@ -48,43 +53,63 @@ final class ImageWriter {
       Path source = base.root().resolve(relative);
       AbsoluteUnixPath target = AbsoluteUnixPath.get("/" + relative.toString().replace('\\', '/'));
       if (target.toString().equals("/tmp")) {
-        layer.addEntry(new FileEntry(source, target, FilePermissions.fromOctalString("777"), FILE_TIME, ROOT));
+        layer.addEntry(
+            new FileEntry(source, target, FilePermissions.fromOctalString("777"), FILE_TIME, ROOT));
       } else if (target.toString().equals(RuntimeBase.USER_HOME)) {
-        layer.addEntry(new FileEntry(source, target, FilePermissions.fromOctalString("700"), FILE_TIME, owner));
+        layer.addEntry(
+            new FileEntry(
+                source, target, FilePermissions.fromOctalString("700"), FILE_TIME, owner));
       } else if (Files.isDirectory(source)) {
         layer.addEntry(new FileEntry(source, target, FOLDER, FILE_TIME, ROOT));
       } else {
-        layer.addEntry(new FileEntry(source, target, RuntimeBase.isExecutable(source) ? EXECUTABLE : READ_ONLY,
-            FILE_TIME, ROOT));
+        layer.addEntry(
+            new FileEntry(
+                source,
+                target,
+                RuntimeBase.isExecutable(source) ? EXECUTABLE : READ_ONLY,
+                FILE_TIME,
+                ROOT));
       }
     }
     return layer.build();
   }
 
-  /** A layer of files, each source to its absolute target path, read-only (or executable) for all, owned by root. */
+  /**
+   * A layer of files, each source to its absolute target path, read-only (or executable) for all,
+   * owned by root.
+   */
   static FileEntriesLayer layer(String name, Map<Path, String> files, FilePermissions permissions) {
     FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName(name);
-    files.forEach((source, target) ->
-        layer.addEntry(new FileEntry(source, AbsoluteUnixPath.get(target), permissions, FILE_TIME, ROOT)));
+    files.forEach(
+        (source, target) ->
+            layer.addEntry(
+                new FileEntry(source, AbsoluteUnixPath.get(target), permissions, FILE_TIME, ROOT)));
     return layer.build();
   }
 
-  /** Writes the image as {@code tarball}, named {@code reference}; layers already built are reused from the cache. */
+  /**
+   * Writes the image as {@code tarball}, named {@code reference}; layers already built are reused
+   * from the cache.
+   */
   Written write(JibContainerBuilder image, String reference, Path tarball) throws Exception {
     long started = System.nanoTime();
     Files.createDirectories(tarball.getParent());
-    Containerizer containerizer = Containerizer.to(TarImage.at(tarball).named(reference))
-        .setApplicationLayersCache(cacheDir.resolve("jib-layers"))
-        .setBaseImageLayersCache(cacheDir.resolve("jib-base-layers"))
-        .setOfflineMode(true)
-        .setToolName("kvpool-images")
-        .addEventHandler(LogEvent.class, e -> {
-          if (e.getLevel() == LogEvent.Level.ERROR || e.getLevel() == LogEvent.Level.WARN) {
-            log.info("jib " + e.getLevel() + ": " + e.getMessage());
-          }
-        });
+    Containerizer containerizer =
+        Containerizer.to(TarImage.at(tarball).named(reference))
+            .setApplicationLayersCache(cacheDir.resolve("jib-layers"))
+            .setBaseImageLayersCache(cacheDir.resolve("jib-base-layers"))
+            .setOfflineMode(true)
+            .setToolName("kvpool-images")
+            .addEventHandler(
+                LogEvent.class,
+                e -> {
+                  if (e.getLevel() == LogEvent.Level.ERROR || e.getLevel() == LogEvent.Level.WARN) {
+                    log.info("jib " + e.getLevel() + ": " + e.getMessage());
+                  }
+                });
     JibContainer container = image.containerize(containerizer);
     Duration took = Duration.ofNanos(System.nanoTime() - started);
-    return new Written(reference, tarball, Files.size(tarball), container.getImageId().toString(), took);
+    return new Written(
+        reference, tarball, Files.size(tarball), container.getImageId().toString(), took);
   }
 }

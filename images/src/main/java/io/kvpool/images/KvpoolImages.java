@@ -25,13 +25,16 @@ import java.util.zip.ZipFile;
  * What the two images hold and how they start.
  *
  * <ul>
- *   <li>{@code kvpool/data-plane:<release>}: the JRE, the data-plane jars in {@value #LIB} (the operator starts
- *       {@code java -cp /opt/kvpool/lib/* <main>}), libkvpool and JNA's dispatcher in {@value #NATIVE}, loaded
- *       from there without unpacking anything (so a read-only root filesystem works).</li>
- *   <li>{@code kvpool/operator:<release>}: the JRE and the Quarkus application under {@value #OPERATOR}.</li>
+ *   <li>{@code kvpool/data-plane:<release>}: the JRE, the data-plane jars in {@value #LIB} (the
+ *       operator starts {@code java -cp /opt/kvpool/lib/* <main>}), libkvpool and JNA's dispatcher
+ *       in {@value #NATIVE}, loaded from there without unpacking anything (so a read-only root
+ *       filesystem works).
+ *   <li>{@code kvpool/operator:<release>}: the JRE and the Quarkus application under {@value
+ *       #OPERATOR}.
  * </ul>
- * Both run as uid {@value RuntimeBase#USER_ID}, carry the release and protocol versions as labels, and are
- * layered so that a rebuild of kvpool's own code only rewrites a small top layer.
+ *
+ * Both run as uid {@value RuntimeBase#USER_ID}, carry the release and protocol versions as labels,
+ * and are layered so that a rebuild of kvpool's own code only rewrites a small top layer.
  */
 final class KvpoolImages {
   static final String DATA_PLANE_REPOSITORY = "kvpool/data-plane";
@@ -41,12 +44,13 @@ final class KvpoolImages {
   static final String OPERATOR = "/opt/kvpool/operator";
   static final String RELEASE_LABEL = "io.kvpool.release";
   static final String PROTOCOL_LABEL = "io.kvpool.protocol";
+
   /** Inside the kvpool-native jar, where JNA would find it on the class path. */
   static final String LIBKVPOOL_IN_JAR = "linux-x86-64/libkvpool.so";
+
   static final String JNIDISPATCH_IN_JAR = "com/sun/jna/linux-x86-64/libjnidispatch.so";
 
-  private KvpoolImages() {
-  }
+  private KvpoolImages() {}
 
   static String release() {
     return VersionInfo.CURRENT.release();
@@ -67,7 +71,8 @@ final class KvpoolImages {
     return List.of(kvpool, jna);
   }
 
-  static JibContainerBuilder dataPlane(FileEntriesLayer base, List<Path> jars, List<Path> nativeLibraries) {
+  static JibContainerBuilder dataPlane(
+      FileEntriesLayer base, List<Path> jars, List<Path> nativeLibraries) {
     Map<Path, String> dependencies = new TreeMap<>();
     Map<Path, String> kvpool = new TreeMap<>();
     for (Path jar : jars) {
@@ -79,16 +84,26 @@ final class KvpoolImages {
       natives.put(library, NATIVE + "/" + library.getFileName());
     }
     Map<String, String> env = commonEnvironment();
-    // JNA loads its dispatcher and libkvpool from the image instead of unpacking copies into a temp folder.
-    env.put("JAVA_TOOL_OPTIONS", "-Djna.boot.library.path=" + NATIVE + " -Djna.library.path=" + NATIVE
-        + " -Djna.nounpack=true");
+    // JNA loads its dispatcher and libkvpool from the image instead of unpacking copies into a temp
+    // folder.
+    env.put(
+        "JAVA_TOOL_OPTIONS",
+        "-Djna.boot.library.path="
+            + NATIVE
+            + " -Djna.library.path="
+            + NATIVE
+            + " -Djna.nounpack=true");
     return common(base)
         .addFileEntriesLayer(ImageWriter.layer("dependencies", dependencies, ImageWriter.READ_ONLY))
         .addFileEntriesLayer(ImageWriter.layer("kvpool-native", natives, ImageWriter.EXECUTABLE))
         .addFileEntriesLayer(ImageWriter.layer("kvpool", kvpool, ImageWriter.READ_ONLY))
         .setEnvironment(env)
-        .setLabels(labels("kvpool data plane",
-            "kvpool master, storage node and CLI; the operator starts java -cp '" + LIB + "/*' MAIN"))
+        .setLabels(
+            labels(
+                "kvpool data plane",
+                "kvpool master, storage node and CLI; the operator starts java -cp '"
+                    + LIB
+                    + "/*' MAIN"))
         // Without a command from the pod: print the versions (the operator always gives a command).
         .setProgramArguments("java", "-cp", LIB + "/*", "io.kvpool.master.MasterMain", "--version");
   }
@@ -99,12 +114,15 @@ final class KvpoolImages {
     try (Stream<Path> files = Files.walk(quarkusApp)) {
       for (Path file : files.filter(Files::isRegularFile).toList()) {
         String relative = quarkusApp.relativize(file).toString();
-        (relative.startsWith("lib/") ? dependencies : application).put(file, OPERATOR + "/" + relative);
+        (relative.startsWith("lib/") ? dependencies : application)
+            .put(file, OPERATOR + "/" + relative);
       }
     }
     Map<String, String> env = commonEnvironment();
-    // Vert.x would unpack class-path resources into a cache under /tmp, which a read-only root filesystem
-    // refuses (the operator then exits at start-up); the operator serves no files from its class path.
+    // Vert.x would unpack class-path resources into a cache under /tmp, which a read-only root
+    // filesystem
+    // refuses (the operator then exits at start-up); the operator serves no files from its class
+    // path.
     env.put("QUARKUS_VERTX_CLASSPATH_RESOLVING", "false");
     return common(base)
         .addFileEntriesLayer(ImageWriter.layer("dependencies", dependencies, ImageWriter.READ_ONLY))
@@ -112,8 +130,13 @@ final class KvpoolImages {
         .setEnvironment(env)
         .setLabels(labels("kvpool operator", "reconciles KvCachePool and TransferEngine resources"))
         .addExposedPort(Port.tcp(8080))
-        .setEntrypoint("java", "-XX:MaxRAMPercentage=70", "-XX:+ExitOnOutOfMemoryError",
-            "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", "-jar", OPERATOR + "/quarkus-run.jar");
+        .setEntrypoint(
+            "java",
+            "-XX:MaxRAMPercentage=70",
+            "-XX:+ExitOnOutOfMemoryError",
+            "-Djava.util.logging.manager=org.jboss.logmanager.LogManager",
+            "-jar",
+            OPERATOR + "/quarkus-run.jar");
   }
 
   private static JibContainerBuilder common(FileEntriesLayer base) {
@@ -144,13 +167,21 @@ final class KvpoolImages {
     return labels;
   }
 
-  private static Path extract(List<Path> jars, String jarPrefix, String entry, Path target) throws IOException {
-    Path jar = jars.stream().filter(j -> j.getFileName().toString().startsWith(jarPrefix)).findFirst()
-        .orElseThrow(() -> new IllegalStateException("no " + jarPrefix + "*.jar among the data-plane jars " + jars));
+  private static Path extract(List<Path> jars, String jarPrefix, String entry, Path target)
+      throws IOException {
+    Path jar =
+        jars.stream()
+            .filter(j -> j.getFileName().toString().startsWith(jarPrefix))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "no " + jarPrefix + "*.jar among the data-plane jars " + jars));
     try (ZipFile zip = new ZipFile(jar.toFile())) {
       ZipEntry e = zip.getEntry(entry);
       if (e == null) {
-        throw new IllegalStateException(jar + " has no " + entry + " (was the native library built?)");
+        throw new IllegalStateException(
+            jar + " has no " + entry + " (was the native library built?)");
       }
       Files.createDirectories(target.getParent());
       try (InputStream in = zip.getInputStream(e)) {

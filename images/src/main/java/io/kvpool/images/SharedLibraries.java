@@ -15,12 +15,16 @@ import java.util.regex.Pattern;
 /** The host's system libraries that a set of ELF files loads, as {@code ldd} resolves them. */
 final class SharedLibraries {
   /** {@code libz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x...)} or the loader's own line. */
-  private static final Pattern RESOLVED = Pattern.compile("^\\s*(?:\\S+\\s+=>\\s+)?(/\\S+)\\s+\\(0x[0-9a-f]+\\)\\s*$");
-  /** Only libraries of the system folders are copied; the JRE's own ones are in the image already. */
-  private static final List<String> SYSTEM_DIRS = List.of("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/");
+  private static final Pattern RESOLVED =
+      Pattern.compile("^\\s*(?:\\S+\\s+=>\\s+)?(/\\S+)\\s+\\(0x[0-9a-f]+\\)\\s*$");
 
-  private SharedLibraries() {
-  }
+  /**
+   * Only libraries of the system folders are copied; the JRE's own ones are in the image already.
+   */
+  private static final List<String> SYSTEM_DIRS =
+      List.of("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/");
+
+  private SharedLibraries() {}
 
   /** Absolute paths of the system libraries (and the dynamic loader) that {@code elfFiles} need. */
   static Set<String> of(List<Path> elfFiles) {
@@ -43,12 +47,17 @@ final class SharedLibraries {
     return libraries;
   }
 
-  /** The first line of {@code ldd --version}, e.g. {@code ldd (Debian GLIBC 2.36-9+deb12u10) 2.36}. */
+  /**
+   * The first line of {@code ldd --version}, e.g. {@code ldd (Debian GLIBC 2.36-9+deb12u10) 2.36}.
+   */
   static String glibcVersion() {
     return run("ldd", "--version").lines().findFirst().orElse("");
   }
 
-  /** Output of a command; a command that is not a dynamic executable (exit code 1) gives what it printed. */
+  /**
+   * Output of a command; a command that is not a dynamic executable (exit code 1) gives what it
+   * printed.
+   */
   private static String run(String... command) {
     try {
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -59,11 +68,15 @@ final class SharedLibraries {
       }
       return new String(output, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot run " + String.join(" ", command)
-          + " (the images are built on Linux x86-64 with glibc's ldd)", e);
+      throw new UncheckedIOException(
+          "cannot run "
+              + String.join(" ", command)
+              + " (the images are built on Linux x86-64 with glibc's ldd)",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while running " + new ArrayList<>(List.of(command)), e);
+      throw new IllegalStateException(
+          "interrupted while running " + new ArrayList<>(List.of(command)), e);
     }
   }
 }

@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The tarballs the build wrote: the layout {@code docker save} writes, names, labels, user, environment, the
- * files and their owners and modes, and JVMs started from the image's own files (its JRE, jars and native
- * libraries, with its JAVA_TOOL_OPTIONS), which catches a missing JDK module or library early. The real
- * runtime check is the cluster suite, where containerd runs them.
+ * The tarballs the build wrote: the layout {@code docker save} writes, names, labels, user,
+ * environment, the files and their owners and modes, and JVMs started from the image's own files
+ * (its JRE, jars and native libraries, with its JAVA_TOOL_OPTIONS), which catches a missing JDK
+ * module or library early. The real runtime check is the cluster suite, where containerd runs them.
  */
 class ImagesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,8 +39,11 @@ class ImagesIT {
   }
 
   /** Name → entry of every file in an image, top layer winning, plus the manifest and config. */
-  record Image(JsonNode manifest, JsonNode config, List<String> layers, Map<String, TarArchiveEntry> files) {
-  }
+  record Image(
+      JsonNode manifest,
+      JsonNode config,
+      List<String> layers,
+      Map<String, TarArchiveEntry> files) {}
 
   static Image read(Path tarball) throws IOException {
     Map<String, byte[]> blobs = new HashMap<>();
@@ -57,7 +60,8 @@ class ImagesIT {
     Map<String, TarArchiveEntry> files = new HashMap<>();
     for (JsonNode layer : manifest.get("Layers")) {
       layers.add(layer.asText());
-      try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(blobs.get(layer.asText())));
+      try (InputStream in =
+              new GZIPInputStream(new java.io.ByteArrayInputStream(blobs.get(layer.asText())));
           TarArchiveInputStream tar = new TarArchiveInputStream(in)) {
         for (TarArchiveEntry e; (e = tar.getNextEntry()) != null; ) {
           files.put("/" + e.getName().replaceFirst("^\\./", "").replaceFirst("/$", ""), e);
@@ -74,23 +78,36 @@ class ImagesIT {
   @Test
   void dataPlaneImageIsNamedLabelledAndRunsAsNonRoot() throws IOException {
     Image image = read(tarball(KvpoolImages.dataPlaneReference()));
-    assertThat(image.manifest().get("RepoTags").get(0).asText()).isEqualTo("kvpool/data-plane:" + VersionInfo.CURRENT.release());
+    assertThat(image.manifest().get("RepoTags").get(0).asText())
+        .isEqualTo("kvpool/data-plane:" + VersionInfo.CURRENT.release());
     JsonNode config = image.config().get("config");
     assertThat(config.get("User").asText()).isEqualTo("10001:10001");
-    assertThat(config.get("Labels").get("io.kvpool.release").asText()).isEqualTo(VersionInfo.CURRENT.release());
-    assertThat(config.get("Labels").get("io.kvpool.protocol").asText()).isEqualTo(VersionInfo.CURRENT.protocol());
-    assertThat(config.get("Env").toString()).contains("PATH=/opt/java/bin:", "-Djna.boot.library.path=/opt/kvpool/native");
+    assertThat(config.get("Labels").get("io.kvpool.release").asText())
+        .isEqualTo(VersionInfo.CURRENT.release());
+    assertThat(config.get("Labels").get("io.kvpool.protocol").asText())
+        .isEqualTo(VersionInfo.CURRENT.protocol());
+    assertThat(config.get("Env").toString())
+        .contains("PATH=/opt/java/bin:", "-Djna.boot.library.path=/opt/kvpool/native");
 
     Map<String, TarArchiveEntry> files = image.files();
-    assertThat(files).containsKeys("/opt/java/bin/java", "/opt/kvpool/native/libkvpool.so",
-        "/opt/kvpool/native/libjnidispatch.so", "/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6",
-        "/etc/passwd", "/tmp", "/home/kvpool");
-    assertThat(files.keySet()).anyMatch(f -> f.matches("/opt/kvpool/lib/kvpool-server-.*\\.jar"))
+    assertThat(files)
+        .containsKeys(
+            "/opt/java/bin/java",
+            "/opt/kvpool/native/libkvpool.so",
+            "/opt/kvpool/native/libjnidispatch.so",
+            "/lib64/ld-linux-x86-64.so.2",
+            "/lib/x86_64-linux-gnu/libc.so.6",
+            "/etc/passwd",
+            "/tmp",
+            "/home/kvpool");
+    assertThat(files.keySet())
+        .anyMatch(f -> f.matches("/opt/kvpool/lib/kvpool-server-.*\\.jar"))
         .anyMatch(f -> f.matches("/opt/kvpool/lib/kvpool-cli-.*\\.jar"));
     assertThat(mode(files.get("/opt/java/bin/java"))).isEqualTo("rwxr-xr-x");
     assertThat(mode(files.get("/opt/kvpool/native/libkvpool.so"))).isEqualTo("rwxr-xr-x");
     assertThat(mode(files.get("/tmp"))).isEqualTo("rwxrwxrwx");
-    assertThat(files.values()).filteredOn(e -> !e.getName().contains("home/kvpool"))
+    assertThat(files.values())
+        .filteredOn(e -> !e.getName().contains("home/kvpool"))
         .allMatch(e -> e.getLongUserId() == 0 && e.getLongGroupId() == 0, "owned by root");
     assertThat(files.get("/home/kvpool").getLongUserId()).isEqualTo(10001);
   }
@@ -99,13 +116,18 @@ class ImagesIT {
   void operatorImageRunsQuarkusAsNonRootAndSharesTheBaseLayer() throws IOException {
     Image operator = read(tarball(KvpoolImages.operatorReference()));
     Image dataPlane = read(tarball(KvpoolImages.dataPlaneReference()));
-    assertThat(operator.manifest().get("RepoTags").get(0).asText()).isEqualTo("kvpool/operator:" + VersionInfo.CURRENT.release());
+    assertThat(operator.manifest().get("RepoTags").get(0).asText())
+        .isEqualTo("kvpool/operator:" + VersionInfo.CURRENT.release());
     JsonNode config = operator.config().get("config");
     assertThat(config.get("User").asText()).isEqualTo("10001:10001");
-    assertThat(config.get("Entrypoint").toString()).contains("/opt/kvpool/operator/quarkus-run.jar");
-    assertThat(config.get("Labels").get("io.kvpool.release").asText()).isEqualTo(VersionInfo.CURRENT.release());
-    assertThat(operator.files()).containsKeys("/opt/kvpool/operator/quarkus-run.jar", "/opt/java/lib/modules");
-    assertThat(operator.layers().get(0)).as("the runtime layer both images start from")
+    assertThat(config.get("Entrypoint").toString())
+        .contains("/opt/kvpool/operator/quarkus-run.jar");
+    assertThat(config.get("Labels").get("io.kvpool.release").asText())
+        .isEqualTo(VersionInfo.CURRENT.release());
+    assertThat(operator.files())
+        .containsKeys("/opt/kvpool/operator/quarkus-run.jar", "/opt/java/lib/modules");
+    assertThat(operator.layers().get(0))
+        .as("the runtime layer both images start from")
         .isEqualTo(dataPlane.layers().get(0));
   }
 
@@ -114,20 +136,34 @@ class ImagesIT {
     extract(tarball(KvpoolImages.dataPlaneReference()), root);
     Path native_ = root.resolve("opt/kvpool/native");
     String classpath = root.resolve("opt/kvpool/lib") + "/*";
-    String expected = "kvpool " + VersionInfo.CURRENT.release() + " (protocol " + VersionInfo.CURRENT.protocol() + ")";
-    for (String main : List.of("io.kvpool.master.MasterMain", "io.kvpool.storage.StorageNodeMain")) {
+    String expected =
+        "kvpool "
+            + VersionInfo.CURRENT.release()
+            + " (protocol "
+            + VersionInfo.CURRENT.protocol()
+            + ")";
+    for (String main :
+        List.of("io.kvpool.master.MasterMain", "io.kvpool.storage.StorageNodeMain")) {
       assertThat(java(root, native_, "-cp", classpath, main, "--version")).contains(expected);
     }
-    String probeClasses = Path.of(NativeLoadProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-        .toString();
-    assertThat(java(root, native_, "-cp", classpath + ":" + probeClasses, NativeLoadProbe.class.getName()))
+    String probeClasses =
+        Path.of(NativeLoadProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            .toString();
+    assertThat(
+            java(
+                root,
+                native_,
+                "-cp",
+                classpath + ":" + probeClasses,
+                NativeLoadProbe.class.getName()))
         .contains("crc32c=e3069283");
   }
 
   /**
-   * {@code kvpool demo} on the image's JRE: a master and three storage nodes started as processes of that JRE,
-   * serving a client over TCP. A JDK module the servers need only once a peer connects (jdk.net for the TCP
-   * keep-alive options) is missing from no {@code --version} run; here the demo would time out.
+   * {@code kvpool demo} on the image's JRE: a master and three storage nodes started as processes
+   * of that JRE, serving a client over TCP. A JDK module the servers need only once a peer connects
+   * (jdk.net for the TCP keep-alive options) is missing from no {@code --version} run; here the
+   * demo would time out.
    */
   @Test
   void theImagesJreRunsAPoolThatServesPutsAndGets(@TempDir Path root) throws Exception {
@@ -139,13 +175,15 @@ class ImagesIT {
   }
 
   /**
-   * The data-plane image under the release tags of upgrade tests ({@code kvpool/data-plane:1.0.0}, {@code 1.1.0},
-   * {@code 2.0.0}, in one tarball): the same layers as the data-plane image, a config that differs only by the
-   * release it declares (KVPOOL_BUILD_RELEASE and the release labels), and a JVM started with that config's
-   * environment reports that release, through {@code --version} and through what the operator's image check reads.
+   * The data-plane image under the release tags of upgrade tests ({@code kvpool/data-plane:1.0.0},
+   * {@code 1.1.0}, {@code 2.0.0}, in one tarball): the same layers as the data-plane image, a
+   * config that differs only by the release it declares (KVPOOL_BUILD_RELEASE and the release
+   * labels), and a JVM started with that config's environment reports that release, through {@code
+   * --version} and through what the operator's image check reads.
    */
   @Test
-  void theReleaseTagsAreTheDataPlaneImageDeclaringTheirRelease(@TempDir Path root) throws Exception {
+  void theReleaseTagsAreTheDataPlaneImageDeclaringTheirRelease(@TempDir Path root)
+      throws Exception {
     Path releases = dir.resolve(ReleaseTags.TARBALL);
     Image dataPlane = read(tarball(KvpoolImages.dataPlaneReference()));
     Map<String, byte[]> blobs = new HashMap<>();
@@ -158,8 +196,11 @@ class ImagesIT {
     JsonNode manifests = JSON.readTree(blobs.get("manifest.json"));
     List<String> tags = new ArrayList<>();
     manifests.forEach(m -> tags.add(m.get("RepoTags").get(0).asText()));
-    assertThat(tags).containsExactly("kvpool/data-plane:1.0.0", "kvpool/data-plane:1.1.0", "kvpool/data-plane:2.0.0");
-    assertThat(Files.size(releases)).as("the layers once, not once per tag")
+    assertThat(tags)
+        .containsExactly(
+            "kvpool/data-plane:1.0.0", "kvpool/data-plane:1.1.0", "kvpool/data-plane:2.0.0");
+    assertThat(Files.size(releases))
+        .as("the layers once, not once per tag")
         .isLessThan(Files.size(tarball(KvpoolImages.dataPlaneReference())) + 1_000_000);
 
     extract(tarball(KvpoolImages.dataPlaneReference()), root);
@@ -169,56 +210,94 @@ class ImagesIT {
       String release = manifest.get("RepoTags").get(0).asText().replaceAll(".*:", "");
       List<String> layers = new ArrayList<>();
       manifest.get("Layers").forEach(l -> layers.add(l.asText()));
-      assertThat(layers).as("%s: the data-plane image's layers", release).isEqualTo(dataPlane.layers());
+      assertThat(layers)
+          .as("%s: the data-plane image's layers", release)
+          .isEqualTo(dataPlane.layers());
       assertThat(blobs).containsKeys(layers.toArray(String[]::new));
 
       JsonNode config = JSON.readTree(blobs.get(manifest.get("Config").asText()));
       JsonNode labels = config.at("/config/Labels");
       assertThat(labels.get("io.kvpool.release").asText()).isEqualTo(release);
       assertThat(labels.get("org.opencontainers.image.version").asText()).isEqualTo(release);
-      assertThat(labels.get("io.kvpool.protocol").asText()).isEqualTo(VersionInfo.CURRENT.protocol());
+      assertThat(labels.get("io.kvpool.protocol").asText())
+          .isEqualTo(VersionInfo.CURRENT.protocol());
       List<String> env = new ArrayList<>();
       config.at("/config/Env").forEach(v -> env.add(v.asText()));
       assertThat(env).contains(VersionInfo.RELEASE_ENV + "=" + release);
       List<String> baseEnv = new ArrayList<>();
       dataPlane.config().at("/config/Env").forEach(v -> baseEnv.add(v.asText()));
-      assertThat(env.subList(0, env.size() - 1)).as("the data-plane image's other variables").isEqualTo(baseEnv);
+      assertThat(env.subList(0, env.size() - 1))
+          .as("the data-plane image's other variables")
+          .isEqualTo(baseEnv);
       com.fasterxml.jackson.databind.node.ObjectNode rest = config.deepCopy();
       com.fasterxml.jackson.databind.node.ObjectNode base = dataPlane.config().deepCopy();
       for (var c : List.of(rest, base)) {
-        ((com.fasterxml.jackson.databind.node.ObjectNode) c.get("config")).remove(List.of("Env", "Labels"));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) c.get("config"))
+            .remove(List.of("Env", "Labels"));
       }
-      assertThat(rest).as("%s: nothing else differs from the data-plane image's config", release).isEqualTo(base);
+      assertThat(rest)
+          .as("%s: nothing else differs from the data-plane image's config", release)
+          .isEqualTo(base);
 
       Map<String, String> declared = Map.of(VersionInfo.RELEASE_ENV, release);
-      assertThat(java(root, native_, 60, declared, "-cp", classpath, "io.kvpool.master.MasterMain", "--version"))
+      assertThat(
+              java(
+                  root,
+                  native_,
+                  60,
+                  declared,
+                  "-cp",
+                  classpath,
+                  "io.kvpool.master.MasterMain",
+                  "--version"))
           .contains("kvpool " + release + " (protocol " + VersionInfo.CURRENT.protocol() + ")");
       Path termination = root.resolve("termination-log-" + release);
       Files.createFile(termination);
-      java(root, native_, 60, declared, "-cp", classpath, "io.kvpool.server.ImageVersionMain", termination.toString());
-      assertThat(Files.readString(termination)).as("what the operator's image check reads")
-          .containsPattern("\"release\"\\s*:\\s*\"" + java.util.regex.Pattern.quote(release) + "\"");
+      java(
+          root,
+          native_,
+          60,
+          declared,
+          "-cp",
+          classpath,
+          "io.kvpool.server.ImageVersionMain",
+          termination.toString());
+      assertThat(Files.readString(termination))
+          .as("what the operator's image check reads")
+          .containsPattern(
+              "\"release\"\\s*:\\s*\"" + java.util.regex.Pattern.quote(release) + "\"");
     }
   }
 
-  /** Runs the image's java from the extracted root with the image's JNA settings pointed at that root. */
+  /**
+   * Runs the image's java from the extracted root with the image's JNA settings pointed at that
+   * root.
+   */
   private static String java(Path root, Path nativeDir, String... args) throws Exception {
     return java(root, nativeDir, 60, args);
   }
 
-  private static String java(Path root, Path nativeDir, int timeoutSeconds, String... args) throws Exception {
+  private static String java(Path root, Path nativeDir, int timeoutSeconds, String... args)
+      throws Exception {
     return java(root, nativeDir, timeoutSeconds, Map.of(), args);
   }
 
-  private static String java(Path root, Path nativeDir, int timeoutSeconds, Map<String, String> env, String... args)
+  private static String java(
+      Path root, Path nativeDir, int timeoutSeconds, Map<String, String> env, String... args)
       throws Exception {
     List<String> command = new ArrayList<>(List.of(root.resolve("opt/java/bin/java").toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().remove(VersionInfo.RELEASE_ENV);
     pb.environment().putAll(env);
-    pb.environment().put("JAVA_TOOL_OPTIONS", "-Djna.boot.library.path=" + nativeDir + " -Djna.library.path="
-        + nativeDir + " -Djna.nounpack=true");
+    pb.environment()
+        .put(
+            "JAVA_TOOL_OPTIONS",
+            "-Djna.boot.library.path="
+                + nativeDir
+                + " -Djna.library.path="
+                + nativeDir
+                + " -Djna.nounpack=true");
     Path output = Files.createTempFile("image-java", ".log");
     pb.redirectOutput(output.toFile());
     Process p = pb.start();
@@ -229,7 +308,9 @@ class ImagesIT {
     }
     String out = Files.readString(output, StandardCharsets.UTF_8);
     Files.delete(output);
-    assertThat(finished).as("%s finished within %d s; output:%n%s", command, timeoutSeconds, out).isTrue();
+    assertThat(finished)
+        .as("%s finished within %d s; output:%n%s", command, timeoutSeconds, out)
+        .isTrue();
     assertThat(p.exitValue()).as("%s exit code; output:%n%s", command, out).isZero();
     return out;
   }
@@ -245,8 +326,9 @@ class ImagesIT {
       }
     }
     for (String layer : image.layers()) {
-      try (TarArchiveInputStream tar = new TarArchiveInputStream(
-          new GZIPInputStream(new java.io.ByteArrayInputStream(blobs.get(layer))))) {
+      try (TarArchiveInputStream tar =
+          new TarArchiveInputStream(
+              new GZIPInputStream(new java.io.ByteArrayInputStream(blobs.get(layer))))) {
         for (TarArchiveEntry e; (e = tar.getNextEntry()) != null; ) {
           Path target = root.resolve(e.getName()).normalize();
           if (e.isDirectory()) {

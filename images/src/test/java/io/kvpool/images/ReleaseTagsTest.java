@@ -19,10 +19,14 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The release tags written from a one-image archive, without building an image (ImagesIT checks the real ones). */
+/**
+ * The release tags written from a one-image archive, without building an image (ImagesIT checks the
+ * real ones).
+ */
 class ReleaseTagsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       {"created":"1970-01-01T00:00:00Z","architecture":"amd64","os":"linux",
        "config":{"Env":["PATH=/opt/java/bin:/usr/bin:/bin","KVPOOL_BUILD_RELEASE=9.9.9","LANG=C.UTF-8"],
                  "Cmd":["java","--version"],"User":"10001:10001",
@@ -36,9 +40,11 @@ class ReleaseTagsTest {
     ObjectNode config = (ObjectNode) JSON.readTree(CONFIG);
     ObjectNode declared = ReleaseTags.declaring(config, "1.1.0");
     assertThat(declared.at("/config/Env").toString())
-        .isEqualTo("[\"PATH=/opt/java/bin:/usr/bin:/bin\",\"LANG=C.UTF-8\",\"KVPOOL_BUILD_RELEASE=1.1.0\"]");
+        .isEqualTo(
+            "[\"PATH=/opt/java/bin:/usr/bin:/bin\",\"LANG=C.UTF-8\",\"KVPOOL_BUILD_RELEASE=1.1.0\"]");
     assertThat(declared.at("/config/Labels/io.kvpool.release").asText()).isEqualTo("1.1.0");
-    assertThat(declared.at("/config/Labels/org.opencontainers.image.version").asText()).isEqualTo("1.1.0");
+    assertThat(declared.at("/config/Labels/org.opencontainers.image.version").asText())
+        .isEqualTo("1.1.0");
     assertThat(declared.at("/config/Labels/io.kvpool.protocol").asText()).isEqualTo("2.1");
     ObjectNode rest = declared.deepCopy();
     ObjectNode original = config.deepCopy();
@@ -46,7 +52,8 @@ class ReleaseTagsTest {
       ((ObjectNode) c.get("config")).remove(List.of("Env", "Labels"));
     }
     assertThat(rest).isEqualTo(original);
-    assertThat(config.at("/config/Labels/io.kvpool.release").asText()).as("the original is untouched")
+    assertThat(config.at("/config/Labels/io.kvpool.release").asText())
+        .as("the original is untouched")
         .isEqualTo("0.2.0");
   }
 
@@ -57,13 +64,19 @@ class ReleaseTagsTest {
       put(out, "config.json", CONFIG.getBytes(StandardCharsets.UTF_8));
       put(out, "aa.tar.gz", new byte[] {1, 2, 3});
       put(out, "bb.tar.gz", new byte[] {4, 5});
-      put(out, "manifest.json", ("[{\"Config\":\"config.json\",\"RepoTags\":[\"kvpool/data-plane:0.2.0\"],"
-          + "\"Layers\":[\"aa.tar.gz\",\"bb.tar.gz\"]}]").getBytes(StandardCharsets.UTF_8));
+      put(
+          out,
+          "manifest.json",
+          ("[{\"Config\":\"config.json\",\"RepoTags\":[\"kvpool/data-plane:0.2.0\"],"
+                  + "\"Layers\":[\"aa.tar.gz\",\"bb.tar.gz\"]}]")
+              .getBytes(StandardCharsets.UTF_8));
     }
-    ReleaseTags.Written written = ReleaseTags.write(source, List.of("1.0.0", "2.0.0"), dir.resolve("tags.tar"));
+    ReleaseTags.Written written =
+        ReleaseTags.write(source, List.of("1.0.0", "2.0.0"), dir.resolve("tags.tar"));
 
     Map<String, byte[]> files = new LinkedHashMap<>();
-    try (TarArchiveInputStream in = new TarArchiveInputStream(Files.newInputStream(written.tarball()))) {
+    try (TarArchiveInputStream in =
+        new TarArchiveInputStream(Files.newInputStream(written.tarball()))) {
       for (TarArchiveEntry e; (e = in.getNextEntry()) != null; ) {
         assertThat(files).as("each blob once").doesNotContainKey(e.getName());
         files.put(e.getName(), in.readAllBytes());
@@ -79,7 +92,8 @@ class ReleaseTagsTest {
       assertThat(image.get("Layers").toString()).isEqualTo("[\"aa.tar.gz\",\"bb.tar.gz\"]");
       JsonNode config = JSON.readTree(files.get(image.get("Config").asText()));
       String release = image.get("RepoTags").get(0).asText().replaceAll(".*:", "");
-      assertThat(config.at("/config/Env").toString()).contains("KVPOOL_BUILD_RELEASE=" + release)
+      assertThat(config.at("/config/Env").toString())
+          .contains("KVPOOL_BUILD_RELEASE=" + release)
           .doesNotContain("9.9.9");
       assertThat(written.imageIds().get(image.get("RepoTags").get(0).asText()))
           .isEqualTo("sha256:" + image.get("Config").asText().replace(".json", ""));
@@ -89,10 +103,13 @@ class ReleaseTagsTest {
 
     byte[] first = Files.readAllBytes(written.tarball());
     ReleaseTags.write(source, List.of("1.0.0", "2.0.0"), dir.resolve("again.tar"));
-    assertThat(Files.readAllBytes(dir.resolve("again.tar"))).as("same inputs, same bytes").isEqualTo(first);
+    assertThat(Files.readAllBytes(dir.resolve("again.tar")))
+        .as("same inputs, same bytes")
+        .isEqualTo(first);
   }
 
-  private static void put(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
+  private static void put(TarArchiveOutputStream out, String name, byte[] bytes)
+      throws IOException {
     TarArchiveEntry e = new TarArchiveEntry(name);
     e.setSize(bytes.length);
     out.putArchiveEntry(e);

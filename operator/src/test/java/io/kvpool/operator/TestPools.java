@@ -14,14 +14,16 @@ import io.kvpool.api.v1alpha1.TransferEngineRef;
 import io.kvpool.api.v1alpha1.TransferEngineSpec;
 import io.kvpool.api.v1alpha1.TransferProtocol;
 
-/** Pools and engines as a user would write them (only required fields; defaults left to the server). */
+/**
+ * Pools and engines as a user would write them (only required fields; defaults left to the server).
+ */
 public final class TestPools {
-  private TestPools() {
-  }
+  private TestPools() {}
 
   public static KvCachePool pool(String namespace, String name) {
     KvCachePool pool = new KvCachePool();
-    pool.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).withGeneration(1L).build());
+    pool.setMetadata(
+        new ObjectMetaBuilder().withNamespace(namespace).withName(name).withGeneration(1L).build());
     KvCachePoolSpec spec = new KvCachePoolSpec();
     spec.setVersion("0.1.0");
     StorageSpec storage = new StorageSpec();
@@ -65,7 +67,8 @@ public final class TestPools {
 
   public static TransferEngine tcpEngine(String namespace, String name) {
     TransferEngine engine = new TransferEngine();
-    engine.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).withGeneration(1L).build());
+    engine.setMetadata(
+        new ObjectMetaBuilder().withNamespace(namespace).withName(name).withGeneration(1L).build());
     TransferEngineSpec spec = new TransferEngineSpec();
     spec.setProtocol(TransferProtocol.TCP);
     spec.setPort(50060);
@@ -73,7 +76,8 @@ public final class TestPools {
     return engine;
   }
 
-  public static TransferEngine ascendEngine(String namespace, String name, String resourceName, int count) {
+  public static TransferEngine ascendEngine(
+      String namespace, String name, String resourceName, int count) {
     TransferEngine engine = tcpEngine(namespace, name);
     engine.getSpec().setProtocol(TransferProtocol.ASCEND);
     DeviceSpec devices = new DeviceSpec();

@@ -18,17 +18,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one way the project starts kube-api-test's kube-apiserver + etcd, with retries: kube-api-test picks free ports
- * by opening and closing a socket, so on a busy machine another program can take a port before the server binds it,
- * and the server exits at once. Each attempt runs in a working folder of its own (certificates, kubeconfig, the
- * binaries behind small wrappers that write each process's own output to a file there and its pid next to it); an
- * attempt whose etcd or kube-apiserver exits before the start completed is given up at once (not after kube-api-test's
+ * The one way the project starts kube-api-test's kube-apiserver + etcd, with retries: kube-api-test
+ * picks free ports by opening and closing a socket, so on a busy machine another program can take a
+ * port before the server binds it, and the server exits at once. Each attempt runs in a working
+ * folder of its own (certificates, kubeconfig, the binaries behind small wrappers that write each
+ * process's own output to a file there and its pid next to it); an attempt whose etcd or
+ * kube-apiserver exits before the start completed is given up at once (not after kube-api-test's
  * whole startup timeout), its processes' output is logged, and the next attempt picks new ports.
  */
 final class ApiServerLaunch {
-  /** Attempts of a start: a lost port race is rare; three in a row means something else is wrong. */
+  /**
+   * Attempts of a start: a lost port race is rare; three in a row means something else is wrong.
+   */
   static final int ATTEMPTS = 3;
-  // Two contended cores: a cold kube-apiserver start takes well over kube-api-test's 60 s default there.
+
+  // Two contended cores: a cold kube-apiserver start takes well over kube-api-test's 60 s default
+  // there.
   private static final int STARTUP_TIMEOUT_MILLIS = 180_000;
   private static final int OUTPUT_LINES = 40;
   private static final long WATCH_MILLIS = 100;
@@ -36,36 +41,39 @@ final class ApiServerLaunch {
   private static final List<String> WRAPPED = List.of("etcd", "kube-apiserver");
 
   /** An attempt that failed: why, and the last lines its etcd and kube-apiserver wrote. */
-  record FailedAttempt(int attempt, String reason, String output) {
-  }
-
-  /** A started server, its working folder (delete it after stopping the server) and the attempts before it. */
-  record Launched(KubeAPIServer server, Path workDir, List<FailedAttempt> failures) {
-  }
-
-  private ApiServerLaunch() {
-  }
+  record FailedAttempt(int attempt, String reason, String output) {}
 
   /**
-   * Starts a server from {@code binaries} within {@code attempts} attempts; {@code extraFlags} gives kube-apiserver
-   * flags per attempt (1-based; tests use them to make an attempt fail). Throws {@link KubeTestSetupException} with
-   * every attempt's reason and output when none started.
+   * A started server, its working folder (delete it after stopping the server) and the attempts
+   * before it.
+   */
+  record Launched(KubeAPIServer server, Path workDir, List<FailedAttempt> failures) {}
+
+  private ApiServerLaunch() {}
+
+  /**
+   * Starts a server from {@code binaries} within {@code attempts} attempts; {@code extraFlags}
+   * gives kube-apiserver flags per attempt (1-based; tests use them to make an attempt fail).
+   * Throws {@link KubeTestSetupException} with every attempt's reason and output when none started.
    */
   static Launched start(KubeBinaries binaries, int attempts, IntFunction<List<String>> extraFlags) {
     List<FailedAttempt> failures = new ArrayList<>();
     for (int attempt = 1; attempt <= attempts; attempt++) {
       Path workDir = workDirFor(binaries);
-      KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-          .withTestDir(workDir.toString())
-          .withApiServerVersion(binaries.version())
-          .withOfflineMode(true)
-          .withUpdateKubeConfig(false)
-          .withWaitForEtcdHealthCheckOnStartup(true)
-          .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
-          // all addresses: pods of the test kubelet reach it from their own network namespaces
-          .withApiServerFlag("--bind-address", "0.0.0.0")
-          .withApiServerFlags(extraFlags.apply(attempt))
-          .build());
+      KubeAPIServer server =
+          new KubeAPIServer(
+              KubeAPIServerConfigBuilder.anAPIServerConfig()
+                  .withTestDir(workDir.toString())
+                  .withApiServerVersion(binaries.version())
+                  .withOfflineMode(true)
+                  .withUpdateKubeConfig(false)
+                  .withWaitForEtcdHealthCheckOnStartup(true)
+                  .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
+                  // all addresses: pods of the test kubelet reach it from their own network
+                  // namespaces
+                  .withApiServerFlag("--bind-address", "0.0.0.0")
+                  .withApiServerFlags(extraFlags.apply(attempt))
+                  .build());
       String reason;
       try (ExitWatch watch = new ExitWatch(workDir, Thread.currentThread())) {
         RuntimeException failure = null;
@@ -78,47 +86,81 @@ final class ApiServerLaunch {
         if (failure == null && !ended) {
           return new Launched(server, workDir, List.copyOf(failures));
         }
-        reason = !ended ? failure.getMessage() : "etcd or kube-apiserver ended during the start"
-            + " (kube-api-test then stops the other: their output below says which one failed)";
+        reason =
+            !ended
+                ? failure.getMessage()
+                : "etcd or kube-apiserver ended during the start"
+                    + " (kube-api-test then stops the other: their output below says which one failed)";
       }
       stopQuietly(server);
       FailedAttempt failed = new FailedAttempt(attempt, reason, output(workDir));
       failures.add(failed);
-      LOG.warn("kube-apiserver start attempt {}/{} failed: {}{}{}", attempt, attempts, reason,
-          attempt < attempts ? " (trying again with new ports)" : "", failed.output());
+      LOG.warn(
+          "kube-apiserver start attempt {}/{} failed: {}{}{}",
+          attempt,
+          attempts,
+          reason,
+          attempt < attempts ? " (trying again with new ports)" : "",
+          failed.output());
       deleteTree(workDir);
     }
-    StringBuilder message = new StringBuilder("kube-apiserver " + binaries.version() + " from " + binaries.binaryDir()
-        + " did not start in " + attempts + " attempts (re-run 'bash " + KubeBinaries.BINARIES_SCRIPT
-        + "' if the binaries are broken):");
+    StringBuilder message =
+        new StringBuilder(
+            "kube-apiserver "
+                + binaries.version()
+                + " from "
+                + binaries.binaryDir()
+                + " did not start in "
+                + attempts
+                + " attempts (re-run 'bash "
+                + KubeBinaries.BINARIES_SCRIPT
+                + "' if the binaries are broken):");
     for (FailedAttempt f : failures) {
-      message.append("\n--- attempt ").append(f.attempt()).append(": ").append(f.reason()).append(f.output());
+      message
+          .append("\n--- attempt ")
+          .append(f.attempt())
+          .append(": ")
+          .append(f.reason())
+          .append(f.output());
     }
     throw new KubeTestSetupException(message.toString());
   }
 
   /**
-   * A new working folder whose {@code k8s/<version>-linux-amd64} holds kubectl (a link) and wrappers of etcd and
-   * kube-apiserver that record their pid and send their output to {@code <name>.log} in the folder ({@code exec}:
-   * the process kube-api-test holds and stops is the binary itself).
+   * A new working folder whose {@code k8s/<version>-linux-amd64} holds kubectl (a link) and
+   * wrappers of etcd and kube-apiserver that record their pid and send their output to {@code
+   * <name>.log} in the folder ({@code exec}: the process kube-api-test holds and stops is the
+   * binary itself).
    */
   private static Path workDirFor(KubeBinaries binaries) {
     try {
       Path workDir = Files.createTempDirectory("kvpool-kube-api-");
       Path versionDir = workDir.resolve("k8s").resolve(binaries.binaryDir().getFileName());
       Files.createDirectories(versionDir);
-      Files.createSymbolicLink(versionDir.resolve("kubectl"), binaries.binaryDir().resolve("kubectl"));
+      Files.createSymbolicLink(
+          versionDir.resolve("kubectl"), binaries.binaryDir().resolve("kubectl"));
       for (String name : WRAPPED) {
         Path wrapper = versionDir.resolve(name);
-        Files.writeString(wrapper, "#!/bin/sh\necho $$ > " + quoted(workDir.resolve(name + ".pid")) + "\nexec "
-            + quoted(binaries.binaryDir().resolve(name)) + " \"$@\" >> " + quoted(workDir.resolve(name + ".log"))
-            + " 2>&1\n", StandardCharsets.UTF_8);
+        Files.writeString(
+            wrapper,
+            "#!/bin/sh\necho $$ > "
+                + quoted(workDir.resolve(name + ".pid"))
+                + "\nexec "
+                + quoted(binaries.binaryDir().resolve(name))
+                + " \"$@\" >> "
+                + quoted(workDir.resolve(name + ".log"))
+                + " 2>&1\n",
+            StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
       }
       return workDir;
     } catch (IOException e) {
-      throw new KubeTestSetupException("Cannot prepare a working folder for kube-api-test under "
-          + System.getProperty("java.io.tmpdir") + ": " + e.getMessage(), e);
+      throw new KubeTestSetupException(
+          "Cannot prepare a working folder for kube-api-test under "
+              + System.getProperty("java.io.tmpdir")
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -131,13 +173,19 @@ final class ApiServerLaunch {
     StringBuilder out = new StringBuilder();
     for (String name : WRAPPED) {
       Path log = workDir.resolve(name + ".log");
-      out.append("\n----- ").append(name).append(" output (last ").append(OUTPUT_LINES).append(" lines) -----\n");
+      out.append("\n----- ")
+          .append(name)
+          .append(" output (last ")
+          .append(OUTPUT_LINES)
+          .append(" lines) -----\n");
       try {
-        List<String> lines = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
+        List<String> lines =
+            Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
         if (lines.isEmpty()) {
           out.append("(none: it did not start, or wrote nothing)\n");
         }
-        lines.subList(Math.max(0, lines.size() - OUTPUT_LINES), lines.size())
+        lines
+            .subList(Math.max(0, lines.size() - OUTPUT_LINES), lines.size())
             .forEach(line -> out.append(line).append('\n'));
       } catch (IOException | UncheckedIOException e) {
         out.append("(cannot read ").append(log).append(": ").append(e.getMessage()).append(")\n");
@@ -166,9 +214,9 @@ final class ApiServerLaunch {
   }
 
   /**
-   * Watches one attempt's etcd and kube-apiserver (children of this JVM, by the pids their wrappers wrote) while it
-   * starts, and interrupts the starting thread when one exits: kube-api-test would otherwise poll a dead server until
-   * its startup timeout.
+   * Watches one attempt's etcd and kube-apiserver (children of this JVM, by the pids their wrappers
+   * wrote) while it starts, and interrupts the starting thread when one exits: kube-api-test would
+   * otherwise poll a dead server until its startup timeout.
    */
   private static final class ExitWatch implements AutoCloseable {
     private final Path workDir;
@@ -191,10 +239,13 @@ final class ApiServerLaunch {
       while (found.size() < WRAPPED.size()) {
         for (String name : WRAPPED) {
           if (!found.contains(name)) {
-            pid(name).flatMap(ProcessHandle::of).ifPresent(p -> {
-              found.add(name);
-              p.onExit().thenRun(this::ended);
-            });
+            pid(name)
+                .flatMap(ProcessHandle::of)
+                .ifPresent(
+                    p -> {
+                      found.add(name);
+                      p.onExit().thenRun(this::ended);
+                    });
           }
         }
         try {
@@ -222,14 +273,16 @@ final class ApiServerLaunch {
     }
 
     /**
-     * Stops watching; whether a process ended during the start (the interrupt is then cleared). Which one ended first
-     * is not known here: the callbacks of kube-api-test, which stops one when the other ends, run before these.
+     * Stops watching; whether a process ended during the start (the interrupt is then cleared).
+     * Which one ended first is not known here: the callbacks of kube-api-test, which stops one when
+     * the other ends, run before these.
      */
     synchronized boolean stop() {
       if (!stopped) {
         stopped = true; // from here on nobody is interrupted
         if (ended) {
-          Thread.interrupted(); // ours, not the caller's: kube-api-test re-asserts the interrupt it was stopped with
+          Thread.interrupted(); // ours, not the caller's: kube-api-test re-asserts the interrupt it
+          // was stopped with
         }
         watcher.interrupt();
       }

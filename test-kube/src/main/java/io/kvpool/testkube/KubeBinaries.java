@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * The etcd, kube-apiserver and kubectl binaries of the pinned Kubernetes release, in the folder layout
- * kube-api-test reads: {@code <dir>/k8s/<version>-linux-amd64/}. Downloads cannot work on the build
- * machines, so a missing binary is a setup error pointing at the script that builds them.
+ * The etcd, kube-apiserver and kubectl binaries of the pinned Kubernetes release, in the folder
+ * layout kube-api-test reads: {@code <dir>/k8s/<version>-linux-amd64/}. Downloads cannot work on
+ * the build machines, so a missing binary is a setup error pointing at the script that builds them.
  */
 record KubeBinaries(Path apiTestDir, String version) {
 
@@ -22,25 +22,38 @@ record KubeBinaries(Path apiTestDir, String version) {
 
   /** The release pinned in {@code e2e/cluster/kube-version}, in the folder the script fills. */
   static KubeBinaries pinned(Path repositoryRoot) {
-    return new KubeBinaries(apiTestDirFromEnvironment(), readPinnedVersion(repositoryRoot.resolve(VERSION_FILE)));
+    return new KubeBinaries(
+        apiTestDirFromEnvironment(), readPinnedVersion(repositoryRoot.resolve(VERSION_FILE)));
   }
 
   Path binaryDir() {
     return apiTestDir.resolve("k8s").resolve(version + "-linux-amd64");
   }
 
-  /** Fails fast, with what to do, when a binary is missing or is not the pinned kube-apiserver release. */
+  /**
+   * Fails fast, with what to do, when a binary is missing or is not the pinned kube-apiserver
+   * release.
+   */
   void requireUsable() {
     requirePresent();
     requireApiServerVersion();
   }
 
   private void requirePresent() {
-    List<String> missing = REQUIRED.stream().filter(name -> !Files.isExecutable(binaryDir().resolve(name))).toList();
+    List<String> missing =
+        REQUIRED.stream().filter(name -> !Files.isExecutable(binaryDir().resolve(name))).toList();
     if (!missing.isEmpty()) {
-      throw new KubeTestSetupException("Kubernetes " + version + " test binaries " + missing + " are missing in "
-          + binaryDir() + ". Run 'bash " + BINARIES_SCRIPT + "' from the repository root to build them"
-          + " (see e2e/cluster/README.md for providing them by hand).");
+      throw new KubeTestSetupException(
+          "Kubernetes "
+              + version
+              + " test binaries "
+              + missing
+              + " are missing in "
+              + binaryDir()
+              + ". Run 'bash "
+              + BINARIES_SCRIPT
+              + "' from the repository root to build them"
+              + " (see e2e/cluster/README.md for providing them by hand).");
     }
   }
 
@@ -49,8 +62,10 @@ record KubeBinaries(Path apiTestDir, String version) {
     Path apiServer = binaryDir().resolve("kube-apiserver");
     String reported;
     try {
-      Process process = new ProcessBuilder(apiServer.toString(), "--version").redirectErrorStream(true).start();
-      reported = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      Process process =
+          new ProcessBuilder(apiServer.toString(), "--version").redirectErrorStream(true).start();
+      reported =
+          new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly();
         reported = "no answer to --version within 30s";
@@ -59,11 +74,19 @@ record KubeBinaries(Path apiTestDir, String version) {
       reported = e.getMessage();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KubeTestSetupException("Interrupted while checking " + apiServer + " --version.", e);
+      throw new KubeTestSetupException(
+          "Interrupted while checking " + apiServer + " --version.", e);
     }
     if (!reported.equals("Kubernetes v" + version)) {
-      throw new KubeTestSetupException(apiServer + " is not kube-apiserver v" + version + " (it says: '" + reported
-          + "'). Run 'bash " + BINARIES_SCRIPT + "' from the repository root to rebuild it.");
+      throw new KubeTestSetupException(
+          apiServer
+              + " is not kube-apiserver v"
+              + version
+              + " (it says: '"
+              + reported
+              + "'). Run 'bash "
+              + BINARIES_SCRIPT
+              + "' from the repository root to rebuild it.");
     }
   }
 
@@ -80,12 +103,19 @@ record KubeBinaries(Path apiTestDir, String version) {
     try {
       version = Files.readString(versionFile).strip();
     } catch (IOException e) {
-      throw new KubeTestSetupException("Cannot read the pinned Kubernetes version from " + versionFile
-          + ": expected one line like '1.35.4'.", e);
+      throw new KubeTestSetupException(
+          "Cannot read the pinned Kubernetes version from "
+              + versionFile
+              + ": expected one line like '1.35.4'.",
+          e);
     }
     if (!RELEASE.matcher(version).matches()) {
-      throw new KubeTestSetupException("The pinned Kubernetes version '" + version + "' in " + versionFile
-          + " is not of the form MAJOR.MINOR.PATCH (e.g. 1.35.4).");
+      throw new KubeTestSetupException(
+          "The pinned Kubernetes version '"
+              + version
+              + "' in "
+              + versionFile
+              + " is not of the form MAJOR.MINOR.PATCH (e.g. 1.35.4).");
     }
     return version;
   }

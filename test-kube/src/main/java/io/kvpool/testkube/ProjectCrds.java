@@ -15,21 +15,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The project's generated CustomResourceDefinitions, committed as YAML directly under {@code <repo>/crds/}.
- * Every test JVM gets them installed so operator tests see the same schema and CEL rules users get.
+ * The project's generated CustomResourceDefinitions, committed as YAML directly under {@code
+ * <repo>/crds/}. Every test JVM gets them installed so operator tests see the same schema and CEL
+ * rules users get.
  */
 final class ProjectCrds {
 
   private static final Logger LOG = LoggerFactory.getLogger(ProjectCrds.class);
 
-  private ProjectCrds() {
-  }
+  private ProjectCrds() {}
 
   static Path folder(Path repositoryRoot) {
     return repositoryRoot.resolve("crds");
   }
 
-  /** Applies every CRD found and waits until each is Established; returns their names (none yet is fine). */
+  /**
+   * Applies every CRD found and waits until each is Established; returns their names (none yet is
+   * fine).
+   */
   static List<String> install(KubernetesClient client, Path crdDir) {
     List<CustomResourceDefinition> crds = read(client, crdDir);
     crds.forEach(crd -> apply(client, crd, crdDir));
@@ -43,9 +46,15 @@ final class ProjectCrds {
     try {
       client.resource(crd).forceConflicts().serverSideApply();
     } catch (KubernetesClientException e) {
-      throw new KubeTestSetupException("The API server refused CustomResourceDefinition "
-          + crd.getMetadata().getName() + " from " + crdDir + ": " + e.getMessage()
-          + ". Regenerate the project's CRDs from the Java types and commit them.", e);
+      throw new KubeTestSetupException(
+          "The API server refused CustomResourceDefinition "
+              + crd.getMetadata().getName()
+              + " from "
+              + crdDir
+              + ": "
+              + e.getMessage()
+              + ". Regenerate the project's CRDs from the Java types and commit them.",
+          e);
     }
   }
 
@@ -66,8 +75,12 @@ final class ProjectCrds {
 
   private static List<Path> yamlFiles(Path crdDir) {
     try (Stream<Path> files = Files.list(crdDir)) {
-      return files.filter(Files::isRegularFile)
-          .filter(file -> file.getFileName().toString().endsWith(".yml") || file.getFileName().toString().endsWith(".yaml"))
+      return files
+          .filter(Files::isRegularFile)
+          .filter(
+              file ->
+                  file.getFileName().toString().endsWith(".yml")
+                      || file.getFileName().toString().endsWith(".yaml"))
           .sorted()
           .toList();
     } catch (IOException e) {
@@ -79,8 +92,13 @@ final class ProjectCrds {
     try (InputStream in = Files.newInputStream(file)) {
       return client.load(in).items();
     } catch (IOException | KubernetesClientException | IllegalArgumentException e) {
-      throw new KubeTestSetupException("Cannot read " + file + " as Kubernetes YAML: " + e.getMessage()
-          + ". Regenerate the project's CRDs (they are built from the Java types) or fix the file.", e);
+      throw new KubeTestSetupException(
+          "Cannot read "
+              + file
+              + " as Kubernetes YAML: "
+              + e.getMessage()
+              + ". Regenerate the project's CRDs (they are built from the Java types) or fix the file.",
+          e);
     }
   }
 }

@@ -8,17 +8,20 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * JUnit 5 extension giving tests a real kube-apiserver + etcd (never a mock): {@code @ExtendWith(RealKubeApiServer.class)}
- * and a {@link KubernetesClient} parameter, or the static {@link #client()}.
+ * JUnit 5 extension giving tests a real kube-apiserver + etcd (never a mock):
+ * {@code @ExtendWith(RealKubeApiServer.class)} and a {@link KubernetesClient} parameter, or the
+ * static {@link #client()}.
  *
- * <p>One server is started per test JVM, on first use, from the binaries of the Kubernetes release pinned in
- * {@code e2e/cluster/kube-version} (built by {@code e2e/cluster/kube-binaries.sh}; nothing is downloaded), with the
- * project's CRDs from {@code crds/} installed and Established. It stops when JUnit finishes the run, or at JVM exit
- * when used without the extension. Tests share it, so each test uses its own namespace or uniquely named objects.
+ * <p>One server is started per test JVM, on first use, from the binaries of the Kubernetes release
+ * pinned in {@code e2e/cluster/kube-version} (built by {@code e2e/cluster/kube-binaries.sh};
+ * nothing is downloaded), with the project's CRDs from {@code crds/} installed and Established. It
+ * stops when JUnit finishes the run, or at JVM exit when used without the extension. Tests share
+ * it, so each test uses its own namespace or uniquely named objects.
  */
 public final class RealKubeApiServer implements BeforeAllCallback, ParameterResolver {
 
-  private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RealKubeApiServer.class);
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(RealKubeApiServer.class);
 
   private static RunningApiServer running;
   private static KubeTestSetupException startFailure;
@@ -28,7 +31,10 @@ public final class RealKubeApiServer implements BeforeAllCallback, ParameterReso
     return server().client();
   }
 
-  /** A kubeconfig for the running server, e.g. for a second process or a separately configured client. */
+  /**
+   * A kubeconfig for the running server, e.g. for a second process or a separately configured
+   * client.
+   */
   public static String kubeconfigYaml() {
     return server().kubeconfigYaml();
   }
@@ -46,23 +52,30 @@ public final class RealKubeApiServer implements BeforeAllCallback, ParameterReso
   @Override
   public void beforeAll(ExtensionContext context) {
     RunningApiServer server = server();
-    // The root store is closed when the whole test run ends, after the last test class that needs the server.
-    context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(ServerStopper.class, key -> new ServerStopper(server));
+    // The root store is closed when the whole test run ends, after the last test class that needs
+    // the server.
+    context
+        .getRoot()
+        .getStore(NAMESPACE)
+        .getOrComputeIfAbsent(ServerStopper.class, key -> new ServerStopper(server));
   }
 
   @Override
-  public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+  public boolean supportsParameter(
+      ParameterContext parameterContext, ExtensionContext extensionContext) {
     return parameterContext.getParameter().getType() == KubernetesClient.class;
   }
 
   @Override
-  public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+  public Object resolveParameter(
+      ParameterContext parameterContext, ExtensionContext extensionContext) {
     return client();
   }
 
   private static synchronized RunningApiServer server() {
     if (startFailure != null) {
-      // A start that failed all its attempts (ApiServerLaunch) is not tried again by every later test class.
+      // A start that failed all its attempts (ApiServerLaunch) is not tried again by every later
+      // test class.
       throw startFailure;
     }
     if (running == null) {

@@ -10,17 +10,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One kube-apiserver + etcd pair started by kube-api-test ({@link ApiServerLaunch}: retried with new ports when a
- * start fails), with a client for it. Each instance gets its own working folder (certificates, kubeconfig, the
- * processes' output) that links to the shared binaries, so test JVMs of different modules running at the same time
- * never overwrite each other's certificates.
+ * One kube-apiserver + etcd pair started by kube-api-test ({@link ApiServerLaunch}: retried with
+ * new ports when a start fails), with a client for it. Each instance gets its own working folder
+ * (certificates, kubeconfig, the processes' output) that links to the shared binaries, so test JVMs
+ * of different modules running at the same time never overwrite each other's certificates.
  */
 final class RunningApiServer {
 
   private static final Logger LOG = LoggerFactory.getLogger(RunningApiServer.class);
+
   /**
-   * System property that turns off installing the project's CRDs at start ("false"); only this module's own
-   * tests set it, so that a broken project CRD fails the test about project CRDs, not every test here.
+   * System property that turns off installing the project's CRDs at start ("false"); only this
+   * module's own tests set it, so that a broken project CRD fails the test about project CRDs, not
+   * every test here.
    */
   static final String INSTALL_PROJECT_CRDS = "kvpool.testkube.installProjectCrds";
 
@@ -31,7 +33,11 @@ final class RunningApiServer {
   private final List<String> projectCrds;
   private boolean stopped;
 
-  private RunningApiServer(KubeAPIServer server, Path workDir, String kubeconfigYaml, KubernetesClient client,
+  private RunningApiServer(
+      KubeAPIServer server,
+      Path workDir,
+      String kubeconfigYaml,
+      KubernetesClient client,
       List<String> projectCrds) {
     this.server = server;
     this.workDir = workDir;
@@ -50,8 +56,12 @@ final class RunningApiServer {
     Path workDir = launched.workDir();
     String kubeconfigYaml = server.getKubeConfigYaml();
     KubernetesClient client = newClient(kubeconfigYaml);
-    LOG.info("kube-apiserver started version={} startupMillis={} attempts={} server={}", binaries.version(),
-        (System.nanoTime() - startedAt) / 1_000_000, launched.failures().size() + 1, client.getMasterUrl());
+    LOG.info(
+        "kube-apiserver started version={} startupMillis={} attempts={} server={}",
+        binaries.version(),
+        (System.nanoTime() - startedAt) / 1_000_000,
+        launched.failures().size() + 1,
+        client.getMasterUrl());
     List<String> crds = List.of();
     try {
       if (Boolean.parseBoolean(System.getProperty(INSTALL_PROJECT_CRDS, "true"))) {
@@ -96,7 +106,8 @@ final class RunningApiServer {
   }
 
   /** Cleans up after a failed start, keeping the start failure as the error the caller sees. */
-  private static void stopAfterFailedStart(KubeAPIServer server, Path workDir, RuntimeException startFailure) {
+  private static void stopAfterFailedStart(
+      KubeAPIServer server, Path workDir, RuntimeException startFailure) {
     try {
       server.stop();
       ApiServerLaunch.deleteTree(workDir);

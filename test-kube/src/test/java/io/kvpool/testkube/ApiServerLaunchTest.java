@@ -9,12 +9,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ApiServerLaunch} with real binaries: an attempt whose kube-apiserver cannot listen (as when another program
- * took its port) is given up as soon as the server exits, its output is kept, and the next attempt starts a server
- * that serves; when every attempt fails, the error carries each attempt's output.
+ * {@link ApiServerLaunch} with real binaries: an attempt whose kube-apiserver cannot listen (as
+ * when another program took its port) is given up as soon as the server exits, its output is kept,
+ * and the next attempt starts a server that serves; when every attempt fails, the error carries
+ * each attempt's output.
  */
 class ApiServerLaunchTest {
-  /** An address of TEST-NET-1 (RFC 5737), never this machine's: kube-apiserver cannot listen on it and exits. */
+  /**
+   * An address of TEST-NET-1 (RFC 5737), never this machine's: kube-apiserver cannot listen on it
+   * and exits.
+   */
   private static final List<String> CANNOT_LISTEN = List.of("--bind-address", "192.0.2.1");
 
   private static KubeBinaries binaries() {
@@ -25,16 +29,20 @@ class ApiServerLaunchTest {
 
   @Test
   void anAttemptWhoseServerExitsIsRetriedWithNewPortsAndItsOutputKept() {
-    ApiServerLaunch.Launched launched = ApiServerLaunch.start(binaries(), 2,
-        attempt -> attempt == 1 ? CANNOT_LISTEN : List.of());
-    try (KubernetesClient client = RunningApiServer.newClient(launched.server().getKubeConfigYaml())) {
+    ApiServerLaunch.Launched launched =
+        ApiServerLaunch.start(binaries(), 2, attempt -> attempt == 1 ? CANNOT_LISTEN : List.of());
+    try (KubernetesClient client =
+        RunningApiServer.newClient(launched.server().getKubeConfigYaml())) {
       assertThat(launched.failures()).hasSize(1);
       ApiServerLaunch.FailedAttempt failed = launched.failures().get(0);
       assertThat(failed.attempt()).isEqualTo(1);
       assertThat(failed.reason()).as("why attempt 1 failed").contains("ended during the start");
-      assertThat(failed.output()).as("kube-apiserver's own output of attempt 1")
-          .contains("----- kube-apiserver output").contains("failed to listen on 192.0.2.1");
-      assertThat(client.namespaces().withName("default").get()).as("the default namespace of attempt 2's server")
+      assertThat(failed.output())
+          .as("kube-apiserver's own output of attempt 1")
+          .contains("----- kube-apiserver output")
+          .contains("failed to listen on 192.0.2.1");
+      assertThat(client.namespaces().withName("default").get())
+          .as("the default namespace of attempt 2's server")
           .isNotNull();
     } finally {
       launched.server().stop();

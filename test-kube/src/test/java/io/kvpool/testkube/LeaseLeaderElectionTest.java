@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Two contenders, each with its own client like two pods, run Fabric8 leader election on one
- * {@code coordination.k8s.io} Lease of the real API server: the guarantee the data plane's leader election
+ * Two contenders, each with its own client like two pods, run Fabric8 leader election on one {@code
+ * coordination.k8s.io} Lease of the real API server: the guarantee the data plane's leader election
  * relies on.
  */
 @ExtendWith(RealKubeApiServer.class)
@@ -35,17 +35,22 @@ class LeaseLeaderElectionTest {
   // The bound is about correctness (takeover happens once the lease expired), not speed: a generous
   // allowance covers API round trips and scheduling on a loaded 2-core machine.
   private static final Duration SCHEDULING_ALLOWANCE = Duration.ofSeconds(20);
-  private static final Duration TAKEOVER_BOUND = LEASE_DURATION.plus(LONGEST_RETRY_WAIT).plus(SCHEDULING_ALLOWANCE);
+  private static final Duration TAKEOVER_BOUND =
+      LEASE_DURATION.plus(LONGEST_RETRY_WAIT).plus(SCHEDULING_ALLOWANCE);
 
   @BeforeAll
   static void createNamespace(KubernetesClient client) {
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+    client
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .serverSideApply();
   }
 
   @Test
-  void exactlyOneLeadsAndTheOtherTakesOverWhenTheLeaderStopsRenewing(KubernetesClient client) throws Exception {
-    try (Contender first = new Contender("contender-a"); Contender second = new Contender("contender-b")) {
+  void exactlyOneLeadsAndTheOtherTakesOverWhenTheLeaderStopsRenewing(KubernetesClient client)
+      throws Exception {
+    try (Contender first = new Contender("contender-a");
+        Contender second = new Contender("contender-b")) {
       first.start();
       second.start();
 
@@ -58,16 +63,23 @@ class LeaseLeaderElectionTest {
       leader.stopRenewing();
       long takeoverAt = follower.awaitLeadership(Duration.ofSeconds(30));
       Duration takeover = Duration.ofNanos(takeoverAt - stoppedAt);
-      System.out.printf("leader-election takeoverMillis=%d leaseMillis=%d retryMillis=%d boundMillis=%d%n",
-          takeover.toMillis(), LEASE_DURATION.toMillis(), RETRY_PERIOD.toMillis(), TAKEOVER_BOUND.toMillis());
+      System.out.printf(
+          "leader-election takeoverMillis=%d leaseMillis=%d retryMillis=%d boundMillis=%d%n",
+          takeover.toMillis(),
+          LEASE_DURATION.toMillis(),
+          RETRY_PERIOD.toMillis(),
+          TAKEOVER_BOUND.toMillis());
 
       assertThat(leader.isLeading()).as("stopped leader still believes it leads").isFalse();
       assertThat(leaseHolder(client)).isEqualTo(follower.identity);
-      assertThat(takeover).as("takeover after the leader stopped renewing").isLessThanOrEqualTo(TAKEOVER_BOUND);
+      assertThat(takeover)
+          .as("takeover after the leader stopped renewing")
+          .isLessThanOrEqualTo(TAKEOVER_BOUND);
     }
   }
 
-  private static Contender awaitSingleLeader(List<Contender> contenders) throws InterruptedException {
+  private static Contender awaitSingleLeader(List<Contender> contenders)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
       List<Contender> leaders = contenders.stream().filter(Contender::isLeading).toList();
@@ -84,7 +96,9 @@ class LeaseLeaderElectionTest {
       throws InterruptedException {
     long end = System.nanoTime() + period.toNanos();
     while (System.nanoTime() < end) {
-      assertThat(contenders.stream().filter(Contender::isLeading).count()).as("contenders leading").isEqualTo(1);
+      assertThat(contenders.stream().filter(Contender::isLeading).count())
+          .as("contenders leading")
+          .isEqualTo(1);
       Thread.sleep(50);
     }
   }
@@ -107,19 +121,25 @@ class LeaseLeaderElectionTest {
     }
 
     void start() {
-      election = client.leaderElector()
-          .withConfig(new LeaderElectionConfigBuilder()
-              .withName(LEASE_NAME)
-              .withLock(new LeaseLock(NAMESPACE, LEASE_NAME, identity))
-              .withLeaseDuration(LEASE_DURATION)
-              .withRenewDeadline(RENEW_DEADLINE)
-              .withRetryPeriod(RETRY_PERIOD)
-              // Stopping must not hand the lease over: the follower has to wait for it to expire.
-              .withReleaseOnCancel(false)
-              .withLeaderCallbacks(new LeaderCallbacks(this::startedLeading, () -> leading.set(false), newLeader -> { }))
-              .build())
-          .build()
-          .start();
+      election =
+          client
+              .leaderElector()
+              .withConfig(
+                  new LeaderElectionConfigBuilder()
+                      .withName(LEASE_NAME)
+                      .withLock(new LeaseLock(NAMESPACE, LEASE_NAME, identity))
+                      .withLeaseDuration(LEASE_DURATION)
+                      .withRenewDeadline(RENEW_DEADLINE)
+                      .withRetryPeriod(RETRY_PERIOD)
+                      // Stopping must not hand the lease over: the follower has to wait for it to
+                      // expire.
+                      .withReleaseOnCancel(false)
+                      .withLeaderCallbacks(
+                          new LeaderCallbacks(
+                              this::startedLeading, () -> leading.set(false), newLeader -> {}))
+                      .build())
+              .build()
+              .start();
     }
 
     private void startedLeading() {
@@ -131,7 +151,10 @@ class LeaseLeaderElectionTest {
       return leading.get();
     }
 
-    /** Stops taking part without releasing the lease, like a leader pod that hangs or loses its network. */
+    /**
+     * Stops taking part without releasing the lease, like a leader pod that hangs or loses its
+     * network.
+     */
     void stopRenewing() throws InterruptedException {
       election.cancel(true);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

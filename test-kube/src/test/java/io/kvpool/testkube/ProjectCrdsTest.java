@@ -12,19 +12,24 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The project's committed CRDs under crds/ are accepted by the real API server and become Established. */
+/**
+ * The project's committed CRDs under crds/ are accepted by the real API server and become
+ * Established.
+ */
 @ExtendWith(RealKubeApiServer.class)
 class ProjectCrdsTest {
 
   @Test
-  void installsEveryCommittedCrdAndWaitsUntilEstablished(KubernetesClient client) throws IOException {
+  void installsEveryCommittedCrdAndWaitsUntilEstablished(KubernetesClient client)
+      throws IOException {
     Path crdDir = ProjectCrds.folder(RepositoryRoot.find());
 
     List<String> installed = ProjectCrds.install(client, crdDir);
 
     assertThat(installed).hasSize(committedCrdFiles(crdDir));
     for (String name : installed) {
-      CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().withName(name).get();
+      CustomResourceDefinition crd =
+          client.apiextensions().v1().customResourceDefinitions().withName(name).get();
       assertThat(CustomResourceDefinitions.isEstablished(crd)).as(name + " Established").isTrue();
     }
   }
@@ -34,9 +39,11 @@ class ProjectCrdsTest {
       return 0;
     }
     try (Stream<Path> files = Files.list(crdDir)) {
-      return (int) files.map(file -> file.getFileName().toString())
-          .filter(name -> name.endsWith(".yml") || name.endsWith(".yaml"))
-          .count();
+      return (int)
+          files
+              .map(file -> file.getFileName().toString())
+              .filter(name -> name.endsWith(".yml") || name.endsWith(".yaml"))
+              .count();
     }
   }
 }

@@ -9,36 +9,42 @@ import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
 /**
- * The operator sizing the storage nodes on cache signals (off by default): it writes {@code spec.storage.replicas}
- * between {@code minReplicas} and {@code maxReplicas}, up when a target is exceeded for the scale-up window, down
- * (through the drain) when the pool would still meet its targets with fewer nodes for the scale-down window. Read by
- * the operator only.
+ * The operator sizing the storage nodes on cache signals (off by default): it writes {@code
+ * spec.storage.replicas} between {@code minReplicas} and {@code maxReplicas}, up when a target is
+ * exceeded for the scale-up window, down (through the drain) when the pool would still meet its
+ * targets with fewer nodes for the scale-down window. Read by the operator only.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!has(self.enabled) || !self.enabled || (has(self.minReplicas) && has(self.maxReplicas)"
-        + " && self.minReplicas <= self.maxReplicas)",
-    message = "spec.storage.autoscaling needs minReplicas and maxReplicas with minReplicas <= maxReplicas when enabled",
+    value =
+        "!has(self.enabled) || !self.enabled || (has(self.minReplicas) && has(self.maxReplicas)"
+            + " && self.minReplicas <= self.maxReplicas)",
+    message =
+        "spec.storage.autoscaling needs minReplicas and maxReplicas with minReplicas <= maxReplicas when enabled",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.enabled) || !self.enabled || (has(self.targets)"
-        + " && (has(self.targets.fullnessPercent) || has(self.targets.capacityMissesPerSecond)))",
-    message = "spec.storage.autoscaling needs a target when enabled: targets.fullnessPercent and/or"
-        + " targets.capacityMissesPerSecond",
+    value =
+        "!has(self.enabled) || !self.enabled || (has(self.targets)"
+            + " && (has(self.targets.fullnessPercent) || has(self.targets.capacityMissesPerSecond)))",
+    message =
+        "spec.storage.autoscaling needs a target when enabled: targets.fullnessPercent and/or"
+            + " targets.capacityMissesPerSecond",
     fieldPath = ".targets",
     reason = "FieldValueRequired")
 public class AutoscalingSpec {
 
   @SpecDiff(SpecDiff.Impact.NONE)
   @Default("false")
-  @JsonPropertyDescription("Let the operator set spec.storage.replicas from the pool's cache signals. Leave it off when"
-      + " an HPA or a KEDA ScaledObject drives the scale subresource.")
+  @JsonPropertyDescription(
+      "Let the operator set spec.storage.replicas from the pool's cache signals. Leave it off when"
+          + " an HPA or a KEDA ScaledObject drives the scale subresource.")
   private Boolean enabled;
 
   @SpecDiff(SpecDiff.Impact.NONE)
   @Min(1)
   @Max(ApiLimits.MAX_STORAGE_REPLICAS)
-  @JsonPropertyDescription("Fewest storage nodes the operator scales to (never below what the data needs either).")
+  @JsonPropertyDescription(
+      "Fewest storage nodes the operator scales to (never below what the data needs either).")
   private Integer minReplicas;
 
   @SpecDiff(SpecDiff.Impact.NONE)
@@ -114,12 +120,12 @@ public class AutoscalingSpec {
     if (!(o instanceof AutoscalingSpec that)) {
       return false;
     }
-    return Objects.equals(enabled, that.enabled) &&
-        Objects.equals(minReplicas, that.minReplicas) &&
-        Objects.equals(maxReplicas, that.maxReplicas) &&
-        Objects.equals(targets, that.targets) &&
-        Objects.equals(scaleUp, that.scaleUp) &&
-        Objects.equals(scaleDown, that.scaleDown);
+    return Objects.equals(enabled, that.enabled)
+        && Objects.equals(minReplicas, that.minReplicas)
+        && Objects.equals(maxReplicas, that.maxReplicas)
+        && Objects.equals(targets, that.targets)
+        && Objects.equals(scaleUp, that.scaleUp)
+        && Objects.equals(scaleDown, that.scaleDown);
   }
 
   @Override
@@ -129,6 +135,24 @@ public class AutoscalingSpec {
 
   @Override
   public String toString() {
-    return "AutoscalingSpec{" + "enabled=" + enabled + ", " + "minReplicas=" + minReplicas + ", " + "maxReplicas=" + maxReplicas + ", " + "targets=" + targets + ", " + "scaleUp=" + scaleUp + ", " + "scaleDown=" + scaleDown + '}';
+    return "AutoscalingSpec{"
+        + "enabled="
+        + enabled
+        + ", "
+        + "minReplicas="
+        + minReplicas
+        + ", "
+        + "maxReplicas="
+        + maxReplicas
+        + ", "
+        + "targets="
+        + targets
+        + ", "
+        + "scaleUp="
+        + scaleUp
+        + ", "
+        + "scaleDown="
+        + scaleDown
+        + '}';
   }
 }

@@ -9,14 +9,16 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class AutoscalingStatus {
 
-  @JsonPropertyDescription("Operator, or External when something else (an HPA, KEDA, kubectl scale) changed"
-      + " spec.storage.replicas since the operator last wrote it: the operator then holds.")
+  @JsonPropertyDescription(
+      "Operator, or External when something else (an HPA, KEDA, kubectl scale) changed"
+          + " spec.storage.replicas since the operator last wrote it: the operator then holds.")
   private String owner;
 
   @JsonPropertyDescription("The spec.storage.replicas the operator last wrote.")
   private Integer desiredReplicas;
 
-  @JsonPropertyDescription("When the operator last found spec.storage.replicas changed by another writer.")
+  @JsonPropertyDescription(
+      "When the operator last found spec.storage.replicas changed by another writer.")
   private String externalChangeSeen;
 
   private ScalingDecision lastDecision;
@@ -72,11 +74,11 @@ public class AutoscalingStatus {
     if (!(o instanceof AutoscalingStatus that)) {
       return false;
     }
-    return Objects.equals(owner, that.owner) &&
-        Objects.equals(desiredReplicas, that.desiredReplicas) &&
-        Objects.equals(externalChangeSeen, that.externalChangeSeen) &&
-        Objects.equals(lastDecision, that.lastDecision) &&
-        Objects.equals(recentScaling, that.recentScaling);
+    return Objects.equals(owner, that.owner)
+        && Objects.equals(desiredReplicas, that.desiredReplicas)
+        && Objects.equals(externalChangeSeen, that.externalChangeSeen)
+        && Objects.equals(lastDecision, that.lastDecision)
+        && Objects.equals(recentScaling, that.recentScaling);
   }
 
   @Override
@@ -86,6 +88,21 @@ public class AutoscalingStatus {
 
   @Override
   public String toString() {
-    return "AutoscalingStatus{" + "owner=" + owner + ", " + "desiredReplicas=" + desiredReplicas + ", " + "externalChangeSeen=" + externalChangeSeen + ", " + "lastDecision=" + lastDecision + ", " + "recentScaling=" + recentScaling + '}';
+    return "AutoscalingStatus{"
+        + "owner="
+        + owner
+        + ", "
+        + "desiredReplicas="
+        + desiredReplicas
+        + ", "
+        + "externalChangeSeen="
+        + externalChangeSeen
+        + ", "
+        + "lastDecision="
+        + lastDecision
+        + ", "
+        + "recentScaling="
+        + recentScaling
+        + '}';
   }
 }

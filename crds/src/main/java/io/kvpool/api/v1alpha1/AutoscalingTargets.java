@@ -13,14 +13,16 @@ public class AutoscalingTargets {
   @SpecDiff(SpecDiff.Impact.NONE)
   @Min(1)
   @Max(100)
-  @JsonPropertyDescription("Used over capacity of all tiers, in percent, e.g. 80. Keep it under the eviction high"
-      + " watermark (90 by default): above it the master evicts and fullness stops rising.")
+  @JsonPropertyDescription(
+      "Used over capacity of all tiers, in percent, e.g. 80. Keep it under the eviction high"
+          + " watermark (90 by default): above it the master evicts and fullness stops rising.")
   private Integer fullnessPercent;
 
   @SpecDiff(SpecDiff.Impact.NONE)
   @Min(0)
-  @JsonPropertyDescription("Capacity misses per second over the master's 60 s window: gets that missed a key the pool"
-      + " evicted recently (it was too small for it), e.g. 5.")
+  @JsonPropertyDescription(
+      "Capacity misses per second over the master's 60 s window: gets that missed a key the pool"
+          + " evicted recently (it was too small for it), e.g. 5.")
   private Double capacityMissesPerSecond;
 
   public Integer getFullnessPercent() {
@@ -47,8 +49,8 @@ public class AutoscalingTargets {
     if (!(o instanceof AutoscalingTargets that)) {
       return false;
     }
-    return Objects.equals(fullnessPercent, that.fullnessPercent) &&
-        Objects.equals(capacityMissesPerSecond, that.capacityMissesPerSecond);
+    return Objects.equals(fullnessPercent, that.fullnessPercent)
+        && Objects.equals(capacityMissesPerSecond, that.capacityMissesPerSecond);
   }
 
   @Override
@@ -58,6 +60,12 @@ public class AutoscalingTargets {
 
   @Override
   public String toString() {
-    return "AutoscalingTargets{" + "fullnessPercent=" + fullnessPercent + ", " + "capacityMissesPerSecond=" + capacityMissesPerSecond + '}';
+    return "AutoscalingTargets{"
+        + "fullnessPercent="
+        + fullnessPercent
+        + ", "
+        + "capacityMissesPerSecond="
+        + capacityMissesPerSecond
+        + '}';
   }
 }

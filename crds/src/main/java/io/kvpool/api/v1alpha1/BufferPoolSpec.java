@@ -14,13 +14,17 @@ import java.util.Objects;
 public class BufferPoolSpec {
   /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
   public static final String DEFAULT_SIZE = "256Mi";
+
   public static final int DEFAULT_BUFFERS = 8;
 
   @Default(DEFAULT_SIZE)
-  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isInteger()"
-      + " && quantity(string(self)).compareTo(quantity('1Mi')) >= 0"
-      + " && quantity(string(self)).compareTo(quantity('64Gi')) <= 0",
-      message = "spec.bufferPool.size must be a whole number of bytes from 1Mi to 64Gi, such as 256Mi",
+  @ValidationRule(
+      value =
+          "isQuantity(string(self)) && quantity(string(self)).isInteger()"
+              + " && quantity(string(self)).compareTo(quantity('1Mi')) >= 0"
+              + " && quantity(string(self)).compareTo(quantity('64Gi')) <= 0",
+      message =
+          "spec.bufferPool.size must be a whole number of bytes from 1Mi to 64Gi, such as 256Mi",
       reason = "FieldValueInvalid")
   @JsonPropertyDescription("Total size of the buffer pool, 1Mi to 64Gi, e.g. 256Mi.")
   private Quantity size;
@@ -55,8 +59,7 @@ public class BufferPoolSpec {
     if (!(o instanceof BufferPoolSpec that)) {
       return false;
     }
-    return Objects.equals(size, that.size) &&
-        Objects.equals(buffers, that.buffers);
+    return Objects.equals(size, that.size) && Objects.equals(buffers, that.buffers);
   }
 
   @Override
@@ -66,9 +69,6 @@ public class BufferPoolSpec {
 
   @Override
   public String toString() {
-    return "BufferPoolSpec{" +
-        "size=" + size +
-        ", buffers=" + buffers +
-        '}';
+    return "BufferPoolSpec{" + "size=" + size + ", buffers=" + buffers + '}';
   }
 }

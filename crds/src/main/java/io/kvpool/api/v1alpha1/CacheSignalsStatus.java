@@ -21,7 +21,8 @@ public class CacheSignalsStatus {
 
   private Double missesPerSecond;
 
-  @JsonPropertyDescription("Misses for keys the pool evicted recently, per second: the pool was too small for them.")
+  @JsonPropertyDescription(
+      "Misses for keys the pool evicted recently, per second: the pool was too small for them.")
   private Double capacityMissesPerSecond;
 
   private Double missRatio;
@@ -90,22 +91,50 @@ public class CacheSignalsStatus {
     if (!(o instanceof CacheSignalsStatus that)) {
       return false;
     }
-    return Objects.equals(windowSeconds, that.windowSeconds) &&
-        Objects.equals(tiers, that.tiers) &&
-        Objects.equals(fullnessPercent, that.fullnessPercent) &&
-        Objects.equals(evictedBytesPerSecond, that.evictedBytesPerSecond) &&
-        Objects.equals(missesPerSecond, that.missesPerSecond) &&
-        Objects.equals(capacityMissesPerSecond, that.capacityMissesPerSecond) &&
-        Objects.equals(missRatio, that.missRatio);
+    return Objects.equals(windowSeconds, that.windowSeconds)
+        && Objects.equals(tiers, that.tiers)
+        && Objects.equals(fullnessPercent, that.fullnessPercent)
+        && Objects.equals(evictedBytesPerSecond, that.evictedBytesPerSecond)
+        && Objects.equals(missesPerSecond, that.missesPerSecond)
+        && Objects.equals(capacityMissesPerSecond, that.capacityMissesPerSecond)
+        && Objects.equals(missRatio, that.missRatio);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(windowSeconds, tiers, fullnessPercent, evictedBytesPerSecond, missesPerSecond, capacityMissesPerSecond, missRatio);
+    return Objects.hash(
+        windowSeconds,
+        tiers,
+        fullnessPercent,
+        evictedBytesPerSecond,
+        missesPerSecond,
+        capacityMissesPerSecond,
+        missRatio);
   }
 
   @Override
   public String toString() {
-    return "CacheSignalsStatus{" + "windowSeconds=" + windowSeconds + ", " + "tiers=" + tiers + ", " + "fullnessPercent=" + fullnessPercent + ", " + "evictedBytesPerSecond=" + evictedBytesPerSecond + ", " + "missesPerSecond=" + missesPerSecond + ", " + "capacityMissesPerSecond=" + capacityMissesPerSecond + ", " + "missRatio=" + missRatio + '}';
+    return "CacheSignalsStatus{"
+        + "windowSeconds="
+        + windowSeconds
+        + ", "
+        + "tiers="
+        + tiers
+        + ", "
+        + "fullnessPercent="
+        + fullnessPercent
+        + ", "
+        + "evictedBytesPerSecond="
+        + evictedBytesPerSecond
+        + ", "
+        + "missesPerSecond="
+        + missesPerSecond
+        + ", "
+        + "capacityMissesPerSecond="
+        + capacityMissesPerSecond
+        + ", "
+        + "missRatio="
+        + missRatio
+        + '}';
   }
 }

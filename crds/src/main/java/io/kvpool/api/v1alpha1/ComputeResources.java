@@ -9,32 +9,47 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Requests and limits of a data-plane container, in the shape of a Kubernetes ResourceRequirements (without
- * dynamic resource claims) but checked by the API server: a container the operator renders from it must be a
- * valid container, or the StatefulSet would be refused after the pool's other objects were created.
+ * Requests and limits of a data-plane container, in the shape of a Kubernetes ResourceRequirements
+ * (without dynamic resource claims) but checked by the API server: a container the operator renders
+ * from it must be a valid container, or the StatefulSet would be refused after the pool's other
+ * objects were created.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!has(self.requests) || !has(self.limits) || ("
-        + ComputeResources.NOT_ABOVE_LIMIT_CPU + " && " + ComputeResources.NOT_ABOVE_LIMIT_MEMORY + ")",
+    value =
+        "!has(self.requests) || !has(self.limits) || ("
+            + ComputeResources.NOT_ABOVE_LIMIT_CPU
+            + " && "
+            + ComputeResources.NOT_ABOVE_LIMIT_MEMORY
+            + ")",
     message = "the cpu and memory requests must not exceed the limits of the same resource",
     fieldPath = ".requests",
     reason = "FieldValueInvalid")
 public class ComputeResources {
-  // Rules name the keys they read: a rule iterating over a map of unbounded strings exceeds the API server's cost
-  // budget. Other resources are checked by the operator's dry run of the StatefulSets before anything is created.
-  static final String NOT_ABOVE_LIMIT_CPU = "(!('cpu' in self.requests) || !('cpu' in self.limits)"
-      + " || !isQuantity(string(self.requests['cpu'])) || !isQuantity(string(self.limits['cpu']))"
-      + " || quantity(string(self.requests['cpu'])).compareTo(quantity(string(self.limits['cpu']))) <= 0)";
-  static final String NOT_ABOVE_LIMIT_MEMORY = "(!('memory' in self.requests) || !('memory' in self.limits)"
-      + " || !isQuantity(string(self.requests['memory'])) || !isQuantity(string(self.limits['memory']))"
-      + " || quantity(string(self.requests['memory'])).compareTo(quantity(string(self.limits['memory']))) <= 0)";
-  private static final String AMOUNTS = "(!('cpu' in self) || isQuantity(string(self['cpu'])))"
-      + " && (!('memory' in self) || (isQuantity(string(self['memory']))"
-      + " && quantity(string(self['memory'])).isInteger()"
-      + " && quantity(string(self['memory'])).compareTo(quantity('" + ApiLimits.MAX_CONTAINER_MEMORY + "')) <= 0))";
-  private static final String AMOUNTS_MESSAGE = "cpu must be a quantity such as 500m or 2, and memory a whole number"
-      + " of bytes of at most " + ApiLimits.MAX_CONTAINER_MEMORY + ", such as 2Gi";
+  // Rules name the keys they read: a rule iterating over a map of unbounded strings exceeds the API
+  // server's cost
+  // budget. Other resources are checked by the operator's dry run of the StatefulSets before
+  // anything is created.
+  static final String NOT_ABOVE_LIMIT_CPU =
+      "(!('cpu' in self.requests) || !('cpu' in self.limits)"
+          + " || !isQuantity(string(self.requests['cpu'])) || !isQuantity(string(self.limits['cpu']))"
+          + " || quantity(string(self.requests['cpu'])).compareTo(quantity(string(self.limits['cpu']))) <= 0)";
+  static final String NOT_ABOVE_LIMIT_MEMORY =
+      "(!('memory' in self.requests) || !('memory' in self.limits)"
+          + " || !isQuantity(string(self.requests['memory'])) || !isQuantity(string(self.limits['memory']))"
+          + " || quantity(string(self.requests['memory'])).compareTo(quantity(string(self.limits['memory']))) <= 0)";
+  private static final String AMOUNTS =
+      "(!('cpu' in self) || isQuantity(string(self['cpu'])))"
+          + " && (!('memory' in self) || (isQuantity(string(self['memory']))"
+          + " && quantity(string(self['memory'])).isInteger()"
+          + " && quantity(string(self['memory'])).compareTo(quantity('"
+          + ApiLimits.MAX_CONTAINER_MEMORY
+          + "')) <= 0))";
+  private static final String AMOUNTS_MESSAGE =
+      "cpu must be a quantity such as 500m or 2, and memory a whole number"
+          + " of bytes of at most "
+          + ApiLimits.MAX_CONTAINER_MEMORY
+          + ", such as 2Gi";
 
   @Size(max = 16)
   @ValidationRule(value = AMOUNTS, message = AMOUNTS_MESSAGE, reason = "FieldValueInvalid")

@@ -22,7 +22,8 @@ public class DeviceSpec {
 
   @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
   @Size(max = 317)
-  @JsonPropertyDescription("Extended resource advertised by the device plugin, e.g. huawei.com/Ascend910.")
+  @JsonPropertyDescription(
+      "Extended resource advertised by the device plugin, e.g. huawei.com/Ascend910.")
   private String resourceName;
 
   @Min(1)
@@ -31,20 +32,47 @@ public class DeviceSpec {
   private Integer count;
 
   @Size(max = 32)
-  @ValidationRule(value = "self.all(a, self.exists_one(b, b.name == a.name))",
+  @ValidationRule(
+      value = "self.all(a, self.exists_one(b, b.name == a.name))",
       message = "driverMounts names must be unique: each becomes a volume of the storage pods",
       reason = "FieldValueInvalid")
-  @ValidationRule(value = "self.all(a, self.exists_one(b, b.mountPath == a.mountPath))",
-      message = "driverMounts mountPaths must be unique: a container cannot mount two volumes at one path",
+  @ValidationRule(
+      value = "self.all(a, self.exists_one(b, b.mountPath == a.mountPath))",
+      message =
+          "driverMounts mountPaths must be unique: a container cannot mount two volumes at one path",
       reason = "FieldValueInvalid")
-  @ValidationRule(value = "self.all(m, !(m.name in ['" + ApiLimits.CONFIG_VOLUME + "', '" + ApiLimits.TMP_VOLUME
-      + "', '" + ApiLimits.HUGEPAGES_VOLUME + "']) && !(m.mountPath in ['" + ApiLimits.CONFIG_DIR + "', '"
-      + ApiLimits.TMP_DIR + "', '" + ApiLimits.HUGEPAGES_DIR + "']))",
-      message = "driverMounts must not use the names " + ApiLimits.CONFIG_VOLUME + ", " + ApiLimits.TMP_VOLUME + " or "
-          + ApiLimits.HUGEPAGES_VOLUME + " nor the mount paths " + ApiLimits.CONFIG_DIR + ", " + ApiLimits.TMP_DIR
-          + " or " + ApiLimits.HUGEPAGES_DIR + ": the operator mounts its own volumes there",
+  @ValidationRule(
+      value =
+          "self.all(m, !(m.name in ['"
+              + ApiLimits.CONFIG_VOLUME
+              + "', '"
+              + ApiLimits.TMP_VOLUME
+              + "', '"
+              + ApiLimits.HUGEPAGES_VOLUME
+              + "']) && !(m.mountPath in ['"
+              + ApiLimits.CONFIG_DIR
+              + "', '"
+              + ApiLimits.TMP_DIR
+              + "', '"
+              + ApiLimits.HUGEPAGES_DIR
+              + "']))",
+      message =
+          "driverMounts must not use the names "
+              + ApiLimits.CONFIG_VOLUME
+              + ", "
+              + ApiLimits.TMP_VOLUME
+              + " or "
+              + ApiLimits.HUGEPAGES_VOLUME
+              + " nor the mount paths "
+              + ApiLimits.CONFIG_DIR
+              + ", "
+              + ApiLimits.TMP_DIR
+              + " or "
+              + ApiLimits.HUGEPAGES_DIR
+              + ": the operator mounts its own volumes there",
       reason = "FieldValueForbidden")
-  @JsonPropertyDescription("Host paths mounted read-only into storage pods; empty means the Ascend driver defaults.")
+  @JsonPropertyDescription(
+      "Host paths mounted read-only into storage pods; empty means the Ascend driver defaults.")
   private List<DriverMount> driverMounts;
 
   @Default(DEFAULT_VISIBLE_DEVICES_ENV)
@@ -93,10 +121,10 @@ public class DeviceSpec {
     if (!(o instanceof DeviceSpec that)) {
       return false;
     }
-    return Objects.equals(resourceName, that.resourceName) &&
-        Objects.equals(count, that.count) &&
-        Objects.equals(driverMounts, that.driverMounts) &&
-        Objects.equals(visibleDevicesEnv, that.visibleDevicesEnv);
+    return Objects.equals(resourceName, that.resourceName)
+        && Objects.equals(count, that.count)
+        && Objects.equals(driverMounts, that.driverMounts)
+        && Objects.equals(visibleDevicesEnv, that.visibleDevicesEnv);
   }
 
   @Override
@@ -106,11 +134,15 @@ public class DeviceSpec {
 
   @Override
   public String toString() {
-    return "DeviceSpec{" +
-        "resourceName=" + resourceName +
-        ", count=" + count +
-        ", driverMounts=" + driverMounts +
-        ", visibleDevicesEnv=" + visibleDevicesEnv +
-        '}';
+    return "DeviceSpec{"
+        + "resourceName="
+        + resourceName
+        + ", count="
+        + count
+        + ", driverMounts="
+        + driverMounts
+        + ", visibleDevicesEnv="
+        + visibleDevicesEnv
+        + '}';
   }
 }

@@ -56,8 +56,10 @@ public class DriverMount {
   private String mountPath;
 
   @Default("true")
-  @ValidationRule(value = "self",
-      message = "driver mounts are always read-only: a storage pod must not change the node's driver files",
+  @ValidationRule(
+      value = "self",
+      message =
+          "driver mounts are always read-only: a storage pod must not change the node's driver files",
       reason = "FieldValueForbidden")
   @JsonPropertyDescription("Always true: driver host paths are mounted read-only.")
   private Boolean readOnly;
@@ -102,10 +104,10 @@ public class DriverMount {
     if (!(o instanceof DriverMount that)) {
       return false;
     }
-    return Objects.equals(name, that.name) &&
-        Objects.equals(hostPath, that.hostPath) &&
-        Objects.equals(mountPath, that.mountPath) &&
-        Objects.equals(readOnly, that.readOnly);
+    return Objects.equals(name, that.name)
+        && Objects.equals(hostPath, that.hostPath)
+        && Objects.equals(mountPath, that.mountPath)
+        && Objects.equals(readOnly, that.readOnly);
   }
 
   @Override
@@ -115,11 +117,15 @@ public class DriverMount {
 
   @Override
   public String toString() {
-    return "DriverMount{" +
-        "name=" + name +
-        ", hostPath=" + hostPath +
-        ", mountPath=" + mountPath +
-        ", readOnly=" + readOnly +
-        '}';
+    return "DriverMount{"
+        + "name="
+        + name
+        + ", hostPath="
+        + hostPath
+        + ", mountPath="
+        + mountPath
+        + ", readOnly="
+        + readOnly
+        + '}';
   }
 }

@@ -12,6 +12,7 @@ import java.util.Objects;
 public class EvictionSpec {
   /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
   public static final double DEFAULT_HIGH_WATERMARK = 0.9;
+
   public static final double DEFAULT_EVICT_RATIO = 0.1;
 
   @SpecDiff(SpecDiff.Impact.LIVE)
@@ -52,8 +53,8 @@ public class EvictionSpec {
     if (!(o instanceof EvictionSpec that)) {
       return false;
     }
-    return Objects.equals(highWatermark, that.highWatermark) &&
-        Objects.equals(evictRatio, that.evictRatio);
+    return Objects.equals(highWatermark, that.highWatermark)
+        && Objects.equals(evictRatio, that.evictRatio);
   }
 
   @Override
@@ -63,9 +64,6 @@ public class EvictionSpec {
 
   @Override
   public String toString() {
-    return "EvictionSpec{" +
-        "highWatermark=" + highWatermark +
-        ", evictRatio=" + evictRatio +
-        '}';
+    return "EvictionSpec{" + "highWatermark=" + highWatermark + ", evictRatio=" + evictRatio + '}';
   }
 }

@@ -4,9 +4,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Objects;
 
 /**
- * A pod of the pool that cannot start or keeps failing, with what Kubernetes says about it: a container's waiting
- * reason and message (ImagePullBackOff, CrashLoopBackOff, CreateContainerConfigError...) or the scheduler's
- * (Unschedulable, with its message). Shown in {@code status.failingPods}.
+ * A pod of the pool that cannot start or keeps failing, with what Kubernetes says about it: a
+ * container's waiting reason and message (ImagePullBackOff, CrashLoopBackOff,
+ * CreateContainerConfigError...) or the scheduler's (Unschedulable, with its message). Shown in
+ * {@code status.failingPods}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class FailingPod {
@@ -54,7 +55,8 @@ public class FailingPod {
     if (!(o instanceof FailingPod that)) {
       return false;
     }
-    return Objects.equals(name, that.name) && Objects.equals(reason, that.reason)
+    return Objects.equals(name, that.name)
+        && Objects.equals(reason, that.reason)
         && Objects.equals(message, that.message);
   }
 

@@ -13,8 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
- * A pool of KV-cache memory: masters plus storage nodes running one data-plane release.
- * The columns make {@code kubectl get kvp} the dashboard an operator user checks first.
+ * A pool of KV-cache memory: masters plus storage nodes running one data-plane release. The columns
+ * make {@code kubectl get kvp} the dashboard an operator user checks first.
  */
 @Group(KvCachePool.GROUP)
 @Version(KvCachePool.VERSION)
@@ -29,20 +29,33 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Storage", jsonPath = ".status.storage", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Used", jsonPath = ".status.used", type = Type.STRING)
-@AdditionalPrinterColumn(name = "Objects", jsonPath = ".status.objectCount", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(
+    name = "Objects",
+    jsonPath = ".status.objectCount",
+    type = Type.INTEGER,
+    priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
-@ValidationRule(value = "has(self.spec)",
+@ValidationRule(
+    value = "has(self.spec)",
     message = "spec is required: set at least spec.version and spec.storage.memoryPerNode",
     fieldPath = ".spec",
     reason = "FieldValueRequired")
 @ValidationRule(
-    value = "size(self.metadata.name) <= " + ApiLimits.MAX_POOL_NAME
-        + " && self.metadata.name.matches('" + ApiLimits.POOL_NAME_PATTERN + "')",
-    message = "metadata.name of a KvCachePool must be at most " + ApiLimits.MAX_POOL_NAME + " characters of lowercase"
-        + " letters, digits and '-', starting with a letter and ending with a letter or digit: the pool's Services"
-        + " and StatefulSets are named after it (<name>-master-peers, <name>-storage)",
+    value =
+        "size(self.metadata.name) <= "
+            + ApiLimits.MAX_POOL_NAME
+            + " && self.metadata.name.matches('"
+            + ApiLimits.POOL_NAME_PATTERN
+            + "')",
+    message =
+        "metadata.name of a KvCachePool must be at most "
+            + ApiLimits.MAX_POOL_NAME
+            + " characters of lowercase"
+            + " letters, digits and '-', starting with a letter and ending with a letter or digit: the pool's Services"
+            + " and StatefulSets are named after it (<name>-master-peers, <name>-storage)",
     reason = "FieldValueInvalid")
-public class KvCachePool extends CustomResource<KvCachePoolSpec, KvCachePoolStatus> implements Namespaced {
+public class KvCachePool extends CustomResource<KvCachePoolSpec, KvCachePoolStatus>
+    implements Namespaced {
 
   public static final String GROUP = "kvpool.io";
   public static final String VERSION = "v1alpha1";

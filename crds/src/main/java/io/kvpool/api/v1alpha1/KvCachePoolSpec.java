@@ -17,19 +17,26 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!has(self.objectReplicas) || !has(self.storage) || !has(self.storage.replicas)"
-        + " || self.objectReplicas <= self.storage.replicas",
-    message = "spec.objectReplicas must not exceed spec.storage.replicas: each copy of an object needs its"
-        + " own storage node; lower objectReplicas (default 2) or add storage replicas",
+    value =
+        "!has(self.objectReplicas) || !has(self.storage) || !has(self.storage.replicas)"
+            + " || self.objectReplicas <= self.storage.replicas",
+    message =
+        "spec.objectReplicas must not exceed spec.storage.replicas: each copy of an object needs its"
+            + " own storage node; lower objectReplicas (default 2) or add storage replicas",
     fieldPath = ".objectReplicas",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.leaseTtl) || !has(self.nodeTtl) || !self.leaseTtl.matches('" + ApiLimits.DURATION_PATTERN
-        + "') || !self.nodeTtl.matches('" + ApiLimits.DURATION_PATTERN + "')"
-        + " || duration(self.leaseTtl) <= duration(self.nodeTtl)",
-    message = "spec.leaseTtl must not exceed spec.nodeTtl: a read lease that outlives the time after which a silent"
-        + " storage node is declared dead protects a replica that may already be gone; lower leaseTtl (default 5s)"
-        + " or raise nodeTtl (default 10s)",
+    value =
+        "!has(self.leaseTtl) || !has(self.nodeTtl) || !self.leaseTtl.matches('"
+            + ApiLimits.DURATION_PATTERN
+            + "') || !self.nodeTtl.matches('"
+            + ApiLimits.DURATION_PATTERN
+            + "')"
+            + " || duration(self.leaseTtl) <= duration(self.nodeTtl)",
+    message =
+        "spec.leaseTtl must not exceed spec.nodeTtl: a read lease that outlives the time after which a silent"
+            + " storage node is declared dead protects a replica that may already be gone; lower leaseTtl (default 5s)"
+            + " or raise nodeTtl (default 10s)",
     fieldPath = ".leaseTtl",
     reason = "FieldValueInvalid")
 public class KvCachePoolSpec {
@@ -45,23 +52,33 @@ public class KvCachePoolSpec {
   @SpecDiff(SpecDiff.Impact.UPGRADE)
   @Required
   // CEL rules rather than @Pattern: the user reads what a version looks like instead of a regex.
-  @ValidationRule(value = "self.matches('" + ApiLimits.VERSION_PATTERN + "') && self.matches('"
-      + ApiLimits.ENDS_ALPHANUMERIC + "')",
-      message = "spec.version must be a semantic version such as 1.2.0 or 1.3.0-rc.1: no leading v, no +build"
-          + " metadata, ending in a letter or digit (it becomes the app.kubernetes.io/version label and the image tag)",
+  @ValidationRule(
+      value =
+          "self.matches('"
+              + ApiLimits.VERSION_PATTERN
+              + "') && self.matches('"
+              + ApiLimits.ENDS_ALPHANUMERIC
+              + "')",
+      message =
+          "spec.version must be a semantic version such as 1.2.0 or 1.3.0-rc.1: no leading v, no +build"
+              + " metadata, ending in a letter or digit (it becomes the app.kubernetes.io/version label and the image tag)",
       reason = "FieldValueInvalid")
   @Size(max = ApiLimits.MAX_VERSION) // a label value; also bounds the CEL cost estimate
-  @JsonPropertyDescription("Data-plane release to run, a semantic version such as 1.2.0 (no leading v, no build"
-      + " metadata, at most 63 characters).")
+  @JsonPropertyDescription(
+      "Data-plane release to run, a semantic version such as 1.2.0 (no leading v, no build"
+          + " metadata, at most 63 characters).")
   private String version;
 
   @SpecDiff(SpecDiff.Impact.UPGRADE)
-  @ValidationRule(value = "self.matches('" + ApiLimits.IMAGE_PATTERN + "')",
-      message = "spec.image must be an image reference such as registry.example.com/kvpool/data-plane:1.2.0"
-          + " (lowercase repository path, optional tag and @sha256 digest, no spaces)",
+  @ValidationRule(
+      value = "self.matches('" + ApiLimits.IMAGE_PATTERN + "')",
+      message =
+          "spec.image must be an image reference such as registry.example.com/kvpool/data-plane:1.2.0"
+              + " (lowercase repository path, optional tag and @sha256 digest, no spaces)",
       reason = "FieldValueInvalid")
   @Size(max = ApiLimits.MAX_IMAGE)
-  @JsonPropertyDescription("Data-plane image; the operator uses kvpool/data-plane:<version> when empty.")
+  @JsonPropertyDescription(
+      "Data-plane image; the operator uses kvpool/data-plane:<version> when empty.")
   private String image;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
@@ -74,37 +91,49 @@ public class KvCachePoolSpec {
   private MasterSpec master;
 
   @Required
-  @JsonPropertyDescription("Storage nodes: replicas, memory per node, segments, huge pages, ports and resources.")
+  @JsonPropertyDescription(
+      "Storage nodes: replicas, memory per node, segments, huge pages, ports and resources.")
   private StorageSpec storage;
 
   @SpecDiff(SpecDiff.Impact.NONE)
   @Default("" + DEFAULT_OBJECT_REPLICAS)
   @Min(1)
   @Max(16)
-  @JsonPropertyDescription("Number of storage nodes that hold a copy of each object; at most storage.replicas.")
+  @JsonPropertyDescription(
+      "Number of storage nodes that hold a copy of each object; at most storage.replicas.")
   private Integer objectReplicas;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
   @Default(DEFAULT_LEASE_TTL)
   @Pattern(ApiLimits.DURATION_PATTERN)
   @Size(max = ApiLimits.MAX_DURATION)
-  @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"
-      + " || (duration(self) >= duration('1s') && duration(self) <= duration('10m'))",
+  @ValidationRule(
+      value =
+          "!self.matches('"
+              + ApiLimits.DURATION_PATTERN
+              + "')"
+              + " || (duration(self) >= duration('1s') && duration(self) <= duration('10m'))",
       message = "spec.leaseTtl must be between 1s and 10m, e.g. 5s",
       reason = "FieldValueInvalid")
-  @JsonPropertyDescription("Read lease that protects an object from eviction while a client reads it, 1s to 10m,"
-      + " at most nodeTtl, e.g. 5s.")
+  @JsonPropertyDescription(
+      "Read lease that protects an object from eviction while a client reads it, 1s to 10m,"
+          + " at most nodeTtl, e.g. 5s.")
   private String leaseTtl;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
   @Default(DEFAULT_NODE_TTL)
   @Pattern(ApiLimits.DURATION_PATTERN)
   @Size(max = ApiLimits.MAX_DURATION)
-  @ValidationRule(value = "!self.matches('" + ApiLimits.DURATION_PATTERN + "')"
-      + " || (duration(self) >= duration('3s') && duration(self) <= duration('10m'))",
+  @ValidationRule(
+      value =
+          "!self.matches('"
+              + ApiLimits.DURATION_PATTERN
+              + "')"
+              + " || (duration(self) >= duration('3s') && duration(self) <= duration('10m'))",
       message = "spec.nodeTtl must be between 3s (three heartbeats) and 10m, e.g. 10s",
       reason = "FieldValueInvalid")
-  @JsonPropertyDescription("A storage node silent for this long is declared dead, 3s to 10m, e.g. 10s.")
+  @JsonPropertyDescription(
+      "A storage node silent for this long is declared dead, 3s to 10m, e.g. 10s.")
   private String nodeTtl;
 
   @Default("{}")
@@ -116,16 +145,19 @@ public class KvCachePoolSpec {
   private UpgradeSpec upgrade;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @JsonPropertyDescription("TransferEngine in the same namespace; without it the pool uses plain TCP defaults.")
+  @JsonPropertyDescription(
+      "TransferEngine in the same namespace; without it the pool uses plain TCP defaults.")
   private TransferEngineRef transferEngineRef;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @JsonPropertyDescription("Where storage pods may run (masters are placed by spec.master.scheduling); without"
-      + " topologySpreadConstraints the storage pods are spread across nodes (kubernetes.io/hostname).")
+  @JsonPropertyDescription(
+      "Where storage pods may run (masters are placed by spec.master.scheduling); without"
+          + " topologySpreadConstraints the storage pods are spread across nodes (kubernetes.io/hostname).")
   private SchedulingSpec scheduling;
 
   @Default("{}")
-  @JsonPropertyDescription("Keys proven in every data-plane handshake, TLS, and the pool's NetworkPolicy.")
+  @JsonPropertyDescription(
+      "Keys proven in every data-plane handshake, TLS, and the pool's NetworkPolicy.")
   private SecuritySpec security;
 
   public String getVersion() {
@@ -240,43 +272,68 @@ public class KvCachePoolSpec {
     if (!(o instanceof KvCachePoolSpec that)) {
       return false;
     }
-    return Objects.equals(version, that.version) &&
-        Objects.equals(image, that.image) &&
-        Objects.equals(imagePullPolicy, that.imagePullPolicy) &&
-        Objects.equals(master, that.master) &&
-        Objects.equals(storage, that.storage) &&
-        Objects.equals(objectReplicas, that.objectReplicas) &&
-        Objects.equals(leaseTtl, that.leaseTtl) &&
-        Objects.equals(nodeTtl, that.nodeTtl) &&
-        Objects.equals(eviction, that.eviction) &&
-        Objects.equals(upgrade, that.upgrade) &&
-        Objects.equals(transferEngineRef, that.transferEngineRef) &&
-        Objects.equals(scheduling, that.scheduling) &&
-        Objects.equals(security, that.security);
+    return Objects.equals(version, that.version)
+        && Objects.equals(image, that.image)
+        && Objects.equals(imagePullPolicy, that.imagePullPolicy)
+        && Objects.equals(master, that.master)
+        && Objects.equals(storage, that.storage)
+        && Objects.equals(objectReplicas, that.objectReplicas)
+        && Objects.equals(leaseTtl, that.leaseTtl)
+        && Objects.equals(nodeTtl, that.nodeTtl)
+        && Objects.equals(eviction, that.eviction)
+        && Objects.equals(upgrade, that.upgrade)
+        && Objects.equals(transferEngineRef, that.transferEngineRef)
+        && Objects.equals(scheduling, that.scheduling)
+        && Objects.equals(security, that.security);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(version, image, imagePullPolicy, master, storage, objectReplicas, leaseTtl, nodeTtl, eviction,
-        upgrade, transferEngineRef, scheduling, security);
+    return Objects.hash(
+        version,
+        image,
+        imagePullPolicy,
+        master,
+        storage,
+        objectReplicas,
+        leaseTtl,
+        nodeTtl,
+        eviction,
+        upgrade,
+        transferEngineRef,
+        scheduling,
+        security);
   }
 
   @Override
   public String toString() {
-    return "KvCachePoolSpec{" +
-        "version=" + version +
-        ", image=" + image +
-        ", imagePullPolicy=" + imagePullPolicy +
-        ", master=" + master +
-        ", storage=" + storage +
-        ", objectReplicas=" + objectReplicas +
-        ", leaseTtl=" + leaseTtl +
-        ", nodeTtl=" + nodeTtl +
-        ", eviction=" + eviction +
-        ", upgrade=" + upgrade +
-        ", transferEngineRef=" + transferEngineRef +
-        ", scheduling=" + scheduling +
-        ", security=" + security +
-        '}';
+    return "KvCachePoolSpec{"
+        + "version="
+        + version
+        + ", image="
+        + image
+        + ", imagePullPolicy="
+        + imagePullPolicy
+        + ", master="
+        + master
+        + ", storage="
+        + storage
+        + ", objectReplicas="
+        + objectReplicas
+        + ", leaseTtl="
+        + leaseTtl
+        + ", nodeTtl="
+        + nodeTtl
+        + ", eviction="
+        + eviction
+        + ", upgrade="
+        + upgrade
+        + ", transferEngineRef="
+        + transferEngineRef
+        + ", scheduling="
+        + scheduling
+        + ", security="
+        + security
+        + '}';
   }
 }

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Observed state of a {@link KvCachePool}, written only by the operator. {@code storageReadyReplicas}
- * and {@code storageSelector} back the scale subresource; {@code masters}, {@code storage},
- * {@code capacity} and {@code used} are preformatted for the printer columns.
+ * Observed state of a {@link KvCachePool}, written only by the operator. {@code
+ * storageReadyReplicas} and {@code storageSelector} back the scale subresource; {@code masters},
+ * {@code storage}, {@code capacity} and {@code used} are preformatted for the printer columns.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class KvCachePoolStatus {
@@ -33,22 +33,26 @@ public class KvCachePoolStatus {
   private String masters;
   private String storage;
   private Integer masterReadyReplicas;
-  @StatusReplicas
-  private Integer storageReadyReplicas;
-  @LabelSelector
-  private String storageSelector;
+  @StatusReplicas private Integer storageReadyReplicas;
+  @LabelSelector private String storageSelector;
   private String capacity;
   private String used;
   private Double usedRatio;
   private Long objectCount;
   private UpgradeStatus upgrade;
   private List<FailingPod> failingPods;
-  @JsonPropertyDescription("How the live storage nodes move bytes and which devices they opened, from the leader.")
+
+  @JsonPropertyDescription(
+      "How the live storage nodes move bytes and which devices they opened, from the leader.")
   private TransportUsage transport;
+
   private String message;
+
   @JsonPropertyDescription("Fullness, eviction rate and capacity misses, from the leader.")
   private CacheSignalsStatus cacheSignals;
-  @JsonPropertyDescription("The autoscaler's last decision and who owns spec.storage.replicas (with autoscaling on).")
+
+  @JsonPropertyDescription(
+      "The autoscaler's last decision and who owns spec.storage.replicas (with autoscaling on).")
   private AutoscalingStatus autoscaling;
 
   public PoolPhase getPhase() {
@@ -235,61 +239,102 @@ public class KvCachePoolStatus {
     if (!(o instanceof KvCachePoolStatus that)) {
       return false;
     }
-    return Objects.equals(phase, that.phase) &&
-        Objects.equals(conditions, that.conditions) &&
-        Objects.equals(observedGeneration, that.observedGeneration) &&
-        Objects.equals(currentVersion, that.currentVersion) &&
-        Objects.equals(targetVersion, that.targetVersion) &&
-        Objects.equals(leader, that.leader) &&
-        Objects.equals(viewNumber, that.viewNumber) &&
-        Objects.equals(masters, that.masters) &&
-        Objects.equals(storage, that.storage) &&
-        Objects.equals(masterReadyReplicas, that.masterReadyReplicas) &&
-        Objects.equals(storageReadyReplicas, that.storageReadyReplicas) &&
-        Objects.equals(storageSelector, that.storageSelector) &&
-        Objects.equals(capacity, that.capacity) &&
-        Objects.equals(used, that.used) &&
-        Objects.equals(usedRatio, that.usedRatio) &&
-        Objects.equals(objectCount, that.objectCount) &&
-        Objects.equals(upgrade, that.upgrade) &&
-        Objects.equals(failingPods, that.failingPods) &&
-        Objects.equals(message, that.message) &&
-        Objects.equals(transport, that.transport) &&
-        Objects.equals(cacheSignals, that.cacheSignals) &&
-        Objects.equals(autoscaling, that.autoscaling);
+    return Objects.equals(phase, that.phase)
+        && Objects.equals(conditions, that.conditions)
+        && Objects.equals(observedGeneration, that.observedGeneration)
+        && Objects.equals(currentVersion, that.currentVersion)
+        && Objects.equals(targetVersion, that.targetVersion)
+        && Objects.equals(leader, that.leader)
+        && Objects.equals(viewNumber, that.viewNumber)
+        && Objects.equals(masters, that.masters)
+        && Objects.equals(storage, that.storage)
+        && Objects.equals(masterReadyReplicas, that.masterReadyReplicas)
+        && Objects.equals(storageReadyReplicas, that.storageReadyReplicas)
+        && Objects.equals(storageSelector, that.storageSelector)
+        && Objects.equals(capacity, that.capacity)
+        && Objects.equals(used, that.used)
+        && Objects.equals(usedRatio, that.usedRatio)
+        && Objects.equals(objectCount, that.objectCount)
+        && Objects.equals(upgrade, that.upgrade)
+        && Objects.equals(failingPods, that.failingPods)
+        && Objects.equals(message, that.message)
+        && Objects.equals(transport, that.transport)
+        && Objects.equals(cacheSignals, that.cacheSignals)
+        && Objects.equals(autoscaling, that.autoscaling);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, conditions, observedGeneration, currentVersion, targetVersion, leader, viewNumber,
-        masters, storage, masterReadyReplicas, storageReadyReplicas, storageSelector, capacity, used, usedRatio,
-        objectCount, upgrade, failingPods, message, transport, cacheSignals, autoscaling);
+    return Objects.hash(
+        phase,
+        conditions,
+        observedGeneration,
+        currentVersion,
+        targetVersion,
+        leader,
+        viewNumber,
+        masters,
+        storage,
+        masterReadyReplicas,
+        storageReadyReplicas,
+        storageSelector,
+        capacity,
+        used,
+        usedRatio,
+        objectCount,
+        upgrade,
+        failingPods,
+        message,
+        transport,
+        cacheSignals,
+        autoscaling);
   }
 
   @Override
   public String toString() {
-    return "KvCachePoolStatus{" +
-        "phase=" + phase +
-        ", conditions=" + conditions +
-        ", observedGeneration=" + observedGeneration +
-        ", currentVersion=" + currentVersion +
-        ", targetVersion=" + targetVersion +
-        ", leader=" + leader +
-        ", viewNumber=" + viewNumber +
-        ", masters=" + masters +
-        ", storage=" + storage +
-        ", masterReadyReplicas=" + masterReadyReplicas +
-        ", storageReadyReplicas=" + storageReadyReplicas +
-        ", storageSelector=" + storageSelector +
-        ", capacity=" + capacity +
-        ", used=" + used +
-        ", usedRatio=" + usedRatio +
-        ", objectCount=" + objectCount +
-        ", upgrade=" + upgrade +
-        ", failingPods=" + failingPods +
-        ", message=" + message +
-        ", cacheSignals=" + cacheSignals +
-        ", autoscaling=" + autoscaling +
-        '}';
+    return "KvCachePoolStatus{"
+        + "phase="
+        + phase
+        + ", conditions="
+        + conditions
+        + ", observedGeneration="
+        + observedGeneration
+        + ", currentVersion="
+        + currentVersion
+        + ", targetVersion="
+        + targetVersion
+        + ", leader="
+        + leader
+        + ", viewNumber="
+        + viewNumber
+        + ", masters="
+        + masters
+        + ", storage="
+        + storage
+        + ", masterReadyReplicas="
+        + masterReadyReplicas
+        + ", storageReadyReplicas="
+        + storageReadyReplicas
+        + ", storageSelector="
+        + storageSelector
+        + ", capacity="
+        + capacity
+        + ", used="
+        + used
+        + ", usedRatio="
+        + usedRatio
+        + ", objectCount="
+        + objectCount
+        + ", upgrade="
+        + upgrade
+        + ", failingPods="
+        + failingPods
+        + ", message="
+        + message
+        + ", cacheSignals="
+        + cacheSignals
+        + ", autoscaling="
+        + autoscaling
+        + '}';
   }
 }

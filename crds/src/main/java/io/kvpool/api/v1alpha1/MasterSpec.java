@@ -12,29 +12,34 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "!has(self.port) || !has(self.adminPort) || self.port != self.adminPort",
-    message = "spec.master.port and spec.master.adminPort must differ: both are bound in the same pod",
+    message =
+        "spec.master.port and spec.master.adminPort must differ: both are bound in the same pod",
     fieldPath = ".adminPort",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.resources) || ("
-        + "(!has(self.resources.requests) || !('memory' in self.resources.requests)"
-        + " || !isQuantity(string(self.resources.requests['memory']))"
-        + " || quantity(string(self.resources.requests['memory'])).compareTo(quantity('256Mi')) >= 0)"
-        + " && (!has(self.resources.limits) || !('memory' in self.resources.limits)"
-        + " || !isQuantity(string(self.resources.limits['memory']))"
-        + " || quantity(string(self.resources.limits['memory'])).compareTo(quantity('256Mi')) >= 0))",
-    message = "spec.master.resources memory must be at least 256Mi: the master's JVM takes half of it as heap",
+    value =
+        "!has(self.resources) || ("
+            + "(!has(self.resources.requests) || !('memory' in self.resources.requests)"
+            + " || !isQuantity(string(self.resources.requests['memory']))"
+            + " || quantity(string(self.resources.requests['memory'])).compareTo(quantity('256Mi')) >= 0)"
+            + " && (!has(self.resources.limits) || !('memory' in self.resources.limits)"
+            + " || !isQuantity(string(self.resources.limits['memory']))"
+            + " || quantity(string(self.resources.limits['memory'])).compareTo(quantity('256Mi')) >= 0))",
+    message =
+        "spec.master.resources memory must be at least 256Mi: the master's JVM takes half of it as heap",
     fieldPath = ".resources",
     reason = "FieldValueInvalid")
 public class MasterSpec {
   /** CRD defaults, stated once (see {@link KvCachePoolSpec}). */
   public static final int DEFAULT_REPLICAS = 1;
+
   public static final int DEFAULT_PORT = 50051;
   public static final int DEFAULT_ADMIN_PORT = 8080;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Default("" + DEFAULT_REPLICAS)
-  @ValidationRule(value = "self == 1 || self == 3",
+  @ValidationRule(
+      value = "self == 1 || self == 3",
       message = "spec.master.replicas must be 1 (single master) or 3 (leader plus two standbys)",
       reason = "FieldValueInvalid")
   @JsonPropertyDescription("1 (single master) or 3 (leader plus two standbys).")
@@ -55,13 +60,15 @@ public class MasterSpec {
   private Integer adminPort;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
-  @JsonPropertyDescription("CPU and memory of each master container; memory defaults to 1Gi (request and limit) and"
-      + " the cpu request to 250m. The JVM heap is half the memory limit (or request), direct memory a quarter.")
+  @JsonPropertyDescription(
+      "CPU and memory of each master container; memory defaults to 1Gi (request and limit) and"
+          + " the cpu request to 250m. The JVM heap is half the memory limit (or request), direct memory a quarter.")
   private ComputeResources resources;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
-  @JsonPropertyDescription("Where masters may run; independent of spec.scheduling (storage), no constraint when"
-      + " left out except spreading the masters across nodes.")
+  @JsonPropertyDescription(
+      "Where masters may run; independent of spec.scheduling (storage), no constraint when"
+          + " left out except spreading the masters across nodes.")
   private SchedulingSpec scheduling;
 
   public Integer getReplicas() {
@@ -112,11 +119,11 @@ public class MasterSpec {
     if (!(o instanceof MasterSpec that)) {
       return false;
     }
-    return Objects.equals(replicas, that.replicas) &&
-        Objects.equals(port, that.port) &&
-        Objects.equals(adminPort, that.adminPort) &&
-        Objects.equals(resources, that.resources) &&
-        Objects.equals(scheduling, that.scheduling);
+    return Objects.equals(replicas, that.replicas)
+        && Objects.equals(port, that.port)
+        && Objects.equals(adminPort, that.adminPort)
+        && Objects.equals(resources, that.resources)
+        && Objects.equals(scheduling, that.scheduling);
   }
 
   @Override
@@ -126,12 +133,17 @@ public class MasterSpec {
 
   @Override
   public String toString() {
-    return "MasterSpec{" +
-        "replicas=" + replicas +
-        ", port=" + port +
-        ", adminPort=" + adminPort +
-        ", resources=" + resources +
-        ", scheduling=" + scheduling +
-        '}';
+    return "MasterSpec{"
+        + "replicas="
+        + replicas
+        + ", port="
+        + port
+        + ", adminPort="
+        + adminPort
+        + ", resources="
+        + resources
+        + ", scheduling="
+        + scheduling
+        + '}';
   }
 }

@@ -8,8 +8,9 @@ import io.fabric8.generator.annotation.Size;
 import java.util.Objects;
 
 /**
- * The pool's NetworkPolicy: its data ports are reachable from the pool's own pods and from pods labelled
- * {@code kvpool.io/client: <pool>}; its admin ports also from the operator's namespace and a monitoring namespace.
+ * The pool's NetworkPolicy: its data ports are reachable from the pool's own pods and from pods
+ * labelled {@code kvpool.io/client: <pool>}; its admin ports also from the operator's namespace and
+ * a monitoring namespace.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class NetworkPolicySpec {
@@ -18,19 +19,22 @@ public class NetworkPolicySpec {
 
   @SpecDiff(SpecDiff.Impact.LIVE)
   @Default("" + DEFAULT_ENABLED)
-  @JsonPropertyDescription("Create the NetworkPolicy <pool> (needs a CNI that enforces NetworkPolicies).")
+  @JsonPropertyDescription(
+      "Create the NetworkPolicy <pool> (needs a CNI that enforces NetworkPolicies).")
   private Boolean enabled;
 
   @SpecDiff(SpecDiff.Impact.LIVE)
   @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
   @Size(max = 63)
-  @JsonPropertyDescription("Namespace whose pods (e.g. Prometheus) may reach the admin ports for /metrics.")
+  @JsonPropertyDescription(
+      "Namespace whose pods (e.g. Prometheus) may reach the admin ports for /metrics.")
   private String monitoringNamespace;
 
   @SpecDiff(SpecDiff.Impact.LIVE)
   @Default("false")
-  @JsonPropertyDescription("Let client pods of every namespace in (those labelled kvpool.io/client: <pool>); by"
-      + " default only the pool's own namespace.")
+  @JsonPropertyDescription(
+      "Let client pods of every namespace in (those labelled kvpool.io/client: <pool>); by"
+          + " default only the pool's own namespace.")
   private Boolean clientsFromAllNamespaces;
 
   public Boolean getEnabled() {
@@ -65,7 +69,8 @@ public class NetworkPolicySpec {
     if (!(o instanceof NetworkPolicySpec that)) {
       return false;
     }
-    return Objects.equals(enabled, that.enabled) && Objects.equals(monitoringNamespace, that.monitoringNamespace)
+    return Objects.equals(enabled, that.enabled)
+        && Objects.equals(monitoringNamespace, that.monitoringNamespace)
         && Objects.equals(clientsFromAllNamespaces, that.clientsFromAllNamespaces);
   }
 
@@ -76,7 +81,12 @@ public class NetworkPolicySpec {
 
   @Override
   public String toString() {
-    return "NetworkPolicySpec{enabled=" + enabled + ", monitoringNamespace=" + monitoringNamespace
-        + ", clientsFromAllNamespaces=" + clientsFromAllNamespaces + "}";
+    return "NetworkPolicySpec{enabled="
+        + enabled
+        + ", monitoringNamespace="
+        + monitoringNamespace
+        + ", clientsFromAllNamespaces="
+        + clientsFromAllNamespaces
+        + "}";
   }
 }

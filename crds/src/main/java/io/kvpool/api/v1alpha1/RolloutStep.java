@@ -4,20 +4,25 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.Objects;
 
-/** The step of a rollout under way, kept so that its duration and bytes moved can be reported when it ends. */
+/**
+ * The step of a rollout under way, kept so that its duration and bytes moved can be reported when
+ * it ends.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class RolloutStep {
 
   @JsonPropertyDescription("Pod the step works on.")
   private String pod;
 
-  @JsonPropertyDescription("What is done to it: WarmRestart, Drain, Restart (no memory to keep), StepDown, Remove.")
+  @JsonPropertyDescription(
+      "What is done to it: WarmRestart, Drain, Restart (no memory to keep), StepDown, Remove.")
   private String action;
 
   @JsonPropertyDescription("When the step started (RFC 3339).")
   private String startedAt;
 
-  @JsonPropertyDescription("When the operator last acted on the pod in this step (a drain, then its deletion).")
+  @JsonPropertyDescription(
+      "When the operator last acted on the pod in this step (a drain, then its deletion).")
   private String actedAt;
 
   @JsonPropertyDescription("status.upgrade.bytesMoved when the step started.")
@@ -82,8 +87,10 @@ public class RolloutStep {
     if (!(o instanceof RolloutStep that)) {
       return false;
     }
-    return Objects.equals(pod, that.pod) && Objects.equals(action, that.action)
-        && Objects.equals(startedAt, that.startedAt) && Objects.equals(actedAt, that.actedAt)
+    return Objects.equals(pod, that.pod)
+        && Objects.equals(action, that.action)
+        && Objects.equals(startedAt, that.startedAt)
+        && Objects.equals(actedAt, that.actedAt)
         && Objects.equals(bytesMovedAtStart, that.bytesMovedAtStart)
         && Objects.equals(replicasAtStart, that.replicasAtStart);
   }
@@ -95,7 +102,18 @@ public class RolloutStep {
 
   @Override
   public String toString() {
-    return "RolloutStep{pod=" + pod + ", action=" + action + ", startedAt=" + startedAt + ", actedAt=" + actedAt
-        + ", bytesMovedAtStart=" + bytesMovedAtStart + ", replicasAtStart=" + replicasAtStart + '}';
+    return "RolloutStep{pod="
+        + pod
+        + ", action="
+        + action
+        + ", startedAt="
+        + startedAt
+        + ", actedAt="
+        + actedAt
+        + ", bytesMovedAtStart="
+        + bytesMovedAtStart
+        + ", replicasAtStart="
+        + replicasAtStart
+        + '}';
   }
 }

@@ -17,15 +17,17 @@ public class ScaleDownBehavior {
   @Default("" + ScaleDownBehavior.DEFAULT_WINDOW_SECONDS)
   @Min(0)
   @Max(86400)
-  @JsonPropertyDescription("The pool must meet its targets with fewer nodes in every reading for this long before a"
-      + " node is removed.")
+  @JsonPropertyDescription(
+      "The pool must meet its targets with fewer nodes in every reading for this long before a"
+          + " node is removed.")
   private Integer stabilizationWindowSeconds;
 
   @SpecDiff(SpecDiff.Impact.NONE)
   @Default("1")
   @Min(1)
   @Max(ApiLimits.MAX_STORAGE_REPLICAS)
-  @JsonPropertyDescription("Most nodes removed by one decision (the drain still removes them one at a time).")
+  @JsonPropertyDescription(
+      "Most nodes removed by one decision (the drain still removes them one at a time).")
   private Integer maxStep;
 
   public Integer getStabilizationWindowSeconds() {
@@ -52,8 +54,8 @@ public class ScaleDownBehavior {
     if (!(o instanceof ScaleDownBehavior that)) {
       return false;
     }
-    return Objects.equals(stabilizationWindowSeconds, that.stabilizationWindowSeconds) &&
-        Objects.equals(maxStep, that.maxStep);
+    return Objects.equals(stabilizationWindowSeconds, that.stabilizationWindowSeconds)
+        && Objects.equals(maxStep, that.maxStep);
   }
 
   @Override
@@ -63,6 +65,12 @@ public class ScaleDownBehavior {
 
   @Override
   public String toString() {
-    return "ScaleDownBehavior{" + "stabilizationWindowSeconds=" + stabilizationWindowSeconds + ", " + "maxStep=" + maxStep + '}';
+    return "ScaleDownBehavior{"
+        + "stabilizationWindowSeconds="
+        + stabilizationWindowSeconds
+        + ", "
+        + "maxStep="
+        + maxStep
+        + '}';
   }
 }

@@ -17,7 +17,8 @@ public class ScaleUpBehavior {
   @Default("" + ScaleUpBehavior.DEFAULT_WINDOW_SECONDS)
   @Min(0)
   @Max(3600)
-  @JsonPropertyDescription("A target must be exceeded in every reading for this long before nodes are added.")
+  @JsonPropertyDescription(
+      "A target must be exceeded in every reading for this long before nodes are added.")
   private Integer stabilizationWindowSeconds;
 
   @SpecDiff(SpecDiff.Impact.NONE)
@@ -51,8 +52,8 @@ public class ScaleUpBehavior {
     if (!(o instanceof ScaleUpBehavior that)) {
       return false;
     }
-    return Objects.equals(stabilizationWindowSeconds, that.stabilizationWindowSeconds) &&
-        Objects.equals(maxStep, that.maxStep);
+    return Objects.equals(stabilizationWindowSeconds, that.stabilizationWindowSeconds)
+        && Objects.equals(maxStep, that.maxStep);
   }
 
   @Override
@@ -62,6 +63,12 @@ public class ScaleUpBehavior {
 
   @Override
   public String toString() {
-    return "ScaleUpBehavior{" + "stabilizationWindowSeconds=" + stabilizationWindowSeconds + ", " + "maxStep=" + maxStep + '}';
+    return "ScaleUpBehavior{"
+        + "stabilizationWindowSeconds="
+        + stabilizationWindowSeconds
+        + ", "
+        + "maxStep="
+        + maxStep
+        + '}';
   }
 }

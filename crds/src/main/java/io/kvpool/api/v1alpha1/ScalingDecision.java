@@ -107,24 +107,60 @@ public class ScalingDecision {
     if (!(o instanceof ScalingDecision that)) {
       return false;
     }
-    return Objects.equals(time, that.time) &&
-        Objects.equals(action, that.action) &&
-        Objects.equals(reason, that.reason) &&
-        Objects.equals(fromReplicas, that.fromReplicas) &&
-        Objects.equals(toReplicas, that.toReplicas) &&
-        Objects.equals(fullnessPercent, that.fullnessPercent) &&
-        Objects.equals(capacityMissesPerSecond, that.capacityMissesPerSecond) &&
-        Objects.equals(evictedBytesPerSecond, that.evictedBytesPerSecond) &&
-        Objects.equals(message, that.message);
+    return Objects.equals(time, that.time)
+        && Objects.equals(action, that.action)
+        && Objects.equals(reason, that.reason)
+        && Objects.equals(fromReplicas, that.fromReplicas)
+        && Objects.equals(toReplicas, that.toReplicas)
+        && Objects.equals(fullnessPercent, that.fullnessPercent)
+        && Objects.equals(capacityMissesPerSecond, that.capacityMissesPerSecond)
+        && Objects.equals(evictedBytesPerSecond, that.evictedBytesPerSecond)
+        && Objects.equals(message, that.message);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(time, action, reason, fromReplicas, toReplicas, fullnessPercent, capacityMissesPerSecond, evictedBytesPerSecond, message);
+    return Objects.hash(
+        time,
+        action,
+        reason,
+        fromReplicas,
+        toReplicas,
+        fullnessPercent,
+        capacityMissesPerSecond,
+        evictedBytesPerSecond,
+        message);
   }
 
   @Override
   public String toString() {
-    return "ScalingDecision{" + "time=" + time + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "fromReplicas=" + fromReplicas + ", " + "toReplicas=" + toReplicas + ", " + "fullnessPercent=" + fullnessPercent + ", " + "capacityMissesPerSecond=" + capacityMissesPerSecond + ", " + "evictedBytesPerSecond=" + evictedBytesPerSecond + ", " + "message=" + message + '}';
+    return "ScalingDecision{"
+        + "time="
+        + time
+        + ", "
+        + "action="
+        + action
+        + ", "
+        + "reason="
+        + reason
+        + ", "
+        + "fromReplicas="
+        + fromReplicas
+        + ", "
+        + "toReplicas="
+        + toReplicas
+        + ", "
+        + "fullnessPercent="
+        + fullnessPercent
+        + ", "
+        + "capacityMissesPerSecond="
+        + capacityMissesPerSecond
+        + ", "
+        + "evictedBytesPerSecond="
+        + evictedBytesPerSecond
+        + ", "
+        + "message="
+        + message
+        + '}';
   }
 }

@@ -11,14 +11,16 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Placement of one kind of data-plane pods (spec.scheduling for storage nodes, spec.master.scheduling for masters),
- * passed through to their pod template. What the schema cannot check here (tolerations, affinity, spread
- * constraints) the operator checks with a server-side dry run before it creates anything.
+ * Placement of one kind of data-plane pods (spec.scheduling for storage nodes,
+ * spec.master.scheduling for masters), passed through to their pod template. What the schema cannot
+ * check here (tolerations, affinity, spread constraints) the operator checks with a server-side dry
+ * run before it creates anything.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class SchedulingSpec {
 
-  // Keys and values are checked by the operator's dry run: a CEL rule over a map of unbounded strings exceeds
+  // Keys and values are checked by the operator's dry run: a CEL rule over a map of unbounded
+  // strings exceeds
   // the API server's cost budget.
   @Size(max = 64)
   @JsonPropertyDescription("Node labels the pods require.")
@@ -32,8 +34,9 @@ public class SchedulingSpec {
   private Affinity affinity;
 
   @Size(max = 16)
-  @JsonPropertyDescription("How the pods spread over topology domains; when left out, at most one more pod per"
-      + " node than on any other node (kubernetes.io/hostname); an empty list turns spreading off.")
+  @JsonPropertyDescription(
+      "How the pods spread over topology domains; when left out, at most one more pod per"
+          + " node than on any other node (kubernetes.io/hostname); an empty list turns spreading off.")
   private List<TopologySpreadConstraint> topologySpreadConstraints;
 
   public Map<String, String> getNodeSelector() {
@@ -64,7 +67,8 @@ public class SchedulingSpec {
     return topologySpreadConstraints;
   }
 
-  public void setTopologySpreadConstraints(List<TopologySpreadConstraint> topologySpreadConstraints) {
+  public void setTopologySpreadConstraints(
+      List<TopologySpreadConstraint> topologySpreadConstraints) {
     this.topologySpreadConstraints = topologySpreadConstraints;
   }
 
@@ -76,10 +80,10 @@ public class SchedulingSpec {
     if (!(o instanceof SchedulingSpec that)) {
       return false;
     }
-    return Objects.equals(nodeSelector, that.nodeSelector) &&
-        Objects.equals(tolerations, that.tolerations) &&
-        Objects.equals(affinity, that.affinity) &&
-        Objects.equals(topologySpreadConstraints, that.topologySpreadConstraints);
+    return Objects.equals(nodeSelector, that.nodeSelector)
+        && Objects.equals(tolerations, that.tolerations)
+        && Objects.equals(affinity, that.affinity)
+        && Objects.equals(topologySpreadConstraints, that.topologySpreadConstraints);
   }
 
   @Override
@@ -89,11 +93,15 @@ public class SchedulingSpec {
 
   @Override
   public String toString() {
-    return "SchedulingSpec{" +
-        "nodeSelector=" + nodeSelector +
-        ", tolerations=" + tolerations +
-        ", affinity=" + affinity +
-        ", topologySpreadConstraints=" + topologySpreadConstraints +
-        '}';
+    return "SchedulingSpec{"
+        + "nodeSelector="
+        + nodeSelector
+        + ", tolerations="
+        + tolerations
+        + ", affinity="
+        + affinity
+        + ", topologySpreadConstraints="
+        + topologySpreadConstraints
+        + '}';
   }
 }

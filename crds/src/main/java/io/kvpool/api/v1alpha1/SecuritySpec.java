@@ -15,16 +15,18 @@ public class SecuritySpec {
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Default("" + DEFAULT_AUTHENTICATION)
-  @JsonPropertyDescription("Every data-plane connection proves the pool's keys (the operator creates them in the"
-      + " Secret <pool>-keys; inference clients use the client key of the Secret <pool>-client-key). Rotate them by"
-      + " setting the annotation kvpool.io/rotate-keys on the pool to a new value.")
+  @JsonPropertyDescription(
+      "Every data-plane connection proves the pool's keys (the operator creates them in the"
+          + " Secret <pool>-keys; inference clients use the client key of the Secret <pool>-client-key). Rotate them by"
+          + " setting the annotation kvpool.io/rotate-keys on the pool to a new value.")
   private Boolean authentication;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
   @Size(max = 253)
-  @JsonPropertyDescription("A kubernetes.io/tls Secret in the pool's namespace (tls.crt, tls.key in PKCS#8, ca.crt),"
-      + " e.g. from cert-manager: every data-plane connection then runs TLS 1.3. Empty: plaintext.")
+  @JsonPropertyDescription(
+      "A kubernetes.io/tls Secret in the pool's namespace (tls.crt, tls.key in PKCS#8, ca.crt),"
+          + " e.g. from cert-manager: every data-plane connection then runs TLS 1.3. Empty: plaintext.")
   private String tlsSecretName;
 
   @Default("{}")
@@ -75,7 +77,12 @@ public class SecuritySpec {
 
   @Override
   public String toString() {
-    return "SecuritySpec{authentication=" + authentication + ", tlsSecretName=" + tlsSecretName + ", networkPolicy="
-        + networkPolicy + "}";
+    return "SecuritySpec{authentication="
+        + authentication
+        + ", tlsSecretName="
+        + tlsSecretName
+        + ", networkPolicy="
+        + networkPolicy
+        + "}";
   }
 }

@@ -15,22 +15,33 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "!has(self.port) || !has(self.adminPort) || self.port != self.adminPort",
-    message = "spec.storage.port and spec.storage.adminPort must differ: both are bound in the same pod",
+    message =
+        "spec.storage.port and spec.storage.adminPort must differ: both are bound in the same pod",
     fieldPath = ".adminPort",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.memoryPerNode) || !has(self.segments) || !isQuantity(string(self.memoryPerNode))"
-        + " || !quantity(string(self.memoryPerNode)).isInteger()"
-        + " || quantity(string(self.memoryPerNode)).compareTo(quantity('" + ApiLimits.MAX_MEMORY_PER_NODE + "')) > 0"
-        + " || quantity(string(self.memoryPerNode)).asInteger() / self.segments >= " + ApiLimits.MIN_SEGMENT_BYTES,
-    message = "spec.storage.memoryPerNode split into spec.storage.segments must give at least "
-        + ApiLimits.MIN_SEGMENT + " per segment, so that the largest KV value (16 MiB) fits in one; lower segments"
-        + " or raise memoryPerNode",
+    value =
+        "!has(self.memoryPerNode) || !has(self.segments) || !isQuantity(string(self.memoryPerNode))"
+            + " || !quantity(string(self.memoryPerNode)).isInteger()"
+            + " || quantity(string(self.memoryPerNode)).compareTo(quantity('"
+            + ApiLimits.MAX_MEMORY_PER_NODE
+            + "')) > 0"
+            + " || quantity(string(self.memoryPerNode)).asInteger() / self.segments >= "
+            + ApiLimits.MIN_SEGMENT_BYTES,
+    message =
+        "spec.storage.memoryPerNode split into spec.storage.segments must give at least "
+            + ApiLimits.MIN_SEGMENT
+            + " per segment, so that the largest KV value (16 MiB) fits in one; lower segments"
+            + " or raise memoryPerNode",
     fieldPath = ".segments",
     reason = "FieldValueInvalid")
 public class StorageSpec {
-  /** CRD defaults, stated once (see {@link KvCachePoolSpec}); {@link #DEFAULT_HUGE_PAGES} as the CRD spells it. */
+  /**
+   * CRD defaults, stated once (see {@link KvCachePoolSpec}); {@link #DEFAULT_HUGE_PAGES} as the CRD
+   * spells it.
+   */
   public static final int DEFAULT_REPLICAS = 3;
+
   public static final int DEFAULT_SEGMENTS = 1;
   public static final String DEFAULT_HUGE_PAGES = "transparent";
   public static final int DEFAULT_PORT = 50052;
@@ -47,25 +58,38 @@ public class StorageSpec {
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Required
   // string() makes the rule hold for both forms of an int-or-string quantity (4294967296 and "4Gi")
-  @ValidationRule(value = "isQuantity(string(self)) && quantity(string(self)).isInteger()"
-      + " && quantity(string(self)).compareTo(quantity('" + ApiLimits.MIN_SEGMENT + "')) >= 0"
-      + " && quantity(string(self)).compareTo(quantity('" + ApiLimits.MAX_MEMORY_PER_NODE + "')) <= 0",
-      message = "spec.storage.memoryPerNode must be a whole number of bytes from " + ApiLimits.MIN_SEGMENT + " to "
-          + ApiLimits.MAX_MEMORY_PER_NODE + ", such as 4Gi",
+  @ValidationRule(
+      value =
+          "isQuantity(string(self)) && quantity(string(self)).isInteger()"
+              + " && quantity(string(self)).compareTo(quantity('"
+              + ApiLimits.MIN_SEGMENT
+              + "')) >= 0"
+              + " && quantity(string(self)).compareTo(quantity('"
+              + ApiLimits.MAX_MEMORY_PER_NODE
+              + "')) <= 0",
+      message =
+          "spec.storage.memoryPerNode must be a whole number of bytes from "
+              + ApiLimits.MIN_SEGMENT
+              + " to "
+              + ApiLimits.MAX_MEMORY_PER_NODE
+              + ", such as 4Gi",
       reason = "FieldValueInvalid")
-  @JsonPropertyDescription("Memory each storage node contributes to the pool, 16Mi to 64Ti, e.g. 4Gi.")
+  @JsonPropertyDescription(
+      "Memory each storage node contributes to the pool, 16Mi to 64Ti, e.g. 4Gi.")
   private Quantity memoryPerNode;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("" + DEFAULT_SEGMENTS)
   @Min(1)
   @Max(ApiLimits.MAX_SEGMENTS)
-  @JsonPropertyDescription("Number of segments memoryPerNode is split into; each must hold at least 16Mi.")
+  @JsonPropertyDescription(
+      "Number of segments memoryPerNode is split into; each must hold at least 16Mi.")
   private Integer segments;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default(DEFAULT_HUGE_PAGES)
-  @JsonPropertyDescription("Huge pages for segments: none, transparent or explicit (hugepages-2Mi resources).")
+  @JsonPropertyDescription(
+      "Huge pages for segments: none, transparent or explicit (hugepages-2Mi resources).")
   private HugePages hugePages;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
@@ -83,12 +107,14 @@ public class StorageSpec {
   private Integer adminPort;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
-  @JsonPropertyDescription("CPU and memory of each storage container. The memory request and limit are at least"
-      + " memoryPerNode (unless hugePages is explicit) plus 512Mi for the JVM; a larger limit gives the JVM more.")
+  @JsonPropertyDescription(
+      "CPU and memory of each storage container. The memory request and limit are at least"
+          + " memoryPerNode (unless hugePages is explicit) plus 512Mi for the JVM; a larger limit gives the JVM more.")
   private ComputeResources resources;
 
   @Default("{}")
-  @JsonPropertyDescription("Warm restarts: replicas kept in node-local memory files across pod replacement.")
+  @JsonPropertyDescription(
+      "Warm restarts: replicas kept in node-local memory files across pod replacement.")
   private WarmRestartSpec warmRestart;
 
   @Default("{}")
@@ -175,34 +201,52 @@ public class StorageSpec {
     if (!(o instanceof StorageSpec that)) {
       return false;
     }
-    return Objects.equals(replicas, that.replicas) &&
-        Objects.equals(memoryPerNode, that.memoryPerNode) &&
-        Objects.equals(segments, that.segments) &&
-        Objects.equals(hugePages, that.hugePages) &&
-        Objects.equals(port, that.port) &&
-        Objects.equals(adminPort, that.adminPort) &&
-        Objects.equals(resources, that.resources) &&
-        Objects.equals(warmRestart, that.warmRestart) &&
-        Objects.equals(autoscaling, that.autoscaling);
+    return Objects.equals(replicas, that.replicas)
+        && Objects.equals(memoryPerNode, that.memoryPerNode)
+        && Objects.equals(segments, that.segments)
+        && Objects.equals(hugePages, that.hugePages)
+        && Objects.equals(port, that.port)
+        && Objects.equals(adminPort, that.adminPort)
+        && Objects.equals(resources, that.resources)
+        && Objects.equals(warmRestart, that.warmRestart)
+        && Objects.equals(autoscaling, that.autoscaling);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(replicas, memoryPerNode, segments, hugePages, port, adminPort, resources, warmRestart, autoscaling);
+    return Objects.hash(
+        replicas,
+        memoryPerNode,
+        segments,
+        hugePages,
+        port,
+        adminPort,
+        resources,
+        warmRestart,
+        autoscaling);
   }
 
   @Override
   public String toString() {
-    return "StorageSpec{" +
-        "replicas=" + replicas +
-        ", memoryPerNode=" + memoryPerNode +
-        ", segments=" + segments +
-        ", hugePages=" + hugePages +
-        ", port=" + port +
-        ", adminPort=" + adminPort +
-        ", resources=" + resources +
-        ", warmRestart=" + warmRestart +
-        ", autoscaling=" + autoscaling +
-        '}';
+    return "StorageSpec{"
+        + "replicas="
+        + replicas
+        + ", memoryPerNode="
+        + memoryPerNode
+        + ", segments="
+        + segments
+        + ", hugePages="
+        + hugePages
+        + ", port="
+        + port
+        + ", adminPort="
+        + adminPort
+        + ", resources="
+        + resources
+        + ", warmRestart="
+        + warmRestart
+        + ", autoscaling="
+        + autoscaling
+        + '}';
   }
 }

@@ -57,10 +57,10 @@ public class TierUsage {
     if (!(o instanceof TierUsage that)) {
       return false;
     }
-    return Objects.equals(name, that.name) &&
-        Objects.equals(capacity, that.capacity) &&
-        Objects.equals(used, that.used) &&
-        Objects.equals(fullnessPercent, that.fullnessPercent);
+    return Objects.equals(name, that.name)
+        && Objects.equals(capacity, that.capacity)
+        && Objects.equals(used, that.used)
+        && Objects.equals(fullnessPercent, that.fullnessPercent);
   }
 
   @Override
@@ -70,6 +70,18 @@ public class TierUsage {
 
   @Override
   public String toString() {
-    return "TierUsage{" + "name=" + name + ", " + "capacity=" + capacity + ", " + "used=" + used + ", " + "fullnessPercent=" + fullnessPercent + '}';
+    return "TierUsage{"
+        + "name="
+        + name
+        + ", "
+        + "capacity="
+        + capacity
+        + ", "
+        + "used="
+        + used
+        + ", "
+        + "fullnessPercent="
+        + fullnessPercent
+        + '}';
   }
 }

@@ -12,7 +12,10 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
 
-/** How bytes move between storage nodes and clients of the pools that reference it: TCP, RDMA or Ascend NPUs. */
+/**
+ * How bytes move between storage nodes and clients of the pools that reference it: TCP, RDMA or
+ * Ascend NPUs.
+ */
 @Group(KvCachePool.GROUP)
 @Version(KvCachePool.VERSION)
 @Kind("TransferEngine")
@@ -20,14 +23,25 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Singular("transferengine")
 @ShortNames("kvte")
 @AdditionalPrinterColumn(name = "Protocol", jsonPath = ".spec.protocol", type = Type.STRING)
-@AdditionalPrinterColumn(name = "Device", jsonPath = ".spec.devices.resourceName", type = Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Device",
+    jsonPath = ".spec.devices.resourceName",
+    type = Type.STRING)
 @AdditionalPrinterColumn(name = "Count", jsonPath = ".spec.devices.count", type = Type.INTEGER)
-@AdditionalPrinterColumn(name = "Advertised", jsonPath = ".status.deviceResourceAdvertised", type = Type.BOOLEAN)
-@AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodesWithDevice", type = Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(
+    name = "Advertised",
+    jsonPath = ".status.deviceResourceAdvertised",
+    type = Type.BOOLEAN)
+@AdditionalPrinterColumn(
+    name = "Nodes",
+    jsonPath = ".status.nodesWithDevice",
+    type = Type.INTEGER,
+    priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
-@ValidationRule(value = "has(self.spec)",
+@ValidationRule(
+    value = "has(self.spec)",
     message = "spec is required: spec: {} selects plain tcp with default ports and buffers",
     fieldPath = ".spec",
     reason = "FieldValueRequired")
-public class TransferEngine extends CustomResource<TransferEngineSpec, TransferEngineStatus> implements Namespaced {
-}
+public class TransferEngine extends CustomResource<TransferEngineSpec, TransferEngineStatus>
+    implements Namespaced {}

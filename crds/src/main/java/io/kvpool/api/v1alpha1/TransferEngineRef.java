@@ -43,8 +43,6 @@ public class TransferEngineRef {
 
   @Override
   public String toString() {
-    return "TransferEngineRef{" +
-        "name=" + name +
-        '}';
+    return "TransferEngineRef{" + "name=" + name + '}';
   }
 }

@@ -15,11 +15,15 @@ public class TransferEngineStatus {
   private Boolean deviceResourceAdvertised;
   private Integer nodesWithDevice;
   private Long observedGeneration;
-  @JsonPropertyDescription("Per pool using this engine: its live storage nodes and the devices they opened.")
+
+  @JsonPropertyDescription(
+      "Per pool using this engine: its live storage nodes and the devices they opened.")
   private List<TransportUsage> usage;
-  @JsonPropertyDescription("What carries the values between clients and storage nodes today: tcp for every protocol"
-      + " (ascend opens device memory on the nodes, rdma changes nothing on the wire) until a hardware transport"
-      + " exists; the TransportAvailable condition says so when another protocol was asked for.")
+
+  @JsonPropertyDescription(
+      "What carries the values between clients and storage nodes today: tcp for every protocol"
+          + " (ascend opens device memory on the nodes, rdma changes nothing on the wire) until a hardware transport"
+          + " exists; the TransportAvailable condition says so when another protocol was asked for.")
   private String dataTransport;
 
   public List<String> getPools() {
@@ -86,29 +90,42 @@ public class TransferEngineStatus {
     if (!(o instanceof TransferEngineStatus that)) {
       return false;
     }
-    return Objects.equals(pools, that.pools) &&
-        Objects.equals(conditions, that.conditions) &&
-        Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised) &&
-        Objects.equals(nodesWithDevice, that.nodesWithDevice) &&
-        Objects.equals(observedGeneration, that.observedGeneration) &&
-        Objects.equals(usage, that.usage) &&
-        Objects.equals(dataTransport, that.dataTransport);
+    return Objects.equals(pools, that.pools)
+        && Objects.equals(conditions, that.conditions)
+        && Objects.equals(deviceResourceAdvertised, that.deviceResourceAdvertised)
+        && Objects.equals(nodesWithDevice, that.nodesWithDevice)
+        && Objects.equals(observedGeneration, that.observedGeneration)
+        && Objects.equals(usage, that.usage)
+        && Objects.equals(dataTransport, that.dataTransport);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(pools, conditions, deviceResourceAdvertised, nodesWithDevice, observedGeneration, usage, dataTransport);
+    return Objects.hash(
+        pools,
+        conditions,
+        deviceResourceAdvertised,
+        nodesWithDevice,
+        observedGeneration,
+        usage,
+        dataTransport);
   }
 
   @Override
   public String toString() {
-    return "TransferEngineStatus{" +
-        "pools=" + pools +
-        ", conditions=" + conditions +
-        ", deviceResourceAdvertised=" + deviceResourceAdvertised +
-        ", nodesWithDevice=" + nodesWithDevice +
-        ", observedGeneration=" + observedGeneration +
-        ", dataTransport=" + dataTransport +
-        '}';
+    return "TransferEngineStatus{"
+        + "pools="
+        + pools
+        + ", conditions="
+        + conditions
+        + ", deviceResourceAdvertised="
+        + deviceResourceAdvertised
+        + ", nodesWithDevice="
+        + nodesWithDevice
+        + ", observedGeneration="
+        + observedGeneration
+        + ", dataTransport="
+        + dataTransport
+        + '}';
   }
 }

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.List;
 import java.util.Objects;
 
-/** How a pool's live storage nodes move bytes, as they reported it to the leader when they registered. */
+/**
+ * How a pool's live storage nodes move bytes, as they reported it to the leader when they
+ * registered.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TransportUsage {
   @JsonPropertyDescription("Name of the pool (in a TransferEngine's status).")
@@ -17,7 +20,8 @@ public class TransportUsage {
   @JsonPropertyDescription("Storage nodes the leader counts ALIVE.")
   private Integer storageNodes;
 
-  @JsonPropertyDescription("Devices the nodes opened, as node:backend:id, e.g. p-storage-0:ascend:3.")
+  @JsonPropertyDescription(
+      "Devices the nodes opened, as node:backend:id, e.g. p-storage-0:ascend:3.")
   private List<String> devices;
 
   public String getPool() {
@@ -60,8 +64,10 @@ public class TransportUsage {
     if (!(o instanceof TransportUsage that)) {
       return false;
     }
-    return Objects.equals(pool, that.pool) && Objects.equals(protocol, that.protocol)
-        && Objects.equals(storageNodes, that.storageNodes) && Objects.equals(devices, that.devices);
+    return Objects.equals(pool, that.pool)
+        && Objects.equals(protocol, that.protocol)
+        && Objects.equals(storageNodes, that.storageNodes)
+        && Objects.equals(devices, that.devices);
   }
 
   @Override
@@ -71,7 +77,14 @@ public class TransportUsage {
 
   @Override
   public String toString() {
-    return "TransportUsage{pool=" + pool + ", protocol=" + protocol + ", storageNodes=" + storageNodes + ", devices="
-        + devices + "}";
+    return "TransportUsage{pool="
+        + pool
+        + ", protocol="
+        + protocol
+        + ", storageNodes="
+        + storageNodes
+        + ", devices="
+        + devices
+        + "}";
   }
 }

@@ -5,9 +5,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.Objects;
 
 /**
- * Progress of a rollout: a version upgrade, a pod template change or a scale-down, one pod at a time. What the
- * rollout does next is decided from the pods and the leader's view, never from here; this records what an operator
- * restart must not forget (when it started, which step runs, bytes moved so far) and what happened.
+ * Progress of a rollout: a version upgrade, a pod template change or a scale-down, one pod at a
+ * time. What the rollout does next is decided from the pods and the leader's view, never from here;
+ * this records what an operator restart must not forget (when it started, which step runs, bytes
+ * moved so far) and what happened.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class UpgradeStatus {
@@ -15,20 +16,24 @@ public class UpgradeStatus {
   @JsonPropertyDescription("Release the pods ran when the rollout started.")
   private String from;
 
-  @JsonPropertyDescription("Release the rollout brings the pods to (from, for a template change or scale-down).")
+  @JsonPropertyDescription(
+      "Release the rollout brings the pods to (from, for a template change or scale-down).")
   private String to;
 
-  @JsonPropertyDescription("Image the pods ran when the rollout started (what a rollback returns to).")
+  @JsonPropertyDescription(
+      "Image the pods ran when the rollout started (what a rollback returns to).")
   private String fromImage;
 
   @JsonPropertyDescription("Image the rollout brings the pods to.")
   private String toImage;
 
-  @JsonPropertyDescription("Checking, ScalingDown, StorageNodes, StandbyMasters, Leader, Completed, Paused,"
-      + " TimedOut, RollingBack, RolledBack, Blocked or Withdrawn.")
+  @JsonPropertyDescription(
+      "Checking, ScalingDown, StorageNodes, StandbyMasters, Leader, Completed, Paused,"
+          + " TimedOut, RollingBack, RolledBack, Blocked or Withdrawn.")
   private RolloutPhase phase;
 
-  @JsonPropertyDescription("Why pods are replaced or removed: a version change, a pod template change, a scale-down.")
+  @JsonPropertyDescription(
+      "Why pods are replaced or removed: a version change, a pod template change, a scale-down.")
   private String reason;
 
   @JsonPropertyDescription("Pods that run the target.")
@@ -46,7 +51,8 @@ public class UpgradeStatus {
   @JsonPropertyDescription("When every pod ran the target (RFC 3339).")
   private String completedAt;
 
-  @JsonPropertyDescription("Bytes of values copied between storage nodes while the rollout ran (drains and repairs).")
+  @JsonPropertyDescription(
+      "Bytes of values copied between storage nodes while the rollout ran (drains and repairs).")
   private Long bytesMoved;
 
   @JsonPropertyDescription("Storage pods replaced that kept their replicas in their memory files.")
@@ -230,55 +236,92 @@ public class UpgradeStatus {
     if (!(o instanceof UpgradeStatus that)) {
       return false;
     }
-    return Objects.equals(from, that.from) &&
-        Objects.equals(to, that.to) &&
-        Objects.equals(fromImage, that.fromImage) &&
-        Objects.equals(toImage, that.toImage) &&
-        Objects.equals(phase, that.phase) &&
-        Objects.equals(reason, that.reason) &&
-        Objects.equals(updated, that.updated) &&
-        Objects.equals(total, that.total) &&
-        Objects.equals(currentStep, that.currentStep) &&
-        Objects.equals(startedAt, that.startedAt) &&
-        Objects.equals(completedAt, that.completedAt) &&
-        Objects.equals(bytesMoved, that.bytesMoved) &&
-        Objects.equals(warmRestarts, that.warmRestarts) &&
-        Objects.equals(drains, that.drains) &&
-        Objects.equals(lastStep, that.lastStep) &&
-        Objects.equals(message, that.message) &&
-        Objects.equals(step, that.step) &&
-        Objects.equals(copyCounterLeader, that.copyCounterLeader) &&
-        Objects.equals(copyCounterBytes, that.copyCounterBytes);
+    return Objects.equals(from, that.from)
+        && Objects.equals(to, that.to)
+        && Objects.equals(fromImage, that.fromImage)
+        && Objects.equals(toImage, that.toImage)
+        && Objects.equals(phase, that.phase)
+        && Objects.equals(reason, that.reason)
+        && Objects.equals(updated, that.updated)
+        && Objects.equals(total, that.total)
+        && Objects.equals(currentStep, that.currentStep)
+        && Objects.equals(startedAt, that.startedAt)
+        && Objects.equals(completedAt, that.completedAt)
+        && Objects.equals(bytesMoved, that.bytesMoved)
+        && Objects.equals(warmRestarts, that.warmRestarts)
+        && Objects.equals(drains, that.drains)
+        && Objects.equals(lastStep, that.lastStep)
+        && Objects.equals(message, that.message)
+        && Objects.equals(step, that.step)
+        && Objects.equals(copyCounterLeader, that.copyCounterLeader)
+        && Objects.equals(copyCounterBytes, that.copyCounterBytes);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(from, to, fromImage, toImage, phase, reason, updated, total, currentStep, startedAt,
-        completedAt, bytesMoved, warmRestarts, drains, lastStep, message, step, copyCounterLeader, copyCounterBytes);
+    return Objects.hash(
+        from,
+        to,
+        fromImage,
+        toImage,
+        phase,
+        reason,
+        updated,
+        total,
+        currentStep,
+        startedAt,
+        completedAt,
+        bytesMoved,
+        warmRestarts,
+        drains,
+        lastStep,
+        message,
+        step,
+        copyCounterLeader,
+        copyCounterBytes);
   }
 
   @Override
   public String toString() {
-    return "UpgradeStatus{" +
-        "from=" + from +
-        ", to=" + to +
-        ", fromImage=" + fromImage +
-        ", toImage=" + toImage +
-        ", phase=" + phase +
-        ", reason=" + reason +
-        ", updated=" + updated +
-        ", total=" + total +
-        ", currentStep=" + currentStep +
-        ", startedAt=" + startedAt +
-        ", completedAt=" + completedAt +
-        ", bytesMoved=" + bytesMoved +
-        ", warmRestarts=" + warmRestarts +
-        ", drains=" + drains +
-        ", lastStep=" + lastStep +
-        ", message=" + message +
-        ", step=" + step +
-        ", copyCounterLeader=" + copyCounterLeader +
-        ", copyCounterBytes=" + copyCounterBytes +
-        '}';
+    return "UpgradeStatus{"
+        + "from="
+        + from
+        + ", to="
+        + to
+        + ", fromImage="
+        + fromImage
+        + ", toImage="
+        + toImage
+        + ", phase="
+        + phase
+        + ", reason="
+        + reason
+        + ", updated="
+        + updated
+        + ", total="
+        + total
+        + ", currentStep="
+        + currentStep
+        + ", startedAt="
+        + startedAt
+        + ", completedAt="
+        + completedAt
+        + ", bytesMoved="
+        + bytesMoved
+        + ", warmRestarts="
+        + warmRestarts
+        + ", drains="
+        + drains
+        + ", lastStep="
+        + lastStep
+        + ", message="
+        + message
+        + ", step="
+        + step
+        + ", copyCounterLeader="
+        + copyCounterLeader
+        + ", copyCounterBytes="
+        + copyCounterBytes
+        + '}';
   }
 }

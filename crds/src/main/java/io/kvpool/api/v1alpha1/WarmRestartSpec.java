@@ -8,8 +8,9 @@ import io.fabric8.generator.annotation.Size;
 import java.util.Objects;
 
 /**
- * Warm restarts of storage nodes: segments in memory files on a node-local tmpfs (or hugetlbfs) folder that outlives
- * the pod, so that a pod replaced on the same node adopts its replicas instead of the pool copying them.
+ * Warm restarts of storage nodes: segments in memory files on a node-local tmpfs (or hugetlbfs)
+ * folder that outlives the pod, so that a pod replaced on the same node adopts its replicas instead
+ * of the pool copying them.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class WarmRestartSpec {
@@ -18,16 +19,18 @@ public class WarmRestartSpec {
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default("false")
-  @JsonPropertyDescription("Keep storage segments in memory files under hostPath on each node. Needs the namespace's"
-      + " Pod Security level to allow hostPath volumes (privileged) and the folder writable by uid 65532.")
+  @JsonPropertyDescription(
+      "Keep storage segments in memory files under hostPath on each node. Needs the namespace's"
+          + " Pod Security level to allow hostPath volumes (privileged) and the folder writable by uid 65532.")
   private Boolean enabled;
 
   @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
   @Default(DEFAULT_HOST_PATH)
   @Pattern("^/[^\\s]*$")
   @Size(max = 512)
-  @JsonPropertyDescription("Node folder on tmpfs (or hugetlbfs for explicit huge pages); each pod keeps its files in"
-      + " <hostPath>/<namespace>/<pool>/<pod>.")
+  @JsonPropertyDescription(
+      "Node folder on tmpfs (or hugetlbfs for explicit huge pages); each pod keeps its files in"
+          + " <hostPath>/<namespace>/<pool>/<pod>.")
   private String hostPath;
 
   public Boolean getEnabled() {

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The JSON the Java types write: what the operator sends in patches must match the CRD's spelling. */
+/**
+ * The JSON the Java types write: what the operator sends in patches must match the CRD's spelling.
+ */
 class ApiTypesJsonTest {
 
   private final KubernetesSerialization serialization = new KubernetesSerialization();
@@ -24,14 +26,17 @@ class ApiTypesJsonTest {
 
     assertThat(serialization.asJson(storage)).isEqualTo("{\"hugePages\":\"explicit\"}");
     assertThat(serialization.asJson(engine)).isEqualTo("{\"protocol\":\"ascend\"}");
-    assertThat(serialization.asJson(upgrade)).isEqualTo("{\"paused\":true,\"onFailure\":\"Rollback\"}");
-    assertThat(serialization.unmarshal("{\"hugePages\":\"none\"}", StorageSpec.class).getHugePages())
+    assertThat(serialization.asJson(upgrade))
+        .isEqualTo("{\"paused\":true,\"onFailure\":\"Rollback\"}");
+    assertThat(
+            serialization.unmarshal("{\"hugePages\":\"none\"}", StorageSpec.class).getHugePages())
         .isEqualTo(HugePages.NONE);
   }
 
   @Test
   void unsetFieldsAreLeftOutSoTheServerDefaultsThem() {
-    // A null written as "field": null would be a value in a server-side-apply patch, not an absence.
+    // A null written as "field": null would be a value in a server-side-apply patch, not an
+    // absence.
     assertThat(serialization.asJson(new KvCachePoolSpec())).isEqualTo("{}");
     assertThat(serialization.asJson(new KvCachePoolStatus())).isEqualTo("{}");
     assertThat(serialization.asJson(new TransferEngineSpec())).isEqualTo("{}");
@@ -41,13 +46,21 @@ class ApiTypesJsonTest {
   void ascendDefaultMountsAreTheDriverPathsReadOnly() {
     List<DriverMount> mounts = DriverMount.ascendDefaults();
 
-    assertThat(mounts).extracting(DriverMount::getHostPath).containsExactly("/usr/local/Ascend/driver",
-        "/usr/local/dcmi", "/usr/local/bin/npu-smi", "/etc/ascend_install.info", "/etc/hccn.conf");
-    assertThat(mounts).allSatisfy(mount -> {
-      assertThat(mount.getMountPath()).isEqualTo(mount.getHostPath());
-      assertThat(mount.getReadOnly()).isTrue();
-      assertThat(mount.getName()).matches("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
-    });
+    assertThat(mounts)
+        .extracting(DriverMount::getHostPath)
+        .containsExactly(
+            "/usr/local/Ascend/driver",
+            "/usr/local/dcmi",
+            "/usr/local/bin/npu-smi",
+            "/etc/ascend_install.info",
+            "/etc/hccn.conf");
+    assertThat(mounts)
+        .allSatisfy(
+            mount -> {
+              assertThat(mount.getMountPath()).isEqualTo(mount.getHostPath());
+              assertThat(mount.getReadOnly()).isTrue();
+              assertThat(mount.getName()).matches("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+            });
     assertThat(mounts).extracting(DriverMount::getName).doesNotHaveDuplicates();
   }
 

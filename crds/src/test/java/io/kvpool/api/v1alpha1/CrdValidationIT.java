@@ -33,20 +33,24 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The committed CRDs against a real kube-apiserver: bad specs are refused with a cause that names the
- * field, good ones (test fixtures and the user examples in manifests/examples) are stored unchanged
- * and read back into the Java types, and the server applies the defaults.
+ * The committed CRDs against a real kube-apiserver: bad specs are refused with a cause that names
+ * the field, good ones (test fixtures and the user examples in manifests/examples) are stored
+ * unchanged and read back into the Java types, and the server applies the defaults.
  */
 @ExtendWith(RealKubeApiServer.class)
 class CrdValidationIT {
 
-  private static final String NAMESPACE = "crd-test-" + UUID.randomUUID().toString().substring(0, 8);
+  private static final String NAMESPACE =
+      "crd-test-" + UUID.randomUUID().toString().substring(0, 8);
   private static KubernetesClient client;
 
   @BeforeAll
   static void createNamespace(KubernetesClient kubernetesClient) {
     client = kubernetesClient;
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .create();
   }
 
@@ -60,8 +64,11 @@ class CrdValidationIT {
   }
 
   static Stream<Manifest> validManifests() {
-    Path examples = Path.of(System.getProperty("kvpool.crds.module"), "..", "manifests", "examples").normalize();
-    return Stream.concat(Manifest.in(testResource("valid")).stream(), Manifest.in(examples).stream());
+    Path examples =
+        Path.of(System.getProperty("kvpool.crds.module"), "..", "manifests", "examples")
+            .normalize();
+    return Stream.concat(
+        Manifest.in(testResource("valid")).stream(), Manifest.in(examples).stream());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -70,15 +77,20 @@ class CrdValidationIT {
     GenericKubernetesResource resource = parse(manifest);
 
     assertThatThrownBy(() -> create(resource))
-        .isInstanceOfSatisfying(KubernetesClientException.class, refused -> {
-          assertThat(refused.getCode()).as("HTTP status for %s: %s", manifest, refused.getMessage()).isEqualTo(422);
-          assertThat(causes(refused.getStatus()))
-              .as("causes the server gave for %s", manifest)
-              .anySatisfy(cause -> {
-                assertThat(fieldOf(cause)).isEqualTo(manifest.expectedField());
-                assertThat(cause.getMessage()).contains(manifest.expectedMessage());
-              });
-        });
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            refused -> {
+              assertThat(refused.getCode())
+                  .as("HTTP status for %s: %s", manifest, refused.getMessage())
+                  .isEqualTo(422);
+              assertThat(causes(refused.getStatus()))
+                  .as("causes the server gave for %s", manifest)
+                  .anySatisfy(
+                      cause -> {
+                        assertThat(fieldOf(cause)).isEqualTo(manifest.expectedField());
+                        assertThat(cause.getMessage()).contains(manifest.expectedMessage());
+                      });
+            });
   }
 
   @ParameterizedTest(name = "{0}")
@@ -88,24 +100,37 @@ class CrdValidationIT {
 
     GenericKubernetesResource stored = create(resource);
 
-    // Pruning would drop fields the schema does not know: every field written must come back as written
+    // Pruning would drop fields the schema does not know: every field written must come back as
+    // written
     // (the server may add defaults next to them).
-    assertThat(WrittenFields.lostOrChanged("spec", resource.getAdditionalProperties().get("spec"),
-        stored.getAdditionalProperties().get("spec"))).as("fields of %s the server did not keep", manifest).isEmpty();
+    assertThat(
+            WrittenFields.lostOrChanged(
+                "spec",
+                resource.getAdditionalProperties().get("spec"),
+                stored.getAdditionalProperties().get("spec")))
+        .as("fields of %s the server did not keep", manifest)
+        .isEmpty();
     // The Java types read and write every stored field.
-    Class<?> type = "KvCachePool".equals(resource.getKind()) ? KvCachePool.class : TransferEngine.class;
+    Class<?> type =
+        "KvCachePool".equals(resource.getKind()) ? KvCachePool.class : TransferEngine.class;
     KubernetesSerialization serialization = client.getKubernetesSerialization();
     Object typed = serialization.unmarshal(serialization.asJson(stored), type);
-    GenericKubernetesResource rewritten = serialization.unmarshal(serialization.asJson(typed), GenericKubernetesResource.class);
-    assertThat(WrittenFields.lostOrChanged("spec", stored.getAdditionalProperties().get("spec"),
-        rewritten.getAdditionalProperties().get("spec"))).as("fields of %s lost through %s", manifest, type.getSimpleName())
+    GenericKubernetesResource rewritten =
+        serialization.unmarshal(serialization.asJson(typed), GenericKubernetesResource.class);
+    assertThat(
+            WrittenFields.lostOrChanged(
+                "spec",
+                stored.getAdditionalProperties().get("spec"),
+                rewritten.getAdditionalProperties().get("spec")))
+        .as("fields of %s lost through %s", manifest, type.getSimpleName())
         .isEmpty();
   }
 
   @Test
   void appliesPoolDefaults() {
     KvCachePool pool = new KvCachePool();
-    pool.setMetadata(new ObjectMetaBuilder().withName("minimal-pool").withNamespace(NAMESPACE).build());
+    pool.setMetadata(
+        new ObjectMetaBuilder().withName("minimal-pool").withNamespace(NAMESPACE).build());
     KvCachePoolSpec spec = new KvCachePoolSpec();
     spec.setVersion("0.1.0");
     StorageSpec storage = new StorageSpec();
@@ -144,7 +169,8 @@ class CrdValidationIT {
   @Test
   void appliesTransferEngineDefaults() {
     TransferEngine engine = new TransferEngine();
-    engine.setMetadata(new ObjectMetaBuilder().withName("minimal-engine").withNamespace(NAMESPACE).build());
+    engine.setMetadata(
+        new ObjectMetaBuilder().withName("minimal-engine").withNamespace(NAMESPACE).build());
     engine.setSpec(new TransferEngineSpec());
 
     TransferEngineSpec stored = client.resource(engine).create().getSpec();
@@ -160,7 +186,8 @@ class CrdValidationIT {
   @Test
   void ascendDevicesGetVisibilityEnvDefault() {
     TransferEngine engine = new TransferEngine();
-    engine.setMetadata(new ObjectMetaBuilder().withName("ascend-engine").withNamespace(NAMESPACE).build());
+    engine.setMetadata(
+        new ObjectMetaBuilder().withName("ascend-engine").withNamespace(NAMESPACE).build());
     TransferEngineSpec spec = new TransferEngineSpec();
     spec.setProtocol(TransferProtocol.ASCEND);
     DeviceSpec devices = new DeviceSpec();
@@ -173,7 +200,8 @@ class CrdValidationIT {
     DeviceSpec stored = client.resource(engine).create().getSpec().getDevices();
 
     assertThat(stored.getVisibleDevicesEnv()).isEqualTo("ASCEND_VISIBLE_DEVICES");
-    assertThat(stored.getDriverMounts()).containsExactly(DriverMount.of("hccn-conf", "/etc/hccn.conf"));
+    assertThat(stored.getDriverMounts())
+        .containsExactly(DriverMount.of("hccn-conf", "/etc/hccn.conf"));
   }
 
   @Test
@@ -184,7 +212,8 @@ class CrdValidationIT {
 
     client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("scaled-pool").scale(5);
 
-    KvCachePool scaled = client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("scaled-pool").get();
+    KvCachePool scaled =
+        client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("scaled-pool").get();
     assertThat(scaled.getSpec().getStorage().getReplicas()).isEqualTo(5);
   }
 
@@ -192,7 +221,8 @@ class CrdValidationIT {
   void statusIsASubresourceTheSpecCannotOverwrite() {
     GenericKubernetesResource written = parse(valid("pool-single-storage-node.yaml"));
     written.getMetadata().setName("status-pool");
-    KvCachePool pool = client.getKubernetesSerialization().convertValue(create(written), KvCachePool.class);
+    KvCachePool pool =
+        client.getKubernetesSerialization().convertValue(create(written), KvCachePool.class);
     KvCachePoolStatus status = new KvCachePoolStatus();
     status.setPhase(PoolPhase.Running);
     status.setStorageReadyReplicas(1);
@@ -203,8 +233,15 @@ class CrdValidationIT {
 
     assertThat(updated.getStatus().getPhase()).isEqualTo(PoolPhase.Running);
     assertThat(updated.getSpec()).isEqualTo(pool.getSpec());
-    assertThat(client.resources(KvCachePool.class).inNamespace(NAMESPACE).withName("status-pool")
-        .scale().getStatus().getReplicas()).isEqualTo(1);
+    assertThat(
+            client
+                .resources(KvCachePool.class)
+                .inNamespace(NAMESPACE)
+                .withName("status-pool")
+                .scale()
+                .getStatus()
+                .getReplicas())
+        .isEqualTo(1);
   }
 
   @Test
@@ -213,19 +250,38 @@ class CrdValidationIT {
     pool.getMetadata().setName("dashboard-pool");
     create(pool);
 
-    assertThat(tableColumns("kvcachepools")).containsExactly(
-        "Name", "Phase", "Version", "Leader", "Masters", "Storage", "Capacity", "Used", "Objects", "Age");
-    assertThat(tableColumns("transferengines")).containsExactly(
-        "Name", "Protocol", "Device", "Count", "Advertised", "Nodes", "Age");
+    assertThat(tableColumns("kvcachepools"))
+        .containsExactly(
+            "Name",
+            "Phase",
+            "Version",
+            "Leader",
+            "Masters",
+            "Storage",
+            "Capacity",
+            "Used",
+            "Objects",
+            "Age");
+    assertThat(tableColumns("transferengines"))
+        .containsExactly("Name", "Protocol", "Device", "Count", "Advertised", "Nodes", "Age");
   }
 
   @Test
   void discoveryShowsShortNamesAndSubresources() {
-    Map<String, APIResource> resources = client.getApiResources(KvCachePool.GROUP + "/" + KvCachePool.VERSION)
-        .getResources().stream().collect(Collectors.toMap(APIResource::getName, resource -> resource));
+    Map<String, APIResource> resources =
+        client
+            .getApiResources(KvCachePool.GROUP + "/" + KvCachePool.VERSION)
+            .getResources()
+            .stream()
+            .collect(Collectors.toMap(APIResource::getName, resource -> resource));
 
-    assertThat(resources).containsOnlyKeys("kvcachepools", "kvcachepools/status", "kvcachepools/scale",
-        "transferengines", "transferengines/status");
+    assertThat(resources)
+        .containsOnlyKeys(
+            "kvcachepools",
+            "kvcachepools/status",
+            "kvcachepools/scale",
+            "transferengines",
+            "transferengines/status");
     assertThat(resources.get("kvcachepools").getShortNames()).containsExactly("kvp", "kvpool");
     assertThat(resources.get("transferengines").getShortNames()).containsExactly("kvte");
     assertThat(resources.get("kvcachepools").getNamespaced()).isTrue();
@@ -234,39 +290,54 @@ class CrdValidationIT {
   /** Column names of the server-side table kubectl prints for {@code kubectl get <plural>}. */
   private static List<String> tableColumns(String plural) throws Exception {
     HttpClient http = client.getHttpClient();
-    HttpRequest request = http.newHttpRequestBuilder()
-        .uri(client.getMasterUrl() + "apis/" + KvCachePool.GROUP + "/" + KvCachePool.VERSION + "/namespaces/"
-            + NAMESPACE + "/" + plural)
-        .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-        .build();
+    HttpRequest request =
+        http.newHttpRequestBuilder()
+            .uri(
+                client.getMasterUrl()
+                    + "apis/"
+                    + KvCachePool.GROUP
+                    + "/"
+                    + KvCachePool.VERSION
+                    + "/namespaces/"
+                    + NAMESPACE
+                    + "/"
+                    + plural)
+            .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+            .build();
     HttpResponse<String> response = http.sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
     assertThat(response.code()).as("table of %s: %s", plural, response.body()).isEqualTo(200);
     Map<?, ?> table = client.getKubernetesSerialization().unmarshal(response.body(), Map.class);
-    return ((List<?>) table.get("columnDefinitions")).stream()
-        .map(column -> (String) ((Map<?, ?>) column).get("name"))
-        .toList();
+    return ((List<?>) table.get("columnDefinitions"))
+        .stream().map(column -> (String) ((Map<?, ?>) column).get("name")).toList();
   }
 
   private static GenericKubernetesResource create(GenericKubernetesResource resource) {
-    return client.genericKubernetesResources(resource.getApiVersion(), resource.getKind())
-        .inNamespace(NAMESPACE).resource(resource).create();
+    return client
+        .genericKubernetesResources(resource.getApiVersion(), resource.getKind())
+        .inNamespace(NAMESPACE)
+        .resource(resource)
+        .create();
   }
 
   private static Manifest valid(String fileName) {
     return Manifest.in(testResource("valid")).stream()
-        .filter(manifest -> manifest.toString().equals(fileName)).findFirst().orElseThrow();
+        .filter(manifest -> manifest.toString().equals(fileName))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static GenericKubernetesResource parse(Manifest manifest) {
-    GenericKubernetesResource resource = client.getKubernetesSerialization()
-        .unmarshal(manifest.yaml(), GenericKubernetesResource.class);
+    GenericKubernetesResource resource =
+        client
+            .getKubernetesSerialization()
+            .unmarshal(manifest.yaml(), GenericKubernetesResource.class);
     resource.getMetadata().setNamespace(NAMESPACE);
     return resource;
   }
 
   /**
-   * The field a cause names; "(object)" for a rule on the whole object, such as the one on metadata.name (a CRD
-   * rule cannot point into metadata, so its message names the field).
+   * The field a cause names; "(object)" for a rule on the whole object, such as the one on
+   * metadata.name (a CRD rule cannot point into metadata, so its message names the field).
    */
   private static String fieldOf(StatusCause cause) {
     String field = cause.getField();
@@ -284,7 +355,8 @@ class CrdValidationIT {
     try {
       return Path.of(CrdValidationIT.class.getResource("/" + folder).toURI());
     } catch (URISyntaxException e) {
-      throw new IllegalStateException("Test resource folder /" + folder + " not on the classpath", e);
+      throw new IllegalStateException(
+          "Test resource folder /" + folder + " not on the classpath", e);
     }
   }
 }

@@ -11,8 +11,9 @@ import java.util.stream.Stream;
 
 /**
  * A YAML manifest used by the CRD tests. Invalid ones carry what the API server must answer in
- * header comments: {@code # expect-field: spec.master.replicas} and {@code # expect-message: ...}; the field
- * {@code (object)} stands for a rule on the whole object (the message then names the field).
+ * header comments: {@code # expect-field: spec.master.replicas} and {@code # expect-message: ...};
+ * the field {@code (object)} stands for a rule on the whole object (the message then names the
+ * field).
  */
 record Manifest(Path file, String yaml) {
 
@@ -20,7 +21,11 @@ record Manifest(Path file, String yaml) {
 
   static List<Manifest> in(Path dir) {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(file -> file.toString().endsWith(".yaml")).sorted().map(Manifest::read).toList();
+      return files
+          .filter(file -> file.toString().endsWith(".yaml"))
+          .sorted()
+          .map(Manifest::read)
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list manifests in " + dir, e);
     }

@@ -9,10 +9,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Puts a generated CRD's printer columns in the order the kind declares its
- * {@link AdditionalPrinterColumn}s. The fabric8 generator sorts them by JSON path (fabric8 issue
- * #7454), which would show Age first and Phase in the middle of {@code kubectl get}; kubectl prints
- * columns in CRD order. Works on the generator's text so the rest of the file stays as generated.
+ * Puts a generated CRD's printer columns in the order the kind declares its {@link
+ * AdditionalPrinterColumn}s. The fabric8 generator sorts them by JSON path (fabric8 issue #7454),
+ * which would show Age first and Phase in the middle of {@code kubectl get}; kubectl prints columns
+ * in CRD order. Works on the generator's text so the rest of the file stays as generated.
  */
 final class PrinterColumnOrder {
 
@@ -21,18 +21,23 @@ final class PrinterColumnOrder {
   private static final String ITEM_CONTINUATION = "      ";
   private static final Pattern JSON_PATH = Pattern.compile("(?m)^    [- ] jsonPath: (\\S+)$");
 
-  private PrinterColumnOrder() {
-  }
+  private PrinterColumnOrder() {}
 
   static String apply(String generatedYaml, Class<?> kind) {
-    List<String> declared = Arrays.stream(kind.getAnnotationsByType(AdditionalPrinterColumn.class))
-        .map(AdditionalPrinterColumn::jsonPath)
-        .toList();
+    List<String> declared =
+        Arrays.stream(kind.getAnnotationsByType(AdditionalPrinterColumn.class))
+            .map(AdditionalPrinterColumn::jsonPath)
+            .toList();
     List<String> lines = List.of(generatedYaml.split("\n", -1));
     int start = lines.indexOf(BLOCK_START);
     if (start < 0) {
-      throw new IllegalStateException("No '" + BLOCK_START.strip() + "' in the CRD generated for "
-          + kind.getSimpleName() + "; the generator's layout changed, adapt " + PrinterColumnOrder.class.getSimpleName());
+      throw new IllegalStateException(
+          "No '"
+              + BLOCK_START.strip()
+              + "' in the CRD generated for "
+              + kind.getSimpleName()
+              + "; the generator's layout changed, adapt "
+              + PrinterColumnOrder.class.getSimpleName());
     }
     List<String> items = new ArrayList<>();
     int end = start + 1;
@@ -57,8 +62,12 @@ final class PrinterColumnOrder {
   private static int declaredIndex(List<String> declared, String item, Class<?> kind) {
     Matcher matcher = JSON_PATH.matcher(item);
     if (!matcher.find() || !declared.contains(matcher.group(1))) {
-      throw new IllegalStateException("Printer column not declared with @AdditionalPrinterColumn on "
-          + kind.getSimpleName() + ": " + item.strip() + ". Declare every column on the class so its order is known.");
+      throw new IllegalStateException(
+          "Printer column not declared with @AdditionalPrinterColumn on "
+              + kind.getSimpleName()
+              + ": "
+              + item.strip()
+              + ". Declare every column on the class so its order is known.");
     }
     return declared.indexOf(matcher.group(1));
   }

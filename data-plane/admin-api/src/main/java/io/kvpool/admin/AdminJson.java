@@ -10,11 +10,10 @@ public final class AdminJson {
   /** Version of the admin documents; a reader refuses documents of another major. */
   public static final String API_VERSION = "kvpool.io/admin/v1";
 
-  private static final ObjectMapper MAPPER = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
-  private AdminJson() {
-  }
+  private AdminJson() {}
 
   public static String write(Object document) {
     try {
@@ -29,8 +28,12 @@ public final class AdminJson {
     T doc = MAPPER.readValue(json, type);
     String version = MAPPER.readTree(json).path("apiVersion").asText("");
     if (!API_VERSION.equals(version)) {
-      throw new IOException("admin document of version '" + version + "', expected '" + API_VERSION
-          + "': the data plane and this reader are of incompatible releases");
+      throw new IOException(
+          "admin document of version '"
+              + version
+              + "', expected '"
+              + API_VERSION
+              + "': the data plane and this reader are of incompatible releases");
     }
     return doc;
   }

@@ -1,6 +1,9 @@
 package io.kvpool.admin;
 
-/** A master's role as {@link MasterStatus#role()} names it; a role a newer master adds reads as {@link #UNKNOWN}. */
+/**
+ * A master's role as {@link MasterStatus#role()} names it; a role a newer master adds reads as
+ * {@link #UNKNOWN}.
+ */
 public enum MasterRole {
   /** Holds the pool's Lease and serves (or, while recovering, rebuilds) the object index. */
   LEADER,

@@ -1,8 +1,8 @@
 package io.kvpool.admin;
 
 /**
- * A master's state as {@link MasterStatus#state()} names it (the handshake's server state); a state a newer master adds
- * reads as {@link #UNKNOWN}.
+ * A master's state as {@link MasterStatus#state()} names it (the handshake's server state); a state
+ * a newer master adds reads as {@link #UNKNOWN}.
  */
 public enum MasterState {
   /** The leader, with its object index whole. */

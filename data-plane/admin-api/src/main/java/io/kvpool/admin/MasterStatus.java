@@ -4,30 +4,70 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
- * The master's {@code GET /status} document, version {@link AdminJson#API_VERSION}: one type for the master that
- * writes it and the operator and CLI that read it. Readers ignore fields they do not know, so a newer master's
- * additions never break an older reader; a reader checks {@code apiVersion} before trusting the rest.
+ * The master's {@code GET /status} document, version {@link AdminJson#API_VERSION}: one type for
+ * the master that writes it and the operator and CLI that read it. Readers ignore fields they do
+ * not know, so a newer master's additions never break an older reader; a reader checks {@code
+ * apiVersion} before trusting the rest.
  *
  * @param role {@code LEADER} or {@code STANDBY}
- * @param state {@code SERVING}, {@code RECOVERING} (a new leader rebuilding its index) or {@code STANDBY}
+ * @param state {@code SERVING}, {@code RECOVERING} (a new leader rebuilding its index) or {@code
+ *     STANDBY}
  * @param view the leadership view this master serves (0 for a standby)
  * @param leader the current leader as this master knows it, or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record MasterStatus(String apiVersion, String poolId, String role, String state, long view, Leader leader,
-                           String releaseVersion, String protocolVersion, Recovery recovery, List<NodeStatus> nodes,
-                           long capacityBytes, long usedBytes, long objectCount, Counters counters,
-                           CacheSignals cacheSignals) {
+public record MasterStatus(
+    String apiVersion,
+    String poolId,
+    String role,
+    String state,
+    long view,
+    Leader leader,
+    String releaseVersion,
+    String protocolVersion,
+    Recovery recovery,
+    List<NodeStatus> nodes,
+    long capacityBytes,
+    long usedBytes,
+    long objectCount,
+    Counters counters,
+    CacheSignals cacheSignals) {
   public MasterStatus {
     nodes = nodes == null ? List.of() : List.copyOf(nodes);
   }
 
   /** The status of a master that reports no cache signals (before 0.3, or a standby). */
-  public MasterStatus(String apiVersion, String poolId, String role, String state, long view, Leader leader,
-                      String releaseVersion, String protocolVersion, Recovery recovery, List<NodeStatus> nodes,
-                      long capacityBytes, long usedBytes, long objectCount, Counters counters) {
-    this(apiVersion, poolId, role, state, view, leader, releaseVersion, protocolVersion, recovery, nodes,
-        capacityBytes, usedBytes, objectCount, counters, null);
+  public MasterStatus(
+      String apiVersion,
+      String poolId,
+      String role,
+      String state,
+      long view,
+      Leader leader,
+      String releaseVersion,
+      String protocolVersion,
+      Recovery recovery,
+      List<NodeStatus> nodes,
+      long capacityBytes,
+      long usedBytes,
+      long objectCount,
+      Counters counters) {
+    this(
+        apiVersion,
+        poolId,
+        role,
+        state,
+        view,
+        leader,
+        releaseVersion,
+        protocolVersion,
+        recovery,
+        nodes,
+        capacityBytes,
+        usedBytes,
+        objectCount,
+        counters,
+        null);
   }
 
   /** Nodes the master counts as ALIVE. */
@@ -56,12 +96,12 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
 
   /** The leading master: its pod (empty outside Kubernetes), RPC endpoint and admin endpoint. */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Leader(String pod, String endpoint, String adminEndpoint) {
-  }
+  public record Leader(String pod, String endpoint, String adminEndpoint) {}
 
   /**
-   * Lease recovery of the current view: whether it is under way, how many objects inventories brought back, and the
-   * storage nodes the previous leader recorded that have not registered yet (recovery waits for them).
+   * Lease recovery of the current view: whether it is under way, how many objects inventories
+   * brought back, and the storage nodes the previous leader recorded that have not registered yet
+   * (recovery waits for them).
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Recovery(boolean recovering, long objectsRecovered, List<String> awaitedNodes) {
@@ -69,10 +109,17 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
       awaitedNodes = awaitedNodes == null ? List.of() : List.copyOf(awaitedNodes);
     }
 
-    /** One phrase for status messages: recovery under way, and the recorded nodes it still waits for. */
+    /**
+     * One phrase for status messages: recovery under way, and the recorded nodes it still waits
+     * for.
+     */
     public String describe() {
-      return awaitedNodes.isEmpty() ? "lease recovery under way" : "lease recovery under way, waiting for storage"
-          + " node(s) " + String.join(", ", awaitedNodes) + " to register";
+      return awaitedNodes.isEmpty()
+          ? "lease recovery under way"
+          : "lease recovery under way, waiting for storage"
+              + " node(s) "
+              + String.join(", ", awaitedNodes)
+              + " to register";
     }
   }
 
@@ -84,18 +131,45 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
    * @param devices the devices it opened, e.g. {@code ascend:3}
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record NodeStatus(String id, String endpoint, String state, long capacityBytes, long usedBytes, long replicas,
-                           String version, String protocolVersion, long lastHeartbeatMillisAgo, String transport,
-                           List<String> devices) {
+  public record NodeStatus(
+      String id,
+      String endpoint,
+      String state,
+      long capacityBytes,
+      long usedBytes,
+      long replicas,
+      String version,
+      String protocolVersion,
+      long lastHeartbeatMillisAgo,
+      String transport,
+      List<String> devices) {
     public NodeStatus {
       devices = devices == null ? List.of() : List.copyOf(devices);
     }
 
     /** A TCP node without devices. */
-    public NodeStatus(String id, String endpoint, String state, long capacityBytes, long usedBytes, long replicas,
-                      String version, String protocolVersion, long lastHeartbeatMillisAgo) {
-      this(id, endpoint, state, capacityBytes, usedBytes, replicas, version, protocolVersion, lastHeartbeatMillisAgo,
-          "tcp", List.of());
+    public NodeStatus(
+        String id,
+        String endpoint,
+        String state,
+        long capacityBytes,
+        long usedBytes,
+        long replicas,
+        String version,
+        String protocolVersion,
+        long lastHeartbeatMillisAgo) {
+      this(
+          id,
+          endpoint,
+          state,
+          capacityBytes,
+          usedBytes,
+          replicas,
+          version,
+          protocolVersion,
+          lastHeartbeatMillisAgo,
+          "tcp",
+          List.of());
     }
 
     /** {@link #state()} typed; a state this reader does not know is {@link NodeState#UNKNOWN}. */
@@ -107,19 +181,52 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
   /**
    * Event counters since the master process started, and current counts.
    *
-   * @param repairedBytes bytes of values this master had copied between storage nodes (repairs and drains); with
-   *     {@code repairs}, what re-replication cost
+   * @param repairedBytes bytes of values this master had copied between storage nodes (repairs and
+   *     drains); with {@code repairs}, what re-replication cost
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Counters(long puts, long gets, long getHits, long getMisses, long evictions, long objectsLost,
-                         long repairs, long versionMismatches, long pendingObjects, long pinnedObjects,
-                         long underReplicated, long tombstones, long repairedBytes) {
+  public record Counters(
+      long puts,
+      long gets,
+      long getHits,
+      long getMisses,
+      long evictions,
+      long objectsLost,
+      long repairs,
+      long versionMismatches,
+      long pendingObjects,
+      long pinnedObjects,
+      long underReplicated,
+      long tombstones,
+      long repairedBytes) {
     /** Counters of a master that does not report copied bytes (before 0.3). */
-    public Counters(long puts, long gets, long getHits, long getMisses, long evictions, long objectsLost,
-                    long repairs, long versionMismatches, long pendingObjects, long pinnedObjects,
-                    long underReplicated, long tombstones) {
-      this(puts, gets, getHits, getMisses, evictions, objectsLost, repairs, versionMismatches, pendingObjects,
-          pinnedObjects, underReplicated, tombstones, 0);
+    public Counters(
+        long puts,
+        long gets,
+        long getHits,
+        long getMisses,
+        long evictions,
+        long objectsLost,
+        long repairs,
+        long versionMismatches,
+        long pendingObjects,
+        long pinnedObjects,
+        long underReplicated,
+        long tombstones) {
+      this(
+          puts,
+          gets,
+          getHits,
+          getMisses,
+          evictions,
+          objectsLost,
+          repairs,
+          versionMismatches,
+          pendingObjects,
+          pinnedObjects,
+          underReplicated,
+          tombstones,
+          0);
     }
   }
 
@@ -137,7 +244,8 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
   }
 
   /**
-   * What tells a pool that is too small from keys that were never there, over the last {@code windowSeconds}.
+   * What tells a pool that is too small from keys that were never there, over the last {@code
+   * windowSeconds}.
    *
    * @param tiers fill of each tier
    * @param evictedBytesPerSecond bytes of replicas freed by eviction per second
@@ -149,20 +257,29 @@ public record MasterStatus(String apiVersion, String poolId, String role, String
    * @param capacityMisses capacity misses since the master started
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record CacheSignals(int windowSeconds, List<Tier> tiers, double evictedBytesPerSecond,
-                             double lookupsPerSecond, double missesPerSecond, double capacityMissesPerSecond,
-                             double missRatio, long evictedBytes, long capacityMisses) {
+  public record CacheSignals(
+      int windowSeconds,
+      List<Tier> tiers,
+      double evictedBytesPerSecond,
+      double lookupsPerSecond,
+      double missesPerSecond,
+      double capacityMissesPerSecond,
+      double missRatio,
+      long evictedBytes,
+      long capacityMisses) {
     public CacheSignals {
       tiers = tiers == null ? List.of() : List.copyOf(tiers);
     }
 
     /**
-     * Used over capacity of all tiers together, 0 without capacity: with a tier that spills into another, the first
-     * is full by design, so the whole pool's fill is what says it is too small.
+     * Used over capacity of all tiers together, 0 without capacity: with a tier that spills into
+     * another, the first is full by design, so the whole pool's fill is what says it is too small.
      */
     public double fullness() {
       long capacity = tiers.stream().mapToLong(Tier::capacityBytes).sum();
-      return capacity <= 0 ? 0.0 : (double) tiers.stream().mapToLong(Tier::usedBytes).sum() / capacity;
+      return capacity <= 0
+          ? 0.0
+          : (double) tiers.stream().mapToLong(Tier::usedBytes).sum() / capacity;
     }
   }
 }

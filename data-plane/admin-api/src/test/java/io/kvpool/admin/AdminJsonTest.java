@@ -9,12 +9,25 @@ import org.junit.jupiter.api.Test;
 
 class AdminJsonTest {
   private static MasterStatus sample() {
-    return new MasterStatus(AdminJson.API_VERSION, "p", "LEADER", "SERVING", 42,
-        new MasterStatus.Leader("p-master-1", "10.0.0.5:50051", "10.0.0.5:8080"), "0.2.0", "2.0",
+    return new MasterStatus(
+        AdminJson.API_VERSION,
+        "p",
+        "LEADER",
+        "SERVING",
+        42,
+        new MasterStatus.Leader("p-master-1", "10.0.0.5:50051", "10.0.0.5:8080"),
+        "0.2.0",
+        "2.0",
         new MasterStatus.Recovery(false, 7, List.of("node-2")),
-        List.of(new MasterStatus.NodeStatus("n1", "10.0.0.6:50052", "ALIVE", 100, 10, 3, "0.2.0", "2.0", 5),
-            new MasterStatus.NodeStatus("n2", "10.0.0.7:50052", "DEAD", 0, 0, 0, "0.2.0", "2.0", 20_000)),
-        100, 10, 3, new MasterStatus.Counters(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+        List.of(
+            new MasterStatus.NodeStatus(
+                "n1", "10.0.0.6:50052", "ALIVE", 100, 10, 3, "0.2.0", "2.0", 5),
+            new MasterStatus.NodeStatus(
+                "n2", "10.0.0.7:50052", "DEAD", 0, 0, 0, "0.2.0", "2.0", 20_000)),
+        100,
+        10,
+        3,
+        new MasterStatus.Counters(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
   }
 
   @Test
@@ -31,6 +44,7 @@ class AdminJsonTest {
     String json = AdminJson.write(sample()).replace("\"poolId\"", "\"addedLater\":1,\"poolId\"");
     assertThat(AdminJson.read(json, MasterStatus.class).poolId()).isEqualTo("p");
     String other = AdminJson.write(sample()).replace(AdminJson.API_VERSION, "kvpool.io/admin/v2");
-    assertThatThrownBy(() -> AdminJson.read(other, MasterStatus.class)).hasMessageContaining("kvpool.io/admin/v2");
+    assertThatThrownBy(() -> AdminJson.read(other, MasterStatus.class))
+        .hasMessageContaining("kvpool.io/admin/v2");
   }
 }

@@ -17,11 +17,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 
 /**
- * The Kubernetes API server local masters elect their leader on: one reached through a kube config file (a real
- * cluster, or any API server), or the project's test kube-apiserver + etcd ({@code test-kube}, binaries built by
- * {@code e2e/cluster/kube-binaries.sh}) started in this JVM. On the test server the masters also get pod objects to
- * label, as in a deployed pool; on a cluster given by the user nothing but the election's Lease is written (and it
- * is deleted at the end).
+ * The Kubernetes API server local masters elect their leader on: one reached through a kube config
+ * file (a real cluster, or any API server), or the project's test kube-apiserver + etcd ({@code
+ * test-kube}, binaries built by {@code e2e/cluster/kube-binaries.sh}) started in this JVM. On the
+ * test server the masters also get pod objects to label, as in a deployed pool; on a cluster given
+ * by the user nothing but the election's Lease is written (and it is deleted at the end).
  */
 public final class ElectionApiServer implements AutoCloseable {
   private final KubernetesClient client;
@@ -33,8 +33,13 @@ public final class ElectionApiServer implements AutoCloseable {
   private String namespace;
   private String lease;
 
-  private ElectionApiServer(KubernetesClient client, boolean ownClient, Path kubeconfig, boolean deleteKubeconfig,
-                            String description, boolean testServer) {
+  private ElectionApiServer(
+      KubernetesClient client,
+      boolean ownClient,
+      Path kubeconfig,
+      boolean deleteKubeconfig,
+      String description,
+      boolean testServer) {
     this.client = client;
     this.ownClient = ownClient;
     this.kubeconfig = kubeconfig;
@@ -55,34 +60,54 @@ public final class ElectionApiServer implements AutoCloseable {
     try {
       client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(yaml)).build();
     } catch (RuntimeException e) {
-      throw new BenchmarkFailedException("the kube config " + file + " is not usable: " + e.getMessage(), e);
+      throw new BenchmarkFailedException(
+          "the kube config " + file + " is not usable: " + e.getMessage(), e);
     }
-    return new ElectionApiServer(client, true, file.toAbsolutePath(), false,
-        "the API server " + client.getMasterUrl() + " (kube config " + file + ")", false);
+    return new ElectionApiServer(
+        client,
+        true,
+        file.toAbsolutePath(),
+        false,
+        "the API server " + client.getMasterUrl() + " (kube config " + file + ")",
+        false);
   }
 
-  /** Starts the test kube-apiserver (about a minute on a busy machine); fails with what to do when it cannot. */
+  /**
+   * Starts the test kube-apiserver (about a minute on a busy machine); fails with what to do when
+   * it cannot.
+   */
   public static ElectionApiServer startTestServer() {
     try {
       RepositoryRoot.find();
     } catch (KubeTestSetupException e) {
-      throw new BenchmarkFailedException("the test API server is started from the kvpool checkout: run this from "
-          + "inside it, or give --kubeconfig FILE for another API server", e);
+      throw new BenchmarkFailedException(
+          "the test API server is started from the kvpool checkout: run this from "
+              + "inside it, or give --kubeconfig FILE for another API server",
+          e);
     }
     KubernetesClient client;
     Path file;
     try {
       client = RealKubeApiServer.client();
-      file = Files.createTempFile("kvpool-bench-kubeconfig-", ".yaml",
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      file =
+          Files.createTempFile(
+              "kvpool-bench-kubeconfig-",
+              ".yaml",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       Files.writeString(file, RealKubeApiServer.kubeconfigYaml());
     } catch (KubeTestSetupException e) {
       throw new BenchmarkFailedException(e.getMessage(), e);
     } catch (IOException e) {
-      throw new BenchmarkFailedException("cannot write a kube config for the test API server: " + e, e);
+      throw new BenchmarkFailedException(
+          "cannot write a kube config for the test API server: " + e, e);
     }
-    return new ElectionApiServer(client, false, file, true,
-        "the test kube-apiserver at " + client.getMasterUrl() + " (test-kube)", true);
+    return new ElectionApiServer(
+        client,
+        false,
+        file,
+        true,
+        "the test kube-apiserver at " + client.getMasterUrl() + " (test-kube)",
+        true);
   }
 
   public String description() {
@@ -90,11 +115,12 @@ public final class ElectionApiServer implements AutoCloseable {
   }
 
   /**
-   * Readies {@code namespace} for an election on Lease {@code leaseName} (a stale Lease of that name is deleted) and,
-   * on the test server, creates pod objects {@code podPrefix-0..masters-1} for the leader to label.
+   * Readies {@code namespace} for an election on Lease {@code leaseName} (a stale Lease of that
+   * name is deleted) and, on the test server, creates pod objects {@code podPrefix-0..masters-1}
+   * for the leader to label.
    */
-  public LocalPoolConfig.Election election(String namespace, String leaseName, Duration leaseDuration, String podPrefix,
-                                           int masters) {
+  public LocalPoolConfig.Election election(
+      String namespace, String leaseName, Duration leaseDuration, String podPrefix, int masters) {
     this.namespace = namespace;
     this.lease = leaseName;
     try {
@@ -103,27 +129,55 @@ public final class ElectionApiServer implements AutoCloseable {
       }
       client.leases().inNamespace(namespace).withName(leaseName).delete();
     } catch (KubernetesClientException e) {
-      throw new BenchmarkFailedException("cannot prepare Lease " + namespace + "/" + leaseName + " on " + description
-          + ": " + e.getMessage(), e);
+      throw new BenchmarkFailedException(
+          "cannot prepare Lease "
+              + namespace
+              + "/"
+              + leaseName
+              + " on "
+              + description
+              + ": "
+              + e.getMessage(),
+          e);
     }
-    return new LocalPoolConfig.Election(kubeconfig, namespace, leaseName, leaseDuration.toMillis() + "ms",
+    return new LocalPoolConfig.Election(
+        kubeconfig,
+        namespace,
+        leaseName,
+        leaseDuration.toMillis() + "ms",
         testServer ? podPrefix : "");
   }
 
   /**
-   * The namespace and pod objects {@code podPrefix-0..masters-1} of a pool's masters, freshly created (as a
-   * StatefulSet's, never scheduled: the masters run as local processes and only label them).
+   * The namespace and pod objects {@code podPrefix-0..masters-1} of a pool's masters, freshly
+   * created (as a StatefulSet's, never scheduled: the masters run as local processes and only label
+   * them).
    */
-  public static void createMasterPods(KubernetesClient client, String namespace, String podPrefix, int masters) {
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+  public static void createMasterPods(
+      KubernetesClient client, String namespace, String podPrefix, int masters) {
+    client
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
         .serverSideApply();
     for (int i = 0; i < masters; i++) {
       String name = podPrefix + "-" + i;
       client.pods().inNamespace(namespace).withName(name).delete();
-      client.resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-          .addToLabels("app.kubernetes.io/component", "master").endMetadata()
-          .withNewSpec().addNewContainer().withName("master").withImage("kvpool/data-plane:test").endContainer()
-          .endSpec().build()).create();
+      client
+          .resource(
+              new PodBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withNamespace(namespace)
+                  .addToLabels("app.kubernetes.io/component", "master")
+                  .endMetadata()
+                  .withNewSpec()
+                  .addNewContainer()
+                  .withName("master")
+                  .withImage("kvpool/data-plane:test")
+                  .endContainer()
+                  .endSpec()
+                  .build())
+          .create();
     }
   }
 
@@ -134,7 +188,8 @@ public final class ElectionApiServer implements AutoCloseable {
         client.leases().inNamespace(namespace).withName(lease).delete();
       }
     } catch (KubernetesClientException e) {
-      // best effort: a Lease left behind expires and is taken over by the next election of that name
+      // best effort: a Lease left behind expires and is taken over by the next election of that
+      // name
     } finally {
       if (ownClient) {
         client.close();

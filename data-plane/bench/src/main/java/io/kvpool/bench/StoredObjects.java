@@ -12,14 +12,18 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 
 /**
- * Objects stored for a failover measurement, by key with the CRC32C of each value, so that every value read back
- * is checked byte for byte (on top of the client's own checksum check). Used by {@code kvpool bench failover} and
- * the master failover integration test.
+ * Objects stored for a failover measurement, by key with the CRC32C of each value, so that every
+ * value read back is checked byte for byte (on top of the client's own checksum check). Used by
+ * {@code kvpool bench failover} and the master failover integration test.
  */
 public final class StoredObjects {
   private static final int PUT_BATCH = 500;
   private static final int GET_BATCH = 1000;
-  /** Pause between read passes while some objects are not readable yet (a new leader still recovering). */
+
+  /**
+   * Pause between read passes while some objects are not readable yet (a new leader still
+   * recovering).
+   */
   private static final long RETRY_PAUSE_MILLIS = 50;
 
   private final Map<String, Long> checksums;
@@ -31,12 +35,12 @@ public final class StoredObjects {
   }
 
   /**
-   * Stores {@code count} values of {@code valueSize} random bytes (seeded) with {@code replicas} copies under
-   * {@code prefix0..prefixN-1}, in batches; a key whose batch put failed is put again on its own, and fails the fill
-   * if that fails too.
+   * Stores {@code count} values of {@code valueSize} random bytes (seeded) with {@code replicas}
+   * copies under {@code prefix0..prefixN-1}, in batches; a key whose batch put failed is put again
+   * on its own, and fails the fill if that fails too.
    */
-  public static StoredObjects fill(KvPoolClient client, String prefix, int count, int valueSize, int replicas,
-                                   long seed) {
+  public static StoredObjects fill(
+      KvPoolClient client, String prefix, int count, int valueSize, int replicas, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     Map<String, Long> checksums = new LinkedHashMap<>();
     for (int from = 0; from < count; from += PUT_BATCH) {
@@ -46,14 +50,15 @@ public final class StoredObjects {
         batch.put(prefix + i, value);
         checksums.put(prefix + i, crc(value));
       }
-      // a batch that raced a leader change can fail items with a retryable error (e.g. GRANT_REJECTED): the
+      // a batch that raced a leader change can fail items with a retryable error (e.g.
+      // GRANT_REJECTED): the
       // single-key put retries those, and a key that fails there fails the fill
       for (String key : client.putBatch(batch, replicas).failures().keySet()) {
         try {
           client.put(key, batch.get(key), replicas);
         } catch (KvPoolException e) {
-          throw new BenchmarkFailedException("storing " + count + " objects failed at " + key + ": " + e.getMessage(),
-              e);
+          throw new BenchmarkFailedException(
+              "storing " + count + " objects failed at " + key + ": " + e.getMessage(), e);
         }
       }
     }
@@ -82,20 +87,27 @@ public final class StoredObjects {
   }
 
   /**
-   * The outcome of reading every object back: {@code elapsed} from the given start until the last object came back
-   * intact (when {@link #complete()}); objects still unreadable at the deadline and objects that came back with other
-   * bytes; failed read calls on the way (e.g. while a new leader recovered) and the last of their errors.
+   * The outcome of reading every object back: {@code elapsed} from the given start until the last
+   * object came back intact (when {@link #complete()}); objects still unreadable at the deadline
+   * and objects that came back with other bytes; failed read calls on the way (e.g. while a new
+   * leader recovered) and the last of their errors.
    */
-  public record ReadBack(Duration elapsed, int verified, List<String> unreadable, List<String> corrupt,
-                         int failedCalls, String lastError) {
+  public record ReadBack(
+      Duration elapsed,
+      int verified,
+      List<String> unreadable,
+      List<String> corrupt,
+      int failedCalls,
+      String lastError) {
     public boolean complete() {
       return unreadable.isEmpty() && corrupt.isEmpty();
     }
   }
 
   /**
-   * Reads every object, in batches, again and again for those not readable yet, until each came back once with its
-   * stored bytes or {@code timeout} after {@code startNanos} passed. A value with other bytes is not retried.
+   * Reads every object, in batches, again and again for those not readable yet, until each came
+   * back once with its stored bytes or {@code timeout} after {@code startNanos} passed. A value
+   * with other bytes is not retried.
    */
   public ReadBack readAll(KvPoolClient client, long startNanos, Duration timeout) {
     long deadline = startNanos + timeout.toNanos();
@@ -135,8 +147,13 @@ public final class StoredObjects {
       }
       pending = notYet;
       if (pending.isEmpty() || System.nanoTime() - deadline > 0) {
-        return new ReadBack(Duration.ofNanos(lastVerified - startNanos), verified, List.copyOf(pending),
-            List.copyOf(corrupt), failedCalls, lastError);
+        return new ReadBack(
+            Duration.ofNanos(lastVerified - startNanos),
+            verified,
+            List.copyOf(pending),
+            List.copyOf(corrupt),
+            failedCalls,
+            lastError);
       }
       pause(RETRY_PAUSE_MILLIS);
     }

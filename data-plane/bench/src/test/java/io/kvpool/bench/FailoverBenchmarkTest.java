@@ -14,9 +14,12 @@ class FailoverBenchmarkTest {
 
   @Test
   void medianOfAnOddAndAnEvenNumberOfRuns() {
-    assertThat(FailoverBenchmark.median(millis(9000, 7000, 8000))).isEqualTo(Duration.ofMillis(8000));
-    assertThat(FailoverBenchmark.median(millis(9000, 7000, 8000, 10000))).isEqualTo(Duration.ofMillis(8500));
-    assertThat(FailoverBenchmark.max(millis(9000, 7000, 12000))).isEqualTo(Duration.ofMillis(12000));
+    assertThat(FailoverBenchmark.median(millis(9000, 7000, 8000)))
+        .isEqualTo(Duration.ofMillis(8000));
+    assertThat(FailoverBenchmark.median(millis(9000, 7000, 8000, 10000)))
+        .isEqualTo(Duration.ofMillis(8500));
+    assertThat(FailoverBenchmark.max(millis(9000, 7000, 12000)))
+        .isEqualTo(Duration.ofMillis(12000));
   }
 
   @Test

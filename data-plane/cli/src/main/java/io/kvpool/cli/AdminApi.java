@@ -1,10 +1,10 @@
 package io.kvpool.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.ObjectScan;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvpool.common.HostPort;
 import java.io.IOException;
 import java.net.URI;
@@ -14,7 +14,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 
-/** The master's (or a storage node's) admin HTTP API, as the CLI and the integration tests read it. */
+/**
+ * The master's (or a storage node's) admin HTTP API, as the CLI and the integration tests read it.
+ */
 public final class AdminApi {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -32,7 +34,10 @@ public final class AdminApi {
     this(HostPort.parse(endpoint));
   }
 
-  /** With {@code timeout} for connecting and for each answer (e.g. short, to poll a process that may be stopped). */
+  /**
+   * With {@code timeout} for connecting and for each answer (e.g. short, to poll a process that may
+   * be stopped).
+   */
   public AdminApi(HostPort endpoint, Duration timeout) {
     this.endpoint = endpoint;
     this.timeout = timeout;
@@ -43,34 +48,49 @@ public final class AdminApi {
   public JsonNode status() {
     HttpResponse<String> response = send("GET", "/status");
     if (response.statusCode() != 200) {
-      throw new AdminApiException("GET http://" + endpoint + "/status answered " + response.statusCode() + ": "
-          + response.body());
+      throw new AdminApiException(
+          "GET http://"
+              + endpoint
+              + "/status answered "
+              + response.statusCode()
+              + ": "
+              + response.body());
     }
     try {
       return JSON.readTree(response.body());
     } catch (IOException e) {
-      throw new AdminApiException("GET http://" + endpoint + "/status did not return JSON: " + e.getMessage(), e);
-    }
-  }
-
-  /** The master's {@code /status} as the shared admin-api type (refused when of another document version). */
-  public MasterStatus masterStatus() {
-    HttpResponse<String> response = send("GET", "/status");
-    if (response.statusCode() != 200) {
-      throw new AdminApiException("GET http://" + endpoint + "/status answered " + response.statusCode() + ": "
-          + response.body());
-    }
-    try {
-      return AdminJson.read(response.body(), MasterStatus.class);
-    } catch (IOException e) {
-      throw new AdminApiException("GET http://" + endpoint + "/status is not a master status document: "
-          + e.getMessage(), e);
+      throw new AdminApiException(
+          "GET http://" + endpoint + "/status did not return JSON: " + e.getMessage(), e);
     }
   }
 
   /**
-   * The leading master's {@code GET /scan}, its object table counted by a full scan; empty when the master has no such
-   * endpoint (404: a release before it).
+   * The master's {@code /status} as the shared admin-api type (refused when of another document
+   * version).
+   */
+  public MasterStatus masterStatus() {
+    HttpResponse<String> response = send("GET", "/status");
+    if (response.statusCode() != 200) {
+      throw new AdminApiException(
+          "GET http://"
+              + endpoint
+              + "/status answered "
+              + response.statusCode()
+              + ": "
+              + response.body());
+    }
+    try {
+      return AdminJson.read(response.body(), MasterStatus.class);
+    } catch (IOException e) {
+      throw new AdminApiException(
+          "GET http://" + endpoint + "/status is not a master status document: " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * The leading master's {@code GET /scan}, its object table counted by a full scan; empty when the
+   * master has no such endpoint (404: a release before it).
    */
   public Optional<ObjectScan> scan() {
     HttpResponse<String> response = send("GET", "/scan");
@@ -78,28 +98,45 @@ public final class AdminApi {
       return Optional.empty();
     }
     if (response.statusCode() != 200) {
-      throw new AdminApiException("GET http://" + endpoint + "/scan answered " + response.statusCode() + ": "
-          + response.body());
+      throw new AdminApiException(
+          "GET http://"
+              + endpoint
+              + "/scan answered "
+              + response.statusCode()
+              + ": "
+              + response.body());
     }
     try {
       return Optional.of(AdminJson.read(response.body(), ObjectScan.class));
     } catch (IOException e) {
-      throw new AdminApiException("GET http://" + endpoint + "/scan is not an object scan document: "
-          + e.getMessage(), e);
+      throw new AdminApiException(
+          "GET http://" + endpoint + "/scan is not an object scan document: " + e.getMessage(), e);
     }
   }
 
-  /** The body of {@code GET path} answered with 200, e.g. {@code /metrics} in the Prometheus text format. */
+  /**
+   * The body of {@code GET path} answered with 200, e.g. {@code /metrics} in the Prometheus text
+   * format.
+   */
   public String text(String path) {
     HttpResponse<String> response = send("GET", path);
     if (response.statusCode() != 200) {
-      throw new AdminApiException("GET http://" + endpoint + path + " answered " + response.statusCode() + ": "
-          + response.body());
+      throw new AdminApiException(
+          "GET http://"
+              + endpoint
+              + path
+              + " answered "
+              + response.statusCode()
+              + ": "
+              + response.body());
     }
     return response.body();
   }
 
-  /** HTTP status code of {@code POST path}, e.g. 200 for a master that stepped down on {@code /step-down}. */
+  /**
+   * HTTP status code of {@code POST path}, e.g. 200 for a master that stepped down on {@code
+   * /step-down}.
+   */
   public int post(String path) {
     return send("POST", path).statusCode();
   }
@@ -110,13 +147,22 @@ public final class AdminApi {
   }
 
   private HttpResponse<String> send(String method, String path) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + endpoint + path)).timeout(timeout)
-        .method(method, HttpRequest.BodyPublishers.noBody()).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://" + endpoint + path))
+            .timeout(timeout)
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .build();
     try {
       return http.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new AdminApiException("cannot reach the admin API at http://" + endpoint + path + ": " + e
-          + "; check --admin (the master's admin address printed at start-up)", e);
+      throw new AdminApiException(
+          "cannot reach the admin API at http://"
+              + endpoint
+              + path
+              + ": "
+              + e
+              + "; check --admin (the master's admin address printed at start-up)",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AdminApiException("interrupted while calling http://" + endpoint + path, e);

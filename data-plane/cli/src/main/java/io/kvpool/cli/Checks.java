@@ -5,15 +5,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
 /**
- * Checks of option values picocli cannot express; a failure is a usage error (exit code 2). Public for the commands
- * that plugins add ({@link CommandPlugin}).
+ * Checks of option values picocli cannot express; a failure is a usage error (exit code 2). Public
+ * for the commands that plugins add ({@link CommandPlugin}).
  */
 public final class Checks {
   /** The least memory a storage node accepts (one page for its one segment). */
   static final long MIN_MEMORY = 4096;
 
-  private Checks() {
-  }
+  private Checks() {}
 
   public static ParameterException usage(CommandSpec spec, String message) {
     return new ParameterException(spec.commandLine(), message);
@@ -41,11 +40,19 @@ public final class Checks {
     return key;
   }
 
-  /** Checked before any process starts, so that a bad size fails at once, not after every storage node refused it. */
+  /**
+   * Checked before any process starts, so that a bad size fails at once, not after every storage
+   * node refused it.
+   */
   public static void requireMemory(CommandSpec spec, long memory) {
     if (memory < MIN_MEMORY) {
-      throw usage(spec, "--memory must be at least 4KiB (" + MIN_MEMORY + " bytes) per storage node, got "
-          + memory + " bytes");
+      throw usage(
+          spec,
+          "--memory must be at least 4KiB ("
+              + MIN_MEMORY
+              + " bytes) per storage node, got "
+              + memory
+              + " bytes");
     }
   }
 }

@@ -8,13 +8,13 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * Typed option values in the data plane's text forms. A bad value becomes picocli's "Invalid value for option"
- * with the parser's own explanation (what was wrong and an example), never a conversion stack.
+ * Typed option values in the data plane's text forms. A bad value becomes picocli's "Invalid value
+ * for option" with the parser's own explanation (what was wrong and an example), never a conversion
+ * stack.
  */
 public final class Converters {
 
-  private Converters() {
-  }
+  private Converters() {}
 
   /** {@code 4096}, {@code 64KiB}, {@code 256MiB}, {@code 4GiB}: bytes. */
   public static final class Size implements ITypeConverter<Long> {
@@ -52,7 +52,9 @@ public final class Converters {
     }
   }
 
-  /** Text of a duration that {@link Durations#parse} reads back, for child processes' command lines. */
+  /**
+   * Text of a duration that {@link Durations#parse} reads back, for child processes' command lines.
+   */
   static String text(Duration duration) {
     return duration.toMillis() + "ms";
   }

@@ -16,12 +16,13 @@ import java.util.zip.CRC32C;
 import picocli.CommandLine.Command;
 
 /**
- * {@code kvpool demo}: the product on one machine. Starts a master and three storage nodes as separate
- * processes, stores a few hundred KV-cache-sized values with two replicas, reads them back byte-exact
- * (one by one and in a batch), looks up some keys that were never stored, prints the pool's status
- * and stops every process.
+ * {@code kvpool demo}: the product on one machine. Starts a master and three storage nodes as
+ * separate processes, stores a few hundred KV-cache-sized values with two replicas, reads them back
+ * byte-exact (one by one and in a batch), looks up some keys that were never stored, prints the
+ * pool's status and stops every process.
  */
-@Command(name = "demo",
+@Command(
+    name = "demo",
     description = "Start a local pool, run a verified put/get workload, print its status, stop.")
 final class DemoCommand implements Callable<Integer> {
 
@@ -40,14 +41,21 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    LocalPoolConfig config = LocalPool.builder().poolId("demo").storageNodes(3).memoryPerNode("256MiB").build();
-    out.println("kvpool demo: starting 1 master + 3 storage nodes (256 MiB each) as separate processes");
+    LocalPoolConfig config =
+        LocalPool.builder().poolId("demo").storageNodes(3).memoryPerNode("256MiB").build();
+    out.println(
+        "kvpool demo: starting 1 master + 3 storage nodes (256 MiB each) as separate processes");
     out.println("logs: " + config.logDir());
     try (LocalPool pool = config.start()) {
       ProcessTable.print(pool, out);
       out.println();
-      try (KvPoolClient client = KvPoolClient.connect(ClientConfig.builder().master(pool.masterAddress())
-          .clientId("kvpool-demo").timeout(Duration.ofSeconds(30)).build())) {
+      try (KvPoolClient client =
+          KvPoolClient.connect(
+              ClientConfig.builder()
+                  .master(pool.masterAddress())
+                  .clientId("kvpool-demo")
+                  .timeout(Duration.ofSeconds(30))
+                  .build())) {
         runWorkload(client, out);
       }
       out.println();
@@ -66,8 +74,11 @@ final class DemoCommand implements Callable<Integer> {
     long totalBytes = 0;
     long putNanos = 0;
     for (int i = 0; i < VALUES; i++) {
-      // log-uniform sizes: most blocks small, a few large, as KV-cache blocks of mixed sequence lengths
-      int size = (int) Math.round(MIN_VALUE * Math.pow((double) MAX_VALUE / MIN_VALUE, random.nextDouble()));
+      // log-uniform sizes: most blocks small, a few large, as KV-cache blocks of mixed sequence
+      // lengths
+      int size =
+          (int)
+              Math.round(MIN_VALUE * Math.pow((double) MAX_VALUE / MIN_VALUE, random.nextDouble()));
       ByteBuffer value = randomValue(size, random);
       checksums[i] = crc(value);
       String key = "demo/layer" + (i % 32) + "/prefix-" + Long.toHexString(random.nextLong());
@@ -77,9 +88,15 @@ final class DemoCommand implements Callable<Integer> {
       putNanos += System.nanoTime() - t0;
       totalBytes += size;
     }
-    out.printf(Locale.ROOT, "put   %d values of 64 KiB..4 MiB (%s, replicas=%d), one client thread, in %.2f s: "
+    out.printf(
+        Locale.ROOT,
+        "put   %d values of 64 KiB..4 MiB (%s, replicas=%d), one client thread, in %.2f s: "
             + "%.3f GB/s, %.0f ops/s%n",
-        VALUES, StatusTable.bytes(totalBytes), REPLICAS, putNanos / 1e9, totalBytes / (double) putNanos,
+        VALUES,
+        StatusTable.bytes(totalBytes),
+        REPLICAS,
+        putNanos / 1e9,
+        totalBytes / (double) putNanos,
         VALUES * 1e9 / putNanos);
 
     long getNanos = 0;
@@ -89,8 +106,13 @@ final class DemoCommand implements Callable<Integer> {
       getNanos += System.nanoTime() - t0;
       verify(keys.get(i), value, checksums[i]);
     }
-    out.printf(Locale.ROOT, "get   %d values, every byte verified, in %.2f s: %.3f GB/s, %.0f ops/s%n",
-        VALUES, getNanos / 1e9, totalBytes / (double) getNanos, VALUES * 1e9 / getNanos);
+    out.printf(
+        Locale.ROOT,
+        "get   %d values, every byte verified, in %.2f s: %.3f GB/s, %.0f ops/s%n",
+        VALUES,
+        getNanos / 1e9,
+        totalBytes / (double) getNanos,
+        VALUES * 1e9 / getNanos);
 
     long t0 = System.nanoTime();
     Map<String, ByteBuffer> batch = client.getBatch(keys.subList(0, BATCH));
@@ -98,11 +120,16 @@ final class DemoCommand implements Callable<Integer> {
     for (int i = 0; i < BATCH; i++) {
       ByteBuffer value = batch.get(keys.get(i));
       if (value == null) {
-        throw new DemoFailedException("batch get lost key " + keys.get(i) + " that was stored a moment ago");
+        throw new DemoFailedException(
+            "batch get lost key " + keys.get(i) + " that was stored a moment ago");
       }
       verify(keys.get(i), value, checksums[i]);
     }
-    out.printf(Locale.ROOT, "batch get of %d keys in one call, verified, in %.1f ms%n", BATCH, batchNanos / 1e6);
+    out.printf(
+        Locale.ROOT,
+        "batch get of %d keys in one call, verified, in %.1f ms%n",
+        BATCH,
+        batchNanos / 1e6);
 
     int hits = VALUES;
     for (int i = 0; i < MISSING_LOOKUPS; i++) {
@@ -114,7 +141,11 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     int lookups = VALUES + MISSING_LOOKUPS;
-    out.printf(Locale.ROOT, "lookups %d (%d never stored): hit ratio %.2f%n", lookups, MISSING_LOOKUPS,
+    out.printf(
+        Locale.ROOT,
+        "lookups %d (%d never stored): hit ratio %.2f%n",
+        lookups,
+        MISSING_LOOKUPS,
         hits / (double) lookups);
   }
 
@@ -137,8 +168,12 @@ final class DemoCommand implements Callable<Integer> {
 
   private static void verify(String key, ByteBuffer value, long expectedCrc) {
     if (crc(value) != expectedCrc) {
-      throw new DemoFailedException("value of " + key + " came back different from what was stored ("
-          + value.remaining() + " bytes)");
+      throw new DemoFailedException(
+          "value of "
+              + key
+              + " came back different from what was stored ("
+              + value.remaining()
+              + " bytes)");
     }
   }
 

@@ -16,9 +16,10 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * How the {@code kvpool} command reports errors: one line on stderr, {@code kvpool COMMAND: what went wrong}, and
- * exit code 2 for a wrong command line or 1 for an operation that failed. No stack traces, unless
- * {@code KVPOOL_DEBUG} is set (for an error the CLI did not expect, which the line then says).
+ * How the {@code kvpool} command reports errors: one line on stderr, {@code kvpool COMMAND: what
+ * went wrong}, and exit code 2 for a wrong command line or 1 for an operation that failed. No stack
+ * traces, unless {@code KVPOOL_DEBUG} is set (for an error the CLI did not expect, which the line
+ * then says).
  */
 final class ErrorReport implements IParameterExceptionHandler, IExecutionExceptionHandler {
   static final int FAILED = 1;
@@ -37,9 +38,14 @@ final class ErrorReport implements IParameterExceptionHandler, IExecutionExcepti
     String message = withoutErrorPrefix(e.getMessage());
     if (e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
       String first = u.getUnmatched().get(0);
-      if (!cl.getSubcommands().isEmpty() && !first.startsWith("-") && cl.getCommandSpec().positionalParameters()
-          .isEmpty()) {
-        message = "unknown command '" + first + "'; commands: " + String.join(", ", cl.getSubcommands().keySet());
+      if (!cl.getSubcommands().isEmpty()
+          && !first.startsWith("-")
+          && cl.getCommandSpec().positionalParameters().isEmpty()) {
+        message =
+            "unknown command '"
+                + first
+                + "'; commands: "
+                + String.join(", ", cl.getSubcommands().keySet());
       } else if (!u.getSuggestions().isEmpty()) {
         message += "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
       }
@@ -53,8 +59,13 @@ final class ErrorReport implements IParameterExceptionHandler, IExecutionExcepti
   public int handleExecutionException(Exception e, CommandLine cl, ParseResult parsed) {
     PrintWriter err = cl.getErr();
     boolean expected = isExpected(e);
-    err.println(cl.getCommandSpec().qualifiedName() + ": " + oneLine(describe(e))
-        + (expected || stackTraces ? "" : " (unexpected; set KVPOOL_DEBUG=1 for the stack trace)"));
+    err.println(
+        cl.getCommandSpec().qualifiedName()
+            + ": "
+            + oneLine(describe(e))
+            + (expected || stackTraces
+                ? ""
+                : " (unexpected; set KVPOOL_DEBUG=1 for the stack trace)"));
     if (stackTraces) {
       e.printStackTrace(err);
     }
@@ -66,10 +77,14 @@ final class ErrorReport implements IParameterExceptionHandler, IExecutionExcepti
   }
 
   private static boolean isExpected(Throwable e) {
-    return e instanceof CommandFailedException || e instanceof KvPoolException || e instanceof PoolProcessException
+    return e instanceof CommandFailedException
+        || e instanceof KvPoolException
+        || e instanceof PoolProcessException
         || e instanceof AdminApi.AdminApiException
-        || e instanceof DemoCommand.DemoFailedException || e instanceof IOException
-        || e instanceof UnresolvedAddressException || e instanceof InterruptedException;
+        || e instanceof DemoCommand.DemoFailedException
+        || e instanceof IOException
+        || e instanceof UnresolvedAddressException
+        || e instanceof InterruptedException;
   }
 
   /** What went wrong, in words, for the error line. */
@@ -99,7 +114,9 @@ final class ErrorReport implements IParameterExceptionHandler, IExecutionExcepti
   }
 
   private static String withoutErrorPrefix(String message) {
-    return message != null && message.startsWith("Error: ") ? message.substring("Error: ".length()) : message;
+    return message != null && message.startsWith("Error: ")
+        ? message.substring("Error: ".length())
+        : message;
   }
 
   /** The first line of {@code text}; the error report is one line by contract. */

@@ -22,13 +22,16 @@ import picocli.CommandLine.Spec;
 @Command(name = "get", description = "Read the value of KEY to standard output or a file.")
 final class GetCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
-  @Mixin
-  MasterOptions master;
+  @Spec CommandSpec spec;
+  @Mixin MasterOptions master;
+
   @Parameters(index = "0", paramLabel = "KEY", description = "The key to read.")
   String key;
-  @Option(names = "--out", paramLabel = "FILE", description = "Write the value to this file (default: stdout).")
+
+  @Option(
+      names = "--out",
+      paramLabel = "FILE",
+      description = "Write the value to this file (default: stdout).")
   Path file;
 
   private final PrintStream out;
@@ -50,8 +53,12 @@ final class GetCommand implements Callable<Integer> {
       value = client.get(key);
     }
     if (file != null) {
-      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel channel =
+          FileChannel.open(
+              file,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
         writeFully(channel, value);
       }
       err.println("wrote " + StatusTable.bytes(Files.size(file)) + " to " + file);
@@ -69,7 +76,8 @@ final class GetCommand implements Callable<Integer> {
     }
     Path folder = file.toAbsolutePath().getParent();
     if (folder == null || !Files.isDirectory(folder)) {
-      throw new CommandFailedException("cannot write --out " + file + ": folder " + folder + " does not exist");
+      throw new CommandFailedException(
+          "cannot write --out " + file + ": folder " + folder + " does not exist");
     }
     if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(folder)) {
       throw new CommandFailedException("cannot write --out " + file + ": permission denied");

@@ -10,25 +10,29 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 
 /**
- * A kvpool on this machine: one master (or three electing a leader on an API server's Lease) and N storage nodes,
- * each a separate JVM on 127.0.0.1, logs in files under one folder. Masters keep their ports across restarts, so
- * the endpoint list storage nodes and clients are given stays valid. Shared by {@code kvpool demo|local|bench} and the
- * integration tests so that both exercise the same launch path.
+ * A kvpool on this machine: one master (or three electing a leader on an API server's Lease) and N
+ * storage nodes, each a separate JVM on 127.0.0.1, logs in files under one folder. Masters keep
+ * their ports across restarts, so the endpoint list storage nodes and clients are given stays
+ * valid. Shared by {@code kvpool demo|local|bench} and the integration tests so that both exercise
+ * the same launch path.
  *
- * <p>Never leaves orphans: {@link #close()} stops every child, and a shutdown hook does the same when
- * the JVM exits on Ctrl-C or an uncaught error.
+ * <p>Never leaves orphans: {@link #close()} stops every child, and a shutdown hook does the same
+ * when the JVM exits on Ctrl-C or an uncaught error.
  */
 public final class LocalPool implements AutoCloseable {
 
   private static final String MASTER_MAIN = "io.kvpool.master.MasterMain";
   private static final String STORAGE_MAIN = "io.kvpool.storage.StorageNodeMain";
 
-  /** One master of the pool: its fixed ports, and the process currently running it (null once killed). */
+  /**
+   * One master of the pool: its fixed ports, and the process currently running it (null once
+   * killed).
+   */
   public static final class MasterProcess {
     private final int index;
     private final String host;
@@ -64,8 +68,13 @@ public final class LocalPool implements AutoCloseable {
   private final Thread shutdownHook = new Thread(this::stopAll, "kvpool-local-pool-shutdown");
   private final Map<String, StorageNodeProcess> nodes = new LinkedHashMap<>();
   private final List<MasterProcess> masters = new ArrayList<>();
-  /** Every process ever launched, readable without the pool's lock so the shutdown hook never waits on it. */
+
+  /**
+   * Every process ever launched, readable without the pool's lock so the shutdown hook never waits
+   * on it.
+   */
   private final List<PoolProcess> launched = new CopyOnWriteArrayList<>();
+
   private final AtomicBoolean closed = new AtomicBoolean();
   private int nextNodeNumber = 1;
 
@@ -78,8 +87,8 @@ public final class LocalPool implements AutoCloseable {
   }
 
   /**
-   * Starts the masters, then all storage nodes in parallel, waits until every one is ready and the leader has
-   * finished recovering (so the pool evicts and answers misses as final from the start).
+   * Starts the masters, then all storage nodes in parallel, waits until every one is ready and the
+   * leader has finished recovering (so the pool evicts and answers misses as final from the start).
    */
   public static LocalPool start(LocalPoolConfig config) {
     LocalPool pool = new LocalPool(config);
@@ -96,7 +105,8 @@ public final class LocalPool implements AutoCloseable {
       return pool;
     } catch (IOException e) {
       pool.close();
-      throw new PoolProcessException("cannot create log folder " + config.logDir() + ": " + e.getMessage(), e);
+      throw new PoolProcessException(
+          "cannot create log folder " + config.logDir() + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       pool.close();
       throw e;
@@ -122,26 +132,54 @@ public final class LocalPool implements AutoCloseable {
   }
 
   private void launchMaster(MasterProcess m) {
-    List<String> args = new ArrayList<>(List.of(
-        "--pool-id", config.poolId(), "--host", config.bindHost(), "--advertise-host", config.advertiseHost(),
-        "--port", Integer.toString(m.rpcPort),
-        "--admin-port", Integer.toString(m.adminPort), "--node-ttl", config.nodeTtl(), "--lease-ttl", config.leaseTtl()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--pool-id",
+                config.poolId(),
+                "--host",
+                config.bindHost(),
+                "--advertise-host",
+                config.advertiseHost(),
+                "--port",
+                Integer.toString(m.rpcPort),
+                "--admin-port",
+                Integer.toString(m.adminPort),
+                "--node-ttl",
+                config.nodeTtl(),
+                "--lease-ttl",
+                config.leaseTtl()));
     Map<String, String> env = new LinkedHashMap<>(config.childEnv());
-    config.election().ifPresent(e -> {
-      args.addAll(List.of("--leader-lease", e.leaseName(), "--namespace", e.namespace(),
-          "--election-lease", e.leaseDuration(), "--master-replicas", Integer.toString(config.masters())));
-      if (!e.masterPodPrefix().isEmpty()) {
-        args.addAll(List.of("--pod-name", e.masterPodPrefix() + "-" + m.index));
-      }
-      env.put("KUBECONFIG", e.kubeconfig().toString());
-    });
+    config
+        .election()
+        .ifPresent(
+            e -> {
+              args.addAll(
+                  List.of(
+                      "--leader-lease",
+                      e.leaseName(),
+                      "--namespace",
+                      e.namespace(),
+                      "--election-lease",
+                      e.leaseDuration(),
+                      "--master-replicas",
+                      Integer.toString(config.masters())));
+              if (!e.masterPodPrefix().isEmpty()) {
+                args.addAll(List.of("--pod-name", e.masterPodPrefix() + "-" + m.index));
+              }
+              env.put("KUBECONFIG", e.kubeconfig().toString());
+            });
     args.addAll(config.masterOptions());
     String name = "master-" + m.index;
-    m.process = track(PoolProcess.launch(name, javaCommand(MASTER_MAIN, args), env,
-        config.logDir().resolve(name + ".log")));
+    m.process =
+        track(
+            PoolProcess.launch(
+                name, javaCommand(MASTER_MAIN, args), env, config.logDir().resolve(name + ".log")));
   }
 
-  /** Restarts a master (after a kill) on its ports; returns once it serves (as leader or standby). */
+  /**
+   * Restarts a master (after a kill) on its ports; returns once it serves (as leader or standby).
+   */
   public MasterProcess restartMaster(int index) {
     requireOpen();
     MasterProcess m = masters.get(index);
@@ -166,36 +204,68 @@ public final class LocalPool implements AutoCloseable {
     requireOpen();
     List<PoolProcess> processes = new ArrayList<>();
     for (String id : ids) {
-      Optional.ofNullable(nodes.get(id)).filter(n -> n.process().isAlive()).ifPresent(n -> {
-        throw new PoolProcessException("storage node " + id + " is already running (pid "
-            + n.process().pid() + "); kill or stop it before starting it again");
-      });
-      List<String> args = new ArrayList<>(List.of(
-          "--master", masterAddress(), "--node-id", id, "--host", config.bindHost(),
-          "--advertise-host", config.advertiseHost(), "--port", "0",
-          "--admin-port", "0", "--memory", config.memoryPerNode(), "--heartbeat", config.heartbeat()));
+      Optional.ofNullable(nodes.get(id))
+          .filter(n -> n.process().isAlive())
+          .ifPresent(
+              n -> {
+                throw new PoolProcessException(
+                    "storage node "
+                        + id
+                        + " is already running (pid "
+                        + n.process().pid()
+                        + "); kill or stop it before starting it again");
+              });
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "--master",
+                  masterAddress(),
+                  "--node-id",
+                  id,
+                  "--host",
+                  config.bindHost(),
+                  "--advertise-host",
+                  config.advertiseHost(),
+                  "--port",
+                  "0",
+                  "--admin-port",
+                  "0",
+                  "--memory",
+                  config.memoryPerNode(),
+                  "--heartbeat",
+                  config.heartbeat()));
       args.addAll(config.storageOptions());
       if (config.memoryDirs().isPresent()) {
-        // the node keeps its files in a folder named after its id under this one (KVPOOL_MEMORY_DIR in a pod)
+        // the node keeps its files in a folder named after its id under this one (KVPOOL_MEMORY_DIR
+        // in a pod)
         args.addAll(List.of("--memory-dir", config.memoryDirs().get().toString()));
       }
-      PoolProcess process = track(PoolProcess.launch("storage " + id, javaCommand(STORAGE_MAIN, args), config.childEnv(),
-          config.logDir().resolve(id + ".log")));
+      PoolProcess process =
+          track(
+              PoolProcess.launch(
+                  "storage " + id,
+                  javaCommand(STORAGE_MAIN, args),
+                  config.childEnv(),
+                  config.logDir().resolve(id + ".log")));
       nodes.put(id, new StorageNodeProcess(id, process, null, null));
       processes.add(process);
     }
     List<StorageNodeProcess> started = new ArrayList<>();
     for (int i = 0; i < ids.size(); i++) {
       ReadyLine ready = processes.get(i).awaitReady(config.readyTimeout());
-      StorageNodeProcess node = new StorageNodeProcess(ids.get(i), processes.get(i),
-          ready.require("rpc"), ready.require("admin"));
+      StorageNodeProcess node =
+          new StorageNodeProcess(
+              ids.get(i), processes.get(i), ready.require("rpc"), ready.require("admin"));
       nodes.put(node.id(), node);
       started.add(node);
     }
     return started;
   }
 
-  /** The folder of a storage node's memory files (its id under {@code --memory-dir}), when the pool has them. */
+  /**
+   * The folder of a storage node's memory files (its id under {@code --memory-dir}), when the pool
+   * has them.
+   */
   public Optional<Path> memoryDir(String nodeId) {
     return config.memoryDirs().map(root -> root.resolve(nodeId));
   }
@@ -218,8 +288,14 @@ public final class LocalPool implements AutoCloseable {
         }
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new PoolProcessException("no master of " + masterAddress() + " leads and serves after "
-            + timeout.toSeconds() + " s; logs in " + config.logDir(), logTails(20));
+        throw new PoolProcessException(
+            "no master of "
+                + masterAddress()
+                + " leads and serves after "
+                + timeout.toSeconds()
+                + " s; logs in "
+                + config.logDir(),
+            logTails(20));
       }
       try {
         Thread.sleep(50); // polling the admin API: there is no event to wait on across processes
@@ -251,7 +327,10 @@ public final class LocalPool implements AutoCloseable {
     return command;
   }
 
-  /** Every master's RPC endpoint, {@code HOST:PORT[,HOST:PORT...]}, for {@code ClientConfig.master(...)}. */
+  /**
+   * Every master's RPC endpoint, {@code HOST:PORT[,HOST:PORT...]}, for {@code
+   * ClientConfig.master(...)}.
+   */
   public String masterAddress() {
     return masters.stream().map(MasterProcess::rpcAddress).collect(Collectors.joining(","));
   }
@@ -282,7 +361,8 @@ public final class LocalPool implements AutoCloseable {
   public synchronized StorageNodeProcess storageNode(String id) {
     StorageNodeProcess node = nodes.get(id);
     if (node == null) {
-      throw new PoolProcessException("no storage node '" + id + "' in this pool; known: " + nodes.keySet());
+      throw new PoolProcessException(
+          "no storage node '" + id + "' in this pool; known: " + nodes.keySet());
     }
     return node;
   }
@@ -294,8 +374,15 @@ public final class LocalPool implements AutoCloseable {
   /** Every process of the pool that has exited, with its exit code (empty when all run). */
   public synchronized List<String> exitedProcesses() {
     List<String> exited = new ArrayList<>();
-    masters.forEach(m -> m.process.exitCode().ifPresent(code -> exited.add("master-" + m.index + " exit=" + code)));
-    nodes.values().forEach(n -> n.process().exitCode().ifPresent(code -> exited.add(n.id() + " exit=" + code)));
+    masters.forEach(
+        m ->
+            m.process
+                .exitCode()
+                .ifPresent(code -> exited.add("master-" + m.index + " exit=" + code)));
+    nodes
+        .values()
+        .forEach(
+            n -> n.process().exitCode().ifPresent(code -> exited.add(n.id() + " exit=" + code)));
     return exited;
   }
 
@@ -306,8 +393,13 @@ public final class LocalPool implements AutoCloseable {
     masters.stream().map(MasterProcess::process).filter(p -> p != null).forEach(all::add);
     nodes.values().forEach(n -> all.add(n.process()));
     for (PoolProcess process : all) {
-      out.append("----- ").append(process).append(" log ").append(process.logFile()).append(" -----\n")
-          .append(process.logTail(lines)).append('\n');
+      out.append("----- ")
+          .append(process)
+          .append(" log ")
+          .append(process.logFile())
+          .append(" -----\n")
+          .append(process.logTail(lines))
+          .append('\n');
     }
     return out.toString();
   }
@@ -318,7 +410,9 @@ public final class LocalPool implements AutoCloseable {
     }
   }
 
-  /** Stops every process (SIGTERM, then SIGKILL after a grace period) and waits until all exited. */
+  /**
+   * Stops every process (SIGTERM, then SIGKILL after a grace period) and waits until all exited.
+   */
   @Override
   public void close() {
     stopAll();

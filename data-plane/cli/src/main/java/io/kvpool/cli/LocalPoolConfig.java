@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * How to start a {@link LocalPool}. Sizes and durations stay in the data plane's text form
- * ({@code 256MiB}, {@code 3s}) because they are handed to the child processes' command lines.
+ * How to start a {@link LocalPool}. Sizes and durations stay in the data plane's text form ({@code
+ * 256MiB}, {@code 3s}) because they are handed to the child processes' command lines.
  */
 public record LocalPoolConfig(
     String poolId,
@@ -36,20 +36,27 @@ public record LocalPoolConfig(
     Duration readyTimeout) {
 
   /**
-   * Leader election of the masters on a Lease of a reachable API server: the kube config file to reach it, the
-   * namespace and the Lease name. Required with more than one master.
+   * Leader election of the masters on a Lease of a reachable API server: the kube config file to
+   * reach it, the namespace and the Lease name. Required with more than one master.
    */
-  public record Election(Path kubeconfig, String namespace, String leaseName, String leaseDuration,
-                         String masterPodPrefix) {
+  public record Election(
+      Path kubeconfig,
+      String namespace,
+      String leaseName,
+      String leaseDuration,
+      String masterPodPrefix) {
     /** Without pods: masters name themselves by process, nobody is labelled. */
     public Election(Path kubeconfig, String namespace, String leaseName, String leaseDuration) {
       this(kubeconfig, namespace, leaseName, leaseDuration, "");
     }
   }
 
-  /** Small heaps and a serial collector: the values live in native segments, and the machine is shared. */
-  static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xms32m", "-Xmx512m", "-XX:+UseSerialGC",
-      "-XX:+ExitOnOutOfMemoryError");
+  /**
+   * Small heaps and a serial collector: the values live in native segments, and the machine is
+   * shared.
+   */
+  static final List<String> DEFAULT_JVM_OPTIONS =
+      List.of("-Xms32m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
 
   public static Builder builder() {
     return new Builder();
@@ -84,10 +91,14 @@ public record LocalPoolConfig(
       return this;
     }
 
-    /** Masters electing a leader on {@code election}'s Lease; one master without election needs none. */
+    /**
+     * Masters electing a leader on {@code election}'s Lease; one master without election needs
+     * none.
+     */
     public Builder masters(int masters, Election election) {
       if (masters < 1 || (masters > 1 && election == null)) {
-        throw new IllegalArgumentException(masters + " masters need a leader election (an API server to elect on)");
+        throw new IllegalArgumentException(
+            masters + " masters need a leader election (an API server to elect on)");
       }
       this.masters = masters;
       this.election = election;
@@ -96,13 +107,17 @@ public record LocalPoolConfig(
 
     public Builder storageNodes(int storageNodes) {
       if (storageNodes < 1) {
-        throw new IllegalArgumentException("a pool needs at least 1 storage node, got " + storageNodes);
+        throw new IllegalArgumentException(
+            "a pool needs at least 1 storage node, got " + storageNodes);
       }
       this.storageNodes = storageNodes;
       return this;
     }
 
-    /** Where every process listens (e.g. {@code 0.0.0.0}) and the address it advertises to its peers. */
+    /**
+     * Where every process listens (e.g. {@code 0.0.0.0}) and the address it advertises to its
+     * peers.
+     */
     public Builder hosts(String bind, String advertise) {
       this.bindHost = bind;
       this.advertiseHost = advertise;
@@ -136,7 +151,9 @@ public record LocalPoolConfig(
       return this;
     }
 
-    /** An environment variable for every child process (e.g. where the Ascend runtime library is). */
+    /**
+     * An environment variable for every child process (e.g. where the Ascend runtime library is).
+     */
     public Builder childEnv(String name, String value) {
       childEnv.put(name, value);
       return this;
@@ -150,9 +167,10 @@ public record LocalPoolConfig(
     }
 
     /**
-     * Gives every storage node {@code --memory-dir root} (each keeps its files in {@code root/<node id>}), so that a
-     * node stopped with SIGTERM and started again adopts the replicas in its memory files (a warm restart).
-     * {@code root} should be on tmpfs (/dev/shm): the files hold the nodes' whole memory. The folder must exist.
+     * Gives every storage node {@code --memory-dir root} (each keeps its files in {@code root/<node
+     * id>}), so that a node stopped with SIGTERM and started again adopts the replicas in its
+     * memory files (a warm restart). {@code root} should be on tmpfs (/dev/shm): the files hold the
+     * nodes' whole memory. The folder must exist.
      */
     public Builder memoryDirs(Path root) {
       this.memoryDirs = root;
@@ -160,8 +178,8 @@ public record LocalPoolConfig(
     }
 
     /**
-     * Child JVM flags instead of the defaults; {@code KVPOOL_CHILD_JAVA_OPTS}, when set, still wins (e.g. to attach
-     * a profiler).
+     * Child JVM flags instead of the defaults; {@code KVPOOL_CHILD_JAVA_OPTS}, when set, still wins
+     * (e.g. to attach a profiler).
      */
     public Builder jvmOptions(List<String> options) {
       String fromEnv = System.getenv("KVPOOL_CHILD_JAVA_OPTS");
@@ -178,17 +196,35 @@ public record LocalPoolConfig(
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create a temporary folder for the pool's logs", e);
       }
-      return new LocalPoolConfig(poolId, masters, Optional.ofNullable(election), storageNodes, bindHost,
-          advertiseHost, memoryPerNode, nodeTtl, leaseTtl, heartbeat,
-          List.copyOf(masterOptions), List.copyOf(storageOptions), Optional.ofNullable(memoryDirs), jvmOptions,
-          Map.copyOf(childEnv), classpath, dir, readyTimeout);
+      return new LocalPoolConfig(
+          poolId,
+          masters,
+          Optional.ofNullable(election),
+          storageNodes,
+          bindHost,
+          advertiseHost,
+          memoryPerNode,
+          nodeTtl,
+          leaseTtl,
+          heartbeat,
+          List.copyOf(masterOptions),
+          List.copyOf(storageOptions),
+          Optional.ofNullable(memoryDirs),
+          jvmOptions,
+          Map.copyOf(childEnv),
+          classpath,
+          dir,
+          readyTimeout);
     }
 
     public LocalPool start() {
       return build().start();
     }
 
-    /** {@code KVPOOL_CHILD_JAVA_OPTS} replaces the default child JVM flags (e.g. to attach a profiler). */
+    /**
+     * {@code KVPOOL_CHILD_JAVA_OPTS} replaces the default child JVM flags (e.g. to attach a
+     * profiler).
+     */
     private static List<String> childJvmOptionsFromEnvironment() {
       String fromEnv = System.getenv("KVPOOL_CHILD_JAVA_OPTS");
       if (fromEnv == null || fromEnv.isBlank()) {

@@ -14,8 +14,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One data-plane JVM of a local pool. Its stdout and stderr go straight to a log file (the OS writes
- * them, so a slow or busy parent never blocks the child), and readiness is the KVPOOL_READY line in it.
+ * One data-plane JVM of a local pool. Its stdout and stderr go straight to a log file (the OS
+ * writes them, so a slow or busy parent never blocks the child), and readiness is the KVPOOL_READY
+ * line in it.
  */
 public final class PoolProcess {
 
@@ -25,7 +26,11 @@ public final class PoolProcess {
   private final String name;
   private final Process process;
   private final Path logFile;
-  /** Where this process's lines start in the log: a restarted process appends to its predecessor's log. */
+
+  /**
+   * Where this process's lines start in the log: a restarted process appends to its predecessor's
+   * log.
+   */
   private final long logStart;
 
   private PoolProcess(String name, Process process, Path logFile, long logStart) {
@@ -36,24 +41,31 @@ public final class PoolProcess {
   }
 
   /**
-   * Starts a process whose output goes to {@code logFile}; a log left by an earlier process of the same role (a
-   * restart) is kept and appended to, so that what happened before the restart can still be read.
+   * Starts a process whose output goes to {@code logFile}; a log left by an earlier process of the
+   * same role (a restart) is kept and appended to, so that what happened before the restart can
+   * still be read.
    */
-  static PoolProcess launch(String name, List<String> command, Map<String, String> env, Path logFile) {
+  static PoolProcess launch(
+      String name, List<String> command, Map<String, String> env, Path logFile) {
     try {
       long logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
-      Files.writeString(logFile, "# " + String.join(" ", command) + System.lineSeparator(),
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.writeString(
+          logFile,
+          "# " + String.join(" ", command) + System.lineSeparator(),
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().putAll(env);
-      Process process = builder
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-          .start();
+      Process process =
+          builder
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
       return new PoolProcess(name, process, logFile, logStart);
     } catch (IOException e) {
-      throw new PoolProcessException("cannot start " + name + " with command " + command + ": " + e.getMessage(), e);
+      throw new PoolProcessException(
+          "cannot start " + name + " with command " + command + ": " + e.getMessage(), e);
     }
   }
 
@@ -61,18 +73,36 @@ public final class PoolProcess {
   ReadyLine awaitReady(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      Optional<ReadyLine> ready = readLog().lines().map(ReadyLine::parse)
-          .flatMap(Optional::stream).findFirst();
+      Optional<ReadyLine> ready =
+          readLog().lines().map(ReadyLine::parse).flatMap(Optional::stream).findFirst();
       if (ready.isPresent()) {
         return ready.get();
       }
       if (!process.isAlive()) {
-        throw new PoolProcessException(name + " exited with code " + process.exitValue() + " before printing "
-            + ReadyLine.MARKER + lastLogLine() + " (log " + logFile + ")", "last log lines:\n" + logTail(30));
+        throw new PoolProcessException(
+            name
+                + " exited with code "
+                + process.exitValue()
+                + " before printing "
+                + ReadyLine.MARKER
+                + lastLogLine()
+                + " (log "
+                + logFile
+                + ")",
+            "last log lines:\n" + logTail(30));
       }
       if (System.nanoTime() > deadline) {
-        throw new PoolProcessException(name + " did not print " + ReadyLine.MARKER + " within " + timeout
-            + lastLogLine() + " (log " + logFile + ")", "last log lines:\n" + logTail(30));
+        throw new PoolProcessException(
+            name
+                + " did not print "
+                + ReadyLine.MARKER
+                + " within "
+                + timeout
+                + lastLogLine()
+                + " (log "
+                + logFile
+                + ")",
+            "last log lines:\n" + logTail(30));
       }
       sleep(POLL);
     }
@@ -110,7 +140,9 @@ public final class PoolProcess {
     awaitExit(GRACEFUL_STOP);
   }
 
-  /** SIGSTOP: the process stays, silent (a hung or partitioned node); {@link #resume} continues it. */
+  /**
+   * SIGSTOP: the process stays, silent (a hung or partitioned node); {@link #resume} continues it.
+   */
   public void suspend() {
     signal("STOP");
   }
@@ -122,12 +154,14 @@ public final class PoolProcess {
 
   private void signal(String name) {
     try {
-      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
       if (kill.waitFor() != 0) {
         throw new PoolProcessException("kill -" + name + " " + process.pid() + " failed");
       }
     } catch (IOException e) {
-      throw new PoolProcessException("cannot send SIG" + name + " to " + this + ": " + e.getMessage(), e);
+      throw new PoolProcessException(
+          "cannot send SIG" + name + " to " + this + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new PoolProcessException("interrupted while signalling " + this, e);
@@ -163,12 +197,17 @@ public final class PoolProcess {
   public String logTail(int lines) {
     String log = readTail(64 * 1024);
     List<String> all = log.lines().toList();
-    return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
+    return String.join(
+        System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 
-  /** {@code ": <the last log line>"}, e.g. the process's own error message, or empty for an empty log. */
+  /**
+   * {@code ": <the last log line>"}, e.g. the process's own error message, or empty for an empty
+   * log.
+   */
   private String lastLogLine() {
-    List<String> lines = logTail(5).lines().filter(l -> !l.isBlank() && !l.startsWith("# ")).toList();
+    List<String> lines =
+        logTail(5).lines().filter(l -> !l.isBlank() && !l.startsWith("# ")).toList();
     return lines.isEmpty() ? "" : ": " + lines.get(lines.size() - 1).strip();
   }
 
@@ -180,7 +219,8 @@ public final class PoolProcess {
       file.readFully(bytes);
       return new String(bytes, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new PoolProcessException("cannot read log of " + name + " at " + logFile + ": " + e.getMessage(), e);
+      throw new PoolProcessException(
+          "cannot read log of " + name + " at " + logFile + ": " + e.getMessage(), e);
     }
   }
 
@@ -201,7 +241,8 @@ public final class PoolProcess {
       Thread.sleep(duration.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new PoolProcessException("interrupted while waiting for a pool process to become ready", e);
+      throw new PoolProcessException(
+          "interrupted while waiting for a pool process to become ready", e);
     }
   }
 

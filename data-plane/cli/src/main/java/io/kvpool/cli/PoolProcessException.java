@@ -1,8 +1,9 @@
 package io.kvpool.cli;
 
 /**
- * A data-plane process of a local pool could not be started, did not become ready, or died. The message may carry
- * process log lines after its first line (for test reports); {@link #summary()} is the first line alone.
+ * A data-plane process of a local pool could not be started, did not become ready, or died. The
+ * message may carry process log lines after its first line (for test reports); {@link #summary()}
+ * is the first line alone.
  */
 public final class PoolProcessException extends RuntimeException {
   private final String summary;

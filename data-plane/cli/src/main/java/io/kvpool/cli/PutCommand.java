@@ -19,25 +19,32 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code kvpool put}: stores one value from a file (memory-mapped, so no heap copy) or a string. */
+/**
+ * {@code kvpool put}: stores one value from a file (memory-mapped, so no heap copy) or a string.
+ */
 @Command(name = "put", description = "Store one value under KEY, from a file or a string.")
 final class PutCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
-  @Mixin
-  MasterOptions master;
+  @Spec CommandSpec spec;
+  @Mixin MasterOptions master;
+
   @Parameters(index = "0", paramLabel = "KEY", description = "The key: 1 to 4096 bytes of UTF-8.")
   String key;
+
   @ArgGroup(exclusive = true, multiplicity = "1")
   Source source;
-  @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+
+  @Option(
+      names = "--replicas",
+      paramLabel = "N",
+      defaultValue = "2",
       description = "Copies on distinct storage nodes, 1..16 (default: ${DEFAULT-VALUE}).")
   int replicas;
 
   static final class Source {
     @Option(names = "--file", paramLabel = "FILE", description = "Store the bytes of this file.")
     Path file;
+
     @Option(names = "--value", paramLabel = "STRING", description = "Store this string (UTF-8).")
     String value;
   }
@@ -57,7 +64,8 @@ final class PutCommand implements Callable<Integer> {
     try (KvPoolClient client = master.connect(spec)) {
       client.put(key, value, replicas);
     }
-    out.println("stored " + key + " (" + StatusTable.bytes(length) + ", replicas=" + replicas + ")");
+    out.println(
+        "stored " + key + " (" + StatusTable.bytes(length) + ", replicas=" + replicas + ")");
     return 0;
   }
 
@@ -80,11 +88,20 @@ final class PutCommand implements Callable<Integer> {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = channel.size();
       if (size == 0) {
-        throw new CommandFailedException("--file " + file + " is empty; values have 1 byte or more");
+        throw new CommandFailedException(
+            "--file " + file + " is empty; values have 1 byte or more");
       }
       if (size > ProtocolLimits.MAX_VALUE_BYTES) {
-        throw new CommandFailedException("--file " + file + " has " + size + " bytes; the largest value is "
-            + ProtocolLimits.MAX_VALUE_BYTES + " bytes (" + StatusTable.bytes(ProtocolLimits.MAX_VALUE_BYTES) + ")");
+        throw new CommandFailedException(
+            "--file "
+                + file
+                + " has "
+                + size
+                + " bytes; the largest value is "
+                + ProtocolLimits.MAX_VALUE_BYTES
+                + " bytes ("
+                + StatusTable.bytes(ProtocolLimits.MAX_VALUE_BYTES)
+                + ")");
       }
       return channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
     }

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The one stdout line a data-plane process prints once it serves, e.g.
- * {@code KVPOOL_READY storage node=n1 rpc=127.0.0.1:4100 admin=127.0.0.1:4101}.
+ * The one stdout line a data-plane process prints once it serves, e.g. {@code KVPOOL_READY storage
+ * node=n1 rpc=127.0.0.1:4100 admin=127.0.0.1:4101}.
  */
 public record ReadyLine(String role, Map<String, String> fields) {
 
@@ -33,8 +33,14 @@ public record ReadyLine(String role, Map<String, String> fields) {
   public String require(String name) {
     String value = fields.get(name);
     if (value == null) {
-      throw new PoolProcessException("ready line of role " + role + " lacks field '" + name
-          + "' (got " + fields + "); the process and this CLI disagree on the ready-line format");
+      throw new PoolProcessException(
+          "ready line of role "
+              + role
+              + " lacks field '"
+              + name
+              + "' (got "
+              + fields
+              + "); the process and this CLI disagree on the ready-line format");
     }
     return value;
   }

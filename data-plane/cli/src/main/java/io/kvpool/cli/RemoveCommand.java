@@ -12,15 +12,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kvpool rm}: removes keys, or every object with {@code --all}. */
-@Command(name = "rm", description = "Remove keys, or every object with --all. Exit code 1 when a key was not found.")
+@Command(
+    name = "rm",
+    description = "Remove keys, or every object with --all. Exit code 1 when a key was not found.")
 final class RemoveCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
-  @Mixin
-  MasterOptions master;
+  @Spec CommandSpec spec;
+  @Mixin MasterOptions master;
+
   @Parameters(arity = "0..*", paramLabel = "KEY", description = "Keys to remove.")
   List<String> keys = List.of();
+
   @Option(names = "--all", description = "Remove every object that is not under a read lease.")
   boolean all;
 

@@ -12,20 +12,26 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code kvpool stat}: the per-node status table from the master's admin API; with only
- * {@code --master}, the pool totals the RPC {@code Stats} call returns.
+ * {@code kvpool stat}: the per-node status table from the master's admin API; with only {@code
+ * --master}, the pool totals the RPC {@code Stats} call returns.
  */
 @Command(name = "stat", description = "Print the pool's nodes, capacity, usage and counters.")
 final class StatCommand implements Callable<Integer> {
   static final String ADMIN_ENV = "KVPOOL_MASTER_ADMIN_ADDRESS";
 
-  @Spec
-  CommandSpec spec;
-  @Mixin
-  MasterOptions master;
-  @Option(names = "--admin", paramLabel = "HOST:PORT", converter = Converters.Endpoint.class,
-      descriptionKey = ADMIN_ENV, description = "The master's admin HTTP address: prints the per-node table. "
-      + "Default: the environment variable " + ADMIN_ENV + " (from the pool's <pool>-client ConfigMap).")
+  @Spec CommandSpec spec;
+  @Mixin MasterOptions master;
+
+  @Option(
+      names = "--admin",
+      paramLabel = "HOST:PORT",
+      converter = Converters.Endpoint.class,
+      descriptionKey = ADMIN_ENV,
+      description =
+          "The master's admin HTTP address: prints the per-node table. "
+              + "Default: the environment variable "
+              + ADMIN_ENV
+              + " (from the pool's <pool>-client ConfigMap).")
   HostPort admin;
 
   private final PrintStream out;
@@ -41,8 +47,13 @@ final class StatCommand implements Callable<Integer> {
       return 0;
     }
     if (master.master == null || master.master.isBlank()) {
-      throw Checks.usage(spec, "needs --admin HOST:PORT (the per-node table) or --master HOST:PORT (pool totals),"
-          + " or the environment variable " + ADMIN_ENV + " or " + MasterOptions.ENV);
+      throw Checks.usage(
+          spec,
+          "needs --admin HOST:PORT (the per-node table) or --master HOST:PORT (pool totals),"
+              + " or the environment variable "
+              + ADMIN_ENV
+              + " or "
+              + MasterOptions.ENV);
     }
     try (KvPoolClient client = master.connect(spec)) {
       PoolStats stats = client.stats();

@@ -16,10 +16,11 @@ public record CliRun(int code, String out, String err) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
       code = new KvPoolCli(o, e, env).run(args);
     }
-    return new CliRun(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return new CliRun(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   public static CliRun of(String... args) {
@@ -27,8 +28,8 @@ public record CliRun(int code, String out, String err) {
   }
 
   /**
-   * The run failed with {@code code} and exactly one line on stderr, no stack trace, that contains every fragment;
-   * returns that line.
+   * The run failed with {@code code} and exactly one line on stderr, no stack trace, that contains
+   * every fragment; returns that line.
    */
   public String failedWith(int expectedCode, String... fragments) {
     List<String> lines = err.lines().toList();

@@ -13,14 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code kvpool} command line run in-process: every user error is one line on stderr with exit code 2 (wrong
- * command line) or 1 (the operation failed), at once. Pools are reached at closed ports or ports that never answer;
- * CliIT covers the same commands against a real local pool.
+ * The {@code kvpool} command line run in-process: every user error is one line on stderr with exit
+ * code 2 (wrong command line) or 1 (the operation failed), at once. Pools are reached at closed
+ * ports or ports that never answer; CliIT covers the same commands against a real local pool.
  */
 class KvPoolCliTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** A loopback port nothing listens on (bound a moment ago and closed). */
   private static int closedPort() throws IOException {
@@ -33,8 +32,13 @@ class KvPoolCliTest {
   void versionPrintsReleaseAndProtocol() {
     CliRun run = CliRun.of("--version");
     assertThat(run.code()).isZero();
-    assertThat(run.out().strip()).isEqualTo("kvpool " + VersionInfo.CURRENT.release() + " (protocol "
-        + VersionInfo.CURRENT.protocol() + ")");
+    assertThat(run.out().strip())
+        .isEqualTo(
+            "kvpool "
+                + VersionInfo.CURRENT.release()
+                + " (protocol "
+                + VersionInfo.CURRENT.protocol()
+                + ")");
     assertThat(CliRun.of("put", "--version").out()).isEqualTo(run.out());
   }
 
@@ -43,7 +47,8 @@ class KvPoolCliTest {
     CliRun run = CliRun.of("--help");
     assertThat(run.code()).isZero();
     assertThat(run.out()).contains("demo", "local", "put", "get", "rm", "stat");
-    assertThat(CliRun.of("put", "--help").out()).contains("--master", "--file", "--value", "--replicas", "KEY");
+    assertThat(CliRun.of("put", "--help").out())
+        .contains("--master", "--file", "--value", "--replicas", "KEY");
     assertThat(CliRun.of("help", "get").out()).contains("--out");
   }
 
@@ -62,8 +67,9 @@ class KvPoolCliTest {
 
   @Test
   void trailingUnknownOptionIsNamedAsUnknown() {
-    String line = CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value", "v", "--bogus")
-        .failedWith(2, "kvpool put:", "Unknown option: '--bogus'");
+    String line =
+        CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value", "v", "--bogus")
+            .failedWith(2, "kvpool put:", "Unknown option: '--bogus'");
     assertThat(line).doesNotContain("needs a value");
   }
 
@@ -82,22 +88,27 @@ class KvPoolCliTest {
   @Test
   void putOfAFolderOrAnEmptyFileIsRefused() throws IOException {
     Path empty = Files.createFile(dir.resolve("empty"));
-    CliRun.of("put", "--master", "127.0.0.1:1", "k", "--file", dir.toString()).failedWith(1, "is a folder");
-    CliRun.of("put", "--master", "127.0.0.1:1", "k", "--file", empty.toString()).failedWith(1, "is empty");
-    CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value", "").failedWith(2, "--value is empty");
+    CliRun.of("put", "--master", "127.0.0.1:1", "k", "--file", dir.toString())
+        .failedWith(1, "is a folder");
+    CliRun.of("put", "--master", "127.0.0.1:1", "k", "--file", empty.toString())
+        .failedWith(1, "is empty");
+    CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value", "")
+        .failedWith(2, "--value is empty");
   }
 
   @Test
   void emptyKeyIsRefused() {
-    CliRun.of("put", "--master", "127.0.0.1:1", "", "--value", "v").failedWith(2, "invalid KEY: key is empty");
+    CliRun.of("put", "--master", "127.0.0.1:1", "", "--value", "v")
+        .failedWith(2, "invalid KEY: key is empty");
     CliRun.of("get", "--master", "127.0.0.1:1", "").failedWith(2, "invalid KEY: key is empty");
   }
 
   @Test
   void keyOfMoreThan4096BytesIsRefused() {
     String key = "k".repeat(5000);
-    String line = CliRun.of("put", "--master", "127.0.0.1:1", key, "--value", "v")
-        .failedWith(2, "key of 5000 UTF-8 bytes exceeds the limit of 4096");
+    String line =
+        CliRun.of("put", "--master", "127.0.0.1:1", key, "--value", "v")
+            .failedWith(2, "key of 5000 UTF-8 bytes exceeds the limit of 4096");
     assertThat(line.length()).as("the key itself is not echoed").isLessThan(300);
     CliRun.of("rm", "--master", "127.0.0.1:1", "a", key).failedWith(2, "exceeds the limit of 4096");
   }
@@ -105,22 +116,30 @@ class KvPoolCliTest {
   @Test
   void getIntoAFolderThatDoesNotExistFailsBeforeConnecting() throws IOException {
     CliRun.of("get", "--master", "127.0.0.1:" + closedPort(), "k", "--out", "/nonexistent/dir/f")
-        .failedWith(1, "kvpool get: cannot write --out /nonexistent/dir/f: folder /nonexistent/dir does not exist");
-    CliRun.of("get", "--master", "127.0.0.1:1", "k", "--out", dir.toString()).failedWith(1, "is a folder");
+        .failedWith(
+            1,
+            "kvpool get: cannot write --out /nonexistent/dir/f: folder /nonexistent/dir does not exist");
+    CliRun.of("get", "--master", "127.0.0.1:1", "k", "--out", dir.toString())
+        .failedWith(1, "is a folder");
   }
 
   @Test
   void unresolvableMasterHostFailsAtOnce() {
     CliRun.of("put", "--master", "no-such-host.invalid:7000", "k", "--value", "v")
-        .failedWith(1, "kvpool put: no master answers at no-such-host.invalid:7000: cannot resolve host "
-            + "'no-such-host.invalid'");
+        .failedWith(
+            1,
+            "kvpool put: no master answers at no-such-host.invalid:7000: cannot resolve host "
+                + "'no-such-host.invalid'");
   }
 
   @Test
   void statAgainstAClosedPortFailsAtOnce() throws IOException {
     int port = closedPort();
     CliRun.of("stat", "--master", "127.0.0.1:" + port)
-        .failedWith(1, "kvpool stat: no master answers at 127.0.0.1:" + port, "nothing listens on 127.0.0.1:" + port);
+        .failedWith(
+            1,
+            "kvpool stat: no master answers at 127.0.0.1:" + port,
+            "nothing listens on 127.0.0.1:" + port);
     CliRun.of("stat", "--admin", "127.0.0.1:" + port).failedWith(1, "cannot reach the admin API");
   }
 
@@ -130,7 +149,9 @@ class KvPoolCliTest {
     try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
       String endpoint = "127.0.0.1:" + silent.getLocalPort();
       CliRun.of("stat", "--master", endpoint, "--timeout", "1s")
-          .failedWith(1, endpoint + " accepted the connection but did not answer the kvpool handshake",
+          .failedWith(
+              1,
+              endpoint + " accepted the connection but did not answer the kvpool handshake",
               "the master's RPC port is needed");
     }
   }
@@ -139,26 +160,35 @@ class KvPoolCliTest {
   void everyMasterEndpointIsTriedAndEachProblemNamed() throws IOException {
     int port = closedPort();
     CliRun.of("put", "--master", "no-such-host.invalid:1,127.0.0.1:" + port, "k", "--value", "v")
-        .failedWith(1, "cannot resolve host 'no-such-host.invalid'", "nothing listens on 127.0.0.1:" + port);
-    CliRun.of("put", "--master", "127.0.0.1", "k", "--value", "v").failedWith(2, "--master:", "HOST:PORT");
+        .failedWith(
+            1,
+            "cannot resolve host 'no-such-host.invalid'",
+            "nothing listens on 127.0.0.1:" + port);
+    CliRun.of("put", "--master", "127.0.0.1", "k", "--value", "v")
+        .failedWith(2, "--master:", "HOST:PORT");
   }
 
   @Test
   void localWithZeroMemoryFailsAtOnce() {
-    CliRun.of("local", "--memory", "0").failedWith(2, "kvpool local: --memory must be at least 4KiB");
-    CliRun.of("local", "--storage-nodes", "0").failedWith(2, "--storage-nodes must be between 1 and 64, got 0");
+    CliRun.of("local", "--memory", "0")
+        .failedWith(2, "kvpool local: --memory must be at least 4KiB");
+    CliRun.of("local", "--storage-nodes", "0")
+        .failedWith(2, "--storage-nodes must be between 1 and 64, got 0");
   }
 
   @Test
   void localOptionsThatContradictOrNameNothingFailAtOnce() {
-    CliRun.of("local", "--no-auth", "--secret-dir", "new").failedWith(2, "--no-auth", "drop --secret-dir new");
+    CliRun.of("local", "--no-auth", "--secret-dir", "new")
+        .failedWith(2, "--no-auth", "drop --secret-dir new");
     CliRun.of("local", "--memory-dir", " ").failedWith(2, "--memory-dir must name a folder");
   }
 
   @Test
   void sizesDurationsAndChoicesAreTypedAndExplained() {
-    CliRun.of("local", "--memory", "lots").failedWith(2, "--memory", "size 'lots' is not valid", "64KiB");
-    CliRun.of("local", "--node-ttl", "5x").failedWith(2, "--node-ttl", "duration '5x' is not valid", "5s");
+    CliRun.of("local", "--memory", "lots")
+        .failedWith(2, "--memory", "size 'lots' is not valid", "64KiB");
+    CliRun.of("local", "--node-ttl", "5x")
+        .failedWith(2, "--node-ttl", "duration '5x' is not valid", "5s");
     CliRun.of("local", "--huge-pages", "big").failedWith(2, "--huge-pages", "TRANSPARENT");
     CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value", "v", "--replicas", "0")
         .failedWith(2, "--replicas must be between 1 and 16, got 0");
@@ -173,7 +203,8 @@ class KvPoolCliTest {
     CliRun.of("get", "--master", "127.0.0.1:1", "a", "b").failedWith(2, "'b'");
     CliRun.of("put", "--master", "127.0.0.1:1", "k", "--value").failedWith(2, "--value");
     CliRun.of("rm", "--master", "127.0.0.1:1").failedWith(2, "give one or more keys, or --all");
-    CliRun.of("rm", "--master", "127.0.0.1:1", "k", "--all").failedWith(2, "give one or more keys, or --all");
+    CliRun.of("rm", "--master", "127.0.0.1:1", "k", "--all")
+        .failedWith(2, "give one or more keys, or --all");
     CliRun.of("stat").failedWith(2, "needs --admin HOST:PORT", "--master HOST:PORT");
   }
 
@@ -184,10 +215,17 @@ class KvPoolCliTest {
         .failedWith(2, "needs --master", MasterOptions.ENV);
     CliRun.of(Map.of(MasterOptions.ENV, "127.0.0.1:" + port), "put", "k", "--value", "v")
         .failedWith(1, "no master answers at 127.0.0.1:" + port);
-    CliRun.of(Map.of(MasterOptions.ENV, "127.0.0.1:" + port + ",no-such-host.invalid:1"), "get", "k")
+    CliRun.of(
+            Map.of(MasterOptions.ENV, "127.0.0.1:" + port + ",no-such-host.invalid:1"), "get", "k")
         .failedWith(1, "no master answers at 127.0.0.1:" + port + ",no-such-host.invalid:1");
-    CliRun.of(Map.of(MasterOptions.ENV, "no-such-host.invalid:1"), "rm", "--master", "127.0.0.1:" + port, "k")
+    CliRun.of(
+            Map.of(MasterOptions.ENV, "no-such-host.invalid:1"),
+            "rm",
+            "--master",
+            "127.0.0.1:" + port,
+            "k")
         .failedWith(1, "no master answers at 127.0.0.1:" + port + ":");
-    CliRun.of(Map.of(StatCommand.ADMIN_ENV, "127.0.0.1:" + port), "stat").failedWith(1, "cannot reach the admin API");
+    CliRun.of(Map.of(StatCommand.ADMIN_ENV, "127.0.0.1:" + port), "stat")
+        .failedWith(1, "cannot reach the admin API");
   }
 }

@@ -9,7 +9,9 @@ class ReadyLineTest {
 
   @Test
   void parsesRoleAndFields() {
-    ReadyLine line = ReadyLine.parse("KVPOOL_READY storage node=n1 rpc=127.0.0.1:4100 admin=127.0.0.1:4101").orElseThrow();
+    ReadyLine line =
+        ReadyLine.parse("KVPOOL_READY storage node=n1 rpc=127.0.0.1:4100 admin=127.0.0.1:4101")
+            .orElseThrow();
     assertThat(line.role()).isEqualTo("storage");
     assertThat(line.require("node")).isEqualTo("n1");
     assertThat(line.require("rpc")).isEqualTo("127.0.0.1:4100");
@@ -26,7 +28,8 @@ class ReadyLineTest {
   @Test
   void missingFieldNamesWhatWasExpected() {
     ReadyLine line = ReadyLine.parse("KVPOOL_READY master rpc=127.0.0.1:1").orElseThrow();
-    assertThatThrownBy(() -> line.require("admin")).isInstanceOf(PoolProcessException.class)
+    assertThatThrownBy(() -> line.require("admin"))
+        .isInstanceOf(PoolProcessException.class)
         .hasMessageContaining("lacks field 'admin'");
   }
 }

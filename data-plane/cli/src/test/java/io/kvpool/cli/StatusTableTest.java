@@ -10,7 +10,8 @@ class StatusTableTest {
 
   @Test
   void rendersNodesSortedWithTotalsAndHitRatio() throws Exception {
-    String json = """
+    String json =
+        """
         {"apiVersion":"kvpool.io/admin/v1","poolId":"demo","role":"LEADER","view":1,"releaseVersion":"0.1.0","protocolVersion":"1.0",
          "nodes":[{"id":"node-2","endpoint":"127.0.0.1:2","state":"DEAD","capacityBytes":1048576,"usedBytes":0,
                    "version":"0.1.0","lastHeartbeatMillisAgo":12000},
@@ -22,7 +23,11 @@ class StatusTableTest {
     String table = StatusTable.render(AdminJson.read(json, MasterStatus.class));
     assertThat(table).contains("pool demo  role LEADER  view 1  release 0.1.0  protocol 1.0");
     assertThat(table.indexOf("node-1")).isLessThan(table.indexOf("node-2"));
-    assertThat(table).contains("512.0 KiB").contains("50%").contains("DEAD").contains("12000 ms ago");
+    assertThat(table)
+        .contains("512.0 KiB")
+        .contains("50%")
+        .contains("DEAD")
+        .contains("12000 ms ago");
     assertThat(table).contains("2.0 MiB").contains("25%");
     assertThat(table).contains("puts 3  gets 4  hit ratio 0.75  evictions 0  repairs 2");
   }

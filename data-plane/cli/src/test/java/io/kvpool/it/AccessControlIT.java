@@ -41,10 +41,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A pool whose master and storage nodes are given the pool's secrets (files in a secret folder, as the operator
- * mounts them): peers without the key, with a wrong key, with the client key claiming the storage role, or replaying
- * another connection's AUTH are refused by every server and change nothing stored; a client with the client key
- * works; a key rotation keeps a running client working.
+ * A pool whose master and storage nodes are given the pool's secrets (files in a secret folder, as
+ * the operator mounts them): peers without the key, with a wrong key, with the client key claiming
+ * the storage role, or replaying another connection's AUTH are refused by every server and change
+ * nothing stored; a client with the client key works; a key rotation keeps a running client
+ * working.
  */
 class AccessControlIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -53,8 +54,13 @@ class AccessControlIT {
   private static final Path SECRETS = secretFolder();
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(2).memoryPerNode("64MiB")
-      .masterOption("--secret-dir", SECRETS.toString()).storageOption("--secret-dir", SECRETS.toString()));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b ->
+              b.storageNodes(2)
+                  .memoryPerNode("64MiB")
+                  .masterOption("--secret-dir", SECRETS.toString())
+                  .storageOption("--secret-dir", SECRETS.toString()));
 
   private static Path secretFolder() {
     try {
@@ -74,12 +80,19 @@ class AccessControlIT {
   }
 
   private KvPoolClient client(String key) {
-    return KvPoolClient.connect(ClientConfig.builder().master(pool.pool().masterAddress()).clientId("it-auth")
-        .poolKey(key).timeout(TIMEOUT).operationTimeout(TIMEOUT).build());
+    return KvPoolClient.connect(
+        ClientConfig.builder()
+            .master(pool.pool().masterAddress())
+            .clientId("it-auth")
+            .poolKey(key)
+            .timeout(TIMEOUT)
+            .operationTimeout(TIMEOUT)
+            .build());
   }
 
   private List<HostPort> servers() {
-    List<HostPort> all = new java.util.ArrayList<>(List.of(HostPort.parse(pool.pool().leaderAddress())));
+    List<HostPort> all =
+        new java.util.ArrayList<>(List.of(HostPort.parse(pool.pool().leaderAddress())));
     for (StorageNodeProcess n : pool.pool().storageNodes()) {
       all.add(HostPort.parse(n.rpcAddress()));
     }
@@ -87,8 +100,12 @@ class AccessControlIT {
   }
 
   private static RpcConnection connect(HostPort server, Role role, PoolKey key) throws IOException {
-    return RpcConnection.open(server, new Handshake(VersionInfo.CURRENT, role, "", "it-peer"), 0,
-        new ConnectionSecurity(key, null), TIMEOUT);
+    return RpcConnection.open(
+        server,
+        new Handshake(VersionInfo.CURRENT, role, "", "it-peer"),
+        0,
+        new ConnectionSecurity(key, null),
+        TIMEOUT);
   }
 
   @Test
@@ -99,21 +116,28 @@ class AccessControlIT {
     }
     PoolKey wrong = PoolKey.parse(randomKey());
     for (HostPort server : servers()) {
-      assertThatThrownBy(() -> connect(server, Role.CLIENT, null)).as("no key at %s", server)
+      assertThatThrownBy(() -> connect(server, Role.CLIENT, null))
+          .as("no key at %s", server)
           .isInstanceOf(HandshakeException.class)
-          .satisfies(e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.AUTH_REQUIRED));
-      assertThatThrownBy(() -> connect(server, Role.CLIENT, wrong)).as("wrong key at %s", server)
+          .satisfies(
+              e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.AUTH_REQUIRED));
+      assertThatThrownBy(() -> connect(server, Role.CLIENT, wrong))
+          .as("wrong key at %s", server)
           .isInstanceOf(HandshakeException.class)
-          .satisfies(e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.AUTH_FAILED));
+          .satisfies(
+              e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.AUTH_FAILED));
       assertThatThrownBy(() -> connect(server, Role.STORAGE, PoolKey.parse(CLIENT_KEY)))
-          .as("client key claiming the storage role at %s", server).isInstanceOf(HandshakeException.class)
-          .satisfies(e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.AUTH_FAILED))
+          .as("client key claiming the storage role at %s", server)
+          .isInstanceOf(HandshakeException.class)
+          .satisfies(
+              e -> assertThat(((HandshakeException) e).code()).isEqualTo(ErrorCode.AUTH_FAILED))
           .hasMessageContaining("cluster key");
       try (RpcConnection ok = connect(server, Role.CLIENT, PoolKey.parse(CLIENT_KEY))) {
         assertThat(ok.peerReply().auth()).isTrue();
       }
     }
-    assertThatThrownBy(() -> client(null).put("intruder", value, 1)).isInstanceOf(AuthenticationException.class)
+    assertThatThrownBy(() -> client(null).put("intruder", value, 1))
+        .isInstanceOf(AuthenticationException.class)
         .hasMessageContaining("requires authentication");
     try (KvPoolClient good = client(CLIENT_KEY)) {
       assertThat(Values.crc(good.get("secret-value"))).isEqualTo(Values.crc(value));
@@ -129,8 +153,12 @@ class AccessControlIT {
     byte[] recordedAuth;
     try (RawConnection legit = new RawConnection(master, 5000)) {
       BodyWriter hs = new BodyWriter();
-      new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "legit"), 0, key.id(),
-          new byte[HandshakeRequest.NONCE_BYTES]).encode(hs);
+      new HandshakeRequest(
+              new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "legit"),
+              0,
+              key.id(),
+              new byte[HandshakeRequest.NONCE_BYTES])
+          .encode(hs);
       recordedHandshake = bytes(hs.toBuffer());
       legit.sendRequest(Opcode.HANDSHAKE, hs);
       Frame reply = legit.readFrame().orElseThrow();
@@ -140,14 +168,23 @@ class AccessControlIT {
       new AuthRequest(key.clientProof(recordedHandshake, hello.nonce())).encode(auth);
       recordedAuth = bytes(auth.toBuffer());
       legit.sendRequest(Opcode.AUTH, auth);
-      assertThat(legit.readFrame().orElseThrow().header().isError()).as("the legitimate AUTH").isFalse();
+      assertThat(legit.readFrame().orElseThrow().header().isError())
+          .as("the legitimate AUTH")
+          .isFalse();
     }
-    // an eavesdropper replays both messages on a new connection: the server's nonce differs, the proof fails
+    // an eavesdropper replays both messages on a new connection: the server's nonce differs, the
+    // proof fails
     try (RawConnection replay = new RawConnection(master, 5000)) {
-      replay.sendFrame(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, Opcode.HANDSHAKE.code(),
+      replay.sendFrame(
+          VersionInfo.PROTOCOL_MAJOR,
+          VersionInfo.PROTOCOL_MINOR,
+          Opcode.HANDSHAKE.code(),
           ByteBuffer.wrap(recordedHandshake));
       assertThat(replay.readFrame().orElseThrow().header().isError()).isFalse();
-      replay.sendFrame(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, Opcode.AUTH.code(),
+      replay.sendFrame(
+          VersionInfo.PROTOCOL_MAJOR,
+          VersionInfo.PROTOCOL_MINOR,
+          Opcode.AUTH.code(),
           ByteBuffer.wrap(recordedAuth));
       Frame refused = replay.readFrame().orElseThrow();
       assertThat(refused.header().isError()).isTrue();
@@ -158,16 +195,24 @@ class AccessControlIT {
   @Test
   void aFakeStorageNodeCanNeitherRegisterNorTakeOverALiveNodeId() throws Exception {
     HostPort master = HostPort.parse(pool.pool().leaderAddress());
-    RegisterNode takeover = new RegisterNode(pool.pool().storageNodes().get(0).id(), "127.0.0.1:9",
-        List.of(new SegmentInfo(0, 1 << 20)), 0, false);
+    RegisterNode takeover =
+        new RegisterNode(
+            pool.pool().storageNodes().get(0).id(),
+            "127.0.0.1:9",
+            List.of(new SegmentInfo(0, 1 << 20)),
+            0,
+            false);
     // even with the cluster key, a node id that is alive on another connection is refused
     try (RpcConnection c = connect(master, Role.STORAGE, PoolKey.parse(CLUSTER_KEY));
-         RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
+        RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
       BodyWriter w = new BodyWriter();
       takeover.encode(w, c.agreedMinor());
-      assertThatThrownBy(() -> c.call(Opcode.REGISTER_NODE, w)).isInstanceOf(RemoteErrorException.class)
-          .satisfies(e -> assertThat(((RemoteErrorException) e).code())
-              .isEqualTo(ErrorCode.NODE_ID_IN_USE));
+      assertThatThrownBy(() -> c.call(Opcode.REGISTER_NODE, w))
+          .isInstanceOf(RemoteErrorException.class)
+          .satisfies(
+              e ->
+                  assertThat(((RemoteErrorException) e).code())
+                      .isEqualTo(ErrorCode.NODE_ID_IN_USE));
     }
     try (KvPoolClient good = client(CLIENT_KEY)) {
       ByteBuffer v = Values.random(10_000, new SplittableRandom(4));
@@ -185,14 +230,18 @@ class AccessControlIT {
       Files.writeString(SECRETS.resolve("client-key.previous"), CLIENT_KEY);
       Files.writeString(SECRETS.resolve("client-key"), next);
       // the servers read the new files within their reload period
-      Eventually.await(TIMEOUT.multipliedBy(3), "the new client key accepted", () -> {
-        try (KvPoolClient rotated = client(next)) {
-          rotated.put("with-the-new-key", Values.random(1000, new SplittableRandom(6)), 2);
-          return true;
-        } catch (AuthenticationException e) {
-          return false;
-        }
-      }, () -> "still refused");
+      Eventually.await(
+          TIMEOUT.multipliedBy(3),
+          "the new client key accepted",
+          () -> {
+            try (KvPoolClient rotated = client(next)) {
+              rotated.put("with-the-new-key", Values.random(1000, new SplittableRandom(6)), 2);
+              return true;
+            } catch (AuthenticationException e) {
+              return false;
+            }
+          },
+          () -> "still refused");
       // the running client, and new connections with the old key, keep working during the window
       running.put("during-rotation", Values.random(10_000, new SplittableRandom(7)), 2);
       try (KvPoolClient old = client(CLIENT_KEY)) {

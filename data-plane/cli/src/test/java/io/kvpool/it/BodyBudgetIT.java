@@ -41,27 +41,42 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 28 against a real master process: peers that send malformed or truncated 64 MiB bodies and go away leave the
- * master's body budget whole (it leaked every such body: eight of them emptied it until the master restarted), and
- * while clients hold the whole client budget with stalled bodies, a storage node restarted warm re-registers with an
- * inventory of several hundred KB at once (it waited for room, timed out, and the master declared the node dead).
+ * Issue 28 against a real master process: peers that send malformed or truncated 64 MiB bodies and
+ * go away leave the master's body budget whole (it leaked every such body: eight of them emptied it
+ * until the master restarted), and while clients hold the whole client budget with stalled bodies,
+ * a storage node restarted warm re-registers with an inventory of several hundred KB at once (it
+ * waited for room, timed out, and the master declared the node dead).
  */
 class BodyBudgetIT {
   private static final int CLIENT_BUDGET = 256 << 20;
   private static final int CONTROL_BUDGET = 64 << 20;
-  /** Objects each node holds: with their long keys the node's inventory is about 400 KB, far above 64 KiB. */
+
+  /**
+   * Objects each node holds: with their long keys the node's inventory is about 400 KB, far above
+   * 64 KiB.
+   */
   private static final int OBJECTS = 1_500;
+
   private static final Duration GENEROUS = Duration.ofSeconds(120);
   private static final Path MEMORY_DIR = memoryDir();
 
-  /** The master's frame deadline is long, so stalled bodies hold the client budget until the test lets them go. */
+  /**
+   * The master's frame deadline is long, so stalled bodies hold the client budget until the test
+   * lets them go.
+   */
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(2).memoryPerNode("32MiB")
-      .masterOption("--frame-timeout", "600s").storageOption("--memory-dir", MEMORY_DIR.toString()));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b ->
+              b.storageNodes(2)
+                  .memoryPerNode("32MiB")
+                  .masterOption("--frame-timeout", "600s")
+                  .storageOption("--memory-dir", MEMORY_DIR.toString()));
 
   private final List<SocketChannel> peers = new ArrayList<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   @AfterEach
   void disconnect() throws IOException {
@@ -81,7 +96,8 @@ class BodyBudgetIT {
   }
 
   @Test
-  void brokenBodiesLeaveTheBudgetWholeAndANodeReRegistersWhileClientsHoldAllOfIt() throws Exception {
+  void brokenBodiesLeaveTheBudgetWholeAndANodeReRegistersWhileClientsHoldAllOfIt()
+      throws Exception {
     KvPoolClient client = pool.newClient("it-budget");
     SplittableRandom random = new SplittableRandom(28);
     String padding = "k".repeat(200);
@@ -96,7 +112,8 @@ class BodyBudgetIT {
     }
     HostPort master = HostPort.parse(pool.pool().leaderAddress());
 
-    // eight peers: four malformed 64 MiB bodies sent whole, four cut off after 40 MiB; each then goes away
+    // eight peers: four malformed 64 MiB bodies sent whole, four cut off after 40 MiB; each then
+    // goes away
     for (int i = 0; i < 4; i++) {
       sendAndLeave(master, ProtocolLimits.MAX_BODY_BYTES);
       sendAndLeave(master, 40 << 20);
@@ -110,17 +127,26 @@ class BodyBudgetIT {
     }
     awaitBudgets(0, "while four clients stall in 64 MiB bodies");
 
-    // node-1 restarts warm: its registration inventory (every object, long keys) is served from the control budget
+    // node-1 restarts warm: its registration inventory (every object, long keys) is served from the
+    // control budget
     StorageNodeProcess before = pool.pool().storageNode("node-1");
     before.process().stop();
     long t0 = System.nanoTime();
     StorageNodeProcess after = pool.pool().startStorageNode("node-1");
-    Eventually.await(GENEROUS, "node-1 re-registered at its new address with all " + OBJECTS + " replicas",
-        () -> reRegistered(after), () -> String.valueOf(node(after)));
-    System.out.printf("node-1 re-registered with %d replicas %d ms after its restart began, while clients held"
-        + " %d MiB of the client budget%n", OBJECTS, (System.nanoTime() - t0) / 1_000_000,
+    Eventually.await(
+        GENEROUS,
+        "node-1 re-registered at its new address with all " + OBJECTS + " replicas",
+        () -> reRegistered(after),
+        () -> String.valueOf(node(after)));
+    System.out.printf(
+        "node-1 re-registered with %d replicas %d ms after its restart began, while clients held"
+            + " %d MiB of the client budget%n",
+        OBJECTS,
+        (System.nanoTime() - t0) / 1_000_000,
         (CLIENT_BUDGET - (long) gauge("kvpool_body_budget_available_bytes")) >> 20);
-    assertThat(gauge("kvpool_body_budget_available_bytes")).as("client budget while node-1 registered").isZero();
+    assertThat(gauge("kvpool_body_budget_available_bytes"))
+        .as("client budget while node-1 registered")
+        .isZero();
 
     for (SocketChannel ch : peers) {
       ch.close();
@@ -131,9 +157,9 @@ class BodyBudgetIT {
   }
 
   /**
-   * A client session that sends {@code sent} bytes of a PUT_START body declared at 64 MiB, then closes. A peer that
-   * cannot send them within 10 s (the master has no room left for its body) gives up and closes: a truncated body
-   * too, so how long it took never changes the outcome.
+   * A client session that sends {@code sent} bytes of a PUT_START body declared at 64 MiB, then
+   * closes. A peer that cannot send them within 10 s (the master has no room left for its body)
+   * gives up and closes: a truncated body too, so how long it took never changes the outcome.
    */
   private void sendAndLeave(HostPort master, int sent) throws IOException {
     SocketChannel ch = session(master);
@@ -141,7 +167,8 @@ class BodyBudgetIT {
     try (ch) {
       declare(ch, ProtocolLimits.MAX_BODY_BYTES, sent); // zeros: no PUT_START decodes from them
     } catch (IOException e) {
-      // the master closed the connection first (its body could not be decoded), or this peer gave up: gone either way
+      // the master closed the connection first (its body could not be decoded), or this peer gave
+      // up: gone either way
     } finally {
       giveUp.cancel(false);
     }
@@ -160,12 +187,22 @@ class BodyBudgetIT {
     SocketChannel ch = SocketChannel.open(server.toSocketAddress());
     peers.add(ch);
     BodyWriter w = new BodyWriter();
-    new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "it-budget-peer"), 0, new byte[0],
-        new byte[HandshakeRequest.NONCE_BYTES]).encode(w);
+    new HandshakeRequest(
+            new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "it-budget-peer"),
+            0,
+            new byte[0],
+            new byte[HandshakeRequest.NONCE_BYTES])
+        .encode(w);
     ByteBuffer body = w.toBuffer();
     ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
-    new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, Opcode.HANDSHAKE.code(), 0, 0,
-        body.remaining()).encode(frame);
+    new FrameHeader(
+            VersionInfo.PROTOCOL_MAJOR,
+            VersionInfo.PROTOCOL_MINOR,
+            Opcode.HANDSHAKE.code(),
+            0,
+            0,
+            body.remaining())
+        .encode(frame);
     writeFully(ch, frame.put(body).flip());
     ch.socket().setSoTimeout((int) GENEROUS.toMillis());
     byte[] header = new byte[ProtocolLimits.HEADER_BYTES];
@@ -176,10 +213,19 @@ class BodyBudgetIT {
     return ch;
   }
 
-  /** A PUT_START frame declaring {@code declared} bytes of body, of which {@code sent} zero bytes are sent. */
+  /**
+   * A PUT_START frame declaring {@code declared} bytes of body, of which {@code sent} zero bytes
+   * are sent.
+   */
   private static void declare(SocketChannel ch, int declared, int sent) throws IOException {
     ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
-    new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, Opcode.PUT_START.code(), 0, 1, declared)
+    new FrameHeader(
+            VersionInfo.PROTOCOL_MAJOR,
+            VersionInfo.PROTOCOL_MINOR,
+            Opcode.PUT_START.code(),
+            0,
+            1,
+            declared)
         .encode(header);
     writeFully(ch, header.flip());
     ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
@@ -194,31 +240,46 @@ class BodyBudgetIT {
     }
   }
 
-  /** Waits until the master's /metrics shows {@code client} bytes of the client budget left, the control one whole. */
+  /**
+   * Waits until the master's /metrics shows {@code client} bytes of the client budget left, the
+   * control one whole.
+   */
   private void awaitBudgets(long client, String when) {
-    Eventually.await(GENEROUS, "body budgets " + when + ": clients " + client + " bytes left, control "
-        + CONTROL_BUDGET, () -> gauge("kvpool_body_budget_available_bytes") == client
-        && gauge("kvpool_control_body_budget_available_bytes") == CONTROL_BUDGET,
-        () -> "clients " + (long) gauge("kvpool_body_budget_available_bytes") + ", control "
-            + (long) gauge("kvpool_control_body_budget_available_bytes"));
+    Eventually.await(
+        GENEROUS,
+        "body budgets " + when + ": clients " + client + " bytes left, control " + CONTROL_BUDGET,
+        () ->
+            gauge("kvpool_body_budget_available_bytes") == client
+                && gauge("kvpool_control_body_budget_available_bytes") == CONTROL_BUDGET,
+        () ->
+            "clients "
+                + (long) gauge("kvpool_body_budget_available_bytes")
+                + ", control "
+                + (long) gauge("kvpool_control_body_budget_available_bytes"));
   }
 
   private boolean reRegistered(StorageNodeProcess node) {
     MasterStatus.NodeStatus seen = node(node);
-    return seen != null && "ALIVE".equals(seen.state()) && seen.replicas() == OBJECTS
+    return seen != null
+        && "ALIVE".equals(seen.state())
+        && seen.replicas() == OBJECTS
         && HostPort.parse(seen.endpoint()).equals(HostPort.parse(node.rpcAddress()));
   }
 
   private MasterStatus.NodeStatus node(StorageNodeProcess node) {
-    return pool.masterAdmin().masterStatus().nodes().stream().filter(n -> n.id().equals(node.id())).findFirst()
+    return pool.masterAdmin().masterStatus().nodes().stream()
+        .filter(n -> n.id().equals(node.id()))
+        .findFirst()
         .orElse(null);
   }
 
   private double gauge(String name) {
     try {
       URI uri = URI.create("http://" + pool.pool().adminAddress() + "/metrics");
-      HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> metrics =
+          http.send(
+              HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
+              HttpResponse.BodyHandlers.ofString());
       for (String line : metrics.body().split("\n")) {
         if (line.startsWith(name + " ")) {
           return Double.parseDouble(line.substring(name.length() + 1).trim());
@@ -237,7 +298,8 @@ class BodyBudgetIT {
   private static Path memoryDir() {
     try {
       Path shm = Path.of("/dev/shm");
-      return Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "kvpool-budget-it-")
+      return Files.isDirectory(shm) && Files.isWritable(shm)
+          ? Files.createTempDirectory(shm, "kvpool-budget-it-")
           : Files.createTempDirectory("kvpool-budget-it-");
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);

@@ -12,16 +12,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Storage nodes of an {@code ascend} TransferEngine open the Ascend device backend at start: with the test-only
- * stand-in runtime ({@code KVPOOL_ASCEND_LIB}) they become ready, report the backend in /status, and serve.
- * (Without a runtime a node stays unready naming the library: FencingAndAddressingTest.)
+ * Storage nodes of an {@code ascend} TransferEngine open the Ascend device backend at start: with
+ * the test-only stand-in runtime ({@code KVPOOL_ASCEND_LIB}) they become ready, report the backend
+ * in /status, and serve. (Without a runtime a node stays unready naming the library:
+ * FencingAndAddressingTest.)
  */
 class DeviceBackendIT {
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(2).memoryPerNode("64MiB")
-      .storageOption("--transport", "ascend").storageOption("--device-count", "1")
-      .childEnv("KVPOOL_ASCEND_LIB", System.getProperty("kvpool.ascendStandIn"))
-      .childEnv("ASCEND_VISIBLE_DEVICES", "3"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b ->
+              b.storageNodes(2)
+                  .memoryPerNode("64MiB")
+                  .storageOption("--transport", "ascend")
+                  .storageOption("--device-count", "1")
+                  .childEnv("KVPOOL_ASCEND_LIB", System.getProperty("kvpool.ascendStandIn"))
+                  .childEnv("ASCEND_VISIBLE_DEVICES", "3"));
 
   @Test
   void nodesOpenTheAscendBackendAndServe() {
@@ -32,7 +38,8 @@ class DeviceBackendIT {
       assertThat(transport.path("ready").asBoolean()).as(transport.toString()).isTrue();
       assertThat(new AdminApi(node.adminAddress()).statusCode("/ready")).isEqualTo(200);
     }
-    // the master learns each node's transport and the devices the device plugin allocated (the visibility variable)
+    // the master learns each node's transport and the devices the device plugin allocated (the
+    // visibility variable)
     for (JsonNode node : pool.masterAdmin().status().path("nodes")) {
       assertThat(node.path("transport").asText()).isEqualTo("ascend");
       assertThat(node.path("devices").toString()).isEqualTo("[\"ascend:3\"]");

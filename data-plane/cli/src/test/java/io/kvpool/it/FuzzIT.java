@@ -21,20 +21,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Hostile bytes on the master's and the storage nodes' RPC ports: random bytes, truncated frames, absurd
- * lengths, bad flags, garbage bodies after a valid handshake, wrong handshakes and idle connections. The
- * processes keep serving, nothing stored changes, and none exits.
+ * Hostile bytes on the master's and the storage nodes' RPC ports: random bytes, truncated frames,
+ * absurd lengths, bad flags, garbage bodies after a valid handshake, wrong handshakes and idle
+ * connections. The processes keep serving, nothing stored changes, and none exits.
  */
 class FuzzIT {
 
   private static final int ROUNDS_PER_PORT = 150;
   private static final int IDLE_CONNECTIONS_PER_PORT = 40;
   private static final int VALUES = 40;
+
   /** Requests that may legitimately delete data when their body happens to be well formed. */
   private static final List<Opcode> DESTRUCTIVE = List.of(Opcode.REMOVE_ALL, Opcode.REMOVE);
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(3).memoryPerNode("128MiB"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(b -> b.storageNodes(3).memoryPerNode("128MiB"));
 
   @Test
   void hostileTrafficNeitherStopsProcessesNorChangesStoredValues() throws IOException {
@@ -69,10 +71,14 @@ class FuzzIT {
     assertThat(pool.pool().exitedProcesses()).isEmpty();
     assertThat(pool.masterAdmin().statusCode("/health")).isEqualTo(200);
     for (StorageNodeProcess node : pool.pool().storageNodes()) {
-      assertThat(new AdminApi(node.adminAddress()).statusCode("/health")).as("health of %s", node.id()).isEqualTo(200);
+      assertThat(new AdminApi(node.adminAddress()).statusCode("/health"))
+          .as("health of %s", node.id())
+          .isEqualTo(200);
     }
     for (int i = 0; i < VALUES; i++) {
-      assertThat(Values.crc(client.get(keys.get(i)))).as("bytes of %s", keys.get(i)).isEqualTo(checksums[i]);
+      assertThat(Values.crc(client.get(keys.get(i))))
+          .as("bytes of %s", keys.get(i))
+          .isEqualTo(checksums[i]);
     }
     ByteBuffer fresh = Values.random(100_000, values);
     client.put("it/fuzz/after", fresh, 2);
@@ -94,9 +100,12 @@ class FuzzIT {
           connection.sendBytes(frame.array());
         }
         case 2 -> {
-          int[] absurd = {-1, ProtocolLimits.MAX_BODY_BYTES + 1, Integer.MAX_VALUE, Integer.MIN_VALUE};
+          int[] absurd = {
+            -1, ProtocolLimits.MAX_BODY_BYTES + 1, Integer.MAX_VALUE, Integer.MIN_VALUE
+          };
           ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
-          new FrameHeader(major, minor, randomOpcode(random), 0, 1, absurd[random.nextInt(absurd.length)])
+          new FrameHeader(
+                  major, minor, randomOpcode(random), 0, 1, absurd[random.nextInt(absurd.length)])
               .encode(header);
           connection.sendBytes(header.array());
           connection.sendBytes(bytes(random, random.nextInt(1024)));
@@ -105,20 +114,37 @@ class FuzzIT {
           // a proper handshake, then well-framed requests whose bodies are garbage
           connection.handshake(VersionInfo.CURRENT, "");
           for (int i = 0; i < 3; i++) {
-            connection.sendFrame(major, minor, randomOpcode(random), ByteBuffer.wrap(bytes(random, 1 + random.nextInt(512))));
+            connection.sendFrame(
+                major,
+                minor,
+                randomOpcode(random),
+                ByteBuffer.wrap(bytes(random, 1 + random.nextInt(512))));
           }
         }
-        case 4 -> connection.sendFrame(major, minor, Opcode.HANDSHAKE.code(),
-            ByteBuffer.wrap(bytes(random, random.nextInt(300))));
-        case 5 -> connection.handshake(random.nextBoolean() ? new VersionInfo("9.0.0", 9, 0) : VersionInfo.CURRENT,
-            "not-this-pool");
-        case 6 -> connection.sendFrame(major, minor, Opcode.STATS.code(), new BodyWriter().toBuffer());
+        case 4 ->
+            connection.sendFrame(
+                major,
+                minor,
+                Opcode.HANDSHAKE.code(),
+                ByteBuffer.wrap(bytes(random, random.nextInt(300))));
+        case 5 ->
+            connection.handshake(
+                random.nextBoolean() ? new VersionInfo("9.0.0", 9, 0) : VersionInfo.CURRENT,
+                "not-this-pool");
+        case 6 ->
+            connection.sendFrame(major, minor, Opcode.STATS.code(), new BodyWriter().toBuffer());
         default -> {
           // unknown flag bits and a non-zero reserved field
           ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
-          header.putInt(FrameHeader.MAGIC).put((byte) major).put((byte) minor).putShort((short) Opcode.PING.code())
-              .putShort((short) (random.nextInt(0xffff) | 0x80)).putShort((short) random.nextInt(0xffff))
-              .putLong(random.nextLong()).putInt(0);
+          header
+              .putInt(FrameHeader.MAGIC)
+              .put((byte) major)
+              .put((byte) minor)
+              .putShort((short) Opcode.PING.code())
+              .putShort((short) (random.nextInt(0xffff) | 0x80))
+              .putShort((short) random.nextInt(0xffff))
+              .putLong(random.nextLong())
+              .putInt(0);
           connection.sendBytes(header.array());
         }
       }

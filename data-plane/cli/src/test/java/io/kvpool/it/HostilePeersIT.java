@@ -2,7 +2,6 @@ package io.kvpool.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.cli.PoolProcess;
 import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.KvPoolClient;
@@ -29,21 +28,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The attacks of issue 8 against real master and storage-node processes (the issue measured the master's heap go
- * 116 MB → 631 MB and the process die of OutOfMemoryError on the first one): handshakes followed by frames that
- * declare 64 MiB bodies and send 1,000 bytes, on 8 and then 64 connections per server; 600 connections that never
- * send a byte plus slowloris handshakes at 10 B/s. Every process keeps serving with its RSS bounded, a new client
- * gets in at once, and every stalled connection is closed by its deadline. Figures are printed; only generous
- * bounds are asserted.
+ * The attacks of issue 8 against real master and storage-node processes (the issue measured the
+ * master's heap go 116 MB → 631 MB and the process die of OutOfMemoryError on the first one):
+ * handshakes followed by frames that declare 64 MiB bodies and send 1,000 bytes, on 8 and then 64
+ * connections per server; 600 connections that never send a byte plus slowloris handshakes at 10
+ * B/s. Every process keeps serving with its RSS bounded, a new client gets in at once, and every
+ * stalled connection is closed by its deadline. Figures are printed; only generous bounds are
+ * asserted.
  */
 class HostilePeersIT {
   private static final String HANDSHAKE_DEADLINE = "2s";
   private static final Duration GENEROUS = Duration.ofSeconds(120);
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(2).memoryPerNode("64MiB")
-      .masterOption("--handshake-timeout", HANDSHAKE_DEADLINE).storageOption("--handshake-timeout", HANDSHAKE_DEADLINE)
-      .masterOption("--frame-timeout", "5s").storageOption("--frame-timeout", "5s"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b ->
+              b.storageNodes(2)
+                  .memoryPerNode("64MiB")
+                  .masterOption("--handshake-timeout", HANDSHAKE_DEADLINE)
+                  .storageOption("--handshake-timeout", HANDSHAKE_DEADLINE)
+                  .masterOption("--frame-timeout", "5s")
+                  .storageOption("--frame-timeout", "5s"));
 
   private final List<SocketChannel> attackers = new ArrayList<>();
 
@@ -75,7 +81,8 @@ class HostilePeersIT {
       assertThat(Values.crc(client.get("before"))).isEqualTo(Values.crc(value));
       long masterRss = rssKiB(master.pid());
       long nodeRss = rssKiB(node.process().pid());
-      System.out.printf("%d connections x 64 MiB declared: master RSS %d -> %d MiB, storage node RSS %d -> %d MiB%n",
+      System.out.printf(
+          "%d connections x 64 MiB declared: master RSS %d -> %d MiB, storage node RSS %d -> %d MiB%n",
           connections, masterBefore >> 10, masterRss >> 10, nodeBefore >> 10, nodeRss >> 10);
       assertThat(masterRss - masterBefore).as("master RSS growth, KiB").isLessThan(256 << 10);
       assertThat(nodeRss - nodeBefore).as("storage node RSS growth, KiB").isLessThan(256 << 10);
@@ -86,8 +93,10 @@ class HostilePeersIT {
   @Test
   void silentAndSlowConnectionsNeitherLockOutClientsNorStayOpen() throws Exception {
     KvPoolClient client = pool.newClient("it-slowloris");
-    List<HostPort> servers = List.of(HostPort.parse(pool.pool().leaderAddress()),
-        HostPort.parse(pool.pool().storageNodes().get(0).rpcAddress()));
+    List<HostPort> servers =
+        List.of(
+            HostPort.parse(pool.pool().leaderAddress()),
+            HostPort.parse(pool.pool().storageNodes().get(0).rpcAddress()));
     List<SocketChannel> silent = new ArrayList<>();
     for (HostPort server : servers) {
       for (int i = 0; i < 600; i++) {
@@ -108,7 +117,8 @@ class HostilePeersIT {
     assertThat(Values.crc(client.get("amid-the-crowd"))).isEqualTo(Values.crc(value));
     long served = (System.nanoTime() - t0) / 1_000_000;
     ByteBuffer handshake = handshakeFrame();
-    // slowloris: one handshake byte every 100 ms to each slow connection, until the server closed it
+    // slowloris: one handshake byte every 100 ms to each slow connection, until the server closed
+    // it
     long deadline = System.nanoTime() + GENEROUS.toNanos();
     long lastSlowDropped = 0;
     for (int b = 0; b < handshake.limit() && System.nanoTime() < deadline; b++) {
@@ -134,9 +144,10 @@ class HostilePeersIT {
       awaitClosed(ch, deadline);
     }
     long silentClosed = (System.nanoTime() - t0) / 1_000_000;
-    System.out.printf("600 silent + 10 slowloris connections per server: a new client served after %d ms; slowloris"
-        + " found dropped by %d ms, every silent connection closed by %d ms (handshake deadline %s)%n", served, slowClosed,
-        silentClosed, HANDSHAKE_DEADLINE);
+    System.out.printf(
+        "600 silent + 10 slowloris connections per server: a new client served after %d ms; slowloris"
+            + " found dropped by %d ms, every silent connection closed by %d ms (handshake deadline %s)%n",
+        served, slowClosed, silentClosed, HANDSHAKE_DEADLINE);
     assertThat(pool.pool().exitedProcesses()).isEmpty();
     client.put("after-the-crowd", value, 2);
   }
@@ -152,20 +163,36 @@ class HostilePeersIT {
     SocketChannel ch = connect(server);
     ch.write(handshakeFrame());
     ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
-    new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, opcode.code(), 0, 1,
-        ProtocolLimits.MAX_BODY_BYTES).encode(header);
+    new FrameHeader(
+            VersionInfo.PROTOCOL_MAJOR,
+            VersionInfo.PROTOCOL_MINOR,
+            opcode.code(),
+            0,
+            1,
+            ProtocolLimits.MAX_BODY_BYTES)
+        .encode(header);
     ch.write(header.flip());
     ch.write(ByteBuffer.wrap(new byte[1000]));
   }
 
   private static ByteBuffer handshakeFrame() {
     BodyWriter w = new BodyWriter();
-    new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "attacker"), 0, new byte[0],
-        new byte[HandshakeRequest.NONCE_BYTES]).encode(w);
+    new HandshakeRequest(
+            new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "attacker"),
+            0,
+            new byte[0],
+            new byte[HandshakeRequest.NONCE_BYTES])
+        .encode(w);
     ByteBuffer body = w.toBuffer();
     ByteBuffer b = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
-    new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, Opcode.HANDSHAKE.code(), 0, 0,
-        body.remaining()).encode(b);
+    new FrameHeader(
+            VersionInfo.PROTOCOL_MAJOR,
+            VersionInfo.PROTOCOL_MINOR,
+            Opcode.HANDSHAKE.code(),
+            0,
+            0,
+            body.remaining())
+        .encode(b);
     return b.put(body).flip();
   }
 

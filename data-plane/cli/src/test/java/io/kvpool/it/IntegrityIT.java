@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.KvPoolClient;
-import io.kvpool.client.PutCommitStats;
 import io.kvpool.client.NoSpaceException;
 import io.kvpool.client.ObjectNotFoundException;
+import io.kvpool.client.PutCommitStats;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
@@ -40,19 +40,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The integrity scenarios of issue 8 with real processes: master restarts keep replication, inventories survive
- * eviction and re-registration, removed keys stay removed, infeasible puts evict nothing, puts are never half
- * applied, and puts keep succeeding while a dead node is still within its TTL.
+ * The integrity scenarios of issue 8 with real processes: master restarts keep replication,
+ * inventories survive eviction and re-registration, removed keys stay removed, infeasible puts
+ * evict nothing, puts are never half applied, and puts keep succeeding while a dead node is still
+ * within its TTL.
  */
 class IntegrityIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(3).memoryPerNode("128MiB")
-      .nodeTtl("3s").leaseTtl("1s").heartbeat("300ms"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b ->
+              b.storageNodes(3)
+                  .memoryPerNode("128MiB")
+                  .nodeTtl("3s")
+                  .leaseTtl("1s")
+                  .heartbeat("300ms"));
 
-  private static List<String> putMany(KvPoolClient client, String prefix, int count, int size, int replicas,
-                                      Map<String, Long> checksums) {
+  private static List<String> putMany(
+      KvPoolClient client,
+      String prefix,
+      int count,
+      int size,
+      int replicas,
+      Map<String, Long> checksums) {
     SplittableRandom random = new SplittableRandom(prefix.hashCode());
     List<String> keys = new ArrayList<>();
     for (int from = 0; from < count; from += 500) {
@@ -74,12 +86,16 @@ class IntegrityIT {
 
   private void awaitAllAt(List<String> keys, int replicas, String what) {
     AtomicReference<String> seen = new AtomicReference<>("nothing yet");
-    Eventually.await(WAIT, what, () -> {
-      Map<String, Integer> c = counts(keys);
-      long ok = c.values().stream().filter(n -> n == replicas).count();
-      seen.set(ok + "/" + keys.size() + " at " + replicas + " replicas");
-      return ok == keys.size();
-    }, seen::get);
+    Eventually.await(
+        WAIT,
+        what,
+        () -> {
+          Map<String, Integer> c = counts(keys);
+          long ok = c.values().stream().filter(n -> n == replicas).count();
+          seen.set(ok + "/" + keys.size() + " at " + replicas + " replicas");
+          return ok == keys.size();
+        },
+        seen::get);
   }
 
   private void restartMaster() {
@@ -88,10 +104,14 @@ class IntegrityIT {
     long t0 = System.nanoTime();
     p.restartMaster(0);
     p.awaitServingLeader(WAIT);
-    System.out.printf("master kill -9 -> restarted and serving in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    System.out.printf(
+        "master kill -9 -> restarted and serving in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     int nodes = p.storageNodes().size();
-    Eventually.await(WAIT, "all " + nodes + " storage nodes registered with the new master",
-        () -> pool.masterAdmin().status().path("nodes").size() == nodes, () -> pool.masterAdmin().status().toString());
+    Eventually.await(
+        WAIT,
+        "all " + nodes + " storage nodes registered with the new master",
+        () -> pool.masterAdmin().status().path("nodes").size() == nodes,
+        () -> pool.masterAdmin().status().toString());
   }
 
   @Test
@@ -101,8 +121,11 @@ class IntegrityIT {
     List<String> keys = putMany(client, "restart/", 10_000, 2048, 2, crc);
     PutCommitStats commits = client.putCommitStats();
     assertThat(commits.byNodes() + commits.byPutEnd()).isEqualTo(10_000);
-    assertThat(commits.byNodes()).as("puts their storage nodes committed, some perhaps not yet applied when the master"
-        + " dies").isPositive();
+    assertThat(commits.byNodes())
+        .as(
+            "puts their storage nodes committed, some perhaps not yet applied when the master"
+                + " dies")
+        .isPositive();
     restartMaster(); // kill -9 right after the last put returned
     awaitAllAt(keys, 2, "every object at 2 replicas after the master restart");
     JsonNode status = pool.masterAdmin().status();
@@ -121,21 +144,31 @@ class IntegrityIT {
   void afterHeavyEvictionAMasterRestartRecoversEveryObjectWhoseBytesAreHeld() {
     KvPoolClient client = pool.newClient("it-evict-restart");
     Map<String, Long> crc = new HashMap<>();
-    List<String> keys = putMany(client, "evict/", 3000, 256 << 10, 1, crc); // 750 MiB into 384 MiB: eviction
-    assertThat(pool.masterAdmin().status().path("counters").path("evictions").asLong()).isPositive();
+    List<String> keys =
+        putMany(client, "evict/", 3000, 256 << 10, 1, crc); // 750 MiB into 384 MiB: eviction
+    assertThat(pool.masterAdmin().status().path("counters").path("evictions").asLong())
+        .isPositive();
     // let the last watermark rounds finish: what they evict is gone for good (and tombstoned)
     long[] last = {-1};
-    Eventually.await(WAIT, "eviction settled", () -> {
-      long now = pool.masterAdmin().status().path("counters").path("evictions").asLong();
-      boolean settled = now == last[0];
-      last[0] = now;
-      return settled;
-    }, () -> "evictions " + last[0]);
+    Eventually.await(
+        WAIT,
+        "eviction settled",
+        () -> {
+          long now = pool.masterAdmin().status().path("counters").path("evictions").asLong();
+          boolean settled = now == last[0];
+          last[0] = now;
+          return settled;
+        },
+        () -> "evictions " + last[0]);
     Map<String, Integer> before = counts(keys);
     List<String> held = keys.stream().filter(k -> before.get(k) > 0).toList();
-    long nodeObjects = pool.pool().storageNodes().stream()
-        .mapToLong(n -> new io.kvpool.cli.AdminApi(n.adminAddress()).status().path("objects").asLong()).sum();
-    System.out.printf("eviction-heavy run: %d of %d objects held by the master, %d in the nodes' inventories%n",
+    long nodeObjects =
+        pool.pool().storageNodes().stream()
+            .mapToLong(
+                n -> new io.kvpool.cli.AdminApi(n.adminAddress()).status().path("objects").asLong())
+            .sum();
+    System.out.printf(
+        "eviction-heavy run: %d of %d objects held by the master, %d in the nodes' inventories%n",
         held.size(), keys.size(), nodeObjects);
     restartMaster();
     Map<String, Integer> after = counts(keys);
@@ -154,18 +187,33 @@ class IntegrityIT {
     StorageNodeProcess node = pool.pool().storageNode(holder);
     node.process().suspend();
     try {
-      Eventually.await(WAIT, "the read lease of the lookup expired and the remove went through",
-          () -> removeQuietly(client, "absent/k"), () -> "still leased");
-      Eventually.await(WAIT, holder + " declared DEAD", () -> "DEAD".equals(nodeState(holder)), () -> nodeState(holder));
+      Eventually.await(
+          WAIT,
+          "the read lease of the lookup expired and the remove went through",
+          () -> removeQuietly(client, "absent/k"),
+          () -> "still leased");
+      Eventually.await(
+          WAIT,
+          holder + " declared DEAD",
+          () -> "DEAD".equals(nodeState(holder)),
+          () -> nodeState(holder));
     } finally {
       node.process().resume();
     }
-    Eventually.await(WAIT, holder + " ALIVE again", () -> "ALIVE".equals(nodeState(holder)), () -> nodeState(holder));
+    Eventually.await(
+        WAIT,
+        holder + " ALIVE again",
+        () -> "ALIVE".equals(nodeState(holder)),
+        () -> nodeState(holder));
     assertThat(client.exists("absent/k")).isFalse();
     assertThatThrownBy(() -> client.get("absent/k")).isInstanceOf(ObjectNotFoundException.class);
-    Eventually.await(WAIT, holder + " dropped the removed object from its inventory",
-        () -> new io.kvpool.cli.AdminApi(node.adminAddress()).status().path("objects").asLong() == 0,
-        () -> "objects " + new io.kvpool.cli.AdminApi(node.adminAddress()).status().path("objects"));
+    Eventually.await(
+        WAIT,
+        holder + " dropped the removed object from its inventory",
+        () ->
+            new io.kvpool.cli.AdminApi(node.adminAddress()).status().path("objects").asLong() == 0,
+        () ->
+            "objects " + new io.kvpool.cli.AdminApi(node.adminAddress()).status().path("objects"));
   }
 
   private static boolean removeQuietly(KvPoolClient client, String key) {
@@ -201,9 +249,11 @@ class IntegrityIT {
     putMany(client, "keep/", 300, 256 << 10, 1, new HashMap<>());
     long objects = pool.masterAdmin().status().path("objectCount").asLong();
     assertThatThrownBy(() -> client.put("four", Values.random(1 << 20, new SplittableRandom(2)), 4))
-        .isInstanceOf(NoSpaceException.class).hasMessageContaining("4 replicas requested");
+        .isInstanceOf(NoSpaceException.class)
+        .hasMessageContaining("4 replicas requested");
     assertThatThrownBy(() -> client.put("huge", ByteBuffer.allocateDirect(200 << 20), 1))
-        .isInstanceOf(NoSpaceException.class).hasMessageContaining("fits on only 0");
+        .isInstanceOf(NoSpaceException.class)
+        .hasMessageContaining("fits on only 0");
     JsonNode status = pool.masterAdmin().status();
     assertThat(status.path("objectCount").asLong()).isEqualTo(objects);
     assertThat(status.path("counters").path("evictions").asLong()).isZero();
@@ -214,15 +264,19 @@ class IntegrityIT {
     try (RawConnection c = new RawConnection(HostPort.parse(pool.pool().leaderAddress()), 10_000)) {
       c.handshake(VersionInfo.CURRENT, "");
       BodyWriter start = new BodyWriter();
-      new PutStartRequest(List.of(new PutStartItem("unwritten", 4096, 0, 2, 7, List.of()))).encode(start);
+      new PutStartRequest(List.of(new PutStartItem("unwritten", 4096, 0, 2, 7, List.of())))
+          .encode(start);
       c.sendRequest(Opcode.PUT_START, start);
-      PutStartResult started = PutStartReply.decode(c.readFrame().orElseThrow().reader()).results().get(0);
+      PutStartResult started =
+          PutStartReply.decode(c.readFrame().orElseThrow().reader()).results().get(0);
       assertThat(started.status()).isEqualTo(ErrorCode.OK);
       BodyWriter end = new BodyWriter();
-      new PutEndRequest(List.of(new PutEndItem("unwritten", started.generation(), List.of()))).encode(end);
+      new PutEndRequest(List.of(new PutEndItem("unwritten", started.generation(), List.of())))
+          .encode(end);
       c.sendRequest(Opcode.PUT_END, end);
       Frame reply = c.readFrame().orElseThrow();
-      assertThat(StatusList.decode(reply.reader()).statuses()).containsExactly(ErrorCode.WRITE_INCOMPLETE);
+      assertThat(StatusList.decode(reply.reader()).statuses())
+          .containsExactly(ErrorCode.WRITE_INCOMPLETE);
     }
     assertThat(pool.newClient("it-unwritten").exists("unwritten")).isFalse();
   }
@@ -245,15 +299,22 @@ class IntegrityIT {
         }
       }
       for (Future<?> f : done) {
-        f.get(60, TimeUnit.SECONDS); // every writer returns normally: stored, or the key already held a value
+        f.get(
+            60,
+            TimeUnit
+                .SECONDS); // every writer returns normally: stored, or the key already held a value
       }
     } finally {
       threads.shutdownNow();
     }
-    assertThat(client.putCommitStats().byNodes()).as("the winners were committed by their storage nodes").isPositive();
+    assertThat(client.putCommitStats().byNodes())
+        .as("the winners were committed by their storage nodes")
+        .isPositive();
     for (int round = 0; round < 5; round++) {
       long got = Values.crc(client.get("race/" + round));
-      assertThat(values.stream().map(Values::crc)).as("race/" + round + " holds one writer's whole value").contains(got);
+      assertThat(values.stream().map(Values::crc))
+          .as("race/" + round + " holds one writer's whole value")
+          .contains(got);
     }
   }
 
@@ -269,7 +330,8 @@ class IntegrityIT {
       crc.put("window/" + i, Values.crc(v));
       client.put("window/" + i, v, 2); // throws if any put fails
     }
-    System.out.printf("60 puts with R=2 in the dead node's TTL window took %d ms%n",
+    System.out.printf(
+        "60 puts with R=2 in the dead node's TTL window took %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
     crc.forEach((k, c) -> assertThat(Values.crc(client.get(k))).isEqualTo(c));
   }
@@ -278,7 +340,8 @@ class IntegrityIT {
   void aNodeWhoseInventoryNeedsManyChunksReRegistersCompletely() {
     KvPoolClient client = pool.newClient("it-big-inventory");
     Map<String, Long> crc = new HashMap<>();
-    List<String> keys = putMany(client, "inv/", 30_000, 512, 1, crc); // ~10,000 per node: two chunks or more each
+    List<String> keys =
+        putMany(client, "inv/", 30_000, 512, 1, crc); // ~10,000 per node: two chunks or more each
     restartMaster();
     Map<String, Integer> after = counts(keys);
     assertThat(after.values().stream().filter(n -> n == 1).count()).isEqualTo(keys.size());

@@ -25,16 +25,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kvpool local} as a user runs it, a process of its own until it is stopped: authenticated by default with key
- * files only its user can read, the commands it prints to try working as printed, {@code --no-auth} for a pool
- * without keys, and {@code --memory-dir} bringing a stopped pool's values back (warm restarts of its storage nodes).
+ * {@code kvpool local} as a user runs it, a process of its own until it is stopped: authenticated
+ * by default with key files only its user can read, the commands it prints to try working as
+ * printed, {@code --no-auth} for a pool without keys, and {@code --memory-dir} bringing a stopped
+ * pool's values back (warm restarts of its storage nodes).
  */
 class LocalCommandIT {
   private static final Duration START = Duration.ofSeconds(180);
-  private static final Pattern KEYS = Pattern.compile("^keys in (\\S+) \\(clients: --key-file (\\S+);");
+  private static final Pattern KEYS =
+      Pattern.compile("^keys in (\\S+) \\(clients: --key-file (\\S+);");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private final List<LocalCommand> started = new ArrayList<>();
 
   /** One {@code kvpool local} process and what it printed. */
@@ -44,25 +45,36 @@ class LocalCommandIT {
     private final CountDownLatch ready = new CountDownLatch(1);
 
     LocalCommand(String... args) throws IOException {
-      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx128m", "-cp", System.getProperty("java.class.path"), "io.kvpool.cli.KvPoolCli", "local"));
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx128m",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  "io.kvpool.cli.KvPoolCli",
+                  "local"));
       command.addAll(Arrays.asList(args));
       process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      Thread reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-            StandardCharsets.UTF_8))) {
-          for (String line = r.readLine(); line != null; line = r.readLine()) {
-            lines.add(line);
-            if (line.startsWith("Ctrl-C stops the pool")) {
-              ready.countDown();
-            }
-          }
-        } catch (IOException ended) {
-          // the process ended; its lines so far are kept
-        } finally {
-          ready.countDown();
-        }
-      }, "kvpool-local-output");
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                  for (String line = r.readLine(); line != null; line = r.readLine()) {
+                    lines.add(line);
+                    if (line.startsWith("Ctrl-C stops the pool")) {
+                      ready.countDown();
+                    }
+                  }
+                } catch (IOException ended) {
+                  // the process ended; its lines so far are kept
+                } finally {
+                  ready.countDown();
+                }
+              },
+              "kvpool-local-output");
       reader.setDaemon(true);
       reader.start();
     }
@@ -70,7 +82,9 @@ class LocalCommandIT {
     LocalCommand awaitReady() throws InterruptedException {
       boolean done = ready.await(START.toSeconds(), TimeUnit.SECONDS);
       assertThat(done && lines.stream().anyMatch(l -> l.startsWith("Ctrl-C stops the pool")))
-          .as("kvpool local reported a running pool within %s; it printed:%n%s", START, String.join("\n", lines))
+          .as(
+              "kvpool local reported a running pool within %s; it printed:%n%s",
+              START, String.join("\n", lines))
           .isTrue();
       return this;
     }
@@ -86,25 +100,32 @@ class LocalCommandIT {
       for (String line : lines) {
         inHints |= line.startsWith("try:");
         if (inHints && line.contains("./kvpool ")) {
-          out.add(line.substring(line.indexOf("./kvpool ") + "./kvpool ".length()).strip().split(" +"));
+          out.add(
+              line.substring(line.indexOf("./kvpool ") + "./kvpool ".length()).strip().split(" +"));
         }
       }
       return out;
     }
 
-    /** Ctrl-C: SIGTERM to the command, whose shutdown hook stops every process of the pool (cleanly). */
+    /**
+     * Ctrl-C: SIGTERM to the command, whose shutdown hook stops every process of the pool
+     * (cleanly).
+     */
     void stop() throws InterruptedException {
       List<ProcessHandle> children = process.descendants().toList();
       process.destroy();
       boolean exited = process.waitFor(90, TimeUnit.SECONDS);
       for (ProcessHandle child : children) {
         child.onExit().completeOnTimeout(null, 30, TimeUnit.SECONDS).join();
-        child.destroyForcibly(); // only if the pool's hook failed to stop it: never leave one behind
+        child
+            .destroyForcibly(); // only if the pool's hook failed to stop it: never leave one behind
       }
       if (!exited) {
         process.destroyForcibly();
       }
-      assertThat(exited).as("kvpool local exited on SIGTERM; it printed:%n%s", String.join("\n", lines)).isTrue();
+      assertThat(exited)
+          .as("kvpool local exited on SIGTERM; it printed:%n%s", String.join("\n", lines))
+          .isTrue();
     }
 
     String output() {
@@ -135,11 +156,15 @@ class LocalCommandIT {
   void authenticatedByDefaultWithPrivateKeyFilesAndHintsThatWorkAsPrinted() throws Exception {
     LocalCommand pool = start("--storage-nodes", "2", "--memory", "16MiB");
 
-    Matcher keys = pool.line(KEYS).orElseThrow(() -> new AssertionError("no 'keys in' line:\n" + pool.output()));
+    Matcher keys =
+        pool.line(KEYS)
+            .orElseThrow(() -> new AssertionError("no 'keys in' line:\n" + pool.output()));
     Path keyDir = Path.of(keys.group(1));
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyDir))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyDir)))
+        .isEqualTo("rwx------");
     for (String name : List.of("cluster-key", "client-key", "admin-token")) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyDir.resolve(name)))).as(name)
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyDir.resolve(name))))
+          .as(name)
           .isEqualTo("rw-------");
     }
     assertThat(keys.group(2)).isEqualTo(keyDir.resolve("client-key").toString());
@@ -165,11 +190,15 @@ class LocalCommandIT {
   @Test
   void noAuthRunsWithoutKeysAndAMemoryDirBringsAStoppedPoolsValuesBack() throws Exception {
     Path memory = dir.resolve("memory");
-    String[] args = {"--no-auth", "--storage-nodes", "1", "--memory", "16MiB", "--memory-dir", memory.toString()};
+    String[] args = {
+      "--no-auth", "--storage-nodes", "1", "--memory", "16MiB", "--memory-dir", memory.toString()
+    };
     LocalCommand first = start(args);
     assertThat(first.line(KEYS)).as("a keys line of a --no-auth pool").isEmpty();
     List<String[]> hints = first.hints();
-    assertThat(String.join(" ", hints.get(0))).doesNotContain("--key-file").contains("--replicas 1");
+    assertThat(String.join(" ", hints.get(0)))
+        .doesNotContain("--key-file")
+        .contains("--replicas 1");
     CliRun put = run(hints.get(0));
     assertThat(put.code()).as("%s%n%s", String.join(" ", hints.get(0)), put.err()).isZero();
     first.stop();
@@ -177,7 +206,9 @@ class LocalCommandIT {
 
     LocalCommand second = start(args);
     CliRun get = run(second.hints().get(1));
-    assertThat(get.code()).as("the value after the restart: %s%n%s", get.err(), second.output()).isZero();
+    assertThat(get.code())
+        .as("the value after the restart: %s%n%s", get.err(), second.output())
+        .isZero();
     assertThat(get.out()).isEqualTo("world");
   }
 }

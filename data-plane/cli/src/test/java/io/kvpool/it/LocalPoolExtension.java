@@ -14,9 +14,9 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts a real local pool (master and storage nodes as separate JVMs, through the same {@link LocalPool}
- * the {@code kvpool} command uses) before each test and stops every process after it. When a test fails,
- * the last lines of every process log are printed next to the failure.
+ * Starts a real local pool (master and storage nodes as separate JVMs, through the same {@link
+ * LocalPool} the {@code kvpool} command uses) before each test and stops every process after it.
+ * When a test fails, the last lines of every process log are printed next to the failure.
  */
 public final class LocalPoolExtension implements BeforeEachCallback, AfterEachCallback {
 
@@ -42,8 +42,14 @@ public final class LocalPoolExtension implements BeforeEachCallback, AfterEachCa
       clients.forEach(KvPoolClient::close);
       clients.clear();
       if (context.getExecutionException().isPresent()) {
-        System.err.println("===== " + context.getDisplayName() + " failed; process logs in " + pool.logDir()
-            + ", exited: " + pool.exitedProcesses() + " =====");
+        System.err.println(
+            "===== "
+                + context.getDisplayName()
+                + " failed; process logs in "
+                + pool.logDir()
+                + ", exited: "
+                + pool.exitedProcesses()
+                + " =====");
         System.err.println(pool.logTails(LOG_TAIL_LINES));
       }
     } finally {
@@ -61,8 +67,13 @@ public final class LocalPoolExtension implements BeforeEachCallback, AfterEachCa
 
   /** A client of this pool, closed after the test. */
   public KvPoolClient newClient(String clientId) {
-    KvPoolClient client = KvPoolClient.connect(ClientConfig.builder().master(pool.masterAddress())
-        .clientId(clientId).timeout(Duration.ofSeconds(30)).build());
+    KvPoolClient client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(pool.masterAddress())
+                .clientId(clientId)
+                .timeout(Duration.ofSeconds(30))
+                .build());
     clients.add(client);
     return client;
   }

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Four times the pool's capacity written through it: eviction keeps usage under the high watermark, every
- * put succeeds, and neither a pinned object nor one under a read lease is evicted.
+ * Four times the pool's capacity written through it: eviction keeps usage under the high watermark,
+ * every put succeeds, and neither a pinned object nor one under a read lease is evicted.
  */
 class MemoryPressureIT {
 
@@ -20,9 +20,14 @@ class MemoryPressureIT {
   private static final int VALUE = 1 << 20;
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(2).memoryPerNode("64MiB")
-      .leaseTtl("120s").masterOption("--high-watermark", Double.toString(HIGH_WATERMARK))
-      .masterOption("--evict-ratio", "0.10"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b ->
+              b.storageNodes(2)
+                  .memoryPerNode("64MiB")
+                  .leaseTtl("120s")
+                  .masterOption("--high-watermark", Double.toString(HIGH_WATERMARK))
+                  .masterOption("--evict-ratio", "0.10"));
 
   @Test
   void evictionKeepsUsageUnderTheWatermarkAndSparesPinnedAndLeasedObjects() {
@@ -48,14 +53,19 @@ class MemoryPressureIT {
         JsonNode status = pool.masterAdmin().status();
         long used = status.path("usedBytes").asLong();
         maxSeenUsed = Math.max(maxSeenUsed, used);
-        assertThat(used).as("used bytes after %d puts of 1 MiB into %d bytes of capacity", i + 1, capacity)
+        assertThat(used)
+            .as("used bytes after %d puts of 1 MiB into %d bytes of capacity", i + 1, capacity)
             .isLessThanOrEqualTo(limit);
       }
     }
 
     JsonNode status = pool.masterAdmin().status();
-    System.out.printf("memory pressure: %d puts of 1 MiB into %d MiB, max used seen %d MiB, evictions %d%n", puts,
-        capacity >> 20, maxSeenUsed >> 20, status.path("counters").path("evictions").asLong());
+    System.out.printf(
+        "memory pressure: %d puts of 1 MiB into %d MiB, max used seen %d MiB, evictions %d%n",
+        puts,
+        capacity >> 20,
+        maxSeenUsed >> 20,
+        status.path("counters").path("evictions").asLong());
     assertThat(status.path("counters").path("evictions").asLong()).isPositive();
     assertThat(status.path("objectCount").asLong()).isLessThan(puts);
     assertThat(Values.crc(client.get("it/pressure/pinned"))).isEqualTo(Values.crc(pinned));

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * kill -9 of a storage node: nothing is lost, the master repairs every object back to two replicas, and
- * the node, restarted under the same id, joins again.
+ * kill -9 of a storage node: nothing is lost, the master repairs every object back to two replicas,
+ * and the node, restarted under the same id, joins again.
  */
 class NodeFailureIT {
 
@@ -27,8 +27,9 @@ class NodeFailureIT {
   private static final Duration REPAIR_TIME = Duration.ofSeconds(60);
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(3).memoryPerNode("256MiB")
-      .nodeTtl("3s").heartbeat("500ms"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(
+          b -> b.storageNodes(3).memoryPerNode("256MiB").nodeTtl("3s").heartbeat("500ms"));
 
   @Test
   void killedNodeLosesNothingAndObjectsAreRepairedToTwoReplicas() {
@@ -48,20 +49,32 @@ class NodeFailureIT {
     victim.process().kill();
     assertThat(victim.process().isAlive()).isFalse();
 
-    // straight after the crash, before the master even noticed: reads fail over to the other replica
+    // straight after the crash, before the master even noticed: reads fail over to the other
+    // replica
     assertAllReadable(client, keys, checksums);
 
     AtomicReference<String> observed = new AtomicReference<>("nothing yet");
-    Eventually.await(NODE_TTL.plus(REPAIR_TIME), "node-2 DEAD, no under-replicated object, 2 replicas each", () -> {
-      JsonNode status = pool.masterAdmin().status();
-      Map<String, Integer> counts = ReplicaCounts.query(pool.pool().leaderAddress(), "", keys);
-      long fullyReplicated = counts.values().stream().filter(c -> c == REPLICAS).count();
-      observed.set("node-2 state " + nodeState(status, "node-2") + ", underReplicated "
-          + status.path("counters").path("underReplicated") + ", objects with 2 replicas " + fullyReplicated + "/"
-          + VALUES);
-      return "DEAD".equals(nodeState(status, "node-2"))
-          && status.path("counters").path("underReplicated").asLong() == 0 && fullyReplicated == VALUES;
-    }, observed::get);
+    Eventually.await(
+        NODE_TTL.plus(REPAIR_TIME),
+        "node-2 DEAD, no under-replicated object, 2 replicas each",
+        () -> {
+          JsonNode status = pool.masterAdmin().status();
+          Map<String, Integer> counts = ReplicaCounts.query(pool.pool().leaderAddress(), "", keys);
+          long fullyReplicated = counts.values().stream().filter(c -> c == REPLICAS).count();
+          observed.set(
+              "node-2 state "
+                  + nodeState(status, "node-2")
+                  + ", underReplicated "
+                  + status.path("counters").path("underReplicated")
+                  + ", objects with 2 replicas "
+                  + fullyReplicated
+                  + "/"
+                  + VALUES);
+          return "DEAD".equals(nodeState(status, "node-2"))
+              && status.path("counters").path("underReplicated").asLong() == 0
+              && fullyReplicated == VALUES;
+        },
+        observed::get);
 
     JsonNode status = pool.masterAdmin().status();
     assertThat(status.path("counters").path("objectsLost").asLong()).isZero();
@@ -92,7 +105,9 @@ class NodeFailureIT {
 
   private static void assertAllReadable(KvPoolClient client, List<String> keys, long[] checksums) {
     for (int i = 0; i < keys.size(); i++) {
-      assertThat(Values.crc(client.get(keys.get(i)))).as("bytes of %s", keys.get(i)).isEqualTo(checksums[i]);
+      assertThat(Values.crc(client.get(keys.get(i))))
+          .as("bytes of %s", keys.get(i))
+          .isEqualTo(checksums[i]);
     }
   }
 }

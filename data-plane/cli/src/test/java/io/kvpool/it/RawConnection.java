@@ -53,16 +53,27 @@ final class RawConnection implements AutoCloseable {
   }
 
   void sendRequest(Opcode opcode, BodyWriter body) throws IOException {
-    sendFrame(VersionInfo.CURRENT.protocolMajor(), VersionInfo.CURRENT.protocolMinor(), opcode.code(), body.toBuffer());
+    sendFrame(
+        VersionInfo.CURRENT.protocolMajor(),
+        VersionInfo.CURRENT.protocolMinor(),
+        opcode.code(),
+        body.toBuffer());
   }
 
   /** Sends a handshake claiming {@code version} and returns the peer's answer. */
   Frame handshake(VersionInfo version, String poolId) throws IOException, ProtocolException {
     BodyWriter body = new BodyWriter();
-    new HandshakeRequest(new Handshake(version, Role.CLIENT, poolId, "it-raw-client"), 0, new byte[0],
-        new byte[HandshakeRequest.NONCE_BYTES]).encode(body);
-    sendFrame(version.protocolMajor(), version.protocolMinor(), Opcode.HANDSHAKE.code(), body.toBuffer());
-    return readFrame().orElseThrow(() -> new EOFException("peer closed the connection without answering the handshake"));
+    new HandshakeRequest(
+            new Handshake(version, Role.CLIENT, poolId, "it-raw-client"),
+            0,
+            new byte[0],
+            new byte[HandshakeRequest.NONCE_BYTES])
+        .encode(body);
+    sendFrame(
+        version.protocolMajor(), version.protocolMinor(), Opcode.HANDSHAKE.code(), body.toBuffer());
+    return readFrame()
+        .orElseThrow(
+            () -> new EOFException("peer closed the connection without answering the handshake"));
   }
 
   /** The next frame, or empty when the peer closed the connection. */

@@ -17,13 +17,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Asks the master (GET_REPLICAS, as PROTOCOL.md defines it) how many complete replicas each key has. */
+/**
+ * Asks the master (GET_REPLICAS, as PROTOCOL.md defines it) how many complete replicas each key
+ * has.
+ */
 public final class ReplicaCounts {
 
   private static final int BATCH = 1000;
 
-  private ReplicaCounts() {
-  }
+  private ReplicaCounts() {}
 
   /** Key to replica count; 0 for a key the master does not know. */
   public static Map<String, Integer> query(String masterAddress, String poolId, List<String> keys) {
@@ -38,7 +40,10 @@ public final class ReplicaCounts {
         BodyWriter body = new BodyWriter();
         new KeyList(batch).encode(body);
         connection.sendRequest(Opcode.GET_REPLICAS, body);
-        Frame reply = connection.readFrame().orElseThrow(() -> new AssertionError("master closed the connection"));
+        Frame reply =
+            connection
+                .readFrame()
+                .orElseThrow(() -> new AssertionError("master closed the connection"));
         if (reply.header().isError()) {
           throw new AssertionError("GET_REPLICAS failed: " + ErrorReply.decode(reply.reader()));
         }

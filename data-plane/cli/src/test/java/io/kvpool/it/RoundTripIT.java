@@ -14,7 +14,10 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** 2,000 values of 1 B – 4 MiB with two replicas through single and batch calls, read back byte-exact. */
+/**
+ * 2,000 values of 1 B – 4 MiB with two replicas through single and batch calls, read back
+ * byte-exact.
+ */
 class RoundTripIT {
 
   private static final int VALUES = 2000;
@@ -23,7 +26,8 @@ class RoundTripIT {
   private static final int BATCH = 50;
 
   @RegisterExtension
-  final LocalPoolExtension pool = new LocalPoolExtension(b -> b.storageNodes(3).memoryPerNode("512MiB"));
+  final LocalPoolExtension pool =
+      new LocalPoolExtension(b -> b.storageNodes(3).memoryPerNode("512MiB"));
 
   @Test
   void everyValueComesBackByteExactFromSingleAndBatchCalls() {
@@ -54,14 +58,17 @@ class RoundTripIT {
         totalBytes += sizes[i];
       }
       BatchResult result = client.putBatch(batch, REPLICAS);
-      assertThat(result.failures()).as("failed entries of the batch put starting at value %d", from).isEmpty();
+      assertThat(result.failures())
+          .as("failed entries of the batch put starting at value %d", from)
+          .isEmpty();
     }
 
     JsonNode status = pool.masterAdmin().status();
     assertThat(status.path("objectCount").asLong()).isEqualTo(VALUES);
     assertThat(status.path("usedBytes").asLong()).isGreaterThanOrEqualTo(REPLICAS * totalBytes);
     assertThat(ReplicaCounts.query(pool.pool().leaderAddress(), "", keys).values())
-        .as("replicas per object").containsOnly(REPLICAS);
+        .as("replicas per object")
+        .containsOnly(REPLICAS);
 
     for (int i = 0; i < VALUES; i += 2) {
       ByteBuffer value = client.get(keys.get(i));
@@ -80,11 +87,14 @@ class RoundTripIT {
       batchIndexes.add(i);
     }
     for (int from = 0; from < batchIndexes.size(); from += BATCH) {
-      List<Integer> indexes = batchIndexes.subList(from, Math.min(batchIndexes.size(), from + BATCH));
+      List<Integer> indexes =
+          batchIndexes.subList(from, Math.min(batchIndexes.size(), from + BATCH));
       Map<String, ByteBuffer> values = client.getBatch(indexes.stream().map(keys::get).toList());
       assertThat(values).hasSize(indexes.size());
       for (int i : indexes) {
-        assertThat(Values.crc(values.get(keys.get(i)))).as("bytes of %s", keys.get(i)).isEqualTo(checksums[i]);
+        assertThat(Values.crc(values.get(keys.get(i))))
+            .as("bytes of %s", keys.get(i))
+            .isEqualTo(checksums[i]);
       }
     }
     assertThat(pool.pool().exitedProcesses()).isEmpty();

@@ -1,17 +1,16 @@
 package io.kvpool.it;
 
-import io.kvpool.process.Addresses;
-
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Collections;
 
-/** Addresses for tests that bind the wildcard as pods do and advertise an address peers can dial. */
+/**
+ * Addresses for tests that bind the wildcard as pods do and advertise an address peers can dial.
+ */
 public final class TestHosts {
-  private TestHosts() {
-  }
+  private TestHosts() {}
 
   /** This machine's first non-loopback IPv4 address (as a pod IP would be), else 127.0.0.1. */
   public static String routableIpv4() {

@@ -3,8 +3,9 @@ package io.kvpool.client;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * An operation's one deadline, and the growing, jittered waits between its retries: every attempt of every key of a
- * single or batch call, master exchanges and storage exchanges included, ends by it.
+ * An operation's one deadline, and the growing, jittered waits between its retries: every attempt
+ * of every key of a single or batch call, master exchanges and storage exchanges included, ends by
+ * it.
  */
 final class Backoff {
   private static final long FIRST_MILLIS = 20;
@@ -22,8 +23,9 @@ final class Backoff {
   }
 
   /**
-   * The time an exchange may take now: {@code perExchange}, cut to what is left of the operation (at least 1 ms, so
-   * an exchange started just before the deadline fails at once rather than never).
+   * The time an exchange may take now: {@code perExchange}, cut to what is left of the operation
+   * (at least 1 ms, so an exchange started just before the deadline fails at once rather than
+   * never).
    */
   java.time.Duration within(java.time.Duration perExchange) {
     long leftNanos = Math.max(1_000_000, deadlineNanos - System.nanoTime());

@@ -28,7 +28,9 @@ public final class ClientConfig {
   private final Duration failFastConnect;
 
   private ClientConfig(Builder b) {
-    this.masters = List.copyOf(Objects.requireNonNull(b.masters, "ClientConfig needs master(HOST:PORT[,HOST:PORT])"));
+    this.masters =
+        List.copyOf(
+            Objects.requireNonNull(b.masters, "ClientConfig needs master(HOST:PORT[,HOST:PORT])"));
     this.clientId = b.clientId;
     this.poolId = b.poolId;
     this.retries = b.retries;
@@ -52,22 +54,32 @@ public final class ClientConfig {
     return failFastConnect;
   }
 
-  /** Where the client's metrics are registered (the JVM's default Prometheus registry unless set). */
+  /**
+   * Where the client's metrics are registered (the JVM's default Prometheus registry unless set).
+   */
   public PrometheusRegistry metrics() {
     return metrics;
   }
 
-  /** The pool's read lease (its KVPOOL_LEASE_TTL): cached replica lists are used for at most 80% of it. */
+  /**
+   * The pool's read lease (its KVPOOL_LEASE_TTL): cached replica lists are used for at most 80% of
+   * it.
+   */
   public Duration leaseTtl() {
     return leaseTtl;
   }
 
-  /** Most keys whose replica lists the client keeps for gets straight to a storage node (0: none). */
+  /**
+   * Most keys whose replica lists the client keeps for gets straight to a storage node (0: none).
+   */
   public int locationCacheEntries() {
     return locationCacheEntries;
   }
 
-  /** Whether several reads or writes to one storage node go as one READ_BATCH / WRITE_BATCH (protocol 2.1 nodes). */
+  /**
+   * Whether several reads or writes to one storage node go as one READ_BATCH / WRITE_BATCH
+   * (protocol 2.1 nodes).
+   */
   public boolean batchRequests() {
     return batchRequests;
   }
@@ -77,7 +89,10 @@ public final class ClientConfig {
     return new ConnectionSecurity(poolKey, tls);
   }
 
-  /** The key this client proves to the pool's servers (its client key), or null for a pool without secrets. */
+  /**
+   * The key this client proves to the pool's servers (its client key), or null for a pool without
+   * secrets.
+   */
   public PoolKey poolKey() {
     return poolKey;
   }
@@ -86,7 +101,10 @@ public final class ClientConfig {
     return new Builder();
   }
 
-  /** Every master of the pool (or one Service name); the client finds and follows the leader among them. */
+  /**
+   * Every master of the pool (or one Service name); the client finds and follows the leader among
+   * them.
+   */
   public List<HostPort> masters() {
     return masters;
   }
@@ -115,7 +133,10 @@ public final class ClientConfig {
     return advertisedVersion;
   }
 
-  /** Builder with defaults: 3 retries, 10 s per exchange, 30 s per operation, any pool, this build's version. */
+  /**
+   * Builder with defaults: 3 retries, 10 s per exchange, 30 s per operation, any pool, this build's
+   * version.
+   */
   public static final class Builder {
     private List<HostPort> masters;
     private String clientId = "client";
@@ -133,10 +154,11 @@ public final class ClientConfig {
     private Duration failFastConnect;
 
     /**
-     * Makes {@link KvPoolClient#connect} try every master endpoint once first, each with this handshake timeout, and
-     * fail at once with {@link ConnectionFailedException} naming every endpoint's problem (a host that does not
-     * resolve, nothing listening, a port that does not speak kvpool such as the admin port) when none answers. Without
-     * it, connect waits for a leader until the operation timeout, as every call does during a failover: right for a
+     * Makes {@link KvPoolClient#connect} try every master endpoint once first, each with this
+     * handshake timeout, and fail at once with {@link ConnectionFailedException} naming every
+     * endpoint's problem (a host that does not resolve, nothing listening, a port that does not
+     * speak kvpool such as the admin port) when none answers. Without it, connect waits for a
+     * leader until the operation timeout, as every call does during a failover: right for a
      * service, but a wrong address then looks like a hang to a one-shot command.
      */
     public Builder failFastConnect(Duration handshakeTimeout) {
@@ -145,8 +167,9 @@ public final class ClientConfig {
     }
 
     /**
-     * The Prometheus registry of the client's latency histograms and counters ({@code kvpool_client_*}); by default
-     * the JVM's default registry, which an application exposing Prometheus metrics usually scrapes already.
+     * The Prometheus registry of the client's latency histograms and counters ({@code
+     * kvpool_client_*}); by default the JVM's default registry, which an application exposing
+     * Prometheus metrics usually scrapes already.
      */
     public Builder metrics(PrometheusRegistry registry) {
       this.metrics = Objects.requireNonNull(registry);
@@ -154,9 +177,9 @@ public final class ClientConfig {
     }
 
     /**
-     * The pool's read lease TTL (KVPOOL_LEASE_TTL of its client ConfigMap, default 5 s). A get whose replica list the
-     * client got less than 80% of it ago goes straight to a storage node; a shorter lease than configured only costs
-     * a refused read and a lookup.
+     * The pool's read lease TTL (KVPOOL_LEASE_TTL of its client ConfigMap, default 5 s). A get
+     * whose replica list the client got less than 80% of it ago goes straight to a storage node; a
+     * shorter lease than configured only costs a refused read and a lookup.
      */
     public Builder leaseTtl(Duration ttl) {
       this.leaseTtl = positive(ttl, "lease TTL");
@@ -164,8 +187,8 @@ public final class ClientConfig {
     }
 
     /**
-     * How many keys' replica lists (with their read tokens) the client keeps, default 65,536; 0 turns the cache off, so
-     * that every get asks the master first.
+     * How many keys' replica lists (with their read tokens) the client keeps, default 65,536; 0
+     * turns the cache off, so that every get asks the master first.
      */
     public Builder locationCacheEntries(int entries) {
       if (entries < 0) {
@@ -176,8 +199,9 @@ public final class ClientConfig {
     }
 
     /**
-     * Whether several reads or writes to one storage node go as one READ_BATCH / WRITE_BATCH (default; only to nodes
-     * that speak protocol 2.1). False sends them as pipelined READs / WRITEs, as protocol 2.0 does (for comparison).
+     * Whether several reads or writes to one storage node go as one READ_BATCH / WRITE_BATCH
+     * (default; only to nodes that speak protocol 2.1). False sends them as pipelined READs /
+     * WRITEs, as protocol 2.0 does (for comparison).
      */
     public Builder batchRequests(boolean batch) {
       this.batchRequests = batch;
@@ -186,7 +210,8 @@ public final class ClientConfig {
 
     /**
      * The pool's client key (the {@code client-key} of the Secret the client ConfigMap names in
-     * {@code KVPOOL_CLIENT_SECRET}); with it the client authenticates and refuses servers that cannot prove the key.
+     * {@code KVPOOL_CLIENT_SECRET}); with it the client authenticates and refuses servers that
+     * cannot prove the key.
      */
     public Builder poolKey(String key) {
       this.poolKey = key == null || key.isBlank() ? null : PoolKey.parse(key);
@@ -199,13 +224,19 @@ public final class ClientConfig {
       return this;
     }
 
-    /** TLS to every server of a pool that runs it ({@link TlsContext#fromDirectory}), or null for plaintext. */
+    /**
+     * TLS to every server of a pool that runs it ({@link TlsContext#fromDirectory}), or null for
+     * plaintext.
+     */
     public Builder tls(TlsContext context) {
       this.tls = context;
       return this;
     }
 
-    /** One endpoint or a comma-separated list of the pool's masters, e.g. the client ConfigMap's address. */
+    /**
+     * One endpoint or a comma-separated list of the pool's masters, e.g. the client ConfigMap's
+     * address.
+     */
     public Builder master(String hostPorts) {
       this.masters = HostPort.parseList(hostPorts);
       return this;
@@ -235,7 +266,10 @@ public final class ClientConfig {
       return this;
     }
 
-    /** Extra attempts after a failure of the data path (node lost, replica unreadable, put raced a node death). */
+    /**
+     * Extra attempts after a failure of the data path (node lost, replica unreadable, put raced a
+     * node death).
+     */
     public Builder retries(int n) {
       if (n < 0) {
         throw new IllegalArgumentException("retries must be >= 0, got " + n);
@@ -256,7 +290,10 @@ public final class ClientConfig {
       return this;
     }
 
-    /** The version announced in handshakes; only for compatibility tests that impersonate another release. */
+    /**
+     * The version announced in handshakes; only for compatibility tests that impersonate another
+     * release.
+     */
     public Builder advertisedVersion(VersionInfo v) {
       this.advertisedVersion = Objects.requireNonNull(v);
       return this;

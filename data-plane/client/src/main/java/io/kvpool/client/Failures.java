@@ -8,8 +8,7 @@ import java.io.IOException;
 
 /** Maps transport and protocol failures to the client's typed exceptions. */
 final class Failures {
-  private Failures() {
-  }
+  private Failures() {}
 
   static KvPoolException translate(IOException e, HostPort peer, String doing) {
     if (e instanceof HandshakeException h) {
@@ -20,15 +19,22 @@ final class Failures {
         return new AuthenticationException(doing + ": " + h.getMessage(), h);
       }
       if (h.code() == ErrorCode.POOL_MISMATCH) {
-        return new PoolMismatchException(doing + " at " + peer + ": " + h.getMessage()
-            + "; point the client at its own pool's masters or correct its pool id", h);
+        return new PoolMismatchException(
+            doing
+                + " at "
+                + peer
+                + ": "
+                + h.getMessage()
+                + "; point the client at its own pool's masters or correct its pool id",
+            h);
       }
       return new ConnectionFailedException(doing + ": " + h.getMessage(), h);
     }
     if (e instanceof RemoteErrorException r) {
       return fromCode(r.code(), doing + " at " + peer + ": " + r.remoteMessage(), r);
     }
-    return new ConnectionFailedException(doing + ": cannot reach " + peer + " (" + e.getMessage() + ")", e);
+    return new ConnectionFailedException(
+        doing + ": cannot reach " + peer + " (" + e.getMessage() + ")", e);
   }
 
   static KvPoolException fromCode(ErrorCode code, String message, Throwable cause) {
@@ -45,21 +51,37 @@ final class Failures {
     };
   }
 
-  /** The network or a node failed (or a node belongs to another pool), not the request itself: try elsewhere. */
+  /**
+   * The network or a node failed (or a node belongs to another pool), not the request itself: try
+   * elsewhere.
+   */
   static boolean transientFailure(KvPoolException e) {
     return e instanceof ConnectionFailedException || e instanceof PoolMismatchException;
   }
 
-  /** Worth another attempt of the whole operation (see the retryable column of PROTOCOL.md's error codes). */
+  /**
+   * Worth another attempt of the whole operation (see the retryable column of PROTOCOL.md's error
+   * codes).
+   */
   static boolean retryable(KvPoolException e) {
-    return e instanceof ConnectionFailedException || e instanceof ChecksumMismatchException
+    return e instanceof ConnectionFailedException
+        || e instanceof ChecksumMismatchException
         || (e.code() != null && retryable(e.code()));
   }
 
   static boolean retryable(ErrorCode code) {
     return switch (code) {
-      case OBJECT_LEASED, GRANT_REJECTED, CHECKSUM_MISMATCH, NODE_UNAVAILABLE, NOT_LEADER, PUT_IN_PROGRESS, RECOVERING,
-           BUSY, TOKEN_REJECTED, WRITE_INCOMPLETE -> true;
+      case OBJECT_LEASED,
+          GRANT_REJECTED,
+          CHECKSUM_MISMATCH,
+          NODE_UNAVAILABLE,
+          NOT_LEADER,
+          PUT_IN_PROGRESS,
+          RECOVERING,
+          BUSY,
+          TOKEN_REJECTED,
+          WRITE_INCOMPLETE ->
+          true;
       default -> false;
     };
   }

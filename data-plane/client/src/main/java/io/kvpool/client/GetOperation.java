@@ -14,16 +14,20 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The get protocol, once, for one key or many, within the operation's one deadline: keys whose replica lists this
- * client holds are read straight from a storage node; the others are looked up in one GET_REPLICAS; every node's
- * reads go at once; a cached list a node refuses is looked up again (one request for all of them); keys a recovering
- * new leader has not found yet are asked again only after the others were read, so their leases do not tick away; a
- * read that fails tries the key's other replicas, then asks the master again, within the client's retries.
+ * The get protocol, once, for one key or many, within the operation's one deadline: keys whose
+ * replica lists this client holds are read straight from a storage node; the others are looked up
+ * in one GET_REPLICAS; every node's reads go at once; a cached list a node refuses is looked up
+ * again (one request for all of them); keys a recovering new leader has not found yet are asked
+ * again only after the others were read, so their leases do not tick away; a read that fails tries
+ * the key's other replicas, then asks the master again, within the client's retries.
  */
 final class GetOperation {
   /** Where value i goes, once its size is known. */
   interface Destinations {
-    /** Whether a value of {@code size} bytes fits (a cached size that does not is checked with the master). */
+    /**
+     * Whether a value of {@code size} bytes fits (a cached size that does not is checked with the
+     * master).
+     */
     default boolean fits(int index, int size) {
       return true;
     }
@@ -38,8 +42,12 @@ final class GetOperation {
   private final String poolId;
   private final Backoff deadline;
 
-  GetOperation(ClientConfig config, MasterChannel master, StorageConnections storage, LocationCache locations,
-               String poolId) {
+  GetOperation(
+      ClientConfig config,
+      MasterChannel master,
+      StorageConnections storage,
+      LocationCache locations,
+      String poolId) {
     this.config = config;
     this.master = master;
     this.storage = storage;
@@ -63,7 +71,8 @@ final class GetOperation {
         cached.add(i);
       } else {
         if (r != null) {
-          locations.invalidate(keys.get(i), false); // the key may have been replaced: ask the master
+          locations.invalidate(
+              keys.get(i), false); // the key may have been replaced: ask the master
         }
         unknown.add(i);
       }
@@ -71,7 +80,8 @@ final class GetOperation {
     long asked = System.nanoTime();
     List<Integer> recovering = unknown.isEmpty() ? List.of() : lookupAll(keys, unknown, lists);
     List<Integer> failed = new ArrayList<>();
-    // cached lists a node refuses (or whose bytes do not verify) are looked up again, all in one request
+    // cached lists a node refuses (or whose bytes do not verify) are looked up again, all in one
+    // request
     List<Integer> stale = readAll(keys, cached, lists, dst, sizes, destinations, false, 0);
     failed.addAll(readAll(keys, unknown, lists, dst, sizes, destinations, true, asked));
     for (int i : stale) {
@@ -103,11 +113,19 @@ final class GetOperation {
   }
 
   /**
-   * Reads the values at {@code indexes} whose replica lists are found (missing ones keep size -1), every node's reads
-   * at once; remembers the lists read successfully when {@code cacheable}. Returns the indexes whose read failed.
+   * Reads the values at {@code indexes} whose replica lists are found (missing ones keep size -1),
+   * every node's reads at once; remembers the lists read successfully when {@code cacheable}.
+   * Returns the indexes whose read failed.
    */
-  private List<Integer> readAll(List<String> keys, List<Integer> indexes, ReplicaListResult[] lists, ByteBuffer[] dst,
-                                int[] sizes, Destinations destinations, boolean cacheable, long askedAt) {
+  private List<Integer> readAll(
+      List<String> keys,
+      List<Integer> indexes,
+      ReplicaListResult[] lists,
+      ByteBuffer[] dst,
+      int[] sizes,
+      Destinations destinations,
+      boolean cacheable,
+      long askedAt) {
     List<Integer> reading = new ArrayList<>();
     List<ReplicaReads.Read> reads = new ArrayList<>();
     for (int i : indexes) {
@@ -123,7 +141,8 @@ final class GetOperation {
     if (reads.isEmpty()) {
       return List.of();
     }
-    List<KvPoolException> failures = ReplicaReads.read(storage, deadline.within(config.timeout()), reads);
+    List<KvPoolException> failures =
+        ReplicaReads.read(storage, deadline.within(config.timeout()), reads);
     List<Integer> failed = new ArrayList<>();
     for (int k = 0; k < reading.size(); k++) {
       int i = reading.get(k);
@@ -139,7 +158,10 @@ final class GetOperation {
     return failed;
   }
 
-  /** A replica to read: one in memory when there is one (a disk replica is read from its node's tier). */
+  /**
+   * A replica to read: one in memory when there is one (a disk replica is read from its node's
+   * tier).
+   */
   private static ReplicaReads.Read pick(String key, ReplicaListResult r, ByteBuffer dst) {
     List<ReplicaLocation> inMemory = r.replicas().stream().filter(l -> !l.onDisk()).toList();
     List<ReplicaLocation> from = inMemory.isEmpty() ? r.replicas() : inMemory;
@@ -148,10 +170,12 @@ final class GetOperation {
   }
 
   /**
-   * One GET_REPLICAS for the keys at {@code indexes}, their lists into {@code lists}; returns the indexes a recovering
-   * new leader answered RECOVERING (not found yet), for the caller to ask again.
+   * One GET_REPLICAS for the keys at {@code indexes}, their lists into {@code lists}; returns the
+   * indexes a recovering new leader answered RECOVERING (not found yet), for the caller to ask
+   * again.
    */
-  private List<Integer> lookupAll(List<String> keys, List<Integer> indexes, ReplicaListResult[] lists) {
+  private List<Integer> lookupAll(
+      List<String> keys, List<Integer> indexes, ReplicaListResult[] lists) {
     List<String> ask = new ArrayList<>(indexes.size());
     indexes.forEach(i -> ask.add(keys.get(i)));
     List<ReplicaListResult> results = replicas(ask);
@@ -173,7 +197,10 @@ final class GetOperation {
     }
   }
 
-  /** The replica list of a key, waiting out a new leader's recovery within the deadline; not found is final. */
+  /**
+   * The replica list of a key, waiting out a new leader's recovery within the deadline; not found
+   * is final.
+   */
   private ReplicaListResult lookup(String key) {
     while (true) {
       ReplicaListResult r = replicas(List.of(key)).get(0);
@@ -181,24 +208,33 @@ final class GetOperation {
         return r;
       }
       if (r.status() != ErrorCode.RECOVERING || !deadline.pause()) {
-        throw new ObjectNotFoundException("key '" + key + "' is not stored in pool '" + poolId + "'"
-            + (r.status() == ErrorCode.RECOVERING ? " (the master was still recovering)" : ""));
+        throw new ObjectNotFoundException(
+            "key '"
+                + key
+                + "' is not stored in pool '"
+                + poolId
+                + "'"
+                + (r.status() == ErrorCode.RECOVERING ? " (the master was still recovering)" : ""));
       }
     }
   }
 
   /**
-   * Reads one replica after another; when all fail (e.g. tokens expired, replicas moved) asks the master again, within
-   * the client's retries and the deadline. Returns the replica list the value was read with.
+   * Reads one replica after another; when all fail (e.g. tokens expired, replicas moved) asks the
+   * master again, within the client's retries and the deadline. Returns the replica list the value
+   * was read with.
    */
   private ReplicaListResult readWithRetries(String key, ReplicaListResult first, ByteBuffer dst) {
     ReplicaListResult r = first;
     KvPoolException last = null;
-    for (int attempt = 0; attempt <= config.retries() && (attempt == 0 || !deadline.expired()); attempt++) {
+    for (int attempt = 0;
+        attempt <= config.retries() && (attempt == 0 || !deadline.expired());
+        attempt++) {
       if (attempt > 0) {
         r = lookup(key);
         if (r.size() > dst.remaining()) {
-          throw new KvPoolException("value of key '" + key + "' changed size while being read; read it again");
+          throw new KvPoolException(
+              "value of key '" + key + "' changed size while being read; read it again");
         }
       }
       last = readAny(key, r, dst);
@@ -216,8 +252,12 @@ final class GetOperation {
     KvPoolException last = new ObjectNotFoundException("key '" + key + "' has no readable replica");
     for (int i = 0; i < replicas.size(); i++) {
       ReplicaLocation loc = replicas.get((first + i) % replicas.size());
-      KvPoolException failure = ReplicaReads.read(storage, deadline.within(config.timeout()),
-          List.of(new ReplicaReads.Read(key, r, loc, dst))).get(0);
+      KvPoolException failure =
+          ReplicaReads.read(
+                  storage,
+                  deadline.within(config.timeout()),
+                  List.of(new ReplicaReads.Read(key, r, loc, dst)))
+              .get(0);
       if (failure == null) {
         return null;
       }
@@ -229,8 +269,8 @@ final class GetOperation {
   private List<ReplicaListResult> replicas(List<String> keys) {
     BodyWriter w = new BodyWriter(32 + keys.size() * 48);
     new KeyList(keys).encode(w);
-    List<ReplicaListResult> results = master.call(Opcode.GET_REPLICAS, w, r -> ReplicaListReply.decode(r).results(),
-        deadline);
+    List<ReplicaListResult> results =
+        master.call(Opcode.GET_REPLICAS, w, r -> ReplicaListReply.decode(r).results(), deadline);
     MasterChannel.expectCount(results.size(), keys.size(), Opcode.GET_REPLICAS);
     return results;
   }

@@ -10,8 +10,8 @@ import io.kvpool.protocol.KeyList;
 import io.kvpool.protocol.Keys;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PinRequest;
-import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.ProtocolLimits;
+import io.kvpool.protocol.PutStartMetaRequest;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.StatsReply;
 import io.kvpool.protocol.StatusList;
@@ -22,13 +22,13 @@ import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * Java client of a kvpool. Metadata goes to the leading master (followed across failovers) and value bytes go
- * directly between the caller's (direct) buffers and storage nodes over pooled connections, so threads sharing a
- * client do not wait for each other. Thread-safe.
+ * Java client of a kvpool. Metadata goes to the leading master (followed across failovers) and
+ * value bytes go directly between the caller's (direct) buffers and storage nodes over pooled
+ * connections, so threads sharing a client do not wait for each other. Thread-safe.
  *
- * <p>A put of a key that already exists keeps the stored value (keys of a KV cache name their content); remove the
- * key first to replace it. A put succeeds once at least one replica is written and verified; the master copies the
- * missing ones.
+ * <p>A put of a key that already exists keeps the stored value (keys of a KV cache name their
+ * content); remove the key first to replace it. A put succeeds once at least one replica is written
+ * and verified; the master copies the missing ones.
  */
 public final class KvPoolClient implements AutoCloseable {
   private final ClientConfig config;
@@ -43,22 +43,35 @@ public final class KvPoolClient implements AutoCloseable {
     this.config = config;
     this.metrics = ClientMetrics.in(config.metrics());
     this.commits = new PutCommits(metrics);
-    Handshake local = new Handshake(config.advertisedVersion(), Role.CLIENT, config.poolId(), config.clientId());
-    this.master = new MasterChannel(config.masters(), local, config.security(), config.timeout(),
-        config.operationTimeout(), metrics);
+    Handshake local =
+        new Handshake(config.advertisedVersion(), Role.CLIENT, config.poolId(), config.clientId());
+    this.master =
+        new MasterChannel(
+            config.masters(),
+            local,
+            config.security(),
+            config.timeout(),
+            config.operationTimeout(),
+            metrics);
     if (config.failFastConnect() != null) {
-      EndpointProbe.anyAnswers(config.masters(), local, config.security(), config.failFastConnect());
+      EndpointProbe.anyAnswers(
+          config.masters(), local, config.security(), config.failFastConnect());
     }
     this.masterHandshake = master.connect(config.operationTimeout());
     // storage nodes belong to the master's pool: insist on it from here on
-    Handshake toStorage = new Handshake(config.advertisedVersion(), Role.CLIENT, masterHandshake.poolId(),
-        config.clientId());
-    this.storage = new StorageConnections(() -> toStorage, config.security(), config.timeout(),
-        config.batchRequests(), metrics);
+    Handshake toStorage =
+        new Handshake(
+            config.advertisedVersion(), Role.CLIENT, masterHandshake.poolId(), config.clientId());
+    this.storage =
+        new StorageConnections(
+            () -> toStorage, config.security(), config.timeout(), config.batchRequests(), metrics);
     this.locations = new LocationCache(config.locationCacheEntries(), config.leaseTtl(), metrics);
   }
 
-  /** Connects to the leader now, so an unreachable or incompatible pool fails here with a clear message. */
+  /**
+   * Connects to the leader now, so an unreachable or incompatible pool fails here with a clear
+   * message.
+   */
   public static KvPoolClient connect(ClientConfig config) {
     return new KvPoolClient(config);
   }
@@ -71,18 +84,20 @@ public final class KvPoolClient implements AutoCloseable {
   // ---- put ----
 
   /**
-   * Stores {@code value} (position..limit, not moved) with {@code replicas} copies on distinct nodes, within the
-   * operation timeout, retries included. A key already stored keeps its value (no exception).
+   * Stores {@code value} (position..limit, not moved) with {@code replicas} copies on distinct
+   * nodes, within the operation timeout, retries included. A key already stored keeps its value (no
+   * exception).
    */
   public void put(String key, ByteBuffer value, int replicas) {
     put(key, value, replicas, null);
   }
 
   /**
-   * Stores {@code value} as {@link #put(String, ByteBuffer, int)} does, with {@code metadata} about the KV blocks it
-   * holds (null: none): the master keeps it with the object and names it in the KV events it publishes (protocol 2.3;
-   * limits in PROTOCOL.md, "Block metadata"). Metadata over a limit throws {@link IllegalArgumentException}; a master
-   * of protocol 2.2 cannot keep it, which throws {@link VersionMismatchException}.
+   * Stores {@code value} as {@link #put(String, ByteBuffer, int)} does, with {@code metadata} about
+   * the KV blocks it holds (null: none): the master keeps it with the object and names it in the KV
+   * events it publishes (protocol 2.3; limits in PROTOCOL.md, "Block metadata"). Metadata over a
+   * limit throws {@link IllegalArgumentException}; a master of protocol 2.2 cannot keep it, which
+   * throws {@link VersionMismatchException}.
    */
   public void put(String key, ByteBuffer value, int replicas, BlockMetadata metadata) {
     long started = System.nanoTime();
@@ -90,8 +105,16 @@ public final class KvPoolClient implements AutoCloseable {
       checkKey(key);
       checkValue(key, value, replicas);
       checkMetadata(key, metadata);
-      PutOperation.Entry e = new PutOperation(config, master, storage, commits,
-          List.of(new PutOperation.Entry(key, value, crc32c(value), metadata)), replicas).run().get(0);
+      PutOperation.Entry e =
+          new PutOperation(
+                  config,
+                  master,
+                  storage,
+                  commits,
+                  List.of(new PutOperation.Entry(key, value, crc32c(value), metadata)),
+                  replicas)
+              .run()
+              .get(0);
       if (e.result == PutOperation.Result.FAILED) {
         throw e.failure;
       }
@@ -101,29 +124,33 @@ public final class KvPoolClient implements AutoCloseable {
   }
 
   /**
-   * Stores many values with one master round trip to start them and one to end them (none for puts their storage
-   * nodes commit), writing every node's replicas at once; keys that fail are tried again together, all within one
-   * operation timeout. Failures are per key in the result.
+   * Stores many values with one master round trip to start them and one to end them (none for puts
+   * their storage nodes commit), writing every node's replicas at once; keys that fail are tried
+   * again together, all within one operation timeout. Failures are per key in the result.
    */
   public BatchResult putBatch(Map<String, ByteBuffer> values, int replicas) {
     return putBatch(values, replicas, Map.of());
   }
 
   /**
-   * {@link #putBatch(Map, int)} with block metadata for the keys {@code metadata} names (see
-   * {@link #put(String, ByteBuffer, int, BlockMetadata)}).
+   * {@link #putBatch(Map, int)} with block metadata for the keys {@code metadata} names (see {@link
+   * #put(String, ByteBuffer, int, BlockMetadata)}).
    */
-  public BatchResult putBatch(Map<String, ByteBuffer> values, int replicas, Map<String, BlockMetadata> metadata) {
+  public BatchResult putBatch(
+      Map<String, ByteBuffer> values, int replicas, Map<String, BlockMetadata> metadata) {
     long started = System.nanoTime();
     try {
       checkBatch(values.keySet());
-      values.forEach((key, value) -> {
-        checkKey(key);
-        checkValue(key, value, replicas);
-        checkMetadata(key, metadata.get(key));
-      });
-      List<PutOperation.Entry> entries = PutOperation.entries(values, metadata, KvPoolClient::crc32c);
-      return PutOperation.batchResult(new PutOperation(config, master, storage, commits, entries, replicas).run());
+      values.forEach(
+          (key, value) -> {
+            checkKey(key);
+            checkValue(key, value, replicas);
+            checkMetadata(key, metadata.get(key));
+          });
+      List<PutOperation.Entry> entries =
+          PutOperation.entries(values, metadata, KvPoolClient::crc32c);
+      return PutOperation.batchResult(
+          new PutOperation(config, master, storage, commits, entries, replicas).run());
     } finally {
       metrics.operation(ClientMetrics.Operation.PUT_BATCH, System.nanoTime() - started);
     }
@@ -136,7 +163,8 @@ public final class KvPoolClient implements AutoCloseable {
   }
 
   private ObjectNotFoundException notStored(String key) {
-    return new ObjectNotFoundException("key '" + key + "' is not stored in pool '" + masterHandshake.poolId() + "'");
+    return new ObjectNotFoundException(
+        "key '" + key + "' is not stored in pool '" + masterHandshake.poolId() + "'");
   }
 
   /** The value of {@code key} in a new direct buffer (position 0, limit = size). */
@@ -145,7 +173,8 @@ public final class KvPoolClient implements AutoCloseable {
     try {
       checkKey(key);
       ByteBuffer[] value = new ByteBuffer[1];
-      int size = getOperation().read(List.of(key), (i, n) -> value[0] = ByteBuffer.allocateDirect(n))[0];
+      int size =
+          getOperation().read(List.of(key), (i, n) -> value[0] = ByteBuffer.allocateDirect(n))[0];
       if (size < 0) {
         throw notStored(key);
       }
@@ -156,8 +185,9 @@ public final class KvPoolClient implements AutoCloseable {
   }
 
   /**
-   * Reads the value of {@code key} into {@code dst} at its position, advances the position past it and returns
-   * its length. Throws {@link BufferTooSmallException} (nothing written) when it does not fit.
+   * Reads the value of {@code key} into {@code dst} at its position, advances the position past it
+   * and returns its length. Throws {@link BufferTooSmallException} (nothing written) when it does
+   * not fit.
    */
   public int get(String key, ByteBuffer dst) {
     long started = System.nanoTime();
@@ -175,10 +205,11 @@ public final class KvPoolClient implements AutoCloseable {
   }
 
   /**
-   * Values of the keys that exist (missing keys are absent), each in a new direct buffer, with at most one master
-   * round trip (none for keys whose replica lists this client holds) and one exchange per storage node. A value whose
-   * first replica fails is read from the others (asking the master again if its lease ran out); one that no replica
-   * can deliver intact fails the whole call with the typed exception.
+   * Values of the keys that exist (missing keys are absent), each in a new direct buffer, with at
+   * most one master round trip (none for keys whose replica lists this client holds) and one
+   * exchange per storage node. A value whose first replica fails is read from the others (asking
+   * the master again if its lease ran out); one that no replica can deliver intact fails the whole
+   * call with the typed exception.
    */
   public Map<String, ByteBuffer> getBatch(List<String> keys) {
     ByteBuffer[] values = new ByteBuffer[keys.size()];
@@ -193,11 +224,11 @@ public final class KvPoolClient implements AutoCloseable {
   }
 
   /**
-   * Reads the values of {@code keys} into the caller's buffers, value i into {@code dsts.get(i)} from its position
-   * (which is not moved), with at most one master round trip (none for keys whose replica lists this client holds) and
-   * one exchange per storage node. Returns each value's length, or -1 for a key that is not stored. Throws
-   * {@link BufferTooSmallException} when a value does not fit its buffer, and the typed exception of a value that no
-   * replica can deliver intact.
+   * Reads the values of {@code keys} into the caller's buffers, value i into {@code dsts.get(i)}
+   * from its position (which is not moved), with at most one master round trip (none for keys whose
+   * replica lists this client holds) and one exchange per storage node. Returns each value's
+   * length, or -1 for a key that is not stored. Throws {@link BufferTooSmallException} when a value
+   * does not fit its buffer, and the typed exception of a value that no replica can deliver intact.
    */
   public int[] getBatch(List<String> keys, List<ByteBuffer> dsts) {
     if (dsts.size() != keys.size()) {
@@ -206,7 +237,10 @@ public final class KvPoolClient implements AutoCloseable {
     return readBatch(keys, into(keys, dsts));
   }
 
-  /** The caller's buffers as destinations: value i into {@code dsts.get(i)} from its position (not moved). */
+  /**
+   * The caller's buffers as destinations: value i into {@code dsts.get(i)} from its position (not
+   * moved).
+   */
   private static GetOperation.Destinations into(List<String> keys, List<ByteBuffer> dsts) {
     return new GetOperation.Destinations() {
       @Override
@@ -218,8 +252,17 @@ public final class KvPoolClient implements AutoCloseable {
       public ByteBuffer of(int index, int size) {
         ByteBuffer dst = dsts.get(index);
         if (size > dst.remaining()) {
-          throw new BufferTooSmallException("value of key '" + keys.get(index) + "' has " + size + " bytes but its"
-              + " buffer has " + dst.remaining() + " remaining; pass a buffer of at least " + size + " bytes");
+          throw new BufferTooSmallException(
+              "value of key '"
+                  + keys.get(index)
+                  + "' has "
+                  + size
+                  + " bytes but its"
+                  + " buffer has "
+                  + dst.remaining()
+                  + " remaining; pass a buffer of at least "
+                  + size
+                  + " bytes");
         }
         return dst.slice().limit(size);
       }
@@ -237,13 +280,19 @@ public final class KvPoolClient implements AutoCloseable {
     }
   }
 
-  /** Reads served from cached replica lists (no master round trip), lookups sent to the master, stale entries. */
+  /**
+   * Reads served from cached replica lists (no master round trip), lookups sent to the master,
+   * stale entries.
+   */
   public LocationCacheStats locationCacheStats() {
     LocationCache.Stats s = locations.stats();
     return new LocationCacheStats(s.hits(), s.misses(), s.stale());
   }
 
-  /** How this client's puts were committed: by their storage nodes (protocol 2.2, no PUT_END) or by a PUT_END. */
+  /**
+   * How this client's puts were committed: by their storage nodes (protocol 2.2, no PUT_END) or by
+   * a PUT_END.
+   */
   public PutCommitStats putCommitStats() {
     return commits.stats();
   }
@@ -271,9 +320,10 @@ public final class KvPoolClient implements AutoCloseable {
   }
 
   /**
-   * True if removed, false if it was not stored. True also when the leader that received this call was lost before it
-   * answered and the next one finds the key gone: the lost leader may have removed it (it delivers a remove's releases
-   * before answering), and no call can tell. An object under a read lease is not removed (exception).
+   * True if removed, false if it was not stored. True also when the leader that received this call
+   * was lost before it answered and the next one finds the key gone: the lost leader may have
+   * removed it (it delivers a remove's releases before answering), and no call can tell. An object
+   * under a read lease is not removed (exception).
    */
   public boolean remove(String key) {
     long started = System.nanoTime();
@@ -291,14 +341,22 @@ public final class KvPoolClient implements AutoCloseable {
     while (true) {
       BodyWriter w = new BodyWriter(64);
       new KeyList(List.of(key)).encode(w);
-      ErrorCode s = master.call(Opcode.REMOVE, w, r -> StatusList.decode(r).statuses(), backoff,
-          () -> maybeApplied[0] = true).get(0);
+      ErrorCode s =
+          master
+              .call(
+                  Opcode.REMOVE,
+                  w,
+                  r -> StatusList.decode(r).statuses(),
+                  backoff,
+                  () -> maybeApplied[0] = true)
+              .get(0);
       switch (s) {
         case OK:
           locations.invalidate(key, false);
           return true;
         case NOT_FOUND:
-          // a master lost before it answered an earlier attempt may have removed it: then this call did
+          // a master lost before it answered an earlier attempt may have removed it: then this call
+          // did
           locations.invalidate(key, false);
           return maybeApplied[0];
         case RECOVERING:
@@ -307,8 +365,11 @@ public final class KvPoolClient implements AutoCloseable {
           }
           return false;
         case OBJECT_LEASED:
-          throw new KvPoolException("key '" + key + "' is being read (read lease active);"
-              + " retry the remove after the lease expires");
+          throw new KvPoolException(
+              "key '"
+                  + key
+                  + "' is being read (read lease active);"
+                  + " retry the remove after the lease expires");
         case PUT_IN_PROGRESS:
           throw new KvPoolException("key '" + key + "' is still being written; retry later");
         default:
@@ -365,9 +426,14 @@ public final class KvPoolClient implements AutoCloseable {
     }
     VersionInfo master = masterHandshake.version();
     if (Math.min(master.protocolMinor(), VersionInfo.PROTOCOL_MINOR) < PutStartMetaRequest.MINOR) {
-      throw new VersionMismatchException("block metadata needs protocol 2." + PutStartMetaRequest.MINOR
-          + "; the master (release " + master.release() + ") speaks protocol " + master.protocol()
-          + ": put without metadata, or upgrade the master");
+      throw new VersionMismatchException(
+          "block metadata needs protocol 2."
+              + PutStartMetaRequest.MINOR
+              + "; the master (release "
+              + master.release()
+              + ") speaks protocol "
+              + master.protocol()
+              + ": put without metadata, or upgrade the master");
     }
   }
 
@@ -376,11 +442,18 @@ public final class KvPoolClient implements AutoCloseable {
       throw new IllegalArgumentException("value of key '" + key + "' is null");
     }
     if (value.remaining() == 0) {
-      throw new IllegalArgumentException("value of key '" + key + "' is empty; values have 1 byte or more");
+      throw new IllegalArgumentException(
+          "value of key '" + key + "' is empty; values have 1 byte or more");
     }
     if (value.remaining() > ProtocolLimits.MAX_VALUE_BYTES) {
-      throw new NoSpaceException("value of key '" + key + "' has " + value.remaining() + " bytes; the limit is "
-          + ProtocolLimits.MAX_VALUE_BYTES + " bytes per value");
+      throw new NoSpaceException(
+          "value of key '"
+              + key
+              + "' has "
+              + value.remaining()
+              + " bytes; the limit is "
+              + ProtocolLimits.MAX_VALUE_BYTES
+              + " bytes per value");
     }
     if (replicas < 1 || replicas > 255) {
       throw new IllegalArgumentException("replicas must be within 1..255, got " + replicas);
@@ -389,8 +462,12 @@ public final class KvPoolClient implements AutoCloseable {
 
   private static void checkBatch(java.util.Collection<String> keys) {
     if (keys.size() > ProtocolLimits.MAX_BATCH) {
-      throw new IllegalArgumentException("batch of " + keys.size() + " keys exceeds the limit of "
-          + ProtocolLimits.MAX_BATCH + "; split it");
+      throw new IllegalArgumentException(
+          "batch of "
+              + keys.size()
+              + " keys exceeds the limit of "
+              + ProtocolLimits.MAX_BATCH
+              + "; split it");
     }
   }
 

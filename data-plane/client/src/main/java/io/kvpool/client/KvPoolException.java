@@ -3,8 +3,9 @@ package io.kvpool.client;
 import io.kvpool.protocol.ErrorCode;
 
 /**
- * Base of every failure the kvpool client reports. Unchecked: callers handle the cases they care about.
- * {@link #code()} is the protocol's error code when a server refused the request (see PROTOCOL.md), else null.
+ * Base of every failure the kvpool client reports. Unchecked: callers handle the cases they care
+ * about. {@link #code()} is the protocol's error code when a server refused the request (see
+ * PROTOCOL.md), else null.
  */
 public class KvPoolException extends RuntimeException {
   private final ErrorCode code;

@@ -3,12 +3,12 @@ package io.kvpool.client;
 import io.kvpool.common.HostPort;
 import io.kvpool.protocol.BodyReader;
 import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.HandshakeException;
 import io.kvpool.protocol.HandshakeReply;
 import io.kvpool.protocol.Opcode;
-import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.ServerState;
@@ -18,15 +18,20 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
 /**
- * The client's connections to the pool's leader. Each call borrows one (opening it when none is idle), so threads
- * sharing a client do not queue behind each other's round trips. When the leader is lost (a closed connection, or a
- * standby's NOT_LEADER) the channel moves through the configured master endpoints with a jittered backoff until one
- * leads, within the operation's deadline: every master request of the protocol is safe to repeat (PUT_START carries
- * the put's id, PUT_END is idempotent per generation).
+ * The client's connections to the pool's leader. Each call borrows one (opening it when none is
+ * idle), so threads sharing a client do not queue behind each other's round trips. When the leader
+ * is lost (a closed connection, or a standby's NOT_LEADER) the channel moves through the configured
+ * master endpoints with a jittered backoff until one leads, within the operation's deadline: every
+ * master request of the protocol is safe to repeat (PUT_START carries the put's id, PUT_END is
+ * idempotent per generation).
  */
 final class MasterChannel implements AutoCloseable {
   private static final int MAX_IDLE = 16;
-  /** Pooled connections idle this long are dropped rather than reused (servers close idle ones after 300 s). */
+
+  /**
+   * Pooled connections idle this long are dropped rather than reused (servers close idle ones after
+   * 300 s).
+   */
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(60).toNanos();
 
   private final List<HostPort> masters;
@@ -38,13 +43,17 @@ final class MasterChannel implements AutoCloseable {
   private volatile int leader; // index into masters of the endpoint that led last
   private volatile boolean closed;
 
-  private record Idle(RpcConnection connection, long sinceNanos) {
-  }
+  private record Idle(RpcConnection connection, long sinceNanos) {}
 
   private final ClientMetrics metrics;
 
-  MasterChannel(List<HostPort> masters, Handshake local, ConnectionSecurity security, Duration timeout,
-                Duration operationTimeout, ClientMetrics metrics) {
+  MasterChannel(
+      List<HostPort> masters,
+      Handshake local,
+      ConnectionSecurity security,
+      Duration timeout,
+      Duration operationTimeout,
+      ClientMetrics metrics) {
     this.metrics = metrics;
     this.security = security;
     this.masters = masters;
@@ -54,12 +63,13 @@ final class MasterChannel implements AutoCloseable {
   }
 
   /**
-   * Opens the first connection now, so an unreachable or incompatible master fails here, within {@code within} (the
-   * operation timeout, or the config's fail-fast connect timeout); the master's handshake.
+   * Opens the first connection now, so an unreachable or incompatible master fails here, within
+   * {@code within} (the operation timeout, or the config's fail-fast connect timeout); the master's
+   * handshake.
    */
   Handshake connect(Duration within) {
     // STATS, not PING: a standby refuses it
-    return call(Opcode.STATS, null, r -> null, c -> c.peer(), Backoff.until(within), () -> { });
+    return call(Opcode.STATS, null, r -> null, c -> c.peer(), Backoff.until(within), () -> {});
   }
 
   private RpcConnection open(HostPort endpoint, Duration exchangeTimeout) throws IOException {
@@ -116,36 +126,48 @@ final class MasterChannel implements AutoCloseable {
 
   /** One exchange of an operation of its own (its own operation timeout). */
   <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder) {
-    return call(op, body, decoder, null, Backoff.until(operationTimeout), () -> { });
-  }
-
-  /** One exchange of an operation whose deadline is {@code operation}: failovers are followed until then, no longer. */
-  <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation) {
-    return call(op, body, decoder, null, operation, () -> { });
+    return call(op, body, decoder, null, Backoff.until(operationTimeout), () -> {});
   }
 
   /**
-   * As {@link #call(Opcode, BodyWriter, Decoder, Backoff)}; {@code unanswered} runs whenever an attempt failed after its
-   * request may have reached a master (the connection broke while sending or awaiting the reply), so the master may
-   * have applied it before the answer that follows from another attempt.
+   * One exchange of an operation whose deadline is {@code operation}: failovers are followed until
+   * then, no longer.
    */
-  <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation, Runnable unanswered) {
+  <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation) {
+    return call(op, body, decoder, null, operation, () -> {});
+  }
+
+  /**
+   * As {@link #call(Opcode, BodyWriter, Decoder, Backoff)}; {@code unanswered} runs whenever an
+   * attempt failed after its request may have reached a master (the connection broke while sending
+   * or awaiting the reply), so the master may have applied it before the answer that follows from
+   * another attempt.
+   */
+  <T> T call(
+      Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation, Runnable unanswered) {
     return call(op, body, decoder, null, operation, unanswered);
   }
 
   static void expectCount(int got, int expected, Opcode op) {
     if (got != expected) {
-      throw new KvPoolException("master answered " + op + " with " + got + " results for " + expected + " keys");
+      throw new KvPoolException(
+          "master answered " + op + " with " + got + " results for " + expected + " keys");
     }
   }
 
   /**
-   * One request/reply with the leader, following it across failovers until the operation's deadline; each attempt
-   * takes at most the exchange timeout, cut to what is left of the operation. A refusal other than NOT_LEADER, a
-   * version or pool mismatch and a refused authentication are final.
+   * One request/reply with the leader, following it across failovers until the operation's
+   * deadline; each attempt takes at most the exchange timeout, cut to what is left of the
+   * operation. A refusal other than NOT_LEADER, a version or pool mismatch and a refused
+   * authentication are final.
    */
-  private <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, After<T> after, Backoff backoff,
-                     Runnable unanswered) {
+  private <T> T call(
+      Opcode op,
+      BodyWriter body,
+      Decoder<T> decoder,
+      After<T> after,
+      Backoff backoff,
+      Runnable unanswered) {
     IOException last = null;
     int misses = 0;
     while (true) {
@@ -155,7 +177,8 @@ final class MasterChannel implements AutoCloseable {
         Duration exchange = backoff.within(timeout);
         c = borrow(exchange);
         T result;
-        // the deadline is disarmed before the connection goes back to the pool, where another thread may arm it
+        // the deadline is disarmed before the connection goes back to the pool, where another
+        // thread may arm it
         try (RpcConnection.Deadline d = c.deadline(exchange)) {
           long started = System.nanoTime();
           sending = true;
@@ -177,8 +200,10 @@ final class MasterChannel implements AutoCloseable {
         if (c != null) {
           c.close();
         }
-        if (e.code() == ErrorCode.VERSION_MISMATCH || e.code() == ErrorCode.POOL_MISMATCH
-            || e.code() == ErrorCode.AUTH_REQUIRED || e.code() == ErrorCode.AUTH_FAILED) {
+        if (e.code() == ErrorCode.VERSION_MISMATCH
+            || e.code() == ErrorCode.POOL_MISMATCH
+            || e.code() == ErrorCode.AUTH_REQUIRED
+            || e.code() == ErrorCode.AUTH_FAILED) {
           throw Failures.translate(e, masters.get(leader % masters.size()), "connecting to master");
         }
         last = e;
@@ -195,8 +220,13 @@ final class MasterChannel implements AutoCloseable {
       closeIdle();
       leader = (leader + 1) % masters.size();
       if (++misses >= masters.size() && !backoff.pause()) {
-        throw Failures.translate(last, masters.get(leader % masters.size()), op.name()
-            + " (no leading master among " + masters + " within the operation's deadline)");
+        throw Failures.translate(
+            last,
+            masters.get(leader % masters.size()),
+            op.name()
+                + " (no leading master among "
+                + masters
+                + " within the operation's deadline)");
       }
     }
   }

@@ -2,7 +2,10 @@ package io.kvpool.client;
 
 import java.util.concurrent.atomic.LongAdder;
 
-/** Counts a client's committed puts by who committed them, for {@link PutCommitStats} and the shared metrics. */
+/**
+ * Counts a client's committed puts by who committed them, for {@link PutCommitStats} and the shared
+ * metrics.
+ */
 final class PutCommits {
   private final ClientMetrics metrics;
   private final LongAdder byNodes = new LongAdder();

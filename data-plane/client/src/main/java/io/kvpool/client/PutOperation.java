@@ -25,17 +25,23 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The put protocol, once, for one key or many (PROTOCOL.md, "Requests" and "Commits by storage nodes"): rounds of one
- * PUT_START for every key still open, the writes of all of them at once, then one PUT_END for those their nodes did not
- * commit and one PUT_REVOKE for those no replica reached, until every key is stored, found present, or failed — all
- * within the operation's one deadline. Each key keeps its own state: the put id a retried PUT_START repeats (so a lost
- * reply gets the same put back), the nodes to avoid after they failed it, its data failures, its last error.
+ * The put protocol, once, for one key or many (PROTOCOL.md, "Requests" and "Commits by storage
+ * nodes"): rounds of one PUT_START for every key still open, the writes of all of them at once,
+ * then one PUT_END for those their nodes did not commit and one PUT_REVOKE for those no replica
+ * reached, until every key is stored, found present, or failed — all within the operation's one
+ * deadline. Each key keeps its own state: the put id a retried PUT_START repeats (so a lost reply
+ * gets the same put back), the nodes to avoid after they failed it, its data failures, its last
+ * error.
  */
 final class PutOperation {
   private static final SecureRandom PUT_IDS = new SecureRandom();
 
   /** How a key ended. */
-  enum Result { STORED, PRESENT, FAILED }
+  enum Result {
+    STORED,
+    PRESENT,
+    FAILED
+  }
 
   /** One key's put across rounds. */
   static final class Entry {
@@ -44,8 +50,12 @@ final class PutOperation {
     final int checksum;
     final Set<String> avoid = new LinkedHashSet<>();
     long putId = PUT_IDS.nextLong();
-    /** A PUT_START of this operation was granted: a later ALREADY_EXISTS may be this put, completed. */
+
+    /**
+     * A PUT_START of this operation was granted: a later ALREADY_EXISTS may be this put, completed.
+     */
     boolean started;
+
     int dataFailures;
     KvPoolException failure;
     Result result;
@@ -64,7 +74,10 @@ final class PutOperation {
       this.metadata = metadata;
     }
 
-    /** Its data path failed: the next round starts a new put (new put id), unless it ran out of attempts. */
+    /**
+     * Its data path failed: the next round starts a new put (new put id), unless it ran out of
+     * attempts.
+     */
     void failedData(KvPoolException e, int retries) {
       failure = e;
       putId = PUT_IDS.nextLong();
@@ -82,8 +95,13 @@ final class PutOperation {
   private final Backoff deadline;
   private final List<Entry> entries;
 
-  PutOperation(ClientConfig config, MasterChannel master, StorageConnections storage, PutCommits commits,
-               List<Entry> entries, int replicas) {
+  PutOperation(
+      ClientConfig config,
+      MasterChannel master,
+      StorageConnections storage,
+      PutCommits commits,
+      List<Entry> entries,
+      int replicas) {
     this.config = config;
     this.master = master;
     this.storage = storage;
@@ -93,7 +111,10 @@ final class PutOperation {
     this.deadline = Backoff.until(config.operationTimeout());
   }
 
-  /** Runs rounds until every entry has its result; each entry's {@code result} (and {@code failure}) is set. */
+  /**
+   * Runs rounds until every entry has its result; each entry's {@code result} (and {@code failure})
+   * is set.
+   */
   List<Entry> run() {
     while (true) {
       List<Entry> open = new ArrayList<>();
@@ -108,7 +129,8 @@ final class PutOperation {
       try {
         round(open);
       } catch (KvPoolException e) {
-        // a master exchange failed for the whole round: retried within the deadline when it may pass
+        // a master exchange failed for the whole round: retried within the deadline when it may
+        // pass
         for (Entry entry : open) {
           if (entry.result == null) {
             entry.failure = e;
@@ -129,19 +151,33 @@ final class PutOperation {
     }
   }
 
-  /** What a key that ran out of time failed with: its last failure, which says why it could not complete. */
+  /**
+   * What a key that ran out of time failed with: its last failure, which says why it could not
+   * complete.
+   */
   private KvPoolException timedOut(Entry e) {
-    return e.failure != null ? e.failure : new ConnectionFailedException("put of key '" + e.key + "' did not complete"
-        + " within the operation timeout of " + config.operationTimeout().toMillis() + " ms");
+    return e.failure != null
+        ? e.failure
+        : new ConnectionFailedException(
+            "put of key '"
+                + e.key
+                + "' did not complete"
+                + " within the operation timeout of "
+                + config.operationTimeout().toMillis()
+                + " ms");
   }
 
   private void round(List<Entry> open) {
     List<PutStartItem> items = new ArrayList<>(open.size());
     for (Entry e : open) {
-      items.add(new PutStartItem(e.key, e.value.remaining(), e.checksum, replicas, e.putId, List.copyOf(e.avoid)));
+      items.add(
+          new PutStartItem(
+              e.key, e.value.remaining(), e.checksum, replicas, e.putId, List.copyOf(e.avoid)));
     }
-    List<PutStartResult> started = open.stream().anyMatch(e -> e.metadata != null)
-        ? putStartWithMetadata(items, open.stream().map(e -> e.metadata).toList()) : putStart(items);
+    List<PutStartResult> started =
+        open.stream().anyMatch(e -> e.metadata != null)
+            ? putStartWithMetadata(items, open.stream().map(e -> e.metadata).toList())
+            : putStart(items);
     List<Entry> writing = new ArrayList<>();
     List<ReplicaWrites.Put> puts = new ArrayList<>();
     for (int i = 0; i < open.size(); i++) {
@@ -151,13 +187,21 @@ final class PutOperation {
         case OK -> {
           e.started = true;
           writing.add(e);
-          puts.add(new ReplicaWrites.Put(e.key, r.generation(), r.expiresAtMillis(), replicas, e.value,
-              e.checksum, r.replicas()));
+          puts.add(
+              new ReplicaWrites.Put(
+                  e.key,
+                  r.generation(),
+                  r.expiresAtMillis(),
+                  replicas,
+                  e.value,
+                  e.checksum,
+                  r.replicas()));
         }
         case ALREADY_EXISTS -> e.result = e.started ? Result.STORED : Result.PRESENT;
         default -> {
-          e.failure = Failures.fromCode(r.status(), "put of key '" + e.key + "' refused by master: " + r.message(),
-              null);
+          e.failure =
+              Failures.fromCode(
+                  r.status(), "put of key '" + e.key + "' refused by master: " + r.message(), null);
           if (!Failures.retryable(r.status())) {
             e.result = Result.FAILED;
           }
@@ -167,7 +211,8 @@ final class PutOperation {
     if (puts.isEmpty()) {
       return;
     }
-    List<ReplicaWrites.Outcome> outcomes = ReplicaWrites.write(storage, deadline.within(config.timeout()), puts);
+    List<ReplicaWrites.Outcome> outcomes =
+        ReplicaWrites.write(storage, deadline.within(config.timeout()), puts);
     List<Entry> ending = new ArrayList<>();
     List<PutEndItem> ends = new ArrayList<>();
     List<PutRef> revoke = new ArrayList<>();
@@ -176,11 +221,14 @@ final class PutOperation {
       Entry e = writing.get(i);
       ReplicaWrites.Put p = puts.get(i);
       ReplicaWrites.Outcome o = outcomes.get(i);
-      o.failures().forEach((node, failure) -> {
-        if (Failures.transientFailure(failure)) {
-          e.avoid.add(node); // the master may not know yet: place the next attempt elsewhere
-        }
-      });
+      o.failures()
+          .forEach(
+              (node, failure) -> {
+                if (Failures.transientFailure(failure)) {
+                  e.avoid.add(
+                      node); // the master may not know yet: place the next attempt elsewhere
+                }
+              });
       if (o.committedByNodes(p)) {
         e.result = Result.STORED;
         byNodes++;
@@ -204,19 +252,28 @@ final class PutOperation {
           e.result = Result.STORED;
           commits.byPutEnd(1);
         } else {
-          // NOT_FOUND: the put was lost (a new leader never heard of it, or it expired); the next round starts it
-          // again and finds the value stored (ALREADY_EXISTS) if a node's inventory brought it back meanwhile
-          e.failedData(new ConnectionFailedException("put of key '" + e.key + "' was dropped by the master before"
-              + " it completed (" + results.get(i) + "): a storage node holding it failed or the put outlived its"
-              + " grant"), config.retries());
+          // NOT_FOUND: the put was lost (a new leader never heard of it, or it expired); the next
+          // round starts it
+          // again and finds the value stored (ALREADY_EXISTS) if a node's inventory brought it back
+          // meanwhile
+          e.failedData(
+              new ConnectionFailedException(
+                  "put of key '"
+                      + e.key
+                      + "' was dropped by the master before"
+                      + " it completed ("
+                      + results.get(i)
+                      + "): a storage node holding it failed or the put outlived its"
+                      + " grant"),
+              config.retries());
         }
       }
     }
   }
 
   /**
-   * PUT_END, asking again for the entries a recovering new leader cannot answer yet (RECOVERING: the nodes holding the
-   * replicas have not re-registered); the other statuses are final.
+   * PUT_END, asking again for the entries a recovering new leader cannot answer yet (RECOVERING:
+   * the nodes holding the replicas have not re-registered); the other statuses are final.
    */
   private List<ErrorCode> endPuts(List<PutEndItem> items) {
     ErrorCode[] out = new ErrorCode[items.size()];
@@ -252,17 +309,22 @@ final class PutOperation {
   private List<PutStartResult> putStart(List<PutStartItem> items) {
     BodyWriter w = new BodyWriter(64 + items.size() * 64);
     new PutStartRequest(items).encode(w);
-    List<PutStartResult> results = master.call(Opcode.PUT_START, w, r -> PutStartReply.decode(r).results(), deadline);
+    List<PutStartResult> results =
+        master.call(Opcode.PUT_START, w, r -> PutStartReply.decode(r).results(), deadline);
     MasterChannel.expectCount(results.size(), items.size(), Opcode.PUT_START);
     return results;
   }
 
-  /** PUT_START_META (protocol 2.3): PUT_START with each item's block metadata, answered as PUT_START. */
-  private List<PutStartResult> putStartWithMetadata(List<PutStartItem> items, List<BlockMetadata> metadata) {
+  /**
+   * PUT_START_META (protocol 2.3): PUT_START with each item's block metadata, answered as
+   * PUT_START.
+   */
+  private List<PutStartResult> putStartWithMetadata(
+      List<PutStartItem> items, List<BlockMetadata> metadata) {
     BodyWriter w = new BodyWriter(64 + items.size() * 256);
     new PutStartMetaRequest(items, metadata).encode(w);
-    List<PutStartResult> results = master.call(Opcode.PUT_START_META, w, r -> PutStartReply.decode(r).results(),
-        deadline);
+    List<PutStartResult> results =
+        master.call(Opcode.PUT_START_META, w, r -> PutStartReply.decode(r).results(), deadline);
     MasterChannel.expectCount(results.size(), items.size(), Opcode.PUT_START_META);
     return results;
   }
@@ -270,7 +332,8 @@ final class PutOperation {
   private List<ErrorCode> putEnd(List<PutEndItem> items) {
     BodyWriter w = new BodyWriter(64 + items.size() * 96);
     new PutEndRequest(items).encode(w);
-    List<ErrorCode> out = master.call(Opcode.PUT_END, w, r -> StatusList.decode(r).statuses(), deadline);
+    List<ErrorCode> out =
+        master.call(Opcode.PUT_END, w, r -> StatusList.decode(r).statuses(), deadline);
     MasterChannel.expectCount(out.size(), items.size(), Opcode.PUT_END);
     return out;
   }
@@ -286,13 +349,18 @@ final class PutOperation {
   }
 
   /** The entries of {@code values}, in the map's order. */
-  static List<Entry> entries(Map<String, ByteBuffer> values, java.util.function.ToIntFunction<ByteBuffer> crc) {
+  static List<Entry> entries(
+      Map<String, ByteBuffer> values, java.util.function.ToIntFunction<ByteBuffer> crc) {
     return entries(values, Map.of(), crc);
   }
 
-  /** Entries with the block metadata {@code metadata} names for their keys (none for the others). */
-  static List<Entry> entries(Map<String, ByteBuffer> values, Map<String, BlockMetadata> metadata,
-                             java.util.function.ToIntFunction<ByteBuffer> crc) {
+  /**
+   * Entries with the block metadata {@code metadata} names for their keys (none for the others).
+   */
+  static List<Entry> entries(
+      Map<String, ByteBuffer> values,
+      Map<String, BlockMetadata> metadata,
+      java.util.function.ToIntFunction<ByteBuffer> crc) {
     List<Entry> out = new ArrayList<>(values.size());
     values.forEach((k, v) -> out.add(new Entry(k, v, crc.applyAsInt(v), metadata.get(k))));
     return out;

@@ -24,11 +24,12 @@ import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * Reads many values at once, one replica each, with the master's read tokens. A node that speaks protocol 2.1 gets
- * all of its reads as one READ_BATCH and answers with one reply that carries every value; an older node gets them
- * as pipelined READs. Payloads go straight into the callers' buffers; a value held in one slice has its CRC32C
- * computed while its bytes arrive, the others once they are all there. Each read learns whether it succeeded or why
- * not (the caller falls back to other replicas or to the master).
+ * Reads many values at once, one replica each, with the master's read tokens. A node that speaks
+ * protocol 2.1 gets all of its reads as one READ_BATCH and answers with one reply that carries
+ * every value; an older node gets them as pipelined READs. Payloads go straight into the callers'
+ * buffers; a value held in one slice has its CRC32C computed while its bytes arrive, the others
+ * once they are all there. Each read learns whether it succeeded or why not (the caller falls back
+ * to other replicas or to the master).
  */
 final class ReplicaReads {
   /** One value to read from {@code replica} into {@code dst} (position..position + size). */
@@ -40,8 +41,7 @@ final class ReplicaReads {
     }
   }
 
-  private record Request(int read, Slice slice) {
-  }
+  private record Request(int read, Slice slice) {}
 
   /** One node's share of the reads and its exchange. */
   private static final class NodeReads {
@@ -59,11 +59,11 @@ final class ReplicaReads {
     }
   }
 
-  private ReplicaReads() {
-  }
+  private ReplicaReads() {}
 
   /** One entry per read: null when its bytes arrived and match the CRC32C, else the failure. */
-  static List<KvPoolException> read(StorageConnections storage, Duration timeout, List<Read> reads) {
+  static List<KvPoolException> read(
+      StorageConnections storage, Duration timeout, List<Read> reads) {
     KvPoolException[] failures = new KvPoolException[reads.size()];
     CRC32C[] checksums = new CRC32C[reads.size()];
     Map<String, NodeReads> byNode = new LinkedHashMap<>();
@@ -77,7 +77,10 @@ final class ReplicaReads {
         continue;
       }
       for (Slice s : read.replica().slices()) {
-        byNode.computeIfAbsent(read.replica().endpoint(), NodeReads::new).requests.add(new Request(i, s));
+        byNode
+            .computeIfAbsent(read.replica().endpoint(), NodeReads::new)
+            .requests
+            .add(new Request(i, s));
       }
     }
     for (NodeReads n : byNode.values()) {
@@ -139,10 +142,11 @@ final class ReplicaReads {
   }
 
   /**
-   * Reads a replica in its node's disk tier (no slices): one READ_OBJECT (protocol 2.3) whose payload is the whole
-   * value, checksummed as it arrives. Null when it arrived, else the failure.
+   * Reads a replica in its node's disk tier (no slices): one READ_OBJECT (protocol 2.3) whose
+   * payload is the whole value, checksummed as it arrives. Null when it arrived, else the failure.
    */
-  private static KvPoolException readObject(StorageConnections storage, Duration timeout, Read read, CRC32C checksum) {
+  private static KvPoolException readObject(
+      StorageConnections storage, Duration timeout, Read read, CRC32C checksum) {
     RpcConnection c;
     long started = System.nanoTime();
     try {
@@ -152,41 +156,68 @@ final class ReplicaReads {
     }
     try (RpcConnection.Deadline d = c.deadline(timeout)) {
       BodyWriter w = new BodyWriter(64 + read.key().length());
-      new ReadObjectRequest(read.key(), read.result().generation(), read.result().expiresAtMillis(),
-          read.replica().token()).encode(w);
+      new ReadObjectRequest(
+              read.key(),
+              read.result().generation(),
+              read.result().expiresAtMillis(),
+              read.replica().token())
+          .encode(w);
       long id = c.send(Opcode.READ_OBJECT, w);
       ByteBuffer target = read.dst().duplicate();
       target.limit(target.position() + read.result().size());
-      ReadReply reply = ReadReply.decode(c.receiveWithPayload(Opcode.READ_OBJECT, id, ReadReply.BODY_BYTES, target,
-          checksum).reader());
+      ReadReply reply =
+          ReadReply.decode(
+              c.receiveWithPayload(Opcode.READ_OBJECT, id, ReadReply.BODY_BYTES, target, checksum)
+                  .reader());
       if (reply.length() != read.result().size()) {
         c.markBroken();
-        throw new ProtocolException("node " + read.replica().nodeId() + " sent " + reply.length()
-            + " bytes, expected " + read.result().size());
+        throw new ProtocolException(
+            "node "
+                + read.replica().nodeId()
+                + " sent "
+                + reply.length()
+                + " bytes, expected "
+                + read.result().size());
       }
       return null;
     } catch (IOException failure) {
-      return Failures.translate(failure, c.endpoint(), "reading key '" + read.key() + "' from the disk tier of node "
-          + read.replica().nodeId());
+      return Failures.translate(
+          failure,
+          c.endpoint(),
+          "reading key '" + read.key() + "' from the disk tier of node " + read.replica().nodeId());
     } finally {
       storage.exchanged(Opcode.READ_OBJECT, started);
       storage.release(read.replica().endpoint(), c);
     }
   }
 
-  /** Whether a node's reads go as one READ_BATCH: more than one, to a node that speaks protocol 2.1. */
+  /**
+   * Whether a node's reads go as one READ_BATCH: more than one, to a node that speaks protocol 2.1.
+   */
   private static boolean batched(NodeReads n) {
     return n.requests.size() > 1 && n.storage.batches(n.connection);
   }
 
   private static ReadRequest request(Read read, Slice s) {
-    return new ReadRequest(read.key(), read.result().generation(), s.segmentId(), s.offset(), s.length(),
-        read.result().expiresAtMillis(), read.replica().token());
+    return new ReadRequest(
+        read.key(),
+        read.result().generation(),
+        s.segmentId(),
+        s.offset(),
+        s.length(),
+        read.result().expiresAtMillis(),
+        read.replica().token());
   }
 
   private static ConnectionFailedException broken(Read read, RpcConnection c) {
-    return new ConnectionFailedException("reading key '" + read.key() + "' from node " + read.replica().nodeId()
-        + ": the connection to " + c.endpoint() + " failed");
+    return new ConnectionFailedException(
+        "reading key '"
+            + read.key()
+            + "' from node "
+            + read.replica().nodeId()
+            + ": the connection to "
+            + c.endpoint()
+            + " failed");
   }
 
   /** Where the slice's bytes go in the read's buffer. */
@@ -196,8 +227,12 @@ final class ReplicaReads {
     return target.limit(from + s.length()).position(from);
   }
 
-  /** Reads the slice's payload into its place in the read's buffer, checksumming a one-slice value as it comes. */
-  private static void payload(RpcConnection c, Read read, Slice s, CRC32C checksum) throws IOException {
+  /**
+   * Reads the slice's payload into its place in the read's buffer, checksumming a one-slice value
+   * as it comes.
+   */
+  private static void payload(RpcConnection c, Read read, Slice s, CRC32C checksum)
+      throws IOException {
     ByteBuffer target = target(read, s);
     if (checksum != null) {
       c.readPayload(target, checksum);
@@ -206,7 +241,8 @@ final class ReplicaReads {
     }
   }
 
-  private static void collect(NodeReads n, List<Read> reads, KvPoolException[] failures, CRC32C[] checksums) {
+  private static void collect(
+      NodeReads n, List<Read> reads, KvPoolException[] failures, CRC32C[] checksums) {
     RpcConnection c = n.connection;
     for (int i = 0; i < n.requests.size(); i++) {
       Request r = n.requests.get(i);
@@ -216,29 +252,46 @@ final class ReplicaReads {
         continue;
       }
       try {
-        // the one READ on this connection: its payload is read as the reply arrives (FrameChannel.readWithPayload)
+        // the one READ on this connection: its payload is read as the reply arrives
+        // (FrameChannel.readWithPayload)
         boolean alone = n.requests.size() == 1;
-        Frame frame = alone ? c.receiveWithPayload(Opcode.READ, n.ids[i], ReadReply.BODY_BYTES,
-            target(read, r.slice()), checksums[r.read()]) : c.receive(Opcode.READ, n.ids[i]);
+        Frame frame =
+            alone
+                ? c.receiveWithPayload(
+                    Opcode.READ,
+                    n.ids[i],
+                    ReadReply.BODY_BYTES,
+                    target(read, r.slice()),
+                    checksums[r.read()])
+                : c.receive(Opcode.READ, n.ids[i]);
         ReadReply reply = ReadReply.decode(frame.reader());
         if (reply.length() != r.slice().length()) {
           c.markBroken();
-          throw new ProtocolException("node " + read.replica().nodeId() + " sent " + reply.length()
-              + " bytes, expected " + r.slice().length());
+          throw new ProtocolException(
+              "node "
+                  + read.replica().nodeId()
+                  + " sent "
+                  + reply.length()
+                  + " bytes, expected "
+                  + r.slice().length());
         }
         if (!alone) {
           payload(c, read, r.slice(), checksums[r.read()]);
         }
       } catch (IOException failure) {
         if (failures[r.read()] == null) {
-          failures[r.read()] = Failures.translate(failure, c.endpoint(), "reading key '" + read.key()
-              + "' from node " + read.replica().nodeId());
+          failures[r.read()] =
+              Failures.translate(
+                  failure,
+                  c.endpoint(),
+                  "reading key '" + read.key() + "' from node " + read.replica().nodeId());
         }
       }
     }
   }
 
-  private static void collectBatch(NodeReads n, List<Read> reads, KvPoolException[] failures, CRC32C[] checksums) {
+  private static void collectBatch(
+      NodeReads n, List<Read> reads, KvPoolException[] failures, CRC32C[] checksums) {
     RpcConnection c = n.connection;
     Read first = reads.get(n.requests.get(0).read());
     if (!c.isUsable() || n.batchId == 0) {
@@ -250,12 +303,21 @@ final class ReplicaReads {
       reply = ReadBatchReply.decode(c.receive(Opcode.READ_BATCH, n.batchId).reader());
       if (reply.results().size() != n.requests.size()) {
         c.markBroken();
-        throw new ProtocolException("node " + first.replica().nodeId() + " answered " + reply.results().size()
-            + " of " + n.requests.size() + " reads");
+        throw new ProtocolException(
+            "node "
+                + first.replica().nodeId()
+                + " answered "
+                + reply.results().size()
+                + " of "
+                + n.requests.size()
+                + " reads");
       }
     } catch (IOException failure) {
-      KvPoolException e = Failures.translate(failure, c.endpoint(), "reading " + n.requests.size()
-          + " values from node " + first.replica().nodeId());
+      KvPoolException e =
+          Failures.translate(
+              failure,
+              c.endpoint(),
+              "reading " + n.requests.size() + " values from node " + first.replica().nodeId());
       n.requests.forEach(r -> failures[r.read()] = e);
       return;
     }
@@ -269,22 +331,40 @@ final class ReplicaReads {
       }
       if (result.status() != ErrorCode.OK) {
         if (failures[r.read()] == null) {
-          failures[r.read()] = Failures.fromCode(result.status(), "reading key '" + read.key() + "' from node "
-              + read.replica().nodeId() + " at " + c.endpoint() + ": " + result.message(), null);
+          failures[r.read()] =
+              Failures.fromCode(
+                  result.status(),
+                  "reading key '"
+                      + read.key()
+                      + "' from node "
+                      + read.replica().nodeId()
+                      + " at "
+                      + c.endpoint()
+                      + ": "
+                      + result.message(),
+                  null);
         }
         continue;
       }
       try {
         if (result.length() != r.slice().length()) {
           c.markBroken();
-          throw new ProtocolException("node " + read.replica().nodeId() + " sent " + result.length()
-              + " bytes, expected " + r.slice().length());
+          throw new ProtocolException(
+              "node "
+                  + read.replica().nodeId()
+                  + " sent "
+                  + result.length()
+                  + " bytes, expected "
+                  + r.slice().length());
         }
         payload(c, read, r.slice(), checksums[r.read()]);
       } catch (IOException failure) {
         if (failures[r.read()] == null) {
-          failures[r.read()] = Failures.translate(failure, c.endpoint(), "reading key '" + read.key()
-              + "' from node " + read.replica().nodeId());
+          failures[r.read()] =
+              Failures.translate(
+                  failure,
+                  c.endpoint(),
+                  "reading key '" + read.key() + "' from node " + read.replica().nodeId());
         }
       }
     }
@@ -301,8 +381,11 @@ final class ReplicaReads {
       crc.update(value);
       actual = (int) crc.getValue();
     }
-    return actual == read.result().checksum() ? null : new ChecksumMismatchException(String.format(
-        "value of key '%s' read from node %s has CRC32C 0x%08x, expected 0x%08x", read.key(), read.replica().nodeId(),
-        actual, read.result().checksum()));
+    return actual == read.result().checksum()
+        ? null
+        : new ChecksumMismatchException(
+            String.format(
+                "value of key '%s' read from node %s has CRC32C 0x%08x, expected 0x%08x",
+                read.key(), read.replica().nodeId(), actual, read.result().checksum()));
   }
 }

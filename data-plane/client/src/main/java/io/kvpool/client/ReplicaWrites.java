@@ -22,31 +22,42 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Writes the replicas of one or many puts without helper threads: every node first gets all of its writes (each
- * payload a view of the caller's value, never a copy), then the replies are collected node by node, so the nodes
- * store their copies at the same time. A node that speaks protocol 2.1 gets several writes as one WRITE_BATCH (one
- * frame with every payload, one reply with every receipt); an older node gets pipelined WRITEs. Each put learns, per
- * node, its receipt or why not, and whether the node committed that replica at the master itself (2.2).
+ * Writes the replicas of one or many puts without helper threads: every node first gets all of its
+ * writes (each payload a view of the caller's value, never a copy), then the replies are collected
+ * node by node, so the nodes store their copies at the same time. A node that speaks protocol 2.1
+ * gets several writes as one WRITE_BATCH (one frame with every payload, one reply with every
+ * receipt); an older node gets pipelined WRITEs. Each put learns, per node, its receipt or why not,
+ * and whether the node committed that replica at the master itself (2.2).
  */
 final class ReplicaWrites {
   /** One granted put: its object, its value (position..limit) and where to write it. */
-  record Put(String key, long generation, long expiresAtMillis, int replicas, ByteBuffer value, int checksum,
-             List<ReplicaGrant> grants) {
-  }
+  record Put(
+      String key,
+      long generation,
+      long expiresAtMillis,
+      int replicas,
+      ByteBuffer value,
+      int checksum,
+      List<ReplicaGrant> grants) {}
 
   /**
-   * Per node of a put: the receipt of a completed, verified replica, or the failure; and the nodes that committed their
-   * replica at the master themselves (protocol 2.2).
+   * Per node of a put: the receipt of a completed, verified replica, or the failure; and the nodes
+   * that committed their replica at the master themselves (protocol 2.2).
    */
-  record Outcome(Map<String, byte[]> receipts, Map<String, KvPoolException> failures, Set<String> committed) {
-    /** Whether the put is committed without a PUT_END: every replica written, and each committed by its node. */
+  record Outcome(
+      Map<String, byte[]> receipts, Map<String, KvPoolException> failures, Set<String> committed) {
+    /**
+     * Whether the put is committed without a PUT_END: every replica written, and each committed by
+     * its node.
+     */
     boolean committedByNodes(Put put) {
-      return failures.isEmpty() && receipts.size() == put.grants().size() && committed.containsAll(receipts.keySet());
+      return failures.isEmpty()
+          && receipts.size() == put.grants().size()
+          && committed.containsAll(receipts.keySet());
     }
   }
 
-  private record Slice(int put, ReplicaGrant grant, SliceGrant slice) {
-  }
+  private record Slice(int put, ReplicaGrant grant, SliceGrant slice) {}
 
   /** One node's share of the writes and its exchange. */
   private static final class NodeWrites {
@@ -64,8 +75,7 @@ final class ReplicaWrites {
     }
   }
 
-  private ReplicaWrites() {
-  }
+  private ReplicaWrites() {}
 
   static List<Outcome> write(StorageConnections storage, Duration timeout, List<Put> puts) {
     List<Outcome> outcomes = new ArrayList<>(puts.size());
@@ -134,14 +144,23 @@ final class ReplicaWrites {
     return outcomes;
   }
 
-  /** Whether a node's writes go as one WRITE_BATCH: more than one, to a node that speaks protocol 2.1. */
+  /**
+   * Whether a node's writes go as one WRITE_BATCH: more than one, to a node that speaks protocol
+   * 2.1.
+   */
   private static boolean batched(NodeWrites n) {
     return n.slices.size() > 1 && n.storage.batches(n.connection);
   }
 
   private static WriteRequest request(Put put, Slice s) {
-    return WriteRequest.of(put.key(), put.generation(), s.slice(), put.value().remaining(), put.checksum(),
-        put.replicas(), put.expiresAtMillis());
+    return WriteRequest.of(
+        put.key(),
+        put.generation(),
+        s.slice(),
+        put.value().remaining(),
+        put.checksum(),
+        put.replicas(),
+        put.expiresAtMillis());
   }
 
   /** The slice's bytes of the value: a view, never a copy. */
@@ -153,11 +172,20 @@ final class ReplicaWrites {
   }
 
   private static ConnectionFailedException broken(Put put, Slice s, RpcConnection c) {
-    return new ConnectionFailedException("writing key '" + put.key() + "' to node " + s.grant().nodeId()
-        + ": the connection to " + c.endpoint() + " failed");
+    return new ConnectionFailedException(
+        "writing key '"
+            + put.key()
+            + "' to node "
+            + s.grant().nodeId()
+            + ": the connection to "
+            + c.endpoint()
+            + " failed");
   }
 
-  /** Reads one node's WRITE replies in order; a refused slice leaves the stream in step, a broken one fails the rest. */
+  /**
+   * Reads one node's WRITE replies in order; a refused slice leaves the stream in step, a broken
+   * one fails the rest.
+   */
   private static void collect(NodeWrites n, List<Put> puts, List<Outcome> outcomes) {
     RpcConnection c = n.connection;
     for (int i = 0; i < n.slices.size(); i++) {
@@ -167,13 +195,19 @@ final class ReplicaWrites {
         continue;
       }
       try {
-        WriteReply reply = WriteReply.decode(c.receive(Opcode.WRITE, n.ids[i]).reader(), c.agreedMinor());
+        WriteReply reply =
+            WriteReply.decode(c.receive(Opcode.WRITE, n.ids[i]).reader(), c.agreedMinor());
         if (reply.receipt().length > 0) {
           received(outcomes.get(s.put()), s.grant().nodeId(), reply.receipt(), reply.committed());
         }
       } catch (IOException failure) {
-        fail(outcomes, s, Failures.translate(failure, c.endpoint(), "writing key '" + puts.get(s.put()).key()
-            + "' to node " + s.grant().nodeId()));
+        fail(
+            outcomes,
+            s,
+            Failures.translate(
+                failure,
+                c.endpoint(),
+                "writing key '" + puts.get(s.put()).key() + "' to node " + s.grant().nodeId()));
       }
     }
   }
@@ -187,15 +221,26 @@ final class ReplicaWrites {
     }
     WriteBatchReply reply;
     try {
-      reply = WriteBatchReply.decode(c.receive(Opcode.WRITE_BATCH, n.batchId).reader(), c.agreedMinor());
+      reply =
+          WriteBatchReply.decode(
+              c.receive(Opcode.WRITE_BATCH, n.batchId).reader(), c.agreedMinor());
       if (reply.results().size() != n.slices.size()) {
         c.markBroken();
-        throw new ProtocolException("node " + first.grant().nodeId() + " answered " + reply.results().size() + " of "
-            + n.slices.size() + " writes");
+        throw new ProtocolException(
+            "node "
+                + first.grant().nodeId()
+                + " answered "
+                + reply.results().size()
+                + " of "
+                + n.slices.size()
+                + " writes");
       }
     } catch (IOException failure) {
-      KvPoolException e = Failures.translate(failure, c.endpoint(), "writing " + n.slices.size() + " slices to node "
-          + first.grant().nodeId());
+      KvPoolException e =
+          Failures.translate(
+              failure,
+              c.endpoint(),
+              "writing " + n.slices.size() + " slices to node " + first.grant().nodeId());
       n.slices.forEach(s -> fail(outcomes, s, e));
       return;
     }
@@ -203,9 +248,22 @@ final class ReplicaWrites {
       Slice s = n.slices.get(i);
       WriteBatchReply.Result r = reply.results().get(i);
       if (r.status() != ErrorCode.OK) {
-        fail(outcomes, s, Failures.fromCode(r.status(), "writing key '" + puts.get(s.put()).key() + "' to node "
-            + s.grant().nodeId() + " at " + c.endpoint() + ": " + r.message(), null));
-      } else if (r.receipt().length > 0 && !outcomes.get(s.put()).failures().containsKey(s.grant().nodeId())) {
+        fail(
+            outcomes,
+            s,
+            Failures.fromCode(
+                r.status(),
+                "writing key '"
+                    + puts.get(s.put()).key()
+                    + "' to node "
+                    + s.grant().nodeId()
+                    + " at "
+                    + c.endpoint()
+                    + ": "
+                    + r.message(),
+                null));
+      } else if (r.receipt().length > 0
+          && !outcomes.get(s.put()).failures().containsKey(s.grant().nodeId())) {
         received(outcomes.get(s.put()), s.grant().nodeId(), r.receipt(), r.committed());
       }
     }

@@ -1,8 +1,8 @@
 package io.kvpool.client;
 
 import io.kvpool.common.HostPort;
-import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.ConnectionSecurity;
+import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.RpcConnection;
 import java.io.IOException;
 import java.time.Duration;
@@ -17,8 +17,7 @@ final class StorageConnections implements AutoCloseable {
   private static final int MAX_IDLE_PER_NODE = 16;
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(60).toNanos();
 
-  private record Idle(RpcConnection connection, long sinceNanos) {
-  }
+  private record Idle(RpcConnection connection, long sinceNanos) {}
 
   private final Supplier<Handshake> local;
   private final ConnectionSecurity security;
@@ -28,8 +27,12 @@ final class StorageConnections implements AutoCloseable {
   private final ClientMetrics metrics;
   private volatile boolean closed;
 
-  StorageConnections(Supplier<Handshake> local, ConnectionSecurity security, Duration timeout, boolean batchRequests,
-                     ClientMetrics metrics) {
+  StorageConnections(
+      Supplier<Handshake> local,
+      ConnectionSecurity security,
+      Duration timeout,
+      boolean batchRequests,
+      ClientMetrics metrics) {
     this.security = security;
     this.batchRequests = batchRequests;
     this.metrics = metrics;
@@ -37,7 +40,10 @@ final class StorageConnections implements AutoCloseable {
     this.timeout = timeout;
   }
 
-  /** Whether a connection to a node may carry READ_BATCH / WRITE_BATCH: the client allows it and the node speaks 2.1. */
+  /**
+   * Whether a connection to a node may carry READ_BATCH / WRITE_BATCH: the client allows it and the
+   * node speaks 2.1.
+   */
   boolean batches(RpcConnection c) {
     return batchRequests && c.agreedMinor() >= 1;
   }
@@ -64,7 +70,10 @@ final class StorageConnections implements AutoCloseable {
     }
   }
 
-  /** Returns a connection borrowed for {@code endpoint} (the same string), or closes it when it is not reusable. */
+  /**
+   * Returns a connection borrowed for {@code endpoint} (the same string), or closes it when it is
+   * not reusable.
+   */
   void release(String endpoint, RpcConnection c) {
     Deque<Idle> q = idle.computeIfAbsent(endpoint, k -> new ConcurrentLinkedDeque<>());
     if (closed || !c.isUsable() || q.size() >= MAX_IDLE_PER_NODE) {

@@ -16,7 +16,9 @@ class BackoffTest {
   @Test
   void anExchangeIsCutToWhatIsLeftOfTheOperation() {
     Backoff b = Backoff.until(Duration.ofSeconds(2));
-    assertThat(b.within(Duration.ofSeconds(10))).isLessThanOrEqualTo(Duration.ofSeconds(2)).isPositive();
+    assertThat(b.within(Duration.ofSeconds(10)))
+        .isLessThanOrEqualTo(Duration.ofSeconds(2))
+        .isPositive();
   }
 
   @Test

@@ -24,11 +24,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client's location cache, a get straight to a storage node with a replica list it already holds, against a real
- * master and storage nodes: it saves the master round trip, and it never returns what a stale list points at — after a
- * remove, an eviction, a new object of the key in the old range, or a master restart that gave the nodes new keys —
- * even when the client believes the lease lasts far longer than it does; concurrent writers and cached readers never
- * see a removed value.
+ * The client's location cache, a get straight to a storage node with a replica list it already
+ * holds, against a real master and storage nodes: it saves the master round trip, and it never
+ * returns what a stale list points at — after a remove, an eviction, a new object of the key in the
+ * old range, or a master restart that gave the nodes new keys — even when the client believes the
+ * lease lasts far longer than it does; concurrent writers and cached readers never see a removed
+ * value.
  */
 class LocationCacheTest {
   private static final Duration LEASE = Duration.ofSeconds(1);
@@ -45,8 +46,12 @@ class LocationCacheTest {
     master = startMaster(0);
     masterPort = master.rpcEndpoint().port();
     for (int i = 0; i < 3; i++) {
-      nodes.add(new StorageNode(StorageConfig.local(master.rpcEndpoint(), "node-" + i, "127.0.0.1", NODE_MEMORY, 2)
-          .withHeartbeat(Duration.ofMillis(100))).start(Duration.ofSeconds(10)));
+      nodes.add(
+          new StorageNode(
+                  StorageConfig.local(
+                          master.rpcEndpoint(), "node-" + i, "127.0.0.1", NODE_MEMORY, 2)
+                      .withHeartbeat(Duration.ofMillis(100)))
+              .start(Duration.ofSeconds(10)));
     }
     awaitServing();
     writer = client("writer", LEASE);
@@ -62,15 +67,23 @@ class LocationCacheTest {
   }
 
   private static Master startMaster(int port) throws Exception {
-    MasterConfig config = MasterConfig.defaults("cache-pool").withTtls(Duration.ofSeconds(3), LEASE)
-        .withRecoveryQuietPeriod(Duration.ofMillis(500));
+    MasterConfig config =
+        MasterConfig.defaults("cache-pool")
+            .withTtls(Duration.ofSeconds(3), LEASE)
+            .withRecoveryQuietPeriod(Duration.ofMillis(500));
     return new Master(MasterSettings.local(config, "127.0.0.1", port, 0)).start();
   }
 
   /** A client that believes the pool's read lease lasts {@code believedLease}. */
   private KvPoolClient client(String id, Duration believedLease) throws Exception {
-    KvPoolClient c = KvPoolClient.connect(ClientConfig.builder().master(new HostPort("127.0.0.1", masterPort))
-        .clientId(id).timeout(Duration.ofSeconds(10)).leaseTtl(believedLease).build());
+    KvPoolClient c =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(new HostPort("127.0.0.1", masterPort))
+                .clientId(id)
+                .timeout(Duration.ofSeconds(10))
+                .leaseTtl(believedLease)
+                .build());
     clients.add(c);
     return c;
   }
@@ -106,25 +119,34 @@ class LocationCacheTest {
     for (int i = 0; i < 6; i++) {
       assertThat(reader.get("hot")).isEqualTo(v);
     }
-    assertThat(masterLookups() - before).as("one lookup, then five gets straight to a node").isEqualTo(1);
+    assertThat(masterLookups() - before)
+        .as("one lookup, then five gets straight to a node")
+        .isEqualTo(1);
     assertThat(reader.locationCacheStats()).isEqualTo(new LocationCacheStats(5, 1, 0));
     ByteBuffer dst = ByteBuffer.allocateDirect(2 << 20);
     assertThat(reader.get("hot", dst)).isEqualTo(1 << 20);
     assertThat(dst.flip()).isEqualTo(v);
 
-    KvPoolClient off = KvPoolClient.connect(ClientConfig.builder().master(new HostPort("127.0.0.1", masterPort))
-        .locationCacheEntries(0).build());
+    KvPoolClient off =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(new HostPort("127.0.0.1", masterPort))
+                .locationCacheEntries(0)
+                .build());
     clients.add(off);
     before = masterLookups();
     for (int i = 0; i < 3; i++) {
       assertThat(off.get("hot")).isEqualTo(v);
     }
-    assertThat(masterLookups() - before).as("without the cache every get asks the master").isEqualTo(3);
+    assertThat(masterLookups() - before)
+        .as("without the cache every get asks the master")
+        .isEqualTo(3);
   }
 
   @Test
   void aRemovedKeyIsNeverReadThroughAStaleReplicaList() throws Exception {
-    // this reader keeps replica lists for 48 s: far longer than the pool's 1 s leases, so only the storage
+    // this reader keeps replica lists for 48 s: far longer than the pool's 1 s leases, so only the
+    // storage
     // nodes' checks stand between it and a removed object
     KvPoolClient reader = client("overconfident", Duration.ofSeconds(60));
     ByteBuffer v1 = value(64 << 10, 2);
@@ -169,13 +191,15 @@ class LocationCacheTest {
     writer.put("survivor", v, 2);
     assertThat(reader.get("survivor")).isEqualTo(v);
 
-    // the master fails and comes back: the nodes re-register, each with a new key, so earlier tokens are void
+    // the master fails and comes back: the nodes re-register, each with a new key, so earlier
+    // tokens are void
     master.close();
     master = startMaster(masterPort);
     awaitServing();
     assertThat(writer.exists("survivor")).isTrue();
     assertThat(reader.get("survivor")).isEqualTo(v);
-    assertThat(reader.locationCacheStats().stale()).as("the old token was refused, the master asked again")
+    assertThat(reader.locationCacheStats().stale())
+        .as("the old token was refused, the master asked again")
         .isEqualTo(1);
     assertThat(reader.get("survivor")).isEqualTo(v);
   }
@@ -202,14 +226,17 @@ class LocationCacheTest {
     }
     before = masterLookups();
     int[] sizes = reader.getBatch(all, dsts);
-    assertThat(masterLookups() - before).as("only the five uncached keys and the missing one").isEqualTo(6);
+    assertThat(masterLookups() - before)
+        .as("only the five uncached keys and the missing one")
+        .isEqualTo(6);
     for (int i = 0; i < 10; i++) {
       assertThat(sizes[i]).isEqualTo(values.get(i).remaining());
       assertThat(dsts.get(i).duplicate().limit(sizes[i])).isEqualTo(values.get(i));
       assertThat(dsts.get(i).position()).as("the caller's position is left alone").isZero();
     }
     assertThat(sizes[10]).isEqualTo(-1);
-    assertThatThrownBy(() -> reader.getBatch(keys, Collections.nCopies(10, ByteBuffer.allocateDirect(100))))
+    assertThatThrownBy(
+            () -> reader.getBatch(keys, Collections.nCopies(10, ByteBuffer.allocateDirect(100))))
         .isInstanceOf(BufferTooSmallException.class);
   }
 
@@ -235,7 +262,9 @@ class LocationCacheTest {
     for (int i = 3; i < 6; i++) {
       assertThat(got.get(keys.get(i))).isEqualTo(value(8192, 40 + i));
     }
-    assertThat(reader.locationCacheStats().stale()).as("every list was past its lease").isEqualTo(6);
+    assertThat(reader.locationCacheStats().stale())
+        .as("every list was past its lease")
+        .isEqualTo(6);
   }
 
   @Test
@@ -253,13 +282,18 @@ class LocationCacheTest {
       for (int w = 0; w < writers.size(); w++) {
         KvPoolClient c = writers.get(w);
         ByteBuffer v = value(size, 1000L * k + w);
-        threads.add(new Thread(() -> {
-          try {
-            c.put(key, v, 2); // one writer stores its value, the others find the key stored and keep it
-          } catch (Throwable e) {
-            errors.add(e);
-          }
-        }));
+        threads.add(
+            new Thread(
+                () -> {
+                  try {
+                    c.put(
+                        key, v,
+                        2); // one writer stores its value, the others find the key stored and keep
+                    // it
+                  } catch (Throwable e) {
+                    errors.add(e);
+                  }
+                }));
       }
       threads.forEach(Thread::start);
       for (Thread t : threads) {
@@ -291,65 +325,71 @@ class LocationCacheTest {
     long until = System.nanoTime() + Duration.ofSeconds(8).toNanos();
     List<Thread> threads = new ArrayList<>();
     KvPoolClient w = client("writer-0", LEASE);
-    threads.add(new Thread(() -> {
-      try {
-        while (System.nanoTime() < until) {
-          long seq = sequence.incrementAndGet();
-          ByteBuffer v = value(size, seq);
-          v.putLong(0, seq);
-          removedAt.put(seq, new long[1]);
-          w.put("cycled", v, 2);
-          while (System.nanoTime() < until) {
-            try {
-              assertThat(w.remove("cycled")).isTrue();
-              removedAt.get(seq)[0] = System.nanoTime();
-              break;
-            } catch (KvPoolException leased) {
-              Thread.sleep(5); // readers hold read leases; the remove waits them out
-            }
-          }
-        }
-      } catch (Throwable e) {
-        errors.add(e);
-      }
-    }));
+    threads.add(
+        new Thread(
+            () -> {
+              try {
+                while (System.nanoTime() < until) {
+                  long seq = sequence.incrementAndGet();
+                  ByteBuffer v = value(size, seq);
+                  v.putLong(0, seq);
+                  removedAt.put(seq, new long[1]);
+                  w.put("cycled", v, 2);
+                  while (System.nanoTime() < until) {
+                    try {
+                      assertThat(w.remove("cycled")).isTrue();
+                      removedAt.get(seq)[0] = System.nanoTime();
+                      break;
+                    } catch (KvPoolException leased) {
+                      Thread.sleep(5); // readers hold read leases; the remove waits them out
+                    }
+                  }
+                }
+              } catch (Throwable e) {
+                errors.add(e);
+              }
+            }));
     AtomicLong reads = new AtomicLong();
     for (int r = 0; r < 3; r++) {
       KvPoolClient c = client("reader-" + r, LEASE);
-      threads.add(new Thread(() -> {
-        ByteBuffer dst = ByteBuffer.allocateDirect(size);
-        Random pauses = new Random();
-        try {
-          long burstEnds = System.nanoTime() + 200_000_000L;
-          while (System.nanoTime() < until) {
-            if (System.nanoTime() > burstEnds) {
-              // readers that never pause would renew the read lease for ever and the remove would wait for ever
-              Thread.sleep(LEASE.toMillis() + pauses.nextInt(600));
-              burstEnds = System.nanoTime() + 200_000_000L;
-            }
-            long started = System.nanoTime();
-            dst.clear();
-            try {
-              c.get("cycled", dst);
-            } catch (ObjectNotFoundException absent) {
-              continue;
-            }
-            long seq = dst.getLong(0);
-            ByteBuffer expected = value(size, seq);
-            expected.putLong(0, seq);
-            if (!dst.flip().equals(expected)) {
-              throw new AssertionError("value " + seq + " came back torn");
-            }
-            long removed = removedAt.get(seq)[0];
-            if (removed != 0 && removed < started) {
-              throw new AssertionError("value " + seq + " was read after its remove returned");
-            }
-            reads.incrementAndGet();
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }));
+      threads.add(
+          new Thread(
+              () -> {
+                ByteBuffer dst = ByteBuffer.allocateDirect(size);
+                Random pauses = new Random();
+                try {
+                  long burstEnds = System.nanoTime() + 200_000_000L;
+                  while (System.nanoTime() < until) {
+                    if (System.nanoTime() > burstEnds) {
+                      // readers that never pause would renew the read lease for ever and the remove
+                      // would wait for ever
+                      Thread.sleep(LEASE.toMillis() + pauses.nextInt(600));
+                      burstEnds = System.nanoTime() + 200_000_000L;
+                    }
+                    long started = System.nanoTime();
+                    dst.clear();
+                    try {
+                      c.get("cycled", dst);
+                    } catch (ObjectNotFoundException absent) {
+                      continue;
+                    }
+                    long seq = dst.getLong(0);
+                    ByteBuffer expected = value(size, seq);
+                    expected.putLong(0, seq);
+                    if (!dst.flip().equals(expected)) {
+                      throw new AssertionError("value " + seq + " came back torn");
+                    }
+                    long removed = removedAt.get(seq)[0];
+                    if (removed != 0 && removed < started) {
+                      throw new AssertionError(
+                          "value " + seq + " was read after its remove returned");
+                    }
+                    reads.incrementAndGet();
+                  }
+                } catch (Throwable e) {
+                  errors.add(e);
+                }
+              }));
     }
     threads.forEach(Thread::start);
     for (Thread t : threads) {

@@ -33,18 +33,25 @@ class LoopbackPoolTest {
 
   @BeforeEach
   void startPool() throws Exception {
-    MasterConfig config = MasterConfig.defaults("test-pool").withTtls(Duration.ofMillis(1500), Duration.ofSeconds(1));
+    MasterConfig config =
+        MasterConfig.defaults("test-pool").withTtls(Duration.ofMillis(1500), Duration.ofSeconds(1));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     for (int i = 0; i < 3; i++) {
       nodes.add(startNode("node-" + i));
     }
-    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).clientId("test")
-        .timeout(Duration.ofSeconds(10)).build());
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("test")
+                .timeout(Duration.ofSeconds(10))
+                .build());
   }
 
   private StorageNode startNode(String id) throws Exception {
-    StorageConfig sc = StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 2)
-        .withHeartbeat(Duration.ofMillis(200));
+    StorageConfig sc =
+        StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 2)
+            .withHeartbeat(Duration.ofMillis(200));
     return new StorageNode(sc).start(Duration.ofSeconds(10));
   }
 
@@ -89,19 +96,25 @@ class LoopbackPoolTest {
   @Test
   void smallValuesRoundTripAndEmptyOnesAreRefused() {
     assertThatThrownBy(() -> client.put("empty", ByteBuffer.allocateDirect(0), 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("empty");
     client.put("tiny", randomValue(3, 2), 3);
     assertThat(client.get("tiny")).isEqualTo(randomValue(3, 2));
   }
 
   @Test
   void missingKeysAndBufferTooSmallAreTypedErrors() {
-    assertThatThrownBy(() -> client.get("nope")).isInstanceOf(ObjectNotFoundException.class).hasMessageContaining("nope");
+    assertThatThrownBy(() -> client.get("nope"))
+        .isInstanceOf(ObjectNotFoundException.class)
+        .hasMessageContaining("nope");
     client.put("k", randomValue(1000, 3), 1);
     assertThatThrownBy(() -> client.get("k", ByteBuffer.allocateDirect(10)))
-        .isInstanceOf(BufferTooSmallException.class).hasMessageContaining("1000");
+        .isInstanceOf(BufferTooSmallException.class)
+        .hasMessageContaining("1000");
     // the lookup above granted a read lease: removing now is refused, not silently ignored
-    assertThatThrownBy(() -> client.remove("k")).isInstanceOf(KvPoolException.class).hasMessageContaining("lease");
+    assertThatThrownBy(() -> client.remove("k"))
+        .isInstanceOf(KvPoolException.class)
+        .hasMessageContaining("lease");
   }
 
   @Test
@@ -142,7 +155,8 @@ class LoopbackPoolTest {
   @Test
   void valueLargerThanANodeIsRefusedWithNoSpace() {
     ByteBuffer big = ByteBuffer.allocateDirect((int) NODE_MEMORY + (1 << 20));
-    assertThatThrownBy(() -> client.put("big", big, 1)).isInstanceOf(NoSpaceException.class)
+    assertThatThrownBy(() -> client.put("big", big, 1))
+        .isInstanceOf(NoSpaceException.class)
         .hasMessageContaining("fits on only 0 of the 3 ALIVE nodes");
     assertThat(client.exists("big")).isFalse();
   }
@@ -157,7 +171,8 @@ class LoopbackPoolTest {
 
     // a sliced replica also survives the loss of its node: the survivor copies it slice by slice
     String holder = r.replicas().get(0).nodeId();
-    StorageNode victim = nodes.stream().filter(n -> n.nodeId().equals(holder)).findFirst().orElseThrow();
+    StorageNode victim =
+        nodes.stream().filter(n -> n.nodeId().equals(holder)).findFirst().orElseThrow();
     nodes.remove(victim);
     victim.close();
     long deadline = System.currentTimeMillis() + 10_000;
@@ -165,8 +180,10 @@ class LoopbackPoolTest {
       Thread.sleep(100);
     }
     assertThat(master.counters().repairs()).isEqualTo(1);
-    assertThat(master.metadata().getReplicas(List.of("sliced")).get(0).replicas()).extracting(loc -> loc.nodeId())
-        .hasSize(2).doesNotContain(holder);
+    assertThat(master.metadata().getReplicas(List.of("sliced")).get(0).replicas())
+        .extracting(loc -> loc.nodeId())
+        .hasSize(2)
+        .doesNotContain(holder);
     for (int i = 0; i < 4; i++) {
       assertThat(client.get("sliced")).isEqualTo(value);
     }
@@ -174,19 +191,30 @@ class LoopbackPoolTest {
 
   @Test
   void versionSkewedClientIsRefusedNamingBothVersions() throws Exception {
-    ClientConfig skewed = ClientConfig.builder().master(master.rpcEndpoint()).clientId("old-client")
-        .advertisedVersion(new VersionInfo("0.9.0", 3, 0)).build();
+    ClientConfig skewed =
+        ClientConfig.builder()
+            .master(master.rpcEndpoint())
+            .clientId("old-client")
+            .advertisedVersion(new VersionInfo("0.9.0", 3, 0))
+            .build();
     assertThatThrownBy(() -> KvPoolClient.connect(skewed))
         .isInstanceOf(VersionMismatchException.class)
-        .hasMessageContaining(VersionInfo.CURRENT.release()).hasMessageContaining(VersionInfo.CURRENT.protocol())
-        .hasMessageContaining("0.9.0").hasMessageContaining("3.0");
+        .hasMessageContaining(VersionInfo.CURRENT.release())
+        .hasMessageContaining(VersionInfo.CURRENT.protocol())
+        .hasMessageContaining("0.9.0")
+        .hasMessageContaining("3.0");
     assertThat(master.status().counters().versionMismatches()).isEqualTo(1);
   }
 
   @Test
   void aPutIsCommittedByItsNodesAndAnotherClientFindsItAsSoonAsItReturns() throws Exception {
-    try (KvPoolClient reader = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint())
-        .clientId("reader").locationCacheEntries(0).build())) {
+    try (KvPoolClient reader =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("reader")
+                .locationCacheEntries(0)
+                .build())) {
       for (int i = 0; i < 200; i++) {
         ByteBuffer value = randomValue(4096 + i, i);
         client.put("committed/" + i, value, 2);
@@ -200,17 +228,28 @@ class LoopbackPoolTest {
       assertThat(client.putBatch(batch, 2).stored()).hasSize(20);
       assertThat(reader.getBatch(List.copyOf(batch.keySet()))).isEqualTo(batch);
     }
-    assertThat(client.putCommitStats()).as("one master exchange per put: no PUT_END")
+    assertThat(client.putCommitStats())
+        .as("one master exchange per put: no PUT_END")
         .isEqualTo(new PutCommitStats(220, 0));
   }
 
-  /** A client one minor older still puts; its nodes commit for it only from protocol 2.2 on (else it ends them). */
+  /**
+   * A client one minor older still puts; its nodes commit for it only from protocol 2.2 on (else it
+   * ends them).
+   */
   @Test
   void aClientOneMinorOlderStillHasItsPutsCommittedByTheNodes() throws Exception {
-    // protocol 2.2 clients of a 2.3 pool: nodes commit for them (a 2.1 client is two minors apart, refused)
-    ClientConfig older = ClientConfig.builder().master(master.rpcEndpoint()).advertisedVersion(
-        new VersionInfo(VersionInfo.CURRENT.release(), VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR - 1))
-        .build();
+    // protocol 2.2 clients of a 2.3 pool: nodes commit for them (a 2.1 client is two minors apart,
+    // refused)
+    ClientConfig older =
+        ClientConfig.builder()
+            .master(master.rpcEndpoint())
+            .advertisedVersion(
+                new VersionInfo(
+                    VersionInfo.CURRENT.release(),
+                    VersionInfo.PROTOCOL_MAJOR,
+                    VersionInfo.PROTOCOL_MINOR - 1))
+            .build();
     try (KvPoolClient c = KvPoolClient.connect(older)) {
       c.put("ended/one", randomValue(4096, 3), 2);
       assertThat(c.putCommitStats()).isEqualTo(new PutCommitStats(1, 0));
@@ -220,9 +259,13 @@ class LoopbackPoolTest {
 
   @Test
   void minorVersionOneApartIsAccepted() throws Exception {
-    ClientConfig newer = ClientConfig.builder().master(master.rpcEndpoint())
-        .advertisedVersion(new VersionInfo("0.3.0", VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR + 1))
-        .build();
+    ClientConfig newer =
+        ClientConfig.builder()
+            .master(master.rpcEndpoint())
+            .advertisedVersion(
+                new VersionInfo(
+                    "0.3.0", VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR + 1))
+            .build();
     try (KvPoolClient c = KvPoolClient.connect(newer)) {
       c.put("from-newer", randomValue(64, 8), 1);
       assertThat(client.get("from-newer")).isEqualTo(randomValue(64, 8));
@@ -231,32 +274,43 @@ class LoopbackPoolTest {
 
   @Test
   void wrongPoolIsRefused() throws Exception {
-    ClientConfig other = ClientConfig.builder().master(master.rpcEndpoint()).poolId("other-pool").build();
-    assertThatThrownBy(() -> KvPoolClient.connect(other)).isInstanceOf(PoolMismatchException.class)
-        .hasMessageContaining("other-pool").hasMessageContaining("test-pool")
-        .satisfies(e -> assertThat(((KvPoolException) e).code()).isEqualTo(ErrorCode.POOL_MISMATCH));
+    ClientConfig other =
+        ClientConfig.builder().master(master.rpcEndpoint()).poolId("other-pool").build();
+    assertThatThrownBy(() -> KvPoolClient.connect(other))
+        .isInstanceOf(PoolMismatchException.class)
+        .hasMessageContaining("other-pool")
+        .hasMessageContaining("test-pool")
+        .satisfies(
+            e -> assertThat(((KvPoolException) e).code()).isEqualTo(ErrorCode.POOL_MISMATCH));
   }
 
   @Test
   void deadNodesReplicasAreRepairedFromASurvivor() throws Exception {
     ByteBuffer value = randomValue(256 << 10, 9);
     client.put("survivor", value, 2);
-    // stop one node: after the TTL the master drops its replicas and copies the object to the third node
-    String holder = master.metadata().getReplicas(List.of("survivor")).get(0).replicas().get(0).nodeId();
-    StorageNode victim = nodes.stream().filter(n -> n.nodeId().equals(holder)).findFirst().orElseThrow();
+    // stop one node: after the TTL the master drops its replicas and copies the object to the third
+    // node
+    String holder =
+        master.metadata().getReplicas(List.of("survivor")).get(0).replicas().get(0).nodeId();
+    StorageNode victim =
+        nodes.stream().filter(n -> n.nodeId().equals(holder)).findFirst().orElseThrow();
     nodes.remove(victim);
     victim.close();
     long deadline = System.currentTimeMillis() + 10_000;
     while (System.currentTimeMillis() < deadline && master.counters().repairs() == 0) {
       Thread.sleep(100);
     }
-    assertThat(master.counters().repairs()).as("replicas copied to the third node").isGreaterThan(0);
+    assertThat(master.counters().repairs())
+        .as("replicas copied to the third node")
+        .isGreaterThan(0);
     for (int i = 0; i < 5; i++) {
       assertThat(client.get("survivor")).isEqualTo(value);
     }
     assertThat(client.stats().nodes()).isEqualTo(2);
-    assertThat(master.metadata().getReplicas(List.of("survivor")).get(0).replicas()).extracting(r -> r.nodeId())
-        .hasSize(2).doesNotContain(holder);
+    assertThat(master.metadata().getReplicas(List.of("survivor")).get(0).replicas())
+        .extracting(r -> r.nodeId())
+        .hasSize(2)
+        .doesNotContain(holder);
   }
 
   @Test
@@ -277,7 +331,10 @@ class LoopbackPoolTest {
   }
 
   private long nodeUsed(String id) {
-    return master.metadata().snapshot().nodes().stream().filter(n -> n.id().equals(id)).findFirst().orElseThrow()
+    return master.metadata().snapshot().nodes().stream()
+        .filter(n -> n.id().equals(id))
+        .findFirst()
+        .orElseThrow()
         .usedBytes();
   }
 
@@ -285,15 +342,22 @@ class LoopbackPoolTest {
   void storageNodeEndpointIsReachableAndReportsReady() throws Exception {
     HostPort admin = nodes.get(0).adminEndpoint();
     var http = java.net.http.HttpClient.newHttpClient();
-    var resp = http.send(java.net.http.HttpRequest.newBuilder(
-        java.net.URI.create("http://" + admin + "/ready")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    var resp =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + admin + "/ready"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
     assertThat(resp.statusCode()).isEqualTo(200);
   }
 
   @Test
   void storageNodeStartedForThisPoolRegistersAndStoresValues() throws Exception {
-    StorageNode named = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "named", "127.0.0.1", NODE_MEMORY, 1)
-        .withHeartbeat(Duration.ofMillis(200)).withPoolId("test-pool")).start(Duration.ofSeconds(10));
+    StorageNode named =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "named", "127.0.0.1", NODE_MEMORY, 1)
+                    .withHeartbeat(Duration.ofMillis(200))
+                    .withPoolId("test-pool"))
+            .start(Duration.ofSeconds(10));
     nodes.add(named);
     assertThat(master.metadata().snapshot().nodes()).anyMatch(n -> n.id().equals("named"));
     for (int i = 0; i < 8; i++) {
@@ -304,8 +368,11 @@ class LoopbackPoolTest {
 
   @Test
   void storageNodeStartedForAnotherPoolIsRefusedAtStart() throws Exception {
-    StorageNode stranger = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "stranger", "127.0.0.1",
-        NODE_MEMORY, 1).withHeartbeat(Duration.ofMillis(200)).withPoolId("other-pool"));
+    StorageNode stranger =
+        new StorageNode(
+            StorageConfig.local(master.rpcEndpoint(), "stranger", "127.0.0.1", NODE_MEMORY, 1)
+                .withHeartbeat(Duration.ofMillis(200))
+                .withPoolId("other-pool"));
     try {
       long t0 = System.nanoTime();
       assertThatThrownBy(() -> stranger.start(Duration.ofSeconds(30)))
@@ -313,7 +380,8 @@ class LoopbackPoolTest {
           .hasMessageContaining("stranger")
           .hasMessageContaining("'other-pool'")
           .hasMessageContaining("'test-pool'");
-      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10)); // no wait for timeout
+      assertThat(Duration.ofNanos(System.nanoTime() - t0))
+          .isLessThan(Duration.ofSeconds(10)); // no wait for timeout
       assertThat(master.metadata().snapshot().nodes()).noneMatch(n -> n.id().equals("stranger"));
     } finally {
       stranger.close();
@@ -323,20 +391,24 @@ class LoopbackPoolTest {
   @Test
   void threadsSharingOneClientEachGetTheirOwnValues() throws Exception {
     int threads = 6;
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(threads);
     try {
       List<java.util.concurrent.Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        done.add(pool.submit(() -> {
-          for (int i = 0; i < 30; i++) {
-            String key = "shared/" + thread + "/" + i;
-            client.put(key, randomValue(16 << 10, thread * 1000L + i), 2);
-            assertThat(client.get(key)).isEqualTo(randomValue(16 << 10, thread * 1000L + i));
-            assertThat(client.exists(key)).isTrue();
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 30; i++) {
+                    String key = "shared/" + thread + "/" + i;
+                    client.put(key, randomValue(16 << 10, thread * 1000L + i), 2);
+                    assertThat(client.get(key))
+                        .isEqualTo(randomValue(16 << 10, thread * 1000L + i));
+                    assertThat(client.exists(key)).isTrue();
+                  }
+                  return null;
+                }));
       }
       for (java.util.concurrent.Future<?> f : done) {
         f.get(60, java.util.concurrent.TimeUnit.SECONDS);

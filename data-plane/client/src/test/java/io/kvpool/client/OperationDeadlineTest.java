@@ -21,10 +21,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * One deadline per call, retries included (issues 29 and 31): a batch whose every put keeps failing ends within one
- * operation timeout, not one per key. The storage nodes are stopped while the master still counts them ALIVE (a long
- * node TTL), so each round's writes fail with a retryable error and the puts are started again until the deadline.
- * Real master, real storage nodes, the real client, on loopback.
+ * One deadline per call, retries included (issues 29 and 31): a batch whose every put keeps failing
+ * ends within one operation timeout, not one per key. The storage nodes are stopped while the
+ * master still counts them ALIVE (a long node TTL), so each round's writes fail with a retryable
+ * error and the puts are started again until the deadline. Real master, real storage nodes, the
+ * real client, on loopback.
  */
 class OperationDeadlineTest {
   private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(3);
@@ -36,14 +37,25 @@ class OperationDeadlineTest {
 
   @BeforeEach
   void startPool() throws Exception {
-    MasterConfig config = MasterConfig.defaults("deadline-pool").withTtls(Duration.ofMinutes(5), Duration.ofSeconds(1));
+    MasterConfig config =
+        MasterConfig.defaults("deadline-pool")
+            .withTtls(Duration.ofMinutes(5), Duration.ofSeconds(1));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     for (int i = 0; i < 2; i++) {
-      nodes.add(new StorageNode(StorageConfig.local(master.rpcEndpoint(), "node-" + i, "127.0.0.1", 16L << 20, 1)
-          .withHeartbeat(Duration.ofMillis(200))).start(Duration.ofSeconds(10)));
+      nodes.add(
+          new StorageNode(
+                  StorageConfig.local(master.rpcEndpoint(), "node-" + i, "127.0.0.1", 16L << 20, 1)
+                      .withHeartbeat(Duration.ofMillis(200)))
+              .start(Duration.ofSeconds(10)));
     }
-    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).clientId("deadline")
-        .timeout(Duration.ofSeconds(2)).operationTimeout(OPERATION_TIMEOUT).build());
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("deadline")
+                .timeout(Duration.ofSeconds(2))
+                .operationTimeout(OPERATION_TIMEOUT)
+                .build());
   }
 
   @AfterEach
@@ -63,7 +75,9 @@ class OperationDeadlineTest {
 
   @Test
   void aBatchOfPutsThatKeepFailingEndsWithinOneOperationTimeoutWithAFailurePerKey() {
-    nodes.forEach(StorageNode::close); // the master still counts them ALIVE: every write is refused a connection
+    nodes.forEach(
+        StorageNode
+            ::close); // the master still counts them ALIVE: every write is refused a connection
     Map<String, ByteBuffer> values = new LinkedHashMap<>();
     for (int i = 0; i < KEYS; i++) {
       values.put("deadline/" + i, value());
@@ -73,14 +87,19 @@ class OperationDeadlineTest {
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     assertThat(result.stored()).isEmpty();
     assertThat(result.failures()).containsOnlyKeys(values.keySet());
-    assertThat(result.failures().values()).allSatisfy(e -> assertThat(e).isInstanceOf(ConnectionFailedException.class));
-    // one deadline for the whole batch: a key after another with deadlines of their own took KEYS + 1 timeouts
-    assertThat(took).as("a batch of %d keys took %s", KEYS, took).isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
+    assertThat(result.failures().values())
+        .allSatisfy(e -> assertThat(e).isInstanceOf(ConnectionFailedException.class));
+    // one deadline for the whole batch: a key after another with deadlines of their own took KEYS +
+    // 1 timeouts
+    assertThat(took)
+        .as("a batch of %d keys took %s", KEYS, took)
+        .isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
   }
 
   /**
-   * Every key names a put another writer started and left (PUT_IN_PROGRESS, retryable until that put expires, 30 s
-   * later): the batch retries them together until its deadline, then reports each key's refusal.
+   * Every key names a put another writer started and left (PUT_IN_PROGRESS, retryable until that
+   * put expires, 30 s later): the batch retries them together until its deadline, then reports each
+   * key's refusal.
    */
   @Test
   void aBatchRetriesRefusedKeysTogetherUntilItsOneDeadline() {
@@ -90,21 +109,29 @@ class OperationDeadlineTest {
       values.put("in-progress/" + i, value());
       abandoned.add(new PutStartItem("in-progress/" + i, 4096, 0, 1, i, List.of()));
     }
-    assertThat(master.metadata().putStart(abandoned, 1)).allSatisfy(r -> assertThat(r.status()).isEqualTo(ErrorCode.OK));
+    assertThat(master.metadata().putStart(abandoned, 1))
+        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ErrorCode.OK));
     long started = System.nanoTime();
     BatchResult result = client.putBatch(values, 2);
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     assertThat(result.failures()).containsOnlyKeys(values.keySet());
-    assertThat(result.failures().values()).allSatisfy(e -> assertThat(e.code()).isEqualTo(ErrorCode.PUT_IN_PROGRESS));
-    assertThat(took).as("retried until the deadline").isGreaterThanOrEqualTo(OPERATION_TIMEOUT.minusMillis(100));
-    assertThat(took).as("and no longer: one deadline, not one per key").isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
+    assertThat(result.failures().values())
+        .allSatisfy(e -> assertThat(e.code()).isEqualTo(ErrorCode.PUT_IN_PROGRESS));
+    assertThat(took)
+        .as("retried until the deadline")
+        .isGreaterThanOrEqualTo(OPERATION_TIMEOUT.minusMillis(100));
+    assertThat(took)
+        .as("and no longer: one deadline, not one per key")
+        .isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
   }
 
   @Test
   void aSinglePutThatKeepsFailingEndsWithinOneOperationTimeout() {
     nodes.forEach(StorageNode::close);
     long started = System.nanoTime();
-    assertThatThrownBy(() -> client.put("deadline/single", value(), 2)).isInstanceOf(ConnectionFailedException.class);
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
+    assertThatThrownBy(() -> client.put("deadline/single", value(), 2))
+        .isInstanceOf(ConnectionFailedException.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
   }
 }

@@ -16,15 +16,21 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * A KV-event subscriber that follows the rules of docs/events.md with a real JeroMQ SUB and DEALER: it asks for a
- * replay from sequence 0 on start (the publisher answers with a full announcement), applies batches in sequence
- * order, asks for a replay of what it missed on a gap, and rebuilds the set of block hashes the pool holds. Decodes
- * the msgpack itself, field by field, against vLLM's layout (an independent check of the publisher's encoding).
+ * A KV-event subscriber that follows the rules of docs/events.md with a real JeroMQ SUB and DEALER:
+ * it asks for a replay from sequence 0 on start (the publisher answers with a full announcement),
+ * applies batches in sequence order, asks for a replay of what it missed on a gap, and rebuilds the
+ * set of block hashes the pool holds. Decodes the msgpack itself, field by field, against vLLM's
+ * layout (an independent check of the publisher's encoding).
  */
 final class EventFollower implements AutoCloseable {
   /** One decoded BlockStored. */
-  record Stored(List<String> hashes, String parent, List<Long> tokens, long blockSize, Long loraId, String medium) {
-  }
+  record Stored(
+      List<String> hashes,
+      String parent,
+      List<Long> tokens,
+      long blockSize,
+      Long loraId,
+      String medium) {}
 
   private final ZContext zmq = new ZContext(1);
   private final ZMQ.Socket sub;
@@ -43,7 +49,10 @@ final class EventFollower implements AutoCloseable {
     this(pubPort, replayPort, topic, -1, Set.of());
   }
 
-  /** A subscriber back from an absence: it had applied every batch up to {@code startAfter}, holding {@code known}. */
+  /**
+   * A subscriber back from an absence: it had applied every batch up to {@code startAfter}, holding
+   * {@code known}.
+   */
   EventFollower(int pubPort, int replayPort, String topic, long startAfter, Set<String> known) {
     this.topic = topic;
     hashes.addAll(known);
@@ -69,17 +78,28 @@ final class EventFollower implements AutoCloseable {
     sub.setReceiveTimeOut(500);
     while (lastSeq < seq) {
       if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("follower reached sequence " + lastSeq + ", not " + seq + " within "
-            + timeoutMillis + " ms; replays " + replays + ", gaps " + gaps);
+        throw new AssertionError(
+            "follower reached sequence "
+                + lastSeq
+                + ", not "
+                + seq
+                + " within "
+                + timeoutMillis
+                + " ms; replays "
+                + replays
+                + ", gaps "
+                + gaps);
       }
       byte[] t = sub.recv();
       if (t == null) {
-        // nothing live for a while (a batch sent before the subscription took effect): ask for what follows
+        // nothing live for a while (a batch sent before the subscription took effect): ask for what
+        // follows
         replay(lastSeq + 1);
         continue;
       }
       if (!new String(t, StandardCharsets.UTF_8).equals(topic) || !sub.hasReceiveMore()) {
-        throw new AssertionError("unexpected frame on the PUB socket: " + new String(t, StandardCharsets.UTF_8));
+        throw new AssertionError(
+            "unexpected frame on the PUB socket: " + new String(t, StandardCharsets.UTF_8));
       }
       long s = ByteBuffer.wrap(sub.recv()).getLong();
       byte[] payload = sub.recv();
@@ -98,7 +118,10 @@ final class EventFollower implements AutoCloseable {
     }
   }
 
-  /** vLLM's replay request: (empty, 8-byte start) on a DEALER; batches until the (-1, empty) end marker. */
+  /**
+   * vLLM's replay request: (empty, 8-byte start) on a DEALER; batches until the (-1, empty) end
+   * marker.
+   */
   void replay(long from) {
     replays++;
     dealer.sendMore(new byte[0]);
@@ -138,8 +161,14 @@ final class EventFollower implements AutoCloseable {
           }
           case "BlockStored" -> {
             expect(fields, 7, tag);
-            Stored s = new Stored(hashList(u), u.tryUnpackNil() ? null : hash(u), longs(u), u.unpackLong(),
-                u.tryUnpackNil() ? null : u.unpackLong(), u.unpackString());
+            Stored s =
+                new Stored(
+                    hashList(u),
+                    u.tryUnpackNil() ? null : hash(u),
+                    longs(u),
+                    u.unpackLong(),
+                    u.tryUnpackNil() ? null : u.unpackLong(),
+                    u.unpackString());
             stored.add(s);
             hashes.addAll(s.hashes());
           }
@@ -166,7 +195,8 @@ final class EventFollower implements AutoCloseable {
 
   private static void expect(int fields, int wanted, String tag) {
     if (fields != wanted) {
-      throw new AssertionError(tag + " has " + fields + " elements, vLLM's array_like layout has " + wanted);
+      throw new AssertionError(
+          tag + " has " + fields + " elements, vLLM's array_like layout has " + wanted);
     }
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
-import io.kvpool.client.KvPoolException;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
@@ -31,10 +30,11 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * A real master publishing KV events, real storage nodes and a real client on loopback, followed by a real JeroMQ
- * SUB/DEALER subscriber ({@link EventFollower}) that rebuilds the pool's key set from the events alone: after puts
- * (with and without block metadata), removes, evictions, a disconnect, a gap past the replay buffer, a queue overflow
- * and a master failover, it holds exactly the master's readable objects.
+ * A real master publishing KV events, real storage nodes and a real client on loopback, followed by
+ * a real JeroMQ SUB/DEALER subscriber ({@link EventFollower}) that rebuilds the pool's key set from
+ * the events alone: after puts (with and without block metadata), removes, evictions, a disconnect,
+ * a gap past the replay buffer, a queue overflow and a master failover, it holds exactly the
+ * master's readable objects.
  */
 class KvEventsLoopbackTest {
   private static final String POOL = "events-pool";
@@ -60,7 +60,8 @@ class KvEventsLoopbackTest {
   }
 
   private static MasterConfig config() {
-    return MasterConfig.defaults(POOL).withTtls(Duration.ofSeconds(3), Duration.ofMillis(300))
+    return MasterConfig.defaults(POOL)
+        .withTtls(Duration.ofSeconds(3), Duration.ofMillis(300))
         .withRecoveryQuietPeriod(Duration.ofMillis(500));
   }
 
@@ -69,13 +70,23 @@ class KvEventsLoopbackTest {
   }
 
   private void startPool(KvEventsConfig events) throws Exception {
-    master = new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events)).start();
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events)).start();
     for (int i = 0; i < 2; i++) {
-      nodes.add(new StorageNode(StorageConfig.local(master.rpcEndpoint(), "node-" + i, "127.0.0.1", NODE_MEMORY, 1)
-          .withHeartbeat(Duration.ofMillis(100))).start(Duration.ofSeconds(10)));
+      nodes.add(
+          new StorageNode(
+                  StorageConfig.local(
+                          master.rpcEndpoint(), "node-" + i, "127.0.0.1", NODE_MEMORY, 1)
+                      .withHeartbeat(Duration.ofMillis(100)))
+              .start(Duration.ofSeconds(10)));
     }
-    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).clientId("writer")
-        .timeout(Duration.ofSeconds(10)).build());
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("writer")
+                .timeout(Duration.ofSeconds(10))
+                .build());
   }
 
   private KvEventPublisher publisher() {
@@ -89,13 +100,17 @@ class KvEventsLoopbackTest {
   }
 
   private EventFollower resume(EventFollower was) {
-    EventFollower f = new EventFollower(publisher().pubPort(), publisher().replayPort(), TOPIC, was.lastSeq,
-        was.hashes);
+    EventFollower f =
+        new EventFollower(
+            publisher().pubPort(), publisher().replayPort(), TOPIC, was.lastSeq, was.hashes);
     followers.add(f);
     return f;
   }
 
-  /** What the events name the master's readable objects by: each block hash, or the key's bytes without metadata. */
+  /**
+   * What the events name the master's readable objects by: each block hash, or the key's bytes
+   * without metadata.
+   */
   private static Set<String> identities(List<ResidentObject> residents) {
     Set<String> out = new HashSet<>();
     for (ResidentObject o : residents) {
@@ -108,7 +123,10 @@ class KvEventsLoopbackTest {
     return out;
   }
 
-  /** Follows the events until the follower holds exactly the master's readable objects (within 30 s). */
+  /**
+   * Follows the events until the follower holds exactly the master's readable objects (within 30
+   * s).
+   */
   private void converge(EventFollower f) throws InterruptedException {
     long deadline = System.currentTimeMillis() + 30_000;
     Set<String> expected = Set.of();
@@ -125,9 +143,21 @@ class KvEventsLoopbackTest {
     missing.removeAll(f.hashes);
     Set<String> extra = new HashSet<>(f.hashes);
     extra.removeAll(expected);
-    throw new AssertionError("follower's key set differs from the master's after 30 s: missing " + missing
-        + ", extra " + extra + "; follower at " + f.lastSeq + ", publisher at " + publisher().lastSequence()
-        + ", replays " + f.replays + ", gaps " + f.gaps + ", clears " + f.clears);
+    throw new AssertionError(
+        "follower's key set differs from the master's after 30 s: missing "
+            + missing
+            + ", extra "
+            + extra
+            + "; follower at "
+            + f.lastSeq
+            + ", publisher at "
+            + publisher().lastSequence()
+            + ", replays "
+            + f.replays
+            + ", gaps "
+            + f.gaps
+            + ", clears "
+            + f.clears);
   }
 
   private static ByteBuffer value(int size, int seed) {
@@ -156,9 +186,16 @@ class KvEventsLoopbackTest {
     EventFollower f = follow();
     assertThat(f.clears).as("a new subscriber's replay from 0 is a full announcement").isEqualTo(1);
 
-    BlockMetadata meta = new BlockMetadata(false, List.of(bytes(32, 1), bytes(32, 2)), bytes(32, 3),
-        IntStream.range(100, 132).toArray(), 16, 7);
-    BlockMetadata intMeta = new BlockMetadata(true, List.of(longBytes(-42)), new byte[0], new int[] {5}, 1, 0);
+    BlockMetadata meta =
+        new BlockMetadata(
+            false,
+            List.of(bytes(32, 1), bytes(32, 2)),
+            bytes(32, 3),
+            IntStream.range(100, 132).toArray(),
+            16,
+            7);
+    BlockMetadata intMeta =
+        new BlockMetadata(true, List.of(longBytes(-42)), new byte[0], new int[] {5}, 1, 0);
     client.put("meta/1", value(1000, 1), 2, meta);
     client.putBatch(Map.of("int/1", value(1000, 2)), 1, Map.of("int/1", intMeta));
     for (int i = 0; i < 10; i++) {
@@ -166,27 +203,41 @@ class KvEventsLoopbackTest {
     }
     converge(f);
 
-    EventFollower.Stored withMeta = f.stored.stream().filter(s -> s.hashes().size() == 2).findFirst().orElseThrow();
-    assertThat(withMeta.hashes()).containsExactly(EventFollower.hex(bytes(32, 1)), EventFollower.hex(bytes(32, 2)));
+    EventFollower.Stored withMeta =
+        f.stored.stream().filter(s -> s.hashes().size() == 2).findFirst().orElseThrow();
+    assertThat(withMeta.hashes())
+        .containsExactly(EventFollower.hex(bytes(32, 1)), EventFollower.hex(bytes(32, 2)));
     assertThat(withMeta.parent()).isEqualTo(EventFollower.hex(bytes(32, 3)));
     assertThat(withMeta.tokens()).hasSize(32).startsWith(100L, 101L).endsWith(131L);
     assertThat(withMeta.blockSize()).isEqualTo(16);
     assertThat(withMeta.loraId()).isEqualTo(7L);
     assertThat(withMeta.medium()).isEqualTo("pool:" + POOL);
-    EventFollower.Stored withInt = f.stored.stream().filter(s -> s.hashes().equals(
-        List.of(EventFollower.hex(longBytes(-42))))).findFirst().orElseThrow();
+    EventFollower.Stored withInt =
+        f.stored.stream()
+            .filter(s -> s.hashes().equals(List.of(EventFollower.hex(longBytes(-42)))))
+            .findFirst()
+            .orElseThrow();
     assertThat(withInt.parent()).isNull();
     assertThat(withInt.loraId()).isNull();
-    EventFollower.Stored plain = f.stored.stream().filter(s -> s.hashes().equals(
-        List.of(EventFollower.hex("plain/3".getBytes(StandardCharsets.UTF_8))))).findFirst().orElseThrow();
+    EventFollower.Stored plain =
+        f.stored.stream()
+            .filter(
+                s ->
+                    s.hashes()
+                        .equals(
+                            List.of(EventFollower.hex("plain/3".getBytes(StandardCharsets.UTF_8)))))
+            .findFirst()
+            .orElseThrow();
     assertThat(plain.tokens()).isEmpty();
     assertThat(plain.blockSize()).isZero();
 
     assertThat(client.remove("plain/0")).isTrue();
     assertThat(client.remove("meta/1")).isTrue();
     converge(f);
-    assertThat(f.removedHashes).contains(EventFollower.hex("plain/0".getBytes(StandardCharsets.UTF_8)),
-        EventFollower.hex(bytes(32, 1)));
+    assertThat(f.removedHashes)
+        .contains(
+            EventFollower.hex("plain/0".getBytes(StandardCharsets.UTF_8)),
+            EventFollower.hex(bytes(32, 1)));
 
     // more than the pool holds: the master evicts, and says so
     int removedBefore = f.removedHashes.size();
@@ -204,7 +255,8 @@ class KvEventsLoopbackTest {
     EventFollower back = resume(f);
     converge(back);
     assertThat(back.clears).isZero();
-    assertThat(back.hashes).contains(EventFollower.hex("later/1".getBytes(StandardCharsets.UTF_8)))
+    assertThat(back.hashes)
+        .contains(EventFollower.hex("later/1".getBytes(StandardCharsets.UTF_8)))
         .doesNotContain(EventFollower.hex("plain/1".getBytes(StandardCharsets.UTF_8)));
   }
 
@@ -220,12 +272,16 @@ class KvEventsLoopbackTest {
     client.remove("k/0");
     long target = f.lastSeq + 8;
     for (int i = 5; publisher().lastSequence() < target; i++) {
-      client.put("k/" + i, value(100, i), 1); // one batch or more each: the buffer's 4 no longer reach back
+      client.put(
+          "k/" + i,
+          value(100, i),
+          1); // one batch or more each: the buffer's 4 no longer reach back
     }
     EventFollower back = resume(f);
     converge(back);
     assertThat(back.clears).as("the gap answer is AllBlocksCleared + every object").isEqualTo(1);
-    assertThat(back.hashes).doesNotContain(EventFollower.hex("k/0".getBytes(StandardCharsets.UTF_8)));
+    assertThat(back.hashes)
+        .doesNotContain(EventFollower.hex("k/0".getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test
@@ -239,7 +295,8 @@ class KvEventsLoopbackTest {
     client.putBatch(values, 1);
     converge(f);
 
-    // stall the publisher thread deterministically: a replay request with a gap makes it take a snapshot, which
+    // stall the publisher thread deterministically: a replay request with a gap makes it take a
+    // snapshot, which
     // waits for the metadata lock this test holds while it removes objects (reentrant)
     PoolMetadata m = master.metadata();
     try (ZContext zmq = new ZContext(1)) {
@@ -253,7 +310,9 @@ class KvEventsLoopbackTest {
       }
     }
     converge(f);
-    assertThat(f.clears).as("the overflow is healed by a full announcement").isGreaterThanOrEqualTo(2);
+    assertThat(f.clears)
+        .as("the overflow is healed by a full announcement")
+        .isGreaterThanOrEqualTo(2);
     assertThat(f.hashes).doesNotContain(EventFollower.hex("q/4".getBytes(StandardCharsets.UTF_8)));
     assertThat(metric("kvpool_events_dropped_total")).isGreaterThan(0);
   }
@@ -262,7 +321,8 @@ class KvEventsLoopbackTest {
   void hostileReplayRequestsAreIgnoredAndAStalledSubscriberHoldsNothingUp() throws Exception {
     startPool(events());
     try (ZContext zmq = new ZContext(1)) {
-      // a subscriber that never reads, with room for 10 messages: ZMQ drops what does not fit, for it alone
+      // a subscriber that never reads, with room for 10 messages: ZMQ drops what does not fit, for
+      // it alone
       ZMQ.Socket stalled = zmq.createSocket(SocketType.SUB);
       stalled.setRcvHWM(10);
       stalled.subscribe(new byte[0]);
@@ -279,18 +339,26 @@ class KvEventsLoopbackTest {
         client.put("s/" + i, value(100, i), 1);
       }
       converge(f);
-      assertThat(metric("kvpool_events_replay_requests_total{outcome=\"invalid\"}")).isGreaterThanOrEqualTo(2);
+      assertThat(metric("kvpool_events_replay_requests_total{outcome=\"invalid\"}"))
+          .isGreaterThanOrEqualTo(2);
       assertThat(metric("kvpool_events_batches_total")).isGreaterThan(1);
     }
   }
 
   private double metric(String name) throws Exception {
-    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
-            .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-    return r.body().lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(
-        l.substring(l.indexOf(' ') + 1))).findFirst().orElseThrow(() -> new AssertionError(name + " not in "
-        + r.body()));
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    return r.body()
+        .lines()
+        .filter(l -> l.startsWith(name + " "))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1)))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(name + " not in " + r.body()));
   }
 
   private static void awaitBlocked(String threadName) throws InterruptedException {
@@ -320,14 +388,18 @@ class KvEventsLoopbackTest {
     int rpcPort = master.rpcEndpoint().port();
     master.close();
 
-    master = new Master(MasterSettings.local(config(), "127.0.0.1", rpcPort, 0).withEvents(events())).start();
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", rpcPort, 0).withEvents(events()))
+            .start();
     awaitServing();
     assertThat(publisher().lastSequence()).isGreaterThan(lastOfOldLeader);
     EventFollower next = resume(f);
     converge(next);
     assertThat(next.clears).as("the new leader's answer to a sequence it never had").isEqualTo(1);
-    // converge: exactly the new leader's objects; none lost. An object removed less than a heartbeat before the
-    // old leader went may come back with the replica its node had not released yet (PROTOCOL.md, issue 28)
+    // converge: exactly the new leader's objects; none lost. An object removed less than a
+    // heartbeat before the
+    // old leader went may come back with the replica its node had not released yet (PROTOCOL.md,
+    // issue 28)
     assertThat(next.hashes).containsAll(before);
   }
 
@@ -348,15 +420,28 @@ class KvEventsLoopbackTest {
     }
     BlockMetadata big = new BlockMetadata(false, tooMany, new byte[0], new int[0], 16, 0);
     assertThatThrownBy(() -> client.put("over", value(10, 1), 1, big))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65 block hashes");
-    BlockMetadata shortInt = new BlockMetadata(true, List.of(bytes(4, 1)), new byte[0], new int[0], 16, 0);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("65 block hashes");
+    BlockMetadata shortInt =
+        new BlockMetadata(true, List.of(bytes(4, 1)), new byte[0], new int[0], 16, 0);
     assertThatThrownBy(() -> client.put("over", value(10, 1), 1, shortInt))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly 8 bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("exactly 8 bytes");
     // the master enforces the limits too, whatever a client checked: its answer names the limit
-    List<io.kvpool.protocol.PutStartResult> results = master.metadata().putStart(
-        List.of(new io.kvpool.protocol.PutStartItem("over", 10, 0, 1, 1L, List.of())),
-        java.util.Collections.singletonList(new BlockMetadata(false, List.of(bytes(8, 1)), new byte[0],
-            new int[BlockMetadata.MAX_TOKEN_IDS + 1], 16, 0)), 3);
+    List<io.kvpool.protocol.PutStartResult> results =
+        master
+            .metadata()
+            .putStart(
+                List.of(new io.kvpool.protocol.PutStartItem("over", 10, 0, 1, 1L, List.of())),
+                java.util.Collections.singletonList(
+                    new BlockMetadata(
+                        false,
+                        List.of(bytes(8, 1)),
+                        new byte[0],
+                        new int[BlockMetadata.MAX_TOKEN_IDS + 1],
+                        16,
+                        0)),
+                3);
     assertThat(results.get(0).status()).isEqualTo(io.kvpool.protocol.ErrorCode.LIMIT_EXCEEDED);
     assertThat(results.get(0).message()).contains("4097 token ids");
     assertThat(client.exists("over")).isFalse();

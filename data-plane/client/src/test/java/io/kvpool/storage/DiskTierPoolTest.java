@@ -31,10 +31,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Storage nodes with disk tiers under a real master, on loopback: values evicted from memory move to disk and read
- * back byte-exact; the tier's files never occupy more than its cap (measured with {@code du}); a restarted node rescans
- * its tier, cuts a torn record, drops a corrupt one and serves the rest without a put; a full file system degrades the
- * tier while memory keeps serving.
+ * Storage nodes with disk tiers under a real master, on loopback: values evicted from memory move
+ * to disk and read back byte-exact; the tier's files never occupy more than its cap (measured with
+ * {@code du}); a restarted node rescans its tier, cuts a torn record, drops a corrupt one and
+ * serves the rest without a put; a full file system degrades the tier while memory keeps serving.
  */
 class DiskTierPoolTest {
   private static final Duration T = Duration.ofSeconds(30);
@@ -49,19 +49,27 @@ class DiskTierPoolTest {
 
   private void startPool(long diskBytes, Path... diskDirs) throws Exception {
     // a short lease: values just read become evictable again quickly, as in a busy pool
-    MasterConfig config = MasterConfig.defaults("disk").withTtls(Duration.ofSeconds(2), Duration.ofMillis(500));
+    MasterConfig config =
+        MasterConfig.defaults("disk").withTtls(Duration.ofSeconds(2), Duration.ofMillis(500));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     for (int i = 0; i < diskDirs.length; i++) {
       nodes.add(startNode("n" + i, diskDirs[i], diskBytes));
     }
-    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).clientId("disk-test")
-        .timeout(T).build());
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("disk-test")
+                .timeout(T)
+                .build());
   }
 
   private StorageNode startNode(String id, Path dir, long diskBytes) throws Exception {
-    return new StorageNode(StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 1)
-        .withHeartbeat(Duration.ofMillis(100))
-        .withDisk(new DiskTier.Settings(dir, diskBytes, FILE, 0.9, 0.8))).start(T);
+    return new StorageNode(
+            StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 1)
+                .withHeartbeat(Duration.ofMillis(100))
+                .withDisk(new DiskTier.Settings(dir, diskBytes, FILE, 0.9, 0.8)))
+        .start(T);
   }
 
   private Path dir(String name) throws IOException {
@@ -130,7 +138,9 @@ class DiskTierPoolTest {
       }
     }
     assertThat(maxSeen).as("the tiers filled up to their caps").isGreaterThan(cap / 2);
-    assertThat(nodes.get(0).status().disk().reclaimedFiles() + nodes.get(1).status().disk().reclaimedFiles())
+    assertThat(
+            nodes.get(0).status().disk().reclaimedFiles()
+                + nodes.get(1).status().disk().reclaimedFiles())
         .isPositive();
     // whatever is found is the value put: reclaimed records are misses, never other bytes
     int hits = 0;
@@ -145,7 +155,8 @@ class DiskTierPoolTest {
   }
 
   @Test
-  void aRestartedNodeRescansItsTierCutsATornRecordDropsACorruptOneAndServesTheRest() throws Exception {
+  void aRestartedNodeRescansItsTierCutsATornRecordDropsACorruptOneAndServesTheRest()
+      throws Exception {
     Path a = dir("a");
     startPool(64L << 20, a);
     Map<String, ByteBuffer> values = put("r", 3 * NODE_MEMORY, 1, 3);
@@ -158,9 +169,11 @@ class DiskTierPoolTest {
     try (Stream<Path> s = Files.list(a)) {
       files = s.filter(p -> p.getFileName().toString().endsWith(".kvd")).sorted().toList();
     }
-    // flip the first value byte of the first record; append half a record to the last file (as a kill -9 would)
+    // flip the first value byte of the first record; append half a record to the last file (as a
+    // kill -9 would)
     String flipped;
-    try (FileChannel ch = FileChannel.open(files.get(0), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(files.get(0), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer fixed = ByteBuffer.allocate(28);
       ch.read(fixed, 0);
       int keyLength = Short.toUnsignedInt(fixed.getShort(4));
@@ -174,9 +187,16 @@ class DiskTierPoolTest {
     }
     Path last = files.get(files.size() - 1);
     long lastSize = Files.size(last);
-    try (FileChannel ch = FileChannel.open(last, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+    try (FileChannel ch =
+        FileChannel.open(last, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
       ByteBuffer torn = ByteBuffer.allocate(40);
-      torn.putInt(0x4B564431).putShort((short) 5).put((byte) 1).put((byte) 0).putLong(1).putInt(1000).putInt(0);
+      torn.putInt(0x4B564431)
+          .putShort((short) 5)
+          .put((byte) 1)
+          .put((byte) 0)
+          .putLong(1)
+          .putInt(1000)
+          .putInt(0);
       ch.write(torn.rewind());
     }
 
@@ -199,9 +219,12 @@ class DiskTierPoolTest {
   @Test
   void aFullFileSystemDegradesTheTierAndMemoryKeepsServing() throws Exception {
     Path mount = dir("tmpfs");
-    Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mount.toString())
-        .redirectErrorStream(true).start();
-    assumeThat(p.waitFor()).as("mounting a small tmpfs (needs root): " + new String(p.getInputStream().readAllBytes()))
+    Process p =
+        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mount.toString())
+            .redirectErrorStream(true)
+            .start();
+    assumeThat(p.waitFor())
+        .as("mounting a small tmpfs (needs root): " + new String(p.getInputStream().readAllBytes()))
         .isZero();
     mounted = mount;
     startPool(16L << 20, mount); // the cap says 16 MiB, the file system holds 3
@@ -224,7 +247,8 @@ class DiskTierPoolTest {
   }
 
   @Test
-  void aCorruptDiskRecordIsServedFromTheOtherReplicaAndDiskReplicasOutliveANodeLoss() throws Exception {
+  void aCorruptDiskRecordIsServedFromTheOtherReplicaAndDiskReplicasOutliveANodeLoss()
+      throws Exception {
     Path a = dir("a");
     startPool(64L << 20, a, dir("b"), dir("c"));
     Map<String, ByteBuffer> values = put("d", 3 * 3 * NODE_MEMORY / 2, 2, 13);
@@ -232,10 +256,15 @@ class DiskTierPoolTest {
     // the first record of node a's first file: flip a byte of its value
     Path first;
     try (Stream<Path> s = Files.list(a)) {
-      first = s.filter(p -> p.getFileName().toString().endsWith(".kvd")).sorted().findFirst().orElseThrow();
+      first =
+          s.filter(p -> p.getFileName().toString().endsWith(".kvd"))
+              .sorted()
+              .findFirst()
+              .orElseThrow();
     }
     String corrupt;
-    try (FileChannel ch = FileChannel.open(first, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(first, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer fixed = ByteBuffer.allocate(28);
       ch.read(fixed, 0);
       int keyLength = Short.toUnsignedInt(fixed.getShort(4));
@@ -244,7 +273,8 @@ class DiskTierPoolTest {
       corrupt = new String(key.array(), StandardCharsets.UTF_8);
       ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), 28 + keyLength + 100);
     }
-    // gets pick either replica: every one returns the value put, and node a's read of its record is a miss
+    // gets pick either replica: every one returns the value put, and node a's read of its record is
+    // a miss
     for (int i = 0; i < 200 && nodes.get(0).status().disk().misses() == 0; i++) {
       assertThat(client.get(corrupt)).as(corrupt).isEqualTo(values.get(corrupt));
     }
@@ -253,8 +283,15 @@ class DiskTierPoolTest {
 
     StorageNode b = nodes.remove(1);
     b.close(); // its replicas are gone: every value keeps the one on a or c, on disk or in memory
-    eventually(() -> assertThat(master.status().nodes().stream().filter(n -> n.id().equals("n1")).findFirst()
-        .orElseThrow().state()).isEqualTo("DEAD"));
+    eventually(
+        () ->
+            assertThat(
+                    master.status().nodes().stream()
+                        .filter(n -> n.id().equals("n1"))
+                        .findFirst()
+                        .orElseThrow()
+                        .state())
+                .isEqualTo("DEAD"));
     for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
       if (!e.getKey().equals(corrupt)) {
         assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
@@ -263,7 +300,8 @@ class DiskTierPoolTest {
     assertThat(master.status().counters().objectsLost()).isLessThanOrEqualTo(1);
   }
 
-  private Map<String, ByteBuffer> put(String prefix, long bytes, int replicas, long seed) throws InterruptedException {
+  private Map<String, ByteBuffer> put(String prefix, long bytes, int replicas, long seed)
+      throws InterruptedException {
     Random random = new Random(seed);
     Map<String, ByteBuffer> values = new LinkedHashMap<>();
     long written = 0;
@@ -277,11 +315,12 @@ class DiskTierPoolTest {
   }
 
   /**
-   * A put that tries again when the master found no room: seen once in many runs on a loaded machine, when every
-   * object in memory was still a pending put (not evictable) at that moment — the same without a disk tier; the next
-   * tries find the COMMITs applied. Each retry is printed.
+   * A put that tries again when the master found no room: seen once in many runs on a loaded
+   * machine, when every object in memory was still a pending put (not evictable) at that moment —
+   * the same without a disk tier; the next tries find the COMMITs applied. Each retry is printed.
    */
-  private void putRetryingNoSpace(String key, ByteBuffer v, int replicas) throws InterruptedException {
+  private void putRetryingNoSpace(String key, ByteBuffer v, int replicas)
+      throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
         client.put(key, v, replicas);
@@ -290,7 +329,13 @@ class DiskTierPoolTest {
         if (attempt == 50) {
           throw e;
         }
-        System.out.println("put " + key + " found no room (attempt " + attempt + "): " + master.status().counters());
+        System.out.println(
+            "put "
+                + key
+                + " found no room (attempt "
+                + attempt
+                + "): "
+                + master.status().counters());
         Thread.sleep(100);
       }
     }
@@ -318,7 +363,10 @@ class DiskTierPoolTest {
 
   /** What the folder occupies on disk, as {@code du} counts it (allocated blocks, in bytes). */
   private static long du(Path dir) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("du", "-s", "--block-size=1", dir.toString()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder("du", "-s", "--block-size=1", dir.toString())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     assertThat(p.waitFor()).as(out).isZero();
     return Long.parseLong(out.split("\\s+")[0]);

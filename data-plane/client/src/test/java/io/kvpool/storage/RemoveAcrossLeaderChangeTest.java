@@ -27,17 +27,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A remove survives the loss of the leader that answered it: the leader delivers the releases to the holders (RELEASE)
- * before it answers, so their tombstones, not the removed replicas, are what the next leader learns from their
- * inventories. The nodes here heartbeat only every few seconds, so the releases a heartbeat reply would carry are
- * still queued at the old leader when it goes; before RELEASE the removed values came back with the new leader.
+ * A remove survives the loss of the leader that answered it: the leader delivers the releases to
+ * the holders (RELEASE) before it answers, so their tombstones, not the removed replicas, are what
+ * the next leader learns from their inventories. The nodes here heartbeat only every few seconds,
+ * so the releases a heartbeat reply would carry are still queued at the old leader when it goes;
+ * before RELEASE the removed values came back with the new leader.
  */
 class RemoveAcrossLeaderChangeTest {
   private static final Duration T = Duration.ofSeconds(30);
   private static final long NODE_MEMORY = 16L << 20;
 
-  private final MasterConfig config = MasterConfig.defaults("removes").withTtls(Duration.ofSeconds(60),
-      Duration.ofSeconds(1));
+  private final MasterConfig config =
+      MasterConfig.defaults("removes").withTtls(Duration.ofSeconds(60), Duration.ofSeconds(1));
   private Master master;
   private final List<StorageNode> nodes = new ArrayList<>();
 
@@ -54,8 +55,11 @@ class RemoveAcrossLeaderChangeTest {
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     HostPort endpoint = master.rpcEndpoint();
     for (String id : List.of("a", "b")) {
-      nodes.add(new StorageNode(StorageConfig.local(endpoint, id, "127.0.0.1", NODE_MEMORY, 1)
-          .withHeartbeat(Duration.ofSeconds(5))).start(T));
+      nodes.add(
+          new StorageNode(
+                  StorageConfig.local(endpoint, id, "127.0.0.1", NODE_MEMORY, 1)
+                      .withHeartbeat(Duration.ofSeconds(5)))
+              .start(T));
     }
     List<String> removed = new ArrayList<>();
     List<String> kept = new ArrayList<>();
@@ -78,7 +82,9 @@ class RemoveAcrossLeaderChangeTest {
         assertThat(client.get(key)).as(key).isEqualTo(value(key));
       }
       for (String key : removed) {
-        assertThat(client.exists(key)).as("%s was removed before the leader changed", key).isFalse();
+        assertThat(client.exists(key))
+            .as("%s was removed before the leader changed", key)
+            .isFalse();
       }
     }
   }
@@ -86,22 +92,27 @@ class RemoveAcrossLeaderChangeTest {
   @Test
   void onlyTheMasterMayReleaseReplicasAndOnlyOneOfTheViewTheNodeFollows() throws Exception {
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
-    StorageNode node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "a", "127.0.0.1", NODE_MEMORY, 1))
-        .start(T);
+    StorageNode node =
+        new StorageNode(StorageConfig.local(master.rpcEndpoint(), "a", "127.0.0.1", NODE_MEMORY, 1))
+            .start(T);
     nodes.add(node);
     try (KvPoolClient client = client(master.rpcEndpoint())) {
       client.put("kept", value("kept"), 1);
     }
     BodyWriter release = new BodyWriter();
-    new ReleaseRequest(List.of(new Release("kept", 1, true))).encode(release, VersionInfo.PROTOCOL_MINOR);
+    new ReleaseRequest(List.of(new Release("kept", 1, true)))
+        .encode(release, VersionInfo.PROTOCOL_MINOR);
     Handshake asClient = new Handshake(VersionInfo.CURRENT, Role.CLIENT, "removes", "intruder");
     try (RpcConnection c = RpcConnection.open(node.rpcEndpoint(), asClient, T)) {
-      assertThatThrownBy(() -> c.call(Opcode.RELEASE, release)).isInstanceOf(RemoteErrorException.class)
+      assertThatThrownBy(() -> c.call(Opcode.RELEASE, release))
+          .isInstanceOf(RemoteErrorException.class)
           .hasMessageContaining("only the master");
     }
     Handshake asMaster = new Handshake(VersionInfo.CURRENT, Role.MASTER, "removes", "master");
-    try (RpcConnection c = RpcConnection.open(node.rpcEndpoint(), asMaster, 1, T)) { // view 1: long gone
-      assertThatThrownBy(() -> c.call(Opcode.RELEASE, release)).isInstanceOf(RemoteErrorException.class)
+    try (RpcConnection c =
+        RpcConnection.open(node.rpcEndpoint(), asMaster, 1, T)) { // view 1: long gone
+      assertThatThrownBy(() -> c.call(Opcode.RELEASE, release))
+          .isInstanceOf(RemoteErrorException.class)
           .hasMessageContaining("deposed leader");
     }
     try (KvPoolClient client = client(master.rpcEndpoint())) {
@@ -110,7 +121,8 @@ class RemoveAcrossLeaderChangeTest {
   }
 
   private static KvPoolClient client(HostPort master) {
-    return KvPoolClient.connect(ClientConfig.builder().master(master).clientId("removes-test").timeout(T).build());
+    return KvPoolClient.connect(
+        ClientConfig.builder().master(master).clientId("removes-test").timeout(T).build());
   }
 
   private static ByteBuffer value(String key) {

@@ -38,7 +38,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
@@ -49,9 +48,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A reader that stops reading a READ or READ_BATCH reply, waits until its object was removed and its range given to
- * a new object, and then reads on, must never receive a byte of the new object: the node stops such a reply (issue
- * 28). The node holds 16 MiB and the values are 12 MiB, so the new value's range overlaps the removed one's.
+ * A reader that stops reading a READ or READ_BATCH reply, waits until its object was removed and
+ * its range given to a new object, and then reads on, must never receive a byte of the new object:
+ * the node stops such a reply (issue 28). The node holds 16 MiB and the values are 12 MiB, so the
+ * new value's range overlaps the removed one's.
  */
 class StalledReaderTest {
   private static final Duration T = Duration.ofSeconds(30);
@@ -62,10 +62,14 @@ class StalledReaderTest {
 
   @BeforeEach
   void start() throws Exception {
-    MasterConfig config = MasterConfig.defaults("stalled").withTtls(Duration.ofSeconds(10), Duration.ofSeconds(1));
+    MasterConfig config =
+        MasterConfig.defaults("stalled").withTtls(Duration.ofSeconds(10), Duration.ofSeconds(1));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
-    node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
-        .withHeartbeat(Duration.ofMillis(200))).start(T);
+    node =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
+                    .withHeartbeat(Duration.ofMillis(200)))
+            .start(T);
     client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).build());
   }
 
@@ -83,8 +87,15 @@ class StalledReaderTest {
     ReplicaListResult r = replicas("old");
     Slice s = r.replicas().get(0).slices().get(0);
     BodyWriter read = new BodyWriter();
-    new ReadRequest("old", r.generation(), s.segmentId(), s.offset(), s.length(), r.expiresAtMillis(),
-        r.replicas().get(0).token()).encode(read);
+    new ReadRequest(
+            "old",
+            r.generation(),
+            s.segmentId(),
+            s.offset(),
+            s.length(),
+            r.expiresAtMillis(),
+            r.replicas().get(0).token())
+        .encode(read);
     try (StalledReader reader = new StalledReader(node.rpcEndpoint())) {
       ByteBuffer body = reader.request(Opcode.READ, read);
       assertThat(ReadReply.decode(new BodyReader(body)).length()).isEqualTo(BIG);
@@ -103,27 +114,43 @@ class StalledReaderTest {
     Slice ss = rs.replicas().get(0).slices().get(0);
     Slice s = r.replicas().get(0).slices().get(0);
     BodyWriter batch = new BodyWriter();
-    new ReadBatchRequest(List.of(
-        new ReadRequest("small", rs.generation(), ss.segmentId(), ss.offset(), ss.length(), rs.expiresAtMillis(),
-            rs.replicas().get(0).token()),
-        new ReadRequest("old", r.generation(), s.segmentId(), s.offset(), s.length(), r.expiresAtMillis(),
-            r.replicas().get(0).token()))).encode(batch);
+    new ReadBatchRequest(
+            List.of(
+                new ReadRequest(
+                    "small",
+                    rs.generation(),
+                    ss.segmentId(),
+                    ss.offset(),
+                    ss.length(),
+                    rs.expiresAtMillis(),
+                    rs.replicas().get(0).token()),
+                new ReadRequest(
+                    "old",
+                    r.generation(),
+                    s.segmentId(),
+                    s.offset(),
+                    s.length(),
+                    r.expiresAtMillis(),
+                    r.replicas().get(0).token())))
+        .encode(batch);
     try (StalledReader reader = new StalledReader(node.rpcEndpoint())) {
       ByteBuffer body = reader.request(Opcode.READ_BATCH, batch);
-      assertThat(ReadBatchReply.decode(new BodyReader(body)).results()).extracting(ReadBatchReply.Result::status)
+      assertThat(ReadBatchReply.decode(new BodyReader(body)).results())
+          .extracting(ReadBatchReply.Result::status)
           .containsExactly(ErrorCode.OK, ErrorCode.OK);
-      ByteBuffer expected = ByteBuffer.allocate(4096 + BIG).put(small.duplicate()).put(old.duplicate()).flip();
+      ByteBuffer expected =
+          ByteBuffer.allocate(4096 + BIG).put(small.duplicate()).put(old.duplicate()).flip();
       reuseTheRangeWhileTheReplyIsStalled(reader, s, expected);
     }
   }
 
   /**
-   * Reads the first 64 KiB of the reply's payload and stops; removes "old" once its read lease is over and puts a new
-   * value of its size (so into its range); then reads on: every byte must be the old object's, and the reply must
-   * have been stopped.
+   * Reads the first 64 KiB of the reply's payload and stops; removes "old" once its read lease is
+   * over and puts a new value of its size (so into its range); then reads on: every byte must be
+   * the old object's, and the reply must have been stopped.
    */
-  private void reuseTheRangeWhileTheReplyIsStalled(StalledReader reader, Slice oldSlice, ByteBuffer expected)
-      throws Exception {
+  private void reuseTheRangeWhileTheReplyIsStalled(
+      StalledReader reader, Slice oldSlice, ByteBuffer expected) throws Exception {
     byte[] head = new byte[64 << 10];
     reader.in.readFully(head);
     assertThat(ByteBuffer.wrap(head)).isEqualTo(expected.duplicate().limit(head.length));
@@ -133,7 +160,8 @@ class StalledReaderTest {
     client.put("new", fresh, 1);
     Slice n = replicas("new").replicas().get(0).slices().get(0);
     assertThat(n.offset() < oldSlice.end() && oldSlice.offset() < n.end())
-        .as("the new value %s reuses the removed one's range %s", n, oldSlice).isTrue();
+        .as("the new value %s reuses the removed one's range %s", n, oldSlice)
+        .isTrue();
     // the stalled reader resumes: whatever still arrives must be the old object's bytes
     byte[] rest = new byte[expected.remaining() - head.length];
     int got = 0;
@@ -154,8 +182,12 @@ class StalledReaderTest {
         firstWrong = i;
       }
     }
-    assertThat(firstWrong).as("the first of %d bytes read after the range was reused that is not the old object's"
-        + " (-1: none)", got).isEqualTo(-1);
+    assertThat(firstWrong)
+        .as(
+            "the first of %d bytes read after the range was reused that is not the old object's"
+                + " (-1: none)",
+            got)
+        .isEqualTo(-1);
     assertThat(got).as("the reply was stopped before its end").isLessThan(rest.length);
     assertThat(repliesAborted()).isEqualTo(before + 1);
     assertThat(client.get("new")).isEqualTo(fresh);
@@ -163,15 +195,16 @@ class StalledReaderTest {
 
   private void removeOnceTheLeaseIsOver(String key) throws Exception {
     boolean[] removed = {false};
-    eventually(() -> {
-      try {
-        removed[0] = client.remove(key);
-        return true;
-      } catch (KvPoolException leased) {
-        assertThat(leased.getMessage()).contains("read lease");
-        return false;
-      }
-    });
+    eventually(
+        () -> {
+          try {
+            removed[0] = client.remove(key);
+            return true;
+          } catch (KvPoolException leased) {
+            assertThat(leased.getMessage()).contains("read lease");
+            return false;
+          }
+        });
     assertThat(removed[0]).isTrue();
   }
 
@@ -184,15 +217,24 @@ class StalledReaderTest {
   }
 
   private long repliesAborted() throws Exception {
-    String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://" + node.adminEndpoint() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    String body =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://" + node.adminEndpoint() + "/metrics"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
     Matcher m = Pattern.compile("(?m)^kvpool_storage_replies_aborted_total (\\S+)$").matcher(body);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
   private ReplicaListResult replicas(String key) throws Exception {
-    try (RpcConnection m = RpcConnection.open(master.rpcEndpoint(),
-        new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "stalled"), T); RpcConnection.Deadline d = m.deadline(T)) {
+    try (RpcConnection m =
+            RpcConnection.open(
+                master.rpcEndpoint(),
+                new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "stalled"),
+                T);
+        RpcConnection.Deadline d = m.deadline(T)) {
       BodyWriter w = new BodyWriter();
       new KeyList(List.of(key)).encode(w);
       return ReplicaListReply.decode(m.call(Opcode.GET_REPLICAS, w).reader()).results().get(0);
@@ -206,8 +248,8 @@ class StalledReaderTest {
   }
 
   /**
-   * A client written from PROTOCOL.md that reads as slowly as it likes: a tiny receive buffer, so a large reply stays
-   * mostly on the node while the reader does not read.
+   * A client written from PROTOCOL.md that reads as slowly as it likes: a tiny receive buffer, so a
+   * large reply stays mostly on the node while the reader does not read.
    */
   private static final class StalledReader implements AutoCloseable {
     private final Socket socket = new Socket();
@@ -222,8 +264,12 @@ class StalledReaderTest {
       out = socket.getOutputStream();
       in = new DataInputStream(socket.getInputStream());
       BodyWriter hs = new BodyWriter();
-      new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "stalled-reader"), 0, new byte[0],
-          new byte[HandshakeRequest.NONCE_BYTES]).encode(hs);
+      new HandshakeRequest(
+              new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "stalled-reader"),
+              0,
+              new byte[0],
+              new byte[HandshakeRequest.NONCE_BYTES])
+          .encode(hs);
       FrameHeader h = send(Opcode.HANDSHAKE, hs);
       assertThat(h.isError()).isFalse();
     }
@@ -240,8 +286,14 @@ class StalledReaderTest {
     private FrameHeader send(Opcode opcode, BodyWriter body) throws IOException {
       ByteBuffer b = body.toBuffer();
       ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + b.remaining());
-      new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, opcode.code(), 0, requestId++,
-          b.remaining()).encode(frame);
+      new FrameHeader(
+              VersionInfo.PROTOCOL_MAJOR,
+              VersionInfo.PROTOCOL_MINOR,
+              opcode.code(),
+              0,
+              requestId++,
+              b.remaining())
+          .encode(frame);
       out.write(frame.put(b).array());
       out.flush();
       byte[] header = new byte[ProtocolLimits.HEADER_BYTES];

@@ -27,9 +27,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A storage node whose segments are memory files, replaced by a new process of the same node id on the same
- * machine: it adopts what verifies and re-registers with it, so the master copies nothing; what does not verify, and
- * everything after an unclean stop, is left out. Values with one replica show it best: only a warm restart keeps them.
+ * A storage node whose segments are memory files, replaced by a new process of the same node id on
+ * the same machine: it adopts what verifies and re-registers with it, so the master copies nothing;
+ * what does not verify, and everything after an unclean stop, is left out. Values with one replica
+ * show it best: only a warm restart keeps them.
  */
 class WarmRestartTest {
   private static final Duration T = Duration.ofSeconds(20);
@@ -43,22 +44,37 @@ class WarmRestartTest {
 
   @BeforeEach
   void start() throws Exception {
-    // tmpfs where there is one, as in a pod: the memory files are what a replacement process maps again
+    // tmpfs where there is one, as in a pod: the memory files are what a replacement process maps
+    // again
     Path shm = Path.of("/dev/shm");
-    memoryDir = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "kvpool-warm-")
-        : Files.createTempDirectory("kvpool-warm-");
-    MasterConfig config = MasterConfig.defaults("warm").withTtls(Duration.ofSeconds(10), Duration.ofSeconds(1));
+    memoryDir =
+        Files.isDirectory(shm) && Files.isWritable(shm)
+            ? Files.createTempDirectory(shm, "kvpool-warm-")
+            : Files.createTempDirectory("kvpool-warm-");
+    MasterConfig config =
+        MasterConfig.defaults("warm").withTtls(Duration.ofSeconds(10), Duration.ofSeconds(1));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     warm = startWarm();
-    other = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "other", "127.0.0.1", NODE_MEMORY, 1)
-        .withHeartbeat(Duration.ofMillis(200))).start(T);
-    client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).clientId("warm-test")
-        .timeout(T).build());
+    other =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "other", "127.0.0.1", NODE_MEMORY, 1)
+                    .withHeartbeat(Duration.ofMillis(200)))
+            .start(T);
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("warm-test")
+                .timeout(T)
+                .build());
   }
 
   private StorageNode startWarm() throws Exception {
-    return new StorageNode(StorageConfig.local(master.rpcEndpoint(), "warm", "127.0.0.1", NODE_MEMORY, 2)
-        .withHeartbeat(Duration.ofMillis(200)).withMemoryDir(memoryDir)).start(T);
+    return new StorageNode(
+            StorageConfig.local(master.rpcEndpoint(), "warm", "127.0.0.1", NODE_MEMORY, 2)
+                .withHeartbeat(Duration.ofMillis(200))
+                .withMemoryDir(memoryDir))
+        .start(T);
   }
 
   @AfterEach
@@ -105,10 +121,15 @@ class WarmRestartTest {
     long held = replicasOn("warm");
     warm.close();
     // change one byte of the first replica the inventory lists
-    Slice first = InventoryFile.read(memoryDir.resolve("warm").resolve(InventoryFile.NAME)).objects().get(0)
-        .slices().get(0);
+    Slice first =
+        InventoryFile.read(memoryDir.resolve("warm").resolve(InventoryFile.NAME))
+            .objects()
+            .get(0)
+            .slices()
+            .get(0);
     Path segment = memoryDir.resolve("warm").resolve("segment-" + first.segmentId() + ".mem");
-    try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, first.offset());
       b.put(0, (byte) (b.get(0) ^ 0xff)).rewind();
@@ -120,7 +141,8 @@ class WarmRestartTest {
     assertThat(start.refused()).isEqualTo(1);
     assertThat(start.objects()).isEqualTo(held - 1);
     assertThat(start.message()).contains("checksum mismatch");
-    // the changed replica is not served: every value still reads back intact from the other replicas
+    // the changed replica is not served: every value still reads back intact from the other
+    // replicas
     eventually(() -> assertThat(replicasOn("warm")).isEqualTo(held - 1));
     for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
       if (e.getKey().startsWith("r2-")) {
@@ -133,7 +155,10 @@ class WarmRestartTest {
   void withoutAnInventoryAfterAnUncleanStopTheNodeStartsEmpty() throws Exception {
     putValues(10);
     warm.close();
-    Files.delete(memoryDir.resolve("warm").resolve(InventoryFile.NAME)); // as after kill -9: none was written
+    Files.delete(
+        memoryDir
+            .resolve("warm")
+            .resolve(InventoryFile.NAME)); // as after kill -9: none was written
     warm = startWarm();
     assertThat(warm.warmStart().taken()).isFalse();
     assertThat(warm.warmStart().message()).contains("did not stop cleanly");
@@ -144,8 +169,12 @@ class WarmRestartTest {
   void anotherSegmentLayoutStartsEmpty() throws Exception {
     putValues(10);
     warm.close();
-    warm = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "warm", "127.0.0.1", NODE_MEMORY, 4)
-        .withHeartbeat(Duration.ofMillis(200)).withMemoryDir(memoryDir)).start(T);
+    warm =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "warm", "127.0.0.1", NODE_MEMORY, 4)
+                    .withHeartbeat(Duration.ofMillis(200))
+                    .withMemoryDir(memoryDir))
+            .start(T);
     assertThat(warm.warmStart().taken()).isFalse();
     assertThat(warm.warmStart().message()).contains("describes segments of");
     assertThat(warm.status().objects()).isZero();
@@ -154,8 +183,11 @@ class WarmRestartTest {
   @Test
   void aDrainedNodeRemovesItsMemoryFilesWhenItStops() throws Exception {
     putValues(10);
-    try (StorageNode third = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "third", "127.0.0.1",
-        NODE_MEMORY, 1).withHeartbeat(Duration.ofMillis(200))).start(T)) {
+    try (StorageNode third =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "third", "127.0.0.1", NODE_MEMORY, 1)
+                    .withHeartbeat(Duration.ofMillis(200)))
+            .start(T)) {
       master.metadata().drain("warm"); // two-replica values need two other nodes
       eventually(() -> assertThat(warm.status().objects()).isZero());
       warm.close();
@@ -186,7 +218,9 @@ class WarmRestartTest {
     }
   }
 
-  /** Polls {@code check} until it passes or {@link #T} is over (then its last failure is thrown). */
+  /**
+   * Polls {@code check} until it passes or {@link #T} is over (then its last failure is thrown).
+   */
   private static void eventually(Runnable check) throws InterruptedException {
     long deadline = System.nanoTime() + T.toNanos();
     while (true) {
@@ -203,7 +237,9 @@ class WarmRestartTest {
   }
 
   private long replicasOn(String node) {
-    return master.status().nodes().stream().filter(n -> n.id().equals(node) && n.state().equals("ALIVE"))
-        .mapToLong(MasterStatus.NodeStatus::replicas).sum();
+    return master.status().nodes().stream()
+        .filter(n -> n.id().equals(node) && n.state().equals("ALIVE"))
+        .mapToLong(MasterStatus.NodeStatus::replicas)
+        .sum();
   }
 }

@@ -8,13 +8,13 @@ import java.util.regex.Pattern;
 public final class Durations {
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
 
-  private Durations() {
-  }
+  private Durations() {}
 
   public static Duration parse(String text) {
     Matcher m = text == null ? null : DURATION.matcher(text.trim());
     if (m == null || !m.matches()) {
-      throw new IllegalArgumentException("duration '" + text + "' is not valid; use e.g. 500ms, 5s, 2m or 1h");
+      throw new IllegalArgumentException(
+          "duration '" + text + "' is not valid; use e.g. 500ms, 5s, 2m or 1h");
     }
     long value = Long.parseLong(m.group(1));
     return switch (m.group(2)) {

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@code host:port} endpoint as written on command lines and carried on the wire. IPv6 literals are written in
- * brackets ({@code [fd00::5]:50052}) and the host is kept without them; a bare IPv6 literal without a port
- * bracket is refused as ambiguous.
+ * A {@code host:port} endpoint as written on command lines and carried on the wire. IPv6 literals
+ * are written in brackets ({@code [fd00::5]:50052}) and the host is kept without them; a bare IPv6
+ * literal without a port bracket is refused as ambiguous.
  */
 public record HostPort(String host, int port) {
   public HostPort {
@@ -24,7 +24,8 @@ public record HostPort(String host, int port) {
 
   public static HostPort parse(String text) {
     if (text == null || text.isBlank()) {
-      throw new IllegalArgumentException("endpoint is empty; expected HOST:PORT, e.g. 127.0.0.1:7000 or [::1]:7000");
+      throw new IllegalArgumentException(
+          "endpoint is empty; expected HOST:PORT, e.g. 127.0.0.1:7000 or [::1]:7000");
     }
     String t = text.trim();
     String host;
@@ -32,18 +33,23 @@ public record HostPort(String host, int port) {
     if (t.startsWith("[")) {
       int close = t.indexOf(']');
       if (close < 0 || close + 1 >= t.length() || t.charAt(close + 1) != ':') {
-        throw new IllegalArgumentException("endpoint '" + text + "' must look like [IPV6]:PORT, e.g. [::1]:7000");
+        throw new IllegalArgumentException(
+            "endpoint '" + text + "' must look like [IPV6]:PORT, e.g. [::1]:7000");
       }
       host = t.substring(1, close);
       port = t.substring(close + 2);
     } else {
       int colon = t.lastIndexOf(':');
       if (colon <= 0 || colon == t.length() - 1) {
-        throw new IllegalArgumentException("endpoint '" + text + "' must look like HOST:PORT, e.g. 127.0.0.1:7000");
+        throw new IllegalArgumentException(
+            "endpoint '" + text + "' must look like HOST:PORT, e.g. 127.0.0.1:7000");
       }
       if (t.indexOf(':') != colon) {
-        throw new IllegalArgumentException("endpoint '" + text + "' is ambiguous: write IPv6 addresses in brackets,"
-            + " e.g. [::1]:7000");
+        throw new IllegalArgumentException(
+            "endpoint '"
+                + text
+                + "' is ambiguous: write IPv6 addresses in brackets,"
+                + " e.g. [::1]:7000");
       }
       host = t.substring(0, colon);
       port = t.substring(colon + 1);
@@ -64,7 +70,8 @@ public record HostPort(String host, int port) {
       }
     }
     if (out.isEmpty()) {
-      throw new IllegalArgumentException("no endpoint in '" + text + "'; expected HOST:PORT[,HOST:PORT...]");
+      throw new IllegalArgumentException(
+          "no endpoint in '" + text + "'; expected HOST:PORT[,HOST:PORT...]");
     }
     return out;
   }

@@ -36,9 +36,14 @@ class ParsingTest {
   void versionRuleNeedsSameMajorAndMinorsAtMostOneApart() {
     VersionInfo v10 = new VersionInfo("0.1.0", 1, 0);
     assertThat(v10.incompatibilityWith(new VersionInfo("0.2.0", 1, 1))).isNull();
-    assertThat(v10.incompatibilityWith(new VersionInfo("0.3.0", 1, 2))).contains("1.0").contains("1.2");
+    assertThat(v10.incompatibilityWith(new VersionInfo("0.3.0", 1, 2)))
+        .contains("1.0")
+        .contains("1.2");
     assertThat(v10.incompatibilityWith(new VersionInfo("1.0.0", 2, 0)))
-        .contains("0.1.0").contains("1.0").contains("1.0.0").contains("2.0");
+        .contains("0.1.0")
+        .contains("1.0")
+        .contains("1.0.0")
+        .contains("2.0");
     assertThat(new VersionInfo("0.1.0-rc.1", 1, 0).release()).isEqualTo("0.1.0-rc.1");
     assertThatThrownBy(() -> new VersionInfo("1.0", 1, 0)).hasMessageContaining("semver");
   }

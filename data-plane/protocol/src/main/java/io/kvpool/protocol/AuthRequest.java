@@ -1,6 +1,9 @@
 package io.kvpool.protocol;
 
-/** AUTH request: the connecting side's proof that it holds the key its HANDSHAKE named. The reply is empty. */
+/**
+ * AUTH request: the connecting side's proof that it holds the key its HANDSHAKE named. The reply is
+ * empty.
+ */
 public record AuthRequest(byte[] proof) {
   public void encode(BodyWriter w) {
     w.bytes(proof);

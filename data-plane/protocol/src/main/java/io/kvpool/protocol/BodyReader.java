@@ -9,7 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Strict big-endian decoder for control bodies: every read is bounds-checked and trailing bytes are an error. */
+/**
+ * Strict big-endian decoder for control bodies: every read is bounds-checked and trailing bytes are
+ * an error.
+ */
 public final class BodyReader {
   /** Decodes one element of a list. */
   @FunctionalInterface
@@ -25,7 +28,8 @@ public final class BodyReader {
 
   private void need(int n, String what) throws ProtocolException {
     if (in.remaining() < n) {
-      throw new ProtocolException("truncated body: " + what + " needs " + n + " bytes, " + in.remaining() + " left");
+      throw new ProtocolException(
+          "truncated body: " + what + " needs " + n + " bytes, " + in.remaining() + " left");
     }
   }
 
@@ -85,10 +89,12 @@ public final class BodyReader {
     slice.limit(n);
     in.position(in.position() + n);
     try {
-      CharBuffer chars = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(slice);
+      CharBuffer chars =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(slice);
       return chars.toString();
     } catch (CharacterCodingException e) {
       throw new ProtocolException(what + " is not valid UTF-8");
@@ -104,8 +110,9 @@ public final class BodyReader {
   }
 
   /**
-   * A key field decoded without the key rule (any UTF-8 string a u16 length allows), for batch items whose
-   * violation is answered per item with LIMIT_EXCEEDED rather than by closing the connection.
+   * A key field decoded without the key rule (any UTF-8 string a u16 length allows), for batch
+   * items whose violation is answered per item with LIMIT_EXCEEDED rather than by closing the
+   * connection.
    */
   public String anyKey() throws ProtocolException {
     return string(0xffff, "key");
@@ -131,15 +138,18 @@ public final class BodyReader {
   }
 
   /**
-   * u32 count then elements. {@code minElementBytes} lets a forged count be refused before anything is allocated.
+   * u32 count then elements. {@code minElementBytes} lets a forged count be refused before anything
+   * is allocated.
    */
-  public <T> List<T> list(int maxCount, int minElementBytes, ElementDecoder<T> decoder) throws ProtocolException {
+  public <T> List<T> list(int maxCount, int minElementBytes, ElementDecoder<T> decoder)
+      throws ProtocolException {
     int n = i32();
     if (n < 0 || n > maxCount) {
       throw new ProtocolException("list of " + n + " entries outside 0.." + maxCount);
     }
     if ((long) n * minElementBytes > in.remaining()) {
-      throw new ProtocolException("list of " + n + " entries cannot fit in the " + in.remaining() + " bytes left");
+      throw new ProtocolException(
+          "list of " + n + " entries cannot fit in the " + in.remaining() + " bytes left");
     }
     List<T> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {

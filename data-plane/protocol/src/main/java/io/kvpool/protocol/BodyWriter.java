@@ -59,7 +59,8 @@ public final class BodyWriter {
   public BodyWriter string(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
     if (b.length > 0xffff) {
-      throw new IllegalArgumentException("string of " + b.length + " bytes does not fit a u16 length");
+      throw new IllegalArgumentException(
+          "string of " + b.length + " bytes does not fit a u16 length");
     }
     return bytes(b);
   }

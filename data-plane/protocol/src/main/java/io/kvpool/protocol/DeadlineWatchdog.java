@@ -9,15 +9,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Closes sockets whose exchange overran its deadline (blocking socket reads cannot time out by themselves). One
- * thread per process sleeps until the earliest armed deadline it knows of (at most a second), so an
- * idle or steadily busy process wakes it about once per shortest timeout rather than on a fixed tick. Arming a
- * deadline costs a few volatile accesses and wakes the thread only when the new deadline is earlier than the one it
- * sleeps towards; clearing one wakes nobody.
+ * Closes sockets whose exchange overran its deadline (blocking socket reads cannot time out by
+ * themselves). One thread per process sleeps until the earliest armed deadline it knows of (at most
+ * a second), so an idle or steadily busy process wakes it about once per shortest timeout rather
+ * than on a fixed tick. Arming a deadline costs a few volatile accesses and wakes the thread only
+ * when the new deadline is earlier than the one it sleeps towards; clearing one wakes nobody.
  */
 public final class DeadlineWatchdog {
-  private static final DeadlineWatchdog SHARED = new DeadlineWatchdog("kvpool-rpc-watchdog",
-      TimeUnit.SECONDS.toNanos(1));
+  private static final DeadlineWatchdog SHARED =
+      new DeadlineWatchdog("kvpool-rpc-watchdog", TimeUnit.SECONDS.toNanos(1));
 
   /** A socket with an optional deadline. */
   public static final class Watched {
@@ -50,7 +50,9 @@ public final class DeadlineWatchdog {
       return expired;
     }
 
-    /** Closes the socket if its deadline passed at {@code now}; otherwise its deadline (0: none). */
+    /**
+     * Closes the socket if its deadline passed at {@code now}; otherwise its deadline (0: none).
+     */
     private long check(long now) {
       long d = deadlineNanos;
       if (d != 0 && now - d >= 0) {
@@ -70,8 +72,10 @@ public final class DeadlineWatchdog {
   private final Thread thread;
   private final long maxSleepNanos; // a bound on a sleep with nothing due, not the mechanism
   private final AtomicLong wakeups = new AtomicLong();
+
   /** True while the thread reads the deadlines: a deadline armed meanwhile must wake it again. */
   private volatile boolean scanning = true;
+
   /** When the thread will next look, once it sleeps (valid while {@link #scanning} is false). */
   private volatile long wakeAtNanos;
 
@@ -107,7 +111,8 @@ public final class DeadlineWatchdog {
   }
 
   private void armed(long deadline) {
-    // after the deadline's volatile write: either the scan sees it, or this sees the scan's result (or the scan)
+    // after the deadline's volatile write: either the scan sees it, or this sees the scan's result
+    // (or the scan)
     if (scanning || deadline - wakeAtNanos < 0) {
       LockSupport.unpark(thread);
     }

@@ -2,7 +2,10 @@ package io.kvpool.protocol;
 
 import java.nio.ByteBuffer;
 
-/** A decoded frame: header plus its control body (value payload bytes, if any, are still on the socket). */
+/**
+ * A decoded frame: header plus its control body (value payload bytes, if any, are still on the
+ * socket).
+ */
 public record Frame(FrameHeader header, ByteBuffer body) {
   public Opcode opcode() {
     return Opcode.fromCode(header.opcode());

@@ -8,13 +8,13 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Blocking frame I/O on one socket. Value payloads move between the socket and caller-supplied (direct) buffers
- * without passing through the Java heap.
+ * Blocking frame I/O on one socket. Value payloads move between the socket and caller-supplied
+ * (direct) buffers without passing through the Java heap.
  *
- * <p>Reads go through a small direct read-ahead buffer so that a header and its control body usually arrive with
- * one system call; payload bytes that came along are moved from it (native to native) before the rest is read
- * straight into the caller's buffer. Writes put header and small body into one direct buffer and send it with the
- * payload in one gathering write.
+ * <p>Reads go through a small direct read-ahead buffer so that a header and its control body
+ * usually arrive with one system call; payload bytes that came along are moved from it (native to
+ * native) before the rest is read straight into the caller's buffer. Writes put header and small
+ * body into one direct buffer and send it with the payload in one gathering write.
  */
 public final class FrameChannel implements Closeable {
   /** Large enough for the header and body of every per-value request and reply. */
@@ -22,8 +22,10 @@ public final class FrameChannel implements Closeable {
 
   private final Wire wire;
   private final boolean localPeer;
-  private int localSendBytes = SocketBuffers.LOCAL_PEER_SEND_BYTES; // asked for a peer on this machine
-  private final ByteBuffer inbound = ByteBuffer.allocateDirect(STAGING_BYTES).limit(0); // unread: position..limit
+  private int localSendBytes =
+      SocketBuffers.LOCAL_PEER_SEND_BYTES; // asked for a peer on this machine
+  private final ByteBuffer inbound =
+      ByteBuffer.allocateDirect(STAGING_BYTES).limit(0); // unread: position..limit
   private final ByteBuffer outbound = ByteBuffer.allocateDirect(STAGING_BYTES);
   private final ByteBuffer[] single = {outbound};
   private final ByteBuffer[] headerAndBody = new ByteBuffer[2];
@@ -32,12 +34,15 @@ public final class FrameChannel implements Closeable {
   private final int protocolMinor;
   private int maxBody = ProtocolLimits.MAX_BODY_BYTES;
   private BodyBudget budget;
+
   /**
-   * Budget bytes taken for the body of the frame being served. The reading thread adds to it; they go back to the
-   * budget exactly once, whichever comes first: the next frame's read or {@link #close()} (possibly from another
-   * thread; a reservation that completes after the close goes back at once).
+   * Budget bytes taken for the body of the frame being served. The reading thread adds to it; they
+   * go back to the budget exactly once, whichever comes first: the next frame's read or {@link
+   * #close()} (possibly from another thread; a reservation that completes after the close goes back
+   * at once).
    */
   private final AtomicInteger held = new AtomicInteger();
+
   private volatile boolean closed;
 
   /** How frames' bytes cross the connection: the socket itself, or TLS over it. */
@@ -63,20 +68,23 @@ public final class FrameChannel implements Closeable {
   }
 
   /** Plaintext frames on {@code channel}. */
-  public FrameChannel(SocketChannel channel, int protocolMajor, int protocolMinor) throws IOException {
+  public FrameChannel(SocketChannel channel, int protocolMajor, int protocolMinor)
+      throws IOException {
     this(channel, null, protocolMajor, protocolMinor);
   }
 
   /**
-   * Frames on {@code channel}, inside TLS when {@code tls} is given (the TLS handshake runs here, before any frame;
-   * {@code server} says which side of it this is).
+   * Frames on {@code channel}, inside TLS when {@code tls} is given (the TLS handshake runs here,
+   * before any frame; {@code server} says which side of it this is).
    */
-  public FrameChannel(SocketChannel channel, TlsContext tls, boolean server, int protocolMajor, int protocolMinor)
+  public FrameChannel(
+      SocketChannel channel, TlsContext tls, boolean server, int protocolMajor, int protocolMinor)
       throws IOException {
     this(channel, tls == null ? null : tls.engine(server), protocolMajor, protocolMinor);
   }
 
-  private FrameChannel(SocketChannel channel, javax.net.ssl.SSLEngine tls, int protocolMajor, int protocolMinor)
+  private FrameChannel(
+      SocketChannel channel, javax.net.ssl.SSLEngine tls, int protocolMajor, int protocolMinor)
       throws IOException {
     this.localPeer = configure(channel);
     this.wire = tls == null ? new PlainWire(channel) : new TlsWire(channel, tls);
@@ -84,7 +92,10 @@ public final class FrameChannel implements Closeable {
     this.protocolMinor = protocolMinor;
   }
 
-  /** Blocking, no delay, buffers for where the peer is (before any TLS handshake); whether the peer is local. */
+  /**
+   * Blocking, no delay, buffers for where the peer is (before any TLS handshake); whether the peer
+   * is local.
+   */
   private static boolean configure(SocketChannel channel) throws IOException {
     channel.configureBlocking(true);
     channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -92,9 +103,10 @@ public final class FrameChannel implements Closeable {
   }
 
   /**
-   * Sizes the send buffer to a peer on this machine for the reply about to be written: {@code bytes}, one of the
-   * local sizes of {@link SocketBuffers}, which the server picks by how many requests it is answering. A peer on
-   * another machine keeps its large buffer. A system call only when the size changes.
+   * Sizes the send buffer to a peer on this machine for the reply about to be written: {@code
+   * bytes}, one of the local sizes of {@link SocketBuffers}, which the server picks by how many
+   * requests it is answering. A peer on another machine keeps its large buffer. A system call only
+   * when the size changes.
    */
   public void fitSendBuffer(int bytes) throws IOException {
     if (!localPeer || bytes == localSendBytes) {
@@ -104,7 +116,10 @@ public final class FrameChannel implements Closeable {
     localSendBytes = bytes;
   }
 
-  /** The send buffer of this connection as the JDK reports it (the size asked; Linux keeps twice that). */
+  /**
+   * The send buffer of this connection as the JDK reports it (the size asked; Linux keeps twice
+   * that).
+   */
   public int sendBufferBytes() throws IOException {
     return wire.socket().getOption(StandardSocketOptions.SO_SNDBUF);
   }
@@ -113,15 +128,18 @@ public final class FrameChannel implements Closeable {
     return wire.socket();
   }
 
-  /** Refuses frames whose body is larger than {@code bytes} (before the handshake a server allows little). */
+  /**
+   * Refuses frames whose body is larger than {@code bytes} (before the handshake a server allows
+   * little).
+   */
   public void limitBody(int bytes) {
     this.maxBody = bytes;
   }
 
   /**
-   * Bodies larger than {@link BodyBudget#SMALL_BODY_BYTES} take room in {@code budget} as they arrive; it is given
-   * back when the next frame is read or the channel is closed, so the owner of a connection closes this channel (not
-   * only its socket) on every way the connection ends.
+   * Bodies larger than {@link BodyBudget#SMALL_BODY_BYTES} take room in {@code budget} as they
+   * arrive; it is given back when the next frame is read or the channel is closed, so the owner of
+   * a connection closes this channel (not only its socket) on every way the connection ends.
    */
   public void useBudget(BodyBudget budget) {
     releaseHeld();
@@ -129,8 +147,9 @@ public final class FrameChannel implements Closeable {
   }
 
   /**
-   * Blocks until the next frame starts (its first byte arrived): true, or false when the peer closed the connection
-   * cleanly between frames. A server arms its idle deadline before this and its frame deadline after it.
+   * Blocks until the next frame starts (its first byte arrived): true, or false when the peer
+   * closed the connection cleanly between frames. A server arms its idle deadline before this and
+   * its frame deadline after it.
    */
   public boolean awaitFrame() throws IOException {
     releaseHeld();
@@ -138,9 +157,10 @@ public final class FrameChannel implements Closeable {
   }
 
   /**
-   * The next frame, or null when the peer closed the connection cleanly between frames. Nothing is allocated by the
-   * declared body length: a large body grows with the bytes that actually arrive (taking room in the budget as it
-   * grows), so a peer that declares 64 MiB and sends 1,000 bytes costs 64 KiB at most.
+   * The next frame, or null when the peer closed the connection cleanly between frames. Nothing is
+   * allocated by the declared body length: a large body grows with the bytes that actually arrive
+   * (taking room in the budget as it grows), so a peer that declares 64 MiB and sends 1,000 bytes
+   * costs 64 KiB at most.
    */
   public Frame read() throws IOException {
     releaseHeld();
@@ -148,27 +168,32 @@ public final class FrameChannel implements Closeable {
       if (!inbound.hasRemaining()) {
         return null;
       }
-      throw new ProtocolException("connection closed inside a frame header after " + inbound.remaining() + " bytes");
+      throw new ProtocolException(
+          "connection closed inside a frame header after " + inbound.remaining() + " bytes");
     }
     return readBody(FrameHeader.decode(inbound));
   }
 
   /**
-   * Reads the next frame, which the caller expects to be the one reply outstanding on this connection: a frame of
-   * {@code bodyBytes} of body followed by a payload of exactly {@code dst.remaining()} bytes. On a plaintext connection
-   * with nothing buffered, the first read scatters into the header's room and {@code dst} at once, so it takes all
-   * the bytes that have arrived, and the payload is then read to its end into {@code dst} ({@code checksum}, if
-   * given, updated over it); the caller checks the body and treats a payload of another length as a broken stream.
-   * Any other frame (an error reply, another body size) is returned with {@code dst} not filled: bytes that landed in
-   * it are taken back as the rest of that frame. Returns null when the peer closed the connection before the frame.
+   * Reads the next frame, which the caller expects to be the one reply outstanding on this
+   * connection: a frame of {@code bodyBytes} of body followed by a payload of exactly {@code
+   * dst.remaining()} bytes. On a plaintext connection with nothing buffered, the first read
+   * scatters into the header's room and {@code dst} at once, so it takes all the bytes that have
+   * arrived, and the payload is then read to its end into {@code dst} ({@code checksum}, if given,
+   * updated over it); the caller checks the body and treats a payload of another length as a broken
+   * stream. Any other frame (an error reply, another body size) is returned with {@code dst} not
+   * filled: bytes that landed in it are taken back as the rest of that frame. Returns null when the
+   * peer closed the connection before the frame.
    *
-   * <p>Why: a reply read as a small read of its header and then the payload leaves most of the bytes that had arrived
-   * queued after the first read. With the small send buffers of a peer on this machine ({@link SocketBuffers}) that
-   * cost the sender about 40 % more CPU per 1 MiB reply in a C request/response test on loopback, and 20–25 % of the
-   * throughput (data-plane/README.md, "How a reply is read"). One connection alone goes the other way (2.4 against
-   * 3.1–3.3 GB/s in the same C test); a server gives such a peer a larger send buffer ({@link #fitSendBuffer}).
+   * <p>Why: a reply read as a small read of its header and then the payload leaves most of the
+   * bytes that had arrived queued after the first read. With the small send buffers of a peer on
+   * this machine ({@link SocketBuffers}) that cost the sender about 40 % more CPU per 1 MiB reply
+   * in a C request/response test on loopback, and 20–25 % of the throughput (data-plane/README.md,
+   * "How a reply is read"). One connection alone goes the other way (2.4 against 3.1–3.3 GB/s in
+   * the same C test); a server gives such a peer a larger send buffer ({@link #fitSendBuffer}).
    */
-  public Frame readWithPayload(int bodyBytes, ByteBuffer dst, java.util.zip.Checksum checksum) throws IOException {
+  public Frame readWithPayload(int bodyBytes, ByteBuffer dst, java.util.zip.Checksum checksum)
+      throws IOException {
     releaseHeld();
     int head = ProtocolLimits.HEADER_BYTES + bodyBytes;
     if (inbound.hasRemaining() || !(wire instanceof PlainWire plain) || head > inbound.capacity()) {
@@ -183,14 +208,16 @@ public final class FrameChannel implements Closeable {
     ByteBuffer[] scatter = {inbound.clear().limit(head), tail};
     FrameHeader h = null;
     try {
-      // until the header is here; for the expected reply until its body is too (its payload follows, so those
+      // until the header is here; for the expected reply until its body is too (its payload
+      // follows, so those
       // bytes come); a frame of another shape may be shorter, so no more is waited for it here
       while (inbound.hasRemaining() && (h == null || expected(h, bodyBytes))) {
         if (plain.socket().read(scatter) < 0) {
           if (inbound.position() == 0) {
             return null;
           }
-          throw new ProtocolException("connection closed inside a frame after " + inbound.position() + " bytes");
+          throw new ProtocolException(
+              "connection closed inside a frame after " + inbound.position() + " bytes");
         }
         if (h == null && inbound.position() >= ProtocolLimits.HEADER_BYTES) {
           h = FrameHeader.decode(inbound.duplicate().flip());
@@ -212,10 +239,17 @@ public final class FrameChannel implements Closeable {
       readPayload(dst, checksum);
       return new Frame(h, body);
     }
-    // not the expected reply: what landed in dst follows the header's room in the stream; take it back
+    // not the expected reply: what landed in dst follows the header's room in the stream; take it
+    // back
     if (landed > inbound.capacity() - inbound.limit()) {
-      throw new ProtocolException("reply of another shape (opcode " + h.opcode() + ", body of " + h.bodyLength()
-          + " bytes) came with " + landed + " more bytes than this connection can take back");
+      throw new ProtocolException(
+          "reply of another shape (opcode "
+              + h.opcode()
+              + ", body of "
+              + h.bodyLength()
+              + " bytes) came with "
+              + landed
+              + " more bytes than this connection can take back");
     }
     int end = inbound.limit();
     inbound.limit(end + landed);
@@ -230,15 +264,24 @@ public final class FrameChannel implements Closeable {
   private Frame readBody(FrameHeader h) throws IOException {
     int length = h.bodyLength();
     if (length > maxBody) {
-      throw new ProtocolException("frame body of " + length + " bytes exceeds the " + maxBody + " bytes this"
-          + " connection allows now");
+      throw new ProtocolException(
+          "frame body of "
+              + length
+              + " bytes exceeds the "
+              + maxBody
+              + " bytes this"
+              + " connection allows now");
     }
     ByteBuffer body;
     if (length <= STAGING_BYTES) {
       body = ByteBuffer.allocate(length);
       if (!fill(length)) {
-        throw new ProtocolException("connection closed inside a frame body after " + inbound.remaining() + " of "
-            + length + " bytes");
+        throw new ProtocolException(
+            "connection closed inside a frame body after "
+                + inbound.remaining()
+                + " of "
+                + length
+                + " bytes");
       }
       body.put(body.position(), inbound, inbound.position(), length);
       inbound.position(inbound.position() + length);
@@ -252,7 +295,8 @@ public final class FrameChannel implements Closeable {
   static final int HEAP_READ_WINDOW = 256 << 10;
 
   private ByteBuffer readLargeBody(int length) throws IOException {
-    ByteBuffer body = ByteBuffer.allocate(reserve(length, Math.min(length, BodyBudget.SMALL_BODY_BYTES)));
+    ByteBuffer body =
+        ByteBuffer.allocate(reserve(length, Math.min(length, BodyBudget.SMALL_BODY_BYTES)));
     drainInto(body);
     while (body.position() < length) {
       if (!body.hasRemaining()) {
@@ -260,22 +304,31 @@ public final class FrameChannel implements Closeable {
         reserve(length, bigger - body.capacity());
         body = ByteBuffer.allocate(bigger).put(body.flip());
       }
-      // at most a window at a time: the JDK reads a socket into a heap buffer through a temporary direct buffer of
-      // the read's size, which it caches per thread for good, so a 64 MiB body would leave 64 MiB of native memory
+      // at most a window at a time: the JDK reads a socket into a heap buffer through a temporary
+      // direct buffer of
+      // the read's size, which it caches per thread for good, so a 64 MiB body would leave 64 MiB
+      // of native memory
       // behind on every server thread that ever read one
       int limit = body.limit();
       body.limit(Math.min(limit, body.position() + HEAP_READ_WINDOW));
       int read = wire.read(body);
       body.limit(limit);
       if (read < 0) {
-        throw new ProtocolException("connection closed inside a frame body after " + body.position() + " of "
-            + length + " bytes");
+        throw new ProtocolException(
+            "connection closed inside a frame body after "
+                + body.position()
+                + " of "
+                + length
+                + " bytes");
       }
     }
     return body.flip();
   }
 
-  /** Takes {@code n} bytes of the budget for a body of {@code length} bytes, waiting while the server has none. */
+  /**
+   * Takes {@code n} bytes of the budget for a body of {@code length} bytes, waiting while the
+   * server has none.
+   */
   private int reserve(int length, int n) throws IOException {
     if (budget == null || length <= BodyBudget.SMALL_BODY_BYTES) {
       return n;
@@ -283,8 +336,10 @@ public final class FrameChannel implements Closeable {
     try {
       while (!budget.tryTake(n, 100)) {
         if (closed || !wire.socket().isOpen()) {
-          // not malformed: a deadline or the server's close ended the wait, and the caller counts which
-          throw new IOException("connection closed while its " + length + "-byte body waited for memory");
+          // not malformed: a deadline or the server's close ended the wait, and the caller counts
+          // which
+          throw new IOException(
+              "connection closed while its " + length + "-byte body waited for memory");
         }
       }
     } catch (InterruptedException e) {
@@ -299,7 +354,10 @@ public final class FrameChannel implements Closeable {
     return n;
   }
 
-  /** Gives back what the body of the last frame held; at most once for each byte taken, whichever thread calls. */
+  /**
+   * Gives back what the body of the last frame held; at most once for each byte taken, whichever
+   * thread calls.
+   */
   private void releaseHeld() {
     if (held.get() > 0) {
       int n = held.getAndSet(0);
@@ -309,7 +367,10 @@ public final class FrameChannel implements Closeable {
     }
   }
 
-  /** Makes at least {@code n} (at most the staging size) unread bytes available; false on end of stream. */
+  /**
+   * Makes at least {@code n} (at most the staging size) unread bytes available; false on end of
+   * stream.
+   */
   private boolean fill(int n) throws IOException {
     if (inbound.remaining() >= n) {
       return true;
@@ -342,15 +403,17 @@ public final class FrameChannel implements Closeable {
     drainInto(dst);
     while (dst.hasRemaining()) {
       if (wire.read(dst) < 0) {
-        throw new ProtocolException("connection closed inside a payload with " + dst.remaining() + " bytes missing");
+        throw new ProtocolException(
+            "connection closed inside a payload with " + dst.remaining() + " bytes missing");
       }
     }
   }
 
   /**
-   * As {@link #readPayload(ByteBuffer)}, updating {@code checksum} with each run of bytes as it arrives, so that the
-   * checksum of a value is computed while the rest of it is still on its way (and over bytes still in the cache).
-   * A null {@code checksum} reads as {@link #readPayload(ByteBuffer)} does.
+   * As {@link #readPayload(ByteBuffer)}, updating {@code checksum} with each run of bytes as it
+   * arrives, so that the checksum of a value is computed while the rest of it is still on its way
+   * (and over bytes still in the cache). A null {@code checksum} reads as {@link
+   * #readPayload(ByteBuffer)} does.
    */
   public void readPayload(ByteBuffer dst, java.util.zip.Checksum checksum) throws IOException {
     if (checksum == null) {
@@ -369,12 +432,16 @@ public final class FrameChannel implements Closeable {
         return;
       }
       if (wire.read(dst) < 0) {
-        throw new ProtocolException("connection closed inside a payload with " + dst.remaining() + " bytes missing");
+        throw new ProtocolException(
+            "connection closed inside a payload with " + dst.remaining() + " bytes missing");
       }
     }
   }
 
-  /** Reads and discards {@code length} payload bytes so the stream stays in step after a refused write. */
+  /**
+   * Reads and discards {@code length} payload bytes so the stream stays in step after a refused
+   * write.
+   */
   public void skipPayload(long length) throws IOException {
     ByteBuffer scratch = ByteBuffer.allocateDirect((int) Math.min(length, 64 << 10));
     long left = length;
@@ -387,9 +454,11 @@ public final class FrameChannel implements Closeable {
   }
 
   /** Writes header, body and payload buffers (each position..limit) as one gathering write. */
-  public void write(int opcode, int flags, long requestId, ByteBuffer body, ByteBuffer... payload) throws IOException {
+  public void write(int opcode, int flags, long requestId, ByteBuffer body, ByteBuffer... payload)
+      throws IOException {
     outbound.clear();
-    new FrameHeader(protocolMajor, protocolMinor, opcode, flags, requestId, body.remaining()).encode(outbound);
+    new FrameHeader(protocolMajor, protocolMinor, opcode, flags, requestId, body.remaining())
+        .encode(outbound);
     int parts = payload == null ? 0 : payload.length;
     boolean staged = body.remaining() <= outbound.remaining();
     int first = staged ? 1 : 2;
@@ -403,8 +472,10 @@ public final class FrameChannel implements Closeable {
       }
       return;
     }
-    ByteBuffer[] gather = staged && parts == 1 ? stagedAndPayload
-        : !staged && parts == 0 ? headerAndBody : new ByteBuffer[first + parts];
+    ByteBuffer[] gather =
+        staged && parts == 1
+            ? stagedAndPayload
+            : !staged && parts == 0 ? headerAndBody : new ByteBuffer[first + parts];
     gather[0] = outbound;
     long left = outbound.remaining();
     if (!staged) {
@@ -423,7 +494,10 @@ public final class FrameChannel implements Closeable {
     }
   }
 
-  /** Closes the connection and gives back any budget bytes it holds; idempotent, callable from any thread. */
+  /**
+   * Closes the connection and gives back any budget bytes it holds; idempotent, callable from any
+   * thread.
+   */
   @Override
   public void close() throws IOException {
     closed = true;

@@ -3,10 +3,11 @@ package io.kvpool.protocol;
 import java.nio.ByteBuffer;
 
 /**
- * The fixed 24-byte big-endian frame header:
- * magic u32, protocol major u8, protocol minor u8, opcode u16, flags u16, reserved u16, request id u64, body length u32.
+ * The fixed 24-byte big-endian frame header: magic u32, protocol major u8, protocol minor u8,
+ * opcode u16, flags u16, reserved u16, request id u64, body length u32.
  */
-public record FrameHeader(int protocolMajor, int protocolMinor, int opcode, int flags, long requestId, int bodyLength) {
+public record FrameHeader(
+    int protocolMajor, int protocolMinor, int opcode, int flags, long requestId, int bodyLength) {
   public static final int MAGIC = 0x4B565031; // "KVP1"
   public static final int FLAG_RESPONSE = 1;
   public static final int FLAG_ERROR = 2;
@@ -34,11 +35,13 @@ public record FrameHeader(int protocolMajor, int protocolMinor, int opcode, int 
   /** Strict decode of exactly {@link ProtocolLimits#HEADER_BYTES} bytes. */
   public static FrameHeader decode(ByteBuffer in) throws ProtocolException {
     if (in.remaining() < ProtocolLimits.HEADER_BYTES) {
-      throw new ProtocolException("truncated header: " + in.remaining() + " of " + ProtocolLimits.HEADER_BYTES + " bytes");
+      throw new ProtocolException(
+          "truncated header: " + in.remaining() + " of " + ProtocolLimits.HEADER_BYTES + " bytes");
     }
     int magic = in.getInt();
     if (magic != MAGIC) {
-      throw new ProtocolException(String.format("bad magic 0x%08x (expected 0x%08x): not a kvpool peer", magic, MAGIC));
+      throw new ProtocolException(
+          String.format("bad magic 0x%08x (expected 0x%08x): not a kvpool peer", magic, MAGIC));
     }
     int major = in.get() & 0xff;
     int minor = in.get() & 0xff;
@@ -54,8 +57,11 @@ public record FrameHeader(int protocolMajor, int protocolMinor, int opcode, int 
       throw new ProtocolException("reserved header field is " + reserved + ", expected 0");
     }
     if (bodyLength > ProtocolLimits.MAX_BODY_BYTES) {
-      throw new ProtocolException("frame body of " + bodyLength + " bytes exceeds the limit of "
-          + ProtocolLimits.MAX_BODY_BYTES);
+      throw new ProtocolException(
+          "frame body of "
+              + bodyLength
+              + " bytes exceeds the limit of "
+              + ProtocolLimits.MAX_BODY_BYTES);
     }
     return new FrameHeader(major, minor, opcode, flags, requestId, (int) bodyLength);
   }

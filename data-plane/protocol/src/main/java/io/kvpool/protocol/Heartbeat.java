@@ -7,8 +7,11 @@ public record Heartbeat(String nodeId, byte[] registrationId, long highestViewSe
   }
 
   public static Heartbeat decode(BodyReader r) throws ProtocolException {
-    Heartbeat h = new Heartbeat(r.string(256, "node id"), r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "registration id"),
-        r.i64());
+    Heartbeat h =
+        new Heartbeat(
+            r.string(256, "node id"),
+            r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "registration id"),
+            r.i64());
     r.finish();
     return h;
   }

@@ -3,8 +3,8 @@ package io.kvpool.protocol;
 import java.util.List;
 
 /**
- * A batch of keys: body of GetReplicas, Exists and Remove. Keys are decoded leniently (up to 65535 bytes) so that a
- * key over the limit gets its own LIMIT_EXCEEDED status; see {@link Keys#problem}.
+ * A batch of keys: body of GetReplicas, Exists and Remove. Keys are decoded leniently (up to 65535
+ * bytes) so that a key over the limit gets its own LIMIT_EXCEEDED status; see {@link Keys#problem}.
  */
 public record KeyList(List<String> keys) {
   public void encode(BodyWriter w) {

@@ -32,9 +32,11 @@ public enum Opcode {
   // protocol 2.1: many reads or writes of one node in one exchange
   READ_BATCH(43),
   WRITE_BATCH(44),
-  // master -> storage, the releases of a REMOVE delivered before it is answered (optional: see ReleaseRequest)
+  // master -> storage, the releases of a REMOVE delivered before it is answered (optional: see
+  // ReleaseRequest)
   RELEASE(45),
-  // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk tier
+  // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk
+  // tier
   READ_OBJECT(46);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
@@ -55,7 +57,9 @@ public enum Opcode {
     return code;
   }
 
-  /** Null when the code is not a known opcode (the frame is well formed; the request is refused). */
+  /**
+   * Null when the code is not a known opcode (the frame is well formed; the request is refused).
+   */
   public static Opcode fromCode(int code) {
     return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
   }

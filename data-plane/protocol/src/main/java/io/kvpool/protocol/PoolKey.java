@@ -11,14 +11,15 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A pool secret as the handshake uses it (PROTOCOL.md, "Authentication"): never sent, only proven. Its id names it
- * in a HANDSHAKE request; proofs are HMAC-SHA256 over a label, the exact bytes of the client's HANDSHAKE request
- * body (which hold the client's nonce) and the server's nonce, so neither side's proof can be replayed on another
- * connection.
+ * A pool secret as the handshake uses it (PROTOCOL.md, "Authentication"): never sent, only proven.
+ * Its id names it in a HANDSHAKE request; proofs are HMAC-SHA256 over a label, the exact bytes of
+ * the client's HANDSHAKE request body (which hold the client's nonce) and the server's nonce, so
+ * neither side's proof can be replayed on another connection.
  */
 public final class PoolKey {
   /** Shortest key: 32 bytes (the operator generates 43 base64url characters, 256 random bits). */
   public static final int MIN_BYTES = 32;
+
   public static final int ID_BYTES = 8;
   public static final int PROOF_BYTES = 32;
 
@@ -27,14 +28,17 @@ public final class PoolKey {
 
   private PoolKey(byte[] secret) {
     this.secret = secret.clone();
-    this.id = Arrays.copyOf(sha256("kvpool-key-id".getBytes(StandardCharsets.US_ASCII), secret), ID_BYTES);
+    this.id =
+        Arrays.copyOf(
+            sha256("kvpool-key-id".getBytes(StandardCharsets.US_ASCII), secret), ID_BYTES);
   }
 
   /**
-   * The key of a file's bytes (PROTOCOL.md, "Key material"): those bytes, less leading and trailing ASCII whitespace
-   * (space, tab, LF, VT, FF, CR), at least {@link #MIN_BYTES} of them. Nothing else is decoded: the base64url text
-   * the operator and {@code kvpool local} write is used as its characters' bytes, and a file an editor or
-   * {@code echo} ended with a newline proves the same key.
+   * The key of a file's bytes (PROTOCOL.md, "Key material"): those bytes, less leading and trailing
+   * ASCII whitespace (space, tab, LF, VT, FF, CR), at least {@link #MIN_BYTES} of them. Nothing
+   * else is decoded: the base64url text the operator and {@code kvpool local} write is used as its
+   * characters' bytes, and a file an editor or {@code echo} ended with a newline proves the same
+   * key.
    */
   public static PoolKey of(byte[] material) {
     int start = 0;
@@ -46,13 +50,20 @@ public final class PoolKey {
       end--;
     }
     if (end - start < MIN_BYTES) {
-      throw new IllegalArgumentException("a pool key needs at least " + MIN_BYTES + " bytes (after leading and"
-          + " trailing whitespace), this one has " + (end - start));
+      throw new IllegalArgumentException(
+          "a pool key needs at least "
+              + MIN_BYTES
+              + " bytes (after leading and"
+              + " trailing whitespace), this one has "
+              + (end - start));
     }
     return new PoolKey(Arrays.copyOfRange(material, start, end));
   }
 
-  /** The key given as text (a Secret's value in an environment variable): its UTF-8 bytes, as {@link #of}. */
+  /**
+   * The key given as text (a Secret's value in an environment variable): its UTF-8 bytes, as {@link
+   * #of}.
+   */
   public static PoolKey parse(String text) {
     return of(text.getBytes(StandardCharsets.UTF_8));
   }

@@ -2,7 +2,10 @@ package io.kvpool.protocol;
 
 import java.util.List;
 
-/** One put to complete: the object and the receipts its storage nodes returned for the replicas they verified. */
+/**
+ * One put to complete: the object and the receipts its storage nodes returned for the replicas they
+ * verified.
+ */
 public record PutEndItem(String key, long generation, List<Receipt> receipts) {
   static final int MIN_BYTES = 2 + 8 + 4;
 

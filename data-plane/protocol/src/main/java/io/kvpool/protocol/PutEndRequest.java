@@ -9,7 +9,9 @@ public record PutEndRequest(List<PutEndItem> items) {
   }
 
   public static PutEndRequest decode(BodyReader r) throws ProtocolException {
-    PutEndRequest req = new PutEndRequest(r.list(ProtocolLimits.MAX_BATCH, PutEndItem.MIN_BYTES, PutEndItem::decode));
+    PutEndRequest req =
+        new PutEndRequest(
+            r.list(ProtocolLimits.MAX_BATCH, PutEndItem.MIN_BYTES, PutEndItem::decode));
     r.finish();
     return req;
   }

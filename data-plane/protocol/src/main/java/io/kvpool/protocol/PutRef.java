@@ -1,6 +1,8 @@
 package io.kvpool.protocol;
 
-/** One put, named by its object: key and generation (so a revoke never hits another writer's put). */
+/**
+ * One put, named by its object: key and generation (so a revoke never hits another writer's put).
+ */
 public record PutRef(String key, long generation) {
   static final int MIN_BYTES = 2 + 8;
 

@@ -9,7 +9,8 @@ public record PutRevokeRequest(List<PutRef> puts) {
   }
 
   public static PutRevokeRequest decode(BodyReader r) throws ProtocolException {
-    PutRevokeRequest req = new PutRevokeRequest(r.list(ProtocolLimits.MAX_BATCH, PutRef.MIN_BYTES, PutRef::decode));
+    PutRevokeRequest req =
+        new PutRevokeRequest(r.list(ProtocolLimits.MAX_BATCH, PutRef.MIN_BYTES, PutRef::decode));
     r.finish();
     return req;
   }

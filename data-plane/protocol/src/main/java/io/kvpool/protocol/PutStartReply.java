@@ -9,7 +9,9 @@ public record PutStartReply(List<PutStartResult> results) {
   }
 
   public static PutStartReply decode(BodyReader r) throws ProtocolException {
-    PutStartReply reply = new PutStartReply(r.list(ProtocolLimits.MAX_BATCH, PutStartResult.MIN_BYTES, PutStartResult::decode));
+    PutStartReply reply =
+        new PutStartReply(
+            r.list(ProtocolLimits.MAX_BATCH, PutStartResult.MIN_BYTES, PutStartResult::decode));
     r.finish();
     return reply;
   }

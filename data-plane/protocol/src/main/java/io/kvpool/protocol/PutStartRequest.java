@@ -9,7 +9,9 @@ public record PutStartRequest(List<PutStartItem> items) {
   }
 
   public static PutStartRequest decode(BodyReader r) throws ProtocolException {
-    PutStartRequest req = new PutStartRequest(r.list(ProtocolLimits.MAX_BATCH, PutStartItem.MIN_BYTES, PutStartItem::decode));
+    PutStartRequest req =
+        new PutStartRequest(
+            r.list(ProtocolLimits.MAX_BATCH, PutStartItem.MIN_BYTES, PutStartItem::decode));
     r.finish();
     return req;
   }

@@ -3,8 +3,9 @@ package io.kvpool.protocol;
 import java.util.List;
 
 /**
- * Client -> storage node (protocol 2.1): many reads in one request, each exactly as a READ body. The reply lists a
- * result per read and carries, as its payload, the bytes of every read that succeeded, in order.
+ * Client -> storage node (protocol 2.1): many reads in one request, each exactly as a READ body.
+ * The reply lists a result per read and carries, as its payload, the bytes of every read that
+ * succeeded, in order.
  */
 public record ReadBatchRequest(List<ReadRequest> reads) {
   public void encode(BodyWriter w) {
@@ -12,8 +13,9 @@ public record ReadBatchRequest(List<ReadRequest> reads) {
   }
 
   public static ReadBatchRequest decode(BodyReader r) throws ProtocolException {
-    ReadBatchRequest req = new ReadBatchRequest(r.list(ProtocolLimits.MAX_BATCH, ReadRequest.MIN_BYTES,
-        ReadRequest::decodeFields));
+    ReadBatchRequest req =
+        new ReadBatchRequest(
+            r.list(ProtocolLimits.MAX_BATCH, ReadRequest.MIN_BYTES, ReadRequest::decodeFields));
     r.finish();
     return req;
   }

@@ -1,6 +1,9 @@
 package io.kvpool.protocol;
 
-/** Reply of WRITE and REPLICATE: the receipt when the replica is now complete and verified, else empty. */
+/**
+ * Reply of WRITE and REPLICATE: the receipt when the replica is now complete and verified, else
+ * empty.
+ */
 public record ReceiptReply(byte[] receipt) {
   public void encode(BodyWriter w) {
     w.bytes(receipt);

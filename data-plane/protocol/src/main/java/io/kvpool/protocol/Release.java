@@ -1,15 +1,19 @@
 package io.kvpool.protocol;
 
 /**
- * Master -> storage node (in heartbeat replies, and in RELEASE): forget this node's replica of object (key, generation)
- * in memory.
- * {@code deleted}: the object itself is gone (remove, eviction, revoke, expiry), so keep a tombstone for it.
- * {@code toDisk} (protocol 2.3, only to nodes with a disk tier): the replica moves to the node's disk tier — the master
- * freed its memory range, and the node keeps the value as a disk record (written before the range is reused).
+ * Master -> storage node (in heartbeat replies, and in RELEASE): forget this node's replica of
+ * object (key, generation) in memory. {@code deleted}: the object itself is gone (remove, eviction,
+ * revoke, expiry), so keep a tombstone for it. {@code toDisk} (protocol 2.3, only to nodes with a
+ * disk tier): the replica moves to the node's disk tier — the master freed its memory range, and
+ * the node keeps the value as a disk record (written before the range is reused).
  */
 public record Release(String key, long generation, boolean deleted, boolean toDisk) {
   static final int MIN_BYTES = 3 + 8 + 1;
-  /** The protocol minor from which a release carries a kind (0 moved, 1 deleted, 2 to disk) instead of a bool. */
+
+  /**
+   * The protocol minor from which a release carries a kind (0 moved, 1 deleted, 2 to disk) instead
+   * of a bool.
+   */
   public static final int KIND_MINOR = 3;
 
   public Release {
@@ -44,7 +48,8 @@ public record Release(String key, long generation, boolean deleted, boolean toDi
     }
     int kind = r.u8();
     if (kind > 2) {
-      throw new ProtocolException("release kind " + kind + " is not 0 (moved), 1 (deleted) or 2 (to disk)");
+      throw new ProtocolException(
+          "release kind " + kind + " is not 0 (moved), 1 (deleted) or 2 (to disk)");
     }
     return new Release(key, generation, kind == 1, kind == 2);
   }

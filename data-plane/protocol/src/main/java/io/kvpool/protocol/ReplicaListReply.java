@@ -9,8 +9,10 @@ public record ReplicaListReply(List<ReplicaListResult> results) {
   }
 
   public static ReplicaListReply decode(BodyReader r) throws ProtocolException {
-    ReplicaListReply reply = new ReplicaListReply(
-        r.list(ProtocolLimits.MAX_BATCH, ReplicaListResult.MIN_BYTES, ReplicaListResult::decode));
+    ReplicaListReply reply =
+        new ReplicaListReply(
+            r.list(
+                ProtocolLimits.MAX_BATCH, ReplicaListResult.MIN_BYTES, ReplicaListResult::decode));
     r.finish();
     return reply;
   }

@@ -2,7 +2,9 @@ package io.kvpool.protocol;
 
 /** What kind of process sits at each end of a connection. */
 public enum Role {
-  CLIENT(1), STORAGE(2), MASTER(3);
+  CLIENT(1),
+  STORAGE(2),
+  MASTER(3);
 
   private final int code;
 

@@ -9,6 +9,7 @@ public record SegmentInfo(int id, long size) {
   }
 
   static SegmentInfo decode(BodyReader r) throws ProtocolException {
-    return new SegmentInfo(r.index(Integer.MAX_VALUE, "segment id"), r.length(Long.MAX_VALUE, "segment size"));
+    return new SegmentInfo(
+        r.index(Integer.MAX_VALUE, "segment id"), r.length(Long.MAX_VALUE, "segment size"));
   }
 }

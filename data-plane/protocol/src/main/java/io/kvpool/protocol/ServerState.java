@@ -1,6 +1,9 @@
 package io.kvpool.protocol;
 
-/** What a server says of itself in handshakes and stats: serving, a standby master, or a leader recovering. */
+/**
+ * What a server says of itself in handshakes and stats: serving, a standby master, or a leader
+ * recovering.
+ */
 public enum ServerState {
   SERVING(0),
   STANDBY(1),

@@ -1,7 +1,8 @@
 package io.kvpool.protocol;
 
 /** Master -> client: pool totals and the master's state. */
-public record StatsReply(long capacityBytes, long usedBytes, long objects, int aliveNodes, ServerState state) {
+public record StatsReply(
+    long capacityBytes, long usedBytes, long objects, int aliveNodes, ServerState state) {
   public void encode(BodyWriter w) {
     w.i64(capacityBytes).i64(usedBytes).i64(objects).i32(aliveNodes).u8(state.code());
   }

@@ -9,7 +9,8 @@ public record StatusList(List<ErrorCode> statuses) {
   }
 
   public static StatusList decode(BodyReader r) throws ProtocolException {
-    StatusList s = new StatusList(r.list(ProtocolLimits.MAX_BATCH, 2, x -> ErrorCode.fromCode(x.u16())));
+    StatusList s =
+        new StatusList(r.list(ProtocolLimits.MAX_BATCH, 2, x -> ErrorCode.fromCode(x.u16())));
     r.finish();
     return s;
   }

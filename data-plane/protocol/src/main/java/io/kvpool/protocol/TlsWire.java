@@ -9,17 +9,17 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 
 /**
- * TLS over a blocking socket with the JDK's {@link SSLEngine}: records are read into and written from direct
- * buffers, so value bytes cross no Java heap array here either (they are decrypted into a direct staging buffer and
- * copied native to native). The handshake runs in the constructor; a deadline closing the socket interrupts it like
- * any other read.
+ * TLS over a blocking socket with the JDK's {@link SSLEngine}: records are read into and written
+ * from direct buffers, so value bytes cross no Java heap array here either (they are decrypted into
+ * a direct staging buffer and copied native to native). The handshake runs in the constructor; a
+ * deadline closing the socket interrupts it like any other read.
  */
 final class TlsWire implements FrameChannel.Wire {
   private final SocketChannel socket;
   private final SSLEngine engine;
-  private final ByteBuffer netIn;   // received records not yet decrypted: position..limit after flip
-  private final ByteBuffer netOut;  // encrypted bytes to send
-  private final ByteBuffer appIn;   // decrypted bytes not yet handed out: position..limit
+  private final ByteBuffer netIn; // received records not yet decrypted: position..limit after flip
+  private final ByteBuffer netOut; // encrypted bytes to send
+  private final ByteBuffer appIn; // decrypted bytes not yet handed out: position..limit
 
   TlsWire(SocketChannel socket, SSLEngine engine) throws IOException {
     this.socket = socket;
@@ -43,7 +43,8 @@ final class TlsWire implements FrameChannel.Wire {
       switch (engine.getHandshakeStatus()) {
         case NEED_WRAP -> {
           SSLEngineResult r;
-          synchronized (netOut) { // a reader answering a post-handshake message shares netOut with a writer
+          synchronized (
+              netOut) { // a reader answering a post-handshake message shares netOut with a writer
             netOut.clear();
             r = engine.wrap(ByteBuffer.allocate(0), netOut);
             flush();
@@ -66,7 +67,10 @@ final class TlsWire implements FrameChannel.Wire {
     }
   }
 
-  /** Decrypts at least one record into appIn, reading from the socket when a whole record is not buffered yet. */
+  /**
+   * Decrypts at least one record into appIn, reading from the socket when a whole record is not
+   * buffered yet.
+   */
   private void unwrapSome() throws IOException {
     while (true) {
       appIn.compact();
@@ -92,7 +96,8 @@ final class TlsWire implements FrameChannel.Wire {
             throw new EOFException("TLS peer closed the connection");
           }
         }
-        case BUFFER_OVERFLOW -> throw new SSLException("TLS record larger than the application buffer");
+        case BUFFER_OVERFLOW ->
+            throw new SSLException("TLS record larger than the application buffer");
         case CLOSED -> throw new EOFException("TLS peer closed the connection");
         default -> throw new SSLException("unexpected TLS state " + r.getStatus());
       }

@@ -1,6 +1,9 @@
 package io.kvpool.protocol;
 
-/** An object a storage node was told is deleted: no replica of this generation (or older) may come back. */
+/**
+ * An object a storage node was told is deleted: no replica of this generation (or older) may come
+ * back.
+ */
 public record Tombstone(String key, long generation) {
   static final int MIN_BYTES = 3 + 8;
 

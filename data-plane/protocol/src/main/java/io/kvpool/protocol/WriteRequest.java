@@ -1,16 +1,31 @@
 package io.kvpool.protocol;
 
 /**
- * Client (or replicating node) -> storage node: the next {@code slice.length()} payload bytes after this body are
- * the bytes of object (key, generation) from {@code slice.valueOffset()}, to go to (segment, offset). {@code replicas}
- * is the object's wanted replica count (the node keeps it in its inventory for lease recovery). The grant token must
- * match exactly these fields, signed by the master with the node's key.
+ * Client (or replicating node) -> storage node: the next {@code slice.length()} payload bytes after
+ * this body are the bytes of object (key, generation) from {@code slice.valueOffset()}, to go to
+ * (segment, offset). {@code replicas} is the object's wanted replica count (the node keeps it in
+ * its inventory for lease recovery). The grant token must match exactly these fields, signed by the
+ * master with the node's key.
  */
-public record WriteRequest(String key, long generation, Slice slice, int valueSize, int checksum, int replicas,
-                           long expiresAtMillis, byte[] token) {
-  public static WriteRequest of(String key, long generation, SliceGrant g, int valueSize, int checksum, int replicas,
-                                long expiresAtMillis) {
-    return new WriteRequest(key, generation, g.slice(), valueSize, checksum, replicas, expiresAtMillis, g.token());
+public record WriteRequest(
+    String key,
+    long generation,
+    Slice slice,
+    int valueSize,
+    int checksum,
+    int replicas,
+    long expiresAtMillis,
+    byte[] token) {
+  public static WriteRequest of(
+      String key,
+      long generation,
+      SliceGrant g,
+      int valueSize,
+      int checksum,
+      int replicas,
+      long expiresAtMillis) {
+    return new WriteRequest(
+        key, generation, g.slice(), valueSize, checksum, replicas, expiresAtMillis, g.token());
   }
 
   public void encode(BodyWriter w) {
@@ -29,12 +44,20 @@ public record WriteRequest(String key, long generation, Slice slice, int valueSi
   }
 
   /**
-   * The fields of one write, as a WRITE body or an item of a WRITE_BATCH. The slice's numbers and the value size are
-   * taken as they come, negative or oversized: the storage node answers such a write with an error reply
-   * (PROTOCOL.md, "To a storage node") instead of closing the connection as for an undecodable body.
+   * The fields of one write, as a WRITE body or an item of a WRITE_BATCH. The slice's numbers and
+   * the value size are taken as they come, negative or oversized: the storage node answers such a
+   * write with an error reply (PROTOCOL.md, "To a storage node") instead of closing the connection
+   * as for an undecodable body.
    */
   static WriteRequest decodeFields(BodyReader r) throws ProtocolException {
-    return new WriteRequest(r.key(), r.i64(), new Slice(r.i32(), r.i64(), r.i32(), r.i32()), r.i32(), r.i32(), r.u8(),
-        r.i64(), r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "grant token"));
+    return new WriteRequest(
+        r.key(),
+        r.i64(),
+        new Slice(r.i32(), r.i64(), r.i32(), r.i32()),
+        r.i32(),
+        r.i32(),
+        r.u8(),
+        r.i64(),
+        r.bytes(ProtocolLimits.MAX_TOKEN_BYTES, "grant token"));
   }
 }

@@ -27,25 +27,38 @@ class CodecTest {
   @Test
   void headerDecodingIsStrict() {
     assertThatThrownBy(() -> FrameHeader.decode(header(0x12345678, 0, 0, 10)))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("magic");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("magic");
     assertThatThrownBy(() -> FrameHeader.decode(header(FrameHeader.MAGIC, 0x80, 0, 10)))
         .hasMessageContaining("flags");
     assertThatThrownBy(() -> FrameHeader.decode(header(FrameHeader.MAGIC, 0, 7, 10)))
         .hasMessageContaining("reserved");
-    assertThatThrownBy(() -> FrameHeader.decode(header(FrameHeader.MAGIC, 0, 0, ProtocolLimits.MAX_BODY_BYTES + 1)))
+    assertThatThrownBy(
+            () ->
+                FrameHeader.decode(
+                    header(FrameHeader.MAGIC, 0, 0, ProtocolLimits.MAX_BODY_BYTES + 1)))
         .hasMessageContaining("exceeds");
-    assertThatThrownBy(() -> FrameHeader.decode(ByteBuffer.allocate(10))).hasMessageContaining("truncated");
+    assertThatThrownBy(() -> FrameHeader.decode(ByteBuffer.allocate(10)))
+        .hasMessageContaining("truncated");
   }
 
   static ByteBuffer header(int magic, int flags, int reserved, int bodyLength) {
     ByteBuffer b = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
-    b.putInt(magic).put((byte) 1).put((byte) 0).putShort((short) 1).putShort((short) flags)
-        .putShort((short) reserved).putLong(1).putInt(bodyLength).flip();
+    b.putInt(magic)
+        .put((byte) 1)
+        .put((byte) 0)
+        .putShort((short) 1)
+        .putShort((short) flags)
+        .putShort((short) reserved)
+        .putLong(1)
+        .putInt(bodyLength)
+        .flip();
     return b;
   }
 
   /** Encodes, decodes and compares field by field (byte arrays by content). */
-  private static <T> void roundTrips(T message, java.util.function.Consumer<BodyWriter> encode, Decoder<T> decode)
+  private static <T> void roundTrips(
+      T message, java.util.function.Consumer<BodyWriter> encode, Decoder<T> decode)
       throws Exception {
     BodyWriter w = new BodyWriter();
     encode.accept(w);
@@ -63,55 +76,90 @@ class CodecTest {
     Handshake h = new Handshake(VersionInfo.CURRENT, Role.STORAGE, "pool", "node-1");
     HandshakeRequest hreq = new HandshakeRequest(h, 7, new byte[8], new byte[32]);
     roundTrips(hreq, hreq::encode, r -> HandshakeRequest.decodeRest(Handshake.decodePrefix(r), r));
-    HandshakeReply hrep = new HandshakeReply(h, 9, ServerState.STANDBY, "[::1]:5", true, new byte[32], new byte[32]);
+    HandshakeReply hrep =
+        new HandshakeReply(h, 9, ServerState.STANDBY, "[::1]:5", true, new byte[32], new byte[32]);
     roundTrips(hrep, hrep::encode, r -> HandshakeReply.decodeRest(Handshake.decodePrefix(r), r));
 
-    PutStartRequest ps = new PutStartRequest(List.of(new PutStartItem("k1", 100, -5, 2, 77, List.of("n3")),
-        new PutStartItem("k2", 1, 7, 1, -1, List.of())));
+    PutStartRequest ps =
+        new PutStartRequest(
+            List.of(
+                new PutStartItem("k1", 100, -5, 2, 77, List.of("n3")),
+                new PutStartItem("k2", 1, 7, 1, -1, List.of())));
     roundTrips(ps, ps::encode, PutStartRequest::decode);
 
-    ReplicaGrant g = new ReplicaGrant("n", "[::1]:5", List.of(new SliceGrant(new Slice(1, 4096, 100, 0),
-        new byte[] {1, 2, 3}), new SliceGrant(new Slice(0, 0, 50, 100), new byte[] {4})));
-    PutStartReply sent = new PutStartReply(List.of(new PutStartResult(ErrorCode.OK, "", 1L << 40, 99L, List.of(g)),
-        PutStartResult.refused(ErrorCode.PUT_IN_PROGRESS, "busy")));
+    ReplicaGrant g =
+        new ReplicaGrant(
+            "n",
+            "[::1]:5",
+            List.of(
+                new SliceGrant(new Slice(1, 4096, 100, 0), new byte[] {1, 2, 3}),
+                new SliceGrant(new Slice(0, 0, 50, 100), new byte[] {4})));
+    PutStartReply sent =
+        new PutStartReply(
+            List.of(
+                new PutStartResult(ErrorCode.OK, "", 1L << 40, 99L, List.of(g)),
+                PutStartResult.refused(ErrorCode.PUT_IN_PROGRESS, "busy")));
     roundTrips(sent, sent::encode, PutStartReply::decode);
 
-    PutEndRequest pe = new PutEndRequest(List.of(new PutEndItem("k", 5, List.of(new Receipt("n", new byte[16])))));
+    PutEndRequest pe =
+        new PutEndRequest(List.of(new PutEndItem("k", 5, List.of(new Receipt("n", new byte[16])))));
     roundTrips(pe, pe::encode, PutEndRequest::decode);
     PutRevokeRequest pr = new PutRevokeRequest(List.of(new PutRef("k", 5)));
     roundTrips(pr, pr::encode, PutRevokeRequest::decode);
 
-    ReplicaListReply rl = new ReplicaListReply(List.of(new ReplicaListResult(ErrorCode.OK, 10, 3, 7, 5000,
-        List.of(new ReplicaLocation("n", "h:1", new byte[] {9}, List.of(new Slice(0, 64, 10, 0))))),
-        ReplicaListResult.missing(ErrorCode.RECOVERING)));
+    ReplicaListReply rl =
+        new ReplicaListReply(
+            List.of(
+                new ReplicaListResult(
+                    ErrorCode.OK,
+                    10,
+                    3,
+                    7,
+                    5000,
+                    List.of(
+                        new ReplicaLocation(
+                            "n", "h:1", new byte[] {9}, List.of(new Slice(0, 64, 10, 0))))),
+                ReplicaListResult.missing(ErrorCode.RECOVERING)));
     roundTrips(rl, rl::encode, ReplicaListReply::decode);
 
     KeyList keys = new KeyList(List.of("a", "ключ", "c"));
     assertThat(KeyList.decode(encoded(keys::encode))).isEqualTo(keys);
 
-    StatusList st = new StatusList(List.of(ErrorCode.OK, ErrorCode.OBJECT_LEASED, ErrorCode.WRITE_INCOMPLETE));
+    StatusList st =
+        new StatusList(List.of(ErrorCode.OK, ErrorCode.OBJECT_LEASED, ErrorCode.WRITE_INCOMPLETE));
     assertThat(StatusList.decode(encoded(st::encode))).isEqualTo(st);
 
     RegisterNode rn = new RegisterNode("n", "h:1", List.of(new SegmentInfo(0, 1 << 20)), 12, true);
     roundTrips(rn, w -> rn.encode(w, 2), r -> RegisterNode.decode(r, 2));
-    RegisterNode withDisk = new RegisterNode("n", "h:1", List.of(new SegmentInfo(0, 1 << 20)), 12, true, "tcp",
-        List.of(), 1L << 34);
+    RegisterNode withDisk =
+        new RegisterNode(
+            "n", "h:1", List.of(new SegmentInfo(0, 1 << 20)), 12, true, "tcp", List.of(), 1L << 34);
     roundTrips(withDisk, w -> withDisk.encode(w, 3), r -> RegisterNode.decode(r, 3));
     RegisterReply rr = new RegisterReply(3, 4, new byte[16], new byte[32]);
     roundTrips(rr, rr::encode, RegisterReply::decode);
-    RegisterInventory ri = new RegisterInventory(new byte[16], true,
-        List.of(new InventoryObject("k", 9, 2, 10, 1, List.of(new Slice(0, 64, 10, 0)))), List.of(new Tombstone("t", 4)));
+    RegisterInventory ri =
+        new RegisterInventory(
+            new byte[16],
+            true,
+            List.of(new InventoryObject("k", 9, 2, 10, 1, List.of(new Slice(0, 64, 10, 0)))),
+            List.of(new Tombstone("t", 4)));
     roundTrips(ri, ri::encode, RegisterInventory::decode);
 
     Heartbeat hb = new Heartbeat("n", new byte[16], 5);
     roundTrips(hb, hb::encode, Heartbeat::decode);
     HeartbeatReply hr = new HeartbeatReply(true, 1, 2, true, List.of(new Release("k", 3, true)));
     roundTrips(hr, w -> hr.encode(w, 2), r -> HeartbeatReply.decode(r, 2));
-    HeartbeatReply kinds = new HeartbeatReply(true, 1, 2, false, List.of(new Release("k", 3, true),
-        new Release("m", 4, false), Release.toDisk("d", 5)));
+    HeartbeatReply kinds =
+        new HeartbeatReply(
+            true,
+            1,
+            2,
+            false,
+            List.of(new Release("k", 3, true), new Release("m", 4, false), Release.toDisk("d", 5)));
     roundTrips(kinds, w -> kinds.encode(w, 3), r -> HeartbeatReply.decode(r, 3));
 
-    DiskDrop drop = new DiskDrop("n", new byte[16], List.of(new PutRef("k", 3), new PutRef("l", 4)));
+    DiskDrop drop =
+        new DiskDrop("n", new byte[16], List.of(new PutRef("k", 3), new PutRef("l", 4)));
     roundTrips(drop, drop::encode, DiskDrop::decode);
     ReadObjectRequest ro = new ReadObjectRequest("k", 6, 99, new byte[16]);
     roundTrips(ro, ro::encode, ReadObjectRequest::decode);
@@ -120,7 +168,8 @@ class CodecTest {
     roundTrips(wr, wr::encode, WriteRequest::decode);
     ReadRequest read = new ReadRequest("k", 6, 1, 2, 3, 99, new byte[16]);
     roundTrips(read, read::encode, ReadRequest::decode);
-    ReplicateRequest rep = new ReplicateRequest("k", 6, 10, 5, 2, List.of(new Slice(0, 0, 10, 0)), 99, g);
+    ReplicateRequest rep =
+        new ReplicateRequest("k", 6, 10, 5, 2, List.of(new Slice(0, 0, 10, 0)), 99, g);
     roundTrips(rep, rep::encode, ReplicateRequest::decode);
     ReceiptReply receipt = new ReceiptReply(new byte[16]);
     roundTrips(receipt, receipt::encode, ReceiptReply::decode);
@@ -136,38 +185,56 @@ class CodecTest {
   void bodyDecodingRefusesTruncationTrailingBytesAndForgedCounts() {
     ByteBuffer full = new BodyWriter().string("key").i32(5).i32(0).u8(1).i64(1).i32(0).toBuffer();
     ByteBuffer truncated = full.duplicate().limit(full.limit() - 2);
-    assertThatThrownBy(() -> PutStartItem.decode(new BodyReader(truncated))).isInstanceOf(ProtocolException.class)
+    assertThatThrownBy(() -> PutStartItem.decode(new BodyReader(truncated)))
+        .isInstanceOf(ProtocolException.class)
         .hasMessageContaining("truncated");
 
-    ByteBuffer trailing = new BodyWriter().string("k").i64(1).i32(1).i64(2).i32(3).i64(4).bytes(new byte[1]).u8(9)
-        .toBuffer();
-    assertThatThrownBy(() -> ReadRequest.decode(new BodyReader(trailing))).hasMessageContaining("trailing");
+    ByteBuffer trailing =
+        new BodyWriter()
+            .string("k")
+            .i64(1)
+            .i32(1)
+            .i64(2)
+            .i32(3)
+            .i64(4)
+            .bytes(new byte[1])
+            .u8(9)
+            .toBuffer();
+    assertThatThrownBy(() -> ReadRequest.decode(new BodyReader(trailing)))
+        .hasMessageContaining("trailing");
 
     ByteBuffer forged = new BodyWriter().i32(ProtocolLimits.MAX_BATCH).toBuffer();
-    assertThatThrownBy(() -> KeyList.decode(new BodyReader(forged))).hasMessageContaining("cannot fit");
+    assertThatThrownBy(() -> KeyList.decode(new BodyReader(forged)))
+        .hasMessageContaining("cannot fit");
 
     ByteBuffer tooMany = new BodyWriter().i32(ProtocolLimits.MAX_BATCH + 1).toBuffer();
-    assertThatThrownBy(() -> KeyList.decode(new BodyReader(tooMany))).hasMessageContaining("outside");
+    assertThatThrownBy(() -> KeyList.decode(new BodyReader(tooMany)))
+        .hasMessageContaining("outside");
 
     ByteBuffer negative = new BodyWriter().i32(-1).toBuffer();
-    assertThatThrownBy(() -> KeyList.decode(new BodyReader(negative))).hasMessageContaining("outside");
+    assertThatThrownBy(() -> KeyList.decode(new BodyReader(negative)))
+        .hasMessageContaining("outside");
   }
 
   @Test
   void keysAreBoundedAndValidUtf8() throws Exception {
     String longKey = String.join("", Collections.nCopies(ProtocolLimits.MAX_KEY_BYTES + 1, "x"));
     ByteBuffer tooLong = new BodyWriter().string(longKey).bool(true).toBuffer();
-    assertThatThrownBy(() -> PinRequest.decode(new BodyReader(tooLong))).hasMessageContaining("exceeds the limit");
-    // in a batch a key over the limit is decoded and refused per item (LIMIT_EXCEEDED) by the server
+    assertThatThrownBy(() -> PinRequest.decode(new BodyReader(tooLong)))
+        .hasMessageContaining("exceeds the limit");
+    // in a batch a key over the limit is decoded and refused per item (LIMIT_EXCEEDED) by the
+    // server
     ByteBuffer inBatch = new BodyWriter().i32(1).string(longKey).toBuffer();
-    assertThat(Keys.problem(KeyList.decode(new BodyReader(inBatch)).keys().get(0))).contains("exceeds the limit");
+    assertThat(Keys.problem(KeyList.decode(new BodyReader(inBatch)).keys().get(0)))
+        .contains("exceeds the limit");
 
     ByteBuffer badUtf8 = ByteBuffer.allocate(4 + 2 + 2);
     badUtf8.putInt(1).putShort((short) 2).put((byte) 0xC3).put((byte) 0x28).flip();
     assertThatThrownBy(() -> KeyList.decode(new BodyReader(badUtf8))).hasMessageContaining("UTF-8");
 
     ByteBuffer empty = new BodyWriter().string("").bool(true).toBuffer();
-    assertThatThrownBy(() -> PinRequest.decode(new BodyReader(empty))).hasMessageContaining("empty");
+    assertThatThrownBy(() -> PinRequest.decode(new BodyReader(empty)))
+        .hasMessageContaining("empty");
   }
 
   @Test
@@ -176,15 +243,46 @@ class CodecTest {
     assertThatThrownBy(() -> Role.fromCode(0)).isInstanceOf(ProtocolException.class);
     assertThat(Opcode.fromCode(999)).isNull();
     ByteBuffer badBool = new BodyWriter().string("k").u8(2).toBuffer();
-    assertThatThrownBy(() -> PinRequest.decode(new BodyReader(badBool))).hasMessageContaining("boolean");
-    ByteBuffer badKind = new BodyWriter().bool(true).i64(1).i64(2).bool(false).i32(1).string("k").i64(3).u8(3)
-        .toBuffer();
-    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(badKind), 3)).hasMessageContaining("release kind");
-    ByteBuffer toDiskFor22 = new BodyWriter().bool(true).i64(1).i64(2).bool(false).i32(1).string("k").i64(3).u8(2)
-        .toBuffer();
-    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(toDiskFor22), 2)).hasMessageContaining("boolean");
-    ByteBuffer negativeDisk = new BodyWriter().string("n").string("h:1").i32(0).i64(0).bool(false).string("tcp")
-        .i32(0).i64(-1).toBuffer();
-    assertThatThrownBy(() -> RegisterNode.decode(new BodyReader(negativeDisk), 3)).hasMessageContaining("disk tier");
+    assertThatThrownBy(() -> PinRequest.decode(new BodyReader(badBool)))
+        .hasMessageContaining("boolean");
+    ByteBuffer badKind =
+        new BodyWriter()
+            .bool(true)
+            .i64(1)
+            .i64(2)
+            .bool(false)
+            .i32(1)
+            .string("k")
+            .i64(3)
+            .u8(3)
+            .toBuffer();
+    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(badKind), 3))
+        .hasMessageContaining("release kind");
+    ByteBuffer toDiskFor22 =
+        new BodyWriter()
+            .bool(true)
+            .i64(1)
+            .i64(2)
+            .bool(false)
+            .i32(1)
+            .string("k")
+            .i64(3)
+            .u8(2)
+            .toBuffer();
+    assertThatThrownBy(() -> HeartbeatReply.decode(new BodyReader(toDiskFor22), 2))
+        .hasMessageContaining("boolean");
+    ByteBuffer negativeDisk =
+        new BodyWriter()
+            .string("n")
+            .string("h:1")
+            .i32(0)
+            .i64(0)
+            .bool(false)
+            .string("tcp")
+            .i32(0)
+            .i64(-1)
+            .toBuffer();
+    assertThatThrownBy(() -> RegisterNode.decode(new BodyReader(negativeDisk), 3))
+        .hasMessageContaining("disk tier");
   }
 }

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The watchdog against real loopback sockets, each test with a watchdog of its own that would sleep for an hour with
- * nothing due: a deadline closes its socket in time only because arming it woke the watchdog.
+ * The watchdog against real loopback sockets, each test with a watchdog of its own that would sleep
+ * for an hour with nothing due: a deadline closes its socket in time only because arming it woke
+ * the watchdog.
  */
 class DeadlineWatchdogTest {
   private static final long GENEROUS_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -58,8 +59,7 @@ class DeadlineWatchdogTest {
   }
 
   /** A connected socket under a deadline of the test's watchdog. */
-  private record Guarded(SocketChannel socket, DeadlineWatchdog.Watched deadline) {
-  }
+  private record Guarded(SocketChannel socket, DeadlineWatchdog.Watched deadline) {}
 
   private Guarded guarded() throws Exception {
     SocketChannel socket = connected();
@@ -74,7 +74,9 @@ class DeadlineWatchdogTest {
 
     hasty.deadline().arm(Duration.ofMillis(50).toNanos());
 
-    assertThat(closedWithin(hasty.socket(), GENEROUS_NANOS)).as("the short deadline closed its socket").isTrue();
+    assertThat(closedWithin(hasty.socket(), GENEROUS_NANOS))
+        .as("the short deadline closed its socket")
+        .isTrue();
     assertThat(hasty.deadline().expired()).isTrue();
     assertThat(patient.socket().isOpen()).isTrue();
     assertThat(patient.deadline().expired()).isFalse();

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Frames sent back to back over a real loopback socket come out byte-exact, whether a body fits the read-ahead
- * buffer or not and whether payload bytes arrived with the header or later.
+ * Frames sent back to back over a real loopback socket come out byte-exact, whether a body fits the
+ * read-ahead buffer or not and whether payload bytes arrived with the header or later.
  */
 class FrameChannelTest {
   private ServerSocketChannel server;
@@ -49,15 +49,22 @@ class FrameChannelTest {
     int[] payloadSizes = {0, 3, 5000, 1 << 20, 0, 70_000};
     FrameChannel out = new FrameChannel(sendSide, 1, 0);
     FrameChannel in = new FrameChannel(receiveSide, 1, 0);
-    Thread writer = new Thread(() -> {
-      try {
-        for (int i = 0; i < bodySizes.length; i++) {
-          out.write(Opcode.WRITE.code(), 0, i, bytes(bodySizes[i], i, false), bytes(payloadSizes[i], 100 + i, true));
-        }
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                for (int i = 0; i < bodySizes.length; i++) {
+                  out.write(
+                      Opcode.WRITE.code(),
+                      0,
+                      i,
+                      bytes(bodySizes[i], i, false),
+                      bytes(payloadSizes[i], 100 + i, true));
+                }
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     writer.start();
     for (int i = 0; i < bodySizes.length; i++) {
       Frame f = in.read();
@@ -93,20 +100,26 @@ class FrameChannelTest {
     ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
     new FrameHeader(1, 0, Opcode.PING.code(), 0, 1, 2 << 20).encode(header);
     sendSide.write(header.flip());
-    ByteBuffer part = ByteBuffer.allocate(600 << 10); // of 2 MiB: the reader grows its buffer to 1 MiB, then waits
+    ByteBuffer part =
+        ByteBuffer.allocate(
+            600 << 10); // of 2 MiB: the reader grows its buffer to 1 MiB, then waits
     while (part.hasRemaining()) {
       sendSide.write(part);
     }
-    java.util.concurrent.CompletableFuture<Frame> reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-      try {
-        return in.read();
-      } catch (IOException e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    });
+    java.util.concurrent.CompletableFuture<Frame> reader =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return in.read();
+              } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+              }
+            });
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     while (budget.available() > (3 << 20)) {
-      assertThat(System.nanoTime()).as("the reader took 1 MiB; left %d", budget.available()).isLessThan(deadline);
+      assertThat(System.nanoTime())
+          .as("the reader took 1 MiB; left %d", budget.available())
+          .isLessThan(deadline);
       Thread.sleep(10);
     }
     in.close();
@@ -120,22 +133,31 @@ class FrameChannelTest {
   void streamCutInsideAHeaderIsMalformed() throws Exception {
     sendSide.write(ByteBuffer.wrap(new byte[] {0x4B, 0x56, 0x50}));
     sendSide.close();
-    assertThatThrownBy(() -> new FrameChannel(receiveSide, 1, 0).read()).isInstanceOf(ProtocolException.class)
+    assertThatThrownBy(() -> new FrameChannel(receiveSide, 1, 0).read())
+        .isInstanceOf(ProtocolException.class)
         .hasMessageContaining("inside a frame header after 3 bytes");
   }
 
   @Test
-  void aReplyReadWithItsPayloadLandsWholeAndChecksummedEvenWhenItArrivesInPieces() throws Exception {
+  void aReplyReadWithItsPayloadLandsWholeAndChecksummedEvenWhenItArrivesInPieces()
+      throws Exception {
     FrameChannel out = new FrameChannel(sendSide, 1, 0);
     FrameChannel in = new FrameChannel(receiveSide, 1, 0);
     ByteBuffer value = bytes(3 << 20, 7, true);
-    Thread writer = new Thread(() -> {
-      try {
-        out.write(Opcode.READ.code(), FrameHeader.FLAG_RESPONSE, 5, bytes(4, 8, false), value.duplicate());
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                out.write(
+                    Opcode.READ.code(),
+                    FrameHeader.FLAG_RESPONSE,
+                    5,
+                    bytes(4, 8, false),
+                    value.duplicate());
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     writer.start();
     ByteBuffer dst = ByteBuffer.allocateDirect(value.remaining() + 10).position(10);
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
@@ -156,9 +178,14 @@ class FrameChannelTest {
   void aReplyOfAnotherShapeIsReturnedWholeAndTheStreamStaysInStep() throws Exception {
     FrameChannel out = new FrameChannel(sendSide, 1, 0);
     FrameChannel in = new FrameChannel(receiveSide, 1, 0);
-    // an error reply whose body is longer than the expected one (part of it lands in the payload's buffer), then
+    // an error reply whose body is longer than the expected one (part of it lands in the payload's
+    // buffer), then
     // the next frame
-    out.write(Opcode.READ.code(), FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR, 1, bytes(300, 1, false));
+    out.write(
+        Opcode.READ.code(),
+        FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR,
+        1,
+        bytes(300, 1, false));
     out.write(Opcode.PING.code(), FrameHeader.FLAG_RESPONSE, 2, bytes(20, 2, false));
     ByteBuffer dst = ByteBuffer.allocateDirect(1 << 20);
 
@@ -176,7 +203,8 @@ class FrameChannelTest {
   void aReplyWithNothingAfterItsHeaderRoomIsReadInFull() throws Exception {
     FrameChannel out = new FrameChannel(sendSide, 1, 0);
     FrameChannel in = new FrameChannel(receiveSide, 1, 0);
-    // a shorter body than expected: the header's room takes bytes of the next frame, which stay in step
+    // a shorter body than expected: the header's room takes bytes of the next frame, which stay in
+    // step
     out.write(Opcode.READ.code(), FrameHeader.FLAG_RESPONSE, 1, bytes(0, 1, false));
     out.write(Opcode.PING.code(), FrameHeader.FLAG_RESPONSE, 2, bytes(3, 2, false));
     ByteBuffer dst = ByteBuffer.allocateDirect(64);

@@ -11,9 +11,10 @@ import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 
 /**
- * Encodes a {@code KVEventBatch} exactly as vLLM's msgspec structs do with {@code array_like=True, tag=True}
- * (docs/events.md, "Wire format"): a batch is {@code [ts, events, data_parallel_rank]}, an event an array whose first
- * element is its class name followed by its fields in declaration order.
+ * Encodes a {@code KVEventBatch} exactly as vLLM's msgspec structs do with {@code array_like=True,
+ * tag=True} (docs/events.md, "Wire format"): a batch is {@code [ts, events, data_parallel_rank]},
+ * an event an array whose first element is its class name followed by its fields in declaration
+ * order.
  */
 final class KvEventEncoder {
   private final String medium;
@@ -22,7 +23,9 @@ final class KvEventEncoder {
     this.medium = medium;
   }
 
-  /** One batch: {@code cleared} first when set (an AllBlocksCleared), then {@code changes} in order. */
+  /**
+   * One batch: {@code cleared} first when set (an AllBlocksCleared), then {@code changes} in order.
+   */
   byte[] batch(double ts, boolean cleared, List<ResidencyChange> changes) {
     try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
       p.packArrayHeader(3);
@@ -79,7 +82,10 @@ final class KvEventEncoder {
     p.packString(medium);
   }
 
-  /** The put's block hashes, or, for an object stored without metadata, its key's UTF-8 bytes as its one hash. */
+  /**
+   * The put's block hashes, or, for an object stored without metadata, its key's UTF-8 bytes as its
+   * one hash.
+   */
   private static void hashes(MessageBufferPacker p, ResidentObject o) throws IOException {
     BlockMetadata m = o.metadata();
     if (m == null) {

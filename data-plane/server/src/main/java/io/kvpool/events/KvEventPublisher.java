@@ -23,22 +23,31 @@ import org.zeromq.ZMQ;
 import org.zeromq.ZMsg;
 
 /**
- * Publishes the pool's residency as vLLM KV events (docs/events.md): a ZMQ PUB socket sends every batch as
- * (topic, 8-byte big-endian sequence, msgpack KVEventBatch); a ROUTER socket replays the batches a subscriber missed.
- * The put path only offers changes to a bounded queue ({@link #listenerFor}); one thread drains it, numbers and sends
- * the batches and serves replays, so a slow subscriber or a full queue never slows a put. A change that does not fit
- * the queue is counted and healed: the thread re-announces the whole pool (AllBlocksCleared, then every readable
- * object) in the next batch. Sequences start at {@code view << 20} for each leadership, so they never go back across a
- * failover (a later leader's view is larger, and a leadership publishes far fewer than 2^20 batches per millisecond
- * it lasts), and every leadership starts with a full announcement of what it holds.
+ * Publishes the pool's residency as vLLM KV events (docs/events.md): a ZMQ PUB socket sends every
+ * batch as (topic, 8-byte big-endian sequence, msgpack KVEventBatch); a ROUTER socket replays the
+ * batches a subscriber missed. The put path only offers changes to a bounded queue ({@link
+ * #listenerFor}); one thread drains it, numbers and sends the batches and serves replays, so a slow
+ * subscriber or a full queue never slows a put. A change that does not fit the queue is counted and
+ * healed: the thread re-announces the whole pool (AllBlocksCleared, then every readable object) in
+ * the next batch. Sequences start at {@code view << 20} for each leadership, so they never go back
+ * across a failover (a later leader's view is larger, and a leadership publishes far fewer than
+ * 2^20 batches per millisecond it lasts), and every leadership starts with a full announcement of
+ * what it holds.
  */
 public final class KvEventPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvEventPublisher.class);
+
   /** vLLM's end-of-replay marker: sequence -1, empty payload. */
   static final byte[] END_SEQ = seqBytes(-1);
+
   private static final byte[] EMPTY = new byte[0];
-  /** A replay request is (identity, empty delimiter, 8-byte sequence): anything larger is dropped by ZMQ. */
+
+  /**
+   * A replay request is (identity, empty delimiter, 8-byte sequence): anything larger is dropped by
+   * ZMQ.
+   */
   private static final long MAX_REPLAY_REQUEST_BYTES = 256;
+
   private static final long IDLE_POLL_MILLIS = 10;
   private static final long GATHER_NANOS = 1_000_000;
 
@@ -52,8 +61,10 @@ public final class KvEventPublisher implements AutoCloseable {
   private final int replayPort;
   private final ArrayBlockingQueue<ResidencyChange> queue;
   private final AtomicBoolean resync = new AtomicBoolean();
+
   /** The leadership the thread should serve next: a {@link Leading}, or {@link #STANDING_BY}. */
   private final AtomicReference<Leading> switchTo = new AtomicReference<>();
+
   private final ReplayBuffer buffer;
   private final Thread thread;
   private volatile boolean running = true;
@@ -69,8 +80,7 @@ public final class KvEventPublisher implements AutoCloseable {
   private Leading current = STANDING_BY;
   private long nextSeq;
 
-  private record Leading(long view, PoolMetadata metadata) {
-  }
+  private record Leading(long view, PoolMetadata metadata) {}
 
   private static final Leading STANDING_BY = new Leading(0, null);
 
@@ -89,7 +99,9 @@ public final class KvEventPublisher implements AutoCloseable {
         replay = zmq.createSocket(SocketType.ROUTER);
         replay.setMaxMsgSize(MAX_REPLAY_REQUEST_BYTES);
         replay.setRcvHWM(64);
-        replay.setSndHWM(config.replayBatches() + 16); // a whole replay fits; a subscriber that stops reading loses it
+        replay.setSndHWM(
+            config.replayBatches()
+                + 16); // a whole replay fits; a subscriber that stops reading loses it
         replay.setLinger(0);
         replayPort = bind(replay, config.replayPort());
       } else {
@@ -98,31 +110,67 @@ public final class KvEventPublisher implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       zmq.close();
-      throw new IllegalStateException("cannot bind the KV event sockets on " + config.host() + " (ports "
-          + config.port() + ", " + config.replayPort() + "): " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot bind the KV event sockets on "
+              + config.host()
+              + " (ports "
+              + config.port()
+              + ", "
+              + config.replayPort()
+              + "): "
+              + e.getMessage(),
+          e);
     }
-    batches = Counter.builder().name("kvpool_events_batches_total")
-        .help("KV event batches published on the PUB socket").register(metrics);
-    events = Counter.builder().name("kvpool_events_total").help("KV events published, by type")
-        .labelNames("type").register(metrics);
-    dropped = Counter.builder().name("kvpool_events_dropped_total")
-        .help("Residency changes the event queue had no room for (healed by a full re-announcement)")
+    batches =
+        Counter.builder()
+            .name("kvpool_events_batches_total")
+            .help("KV event batches published on the PUB socket")
+            .register(metrics);
+    events =
+        Counter.builder()
+            .name("kvpool_events_total")
+            .help("KV events published, by type")
+            .labelNames("type")
+            .register(metrics);
+    dropped =
+        Counter.builder()
+            .name("kvpool_events_dropped_total")
+            .help(
+                "Residency changes the event queue had no room for (healed by a full re-announcement)")
+            .register(metrics);
+    resyncs =
+        Counter.builder()
+            .name("kvpool_events_resyncs_total")
+            .help("Full re-announcements (AllBlocksCleared + every readable object), by reason")
+            .labelNames("reason")
+            .register(metrics);
+    replays =
+        Counter.builder()
+            .name("kvpool_events_replay_requests_total")
+            .help(
+                "Replay requests, by outcome: replayed from the buffer, snapshot (gap), nothing newer, invalid")
+            .labelNames("outcome")
+            .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_events_sequence")
+        .help("Sequence of the last published KV event batch")
+        .callback(cb -> cb.call(lastSeq))
         .register(metrics);
-    resyncs = Counter.builder().name("kvpool_events_resyncs_total")
-        .help("Full re-announcements (AllBlocksCleared + every readable object), by reason").labelNames("reason")
+    GaugeWithCallback.builder()
+        .name("kvpool_events_queue")
+        .help("Residency changes waiting for the publisher")
+        .callback(cb -> cb.call(queue.size()))
         .register(metrics);
-    replays = Counter.builder().name("kvpool_events_replay_requests_total")
-        .help("Replay requests, by outcome: replayed from the buffer, snapshot (gap), nothing newer, invalid")
-        .labelNames("outcome").register(metrics);
-    GaugeWithCallback.builder().name("kvpool_events_sequence").help("Sequence of the last published KV event batch")
-        .callback(cb -> cb.call(lastSeq)).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_events_queue").help("Residency changes waiting for the publisher")
-        .callback(cb -> cb.call(queue.size())).register(metrics);
     thread = new Thread(this::run, "kv-event-publisher");
     thread.setDaemon(true);
     thread.start();
-    LOG.info("event=kv_events_publishing pool={} pub_port={} replay_port={} topic={} medium={}", config.poolId(),
-        pubPort, replayPort, config.topic(), config.medium());
+    LOG.info(
+        "event=kv_events_publishing pool={} pub_port={} replay_port={} topic={} medium={}",
+        config.poolId(),
+        pubPort,
+        replayPort,
+        config.topic(),
+        config.medium());
   }
 
   private int bind(ZMQ.Socket socket, int port) {
@@ -145,7 +193,9 @@ public final class KvEventPublisher implements AutoCloseable {
     return lastSeq;
   }
 
-  /** The listener of one leadership's object table: hands each change to the queue, never blocks. */
+  /**
+   * The listener of one leadership's object table: hands each change to the queue, never blocks.
+   */
   public ResidencyListener listenerFor(long view) {
     return new ResidencyListener() {
       @Override
@@ -168,9 +218,9 @@ public final class KvEventPublisher implements AutoCloseable {
   }
 
   /**
-   * A new leadership begins: its sequences start at {@code view << 20} and its first batch announces AllBlocksCleared
-   * and every object it holds then (recovered objects arrive later, each announced as it is adopted). Call after the
-   * metadata's listener is set and before it serves.
+   * A new leadership begins: its sequences start at {@code view << 20} and its first batch
+   * announces AllBlocksCleared and every object it holds then (recovered objects arrive later, each
+   * announced as it is adopted). Call after the metadata's listener is set and before it serves.
    */
   public void lead(PoolMetadata metadata) {
     switchTo.set(new Leading(metadata.view(), metadata));
@@ -188,8 +238,13 @@ public final class KvEventPublisher implements AutoCloseable {
         try {
           step(drained);
         } catch (RuntimeException e) {
-          // changes of this step may be lost: the next step re-announces everything, as after an overflow
-          LOG.error("event=kv_events_step_failed pool={} reason=\"{}\"", config.poolId(), e.toString(), e);
+          // changes of this step may be lost: the next step re-announces everything, as after an
+          // overflow
+          LOG.error(
+              "event=kv_events_step_failed pool={} reason=\"{}\"",
+              config.poolId(),
+              e.toString(),
+              e);
           drained.clear();
           resync.set(true);
           Thread.sleep(100);
@@ -202,7 +257,10 @@ public final class KvEventPublisher implements AutoCloseable {
     }
   }
 
-  /** One turn of the publisher thread: a leadership change, waiting replays, then the queued changes. */
+  /**
+   * One turn of the publisher thread: a leadership change, waiting replays, then the queued
+   * changes.
+   */
   private void step(List<ResidencyChange> drained) throws InterruptedException {
     Leading next = switchTo.getAndSet(null);
     if (next != null) {
@@ -212,14 +270,17 @@ public final class KvEventPublisher implements AutoCloseable {
     ResidencyChange first = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
     if (first != null) {
       drained.add(first);
-      // gather what follows within a millisecond into the same batch: under a put storm one batch carries many
+      // gather what follows within a millisecond into the same batch: under a put storm one batch
+      // carries many
       // events instead of one message per put (vLLM batches per scheduler step the same way)
       long gatherUntil = System.nanoTime() + GATHER_NANOS;
       while (drained.size() < config.maxEventsPerBatch()) {
         queue.drainTo(drained, config.maxEventsPerBatch() - drained.size());
         long left = gatherUntil - System.nanoTime();
-        ResidencyChange more = left > 0 && drained.size() < config.maxEventsPerBatch()
-            ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+        ResidencyChange more =
+            left > 0 && drained.size() < config.maxEventsPerBatch()
+                ? queue.poll(left, TimeUnit.NANOSECONDS)
+                : null;
         if (more == null) {
           break;
         }
@@ -276,10 +337,11 @@ public final class KvEventPublisher implements AutoCloseable {
   }
 
   /**
-   * vLLM's replay protocol: a request is (identity, empty, 8-byte big-endian start sequence); the answer is every
-   * buffered batch from that sequence on as (identity, empty, sequence, payload), then (identity, empty, -1, empty).
-   * When batches from the start sequence are no longer buffered (a gap), the answer is one batch numbered with the last
-   * published sequence: AllBlocksCleared and every readable object.
+   * vLLM's replay protocol: a request is (identity, empty, 8-byte big-endian start sequence); the
+   * answer is every buffered batch from that sequence on as (identity, empty, sequence, payload),
+   * then (identity, empty, -1, empty). When batches from the start sequence are no longer buffered
+   * (a gap), the answer is one batch numbered with the last published sequence: AllBlocksCleared
+   * and every readable object.
    */
   private void serveReplays() {
     if (replay == null) {
@@ -306,7 +368,10 @@ public final class KvEventPublisher implements AutoCloseable {
       } else {
         replays.labelValues("snapshot").inc();
         resyncs.labelValues("replay_gap").inc();
-        send(identity, seqBytes(lastSeq), encoder.batch(System.currentTimeMillis() / 1000.0, true, snapshot()));
+        send(
+            identity,
+            seqBytes(lastSeq),
+            encoder.batch(System.currentTimeMillis() / 1000.0, true, snapshot()));
       }
       send(identity, END_SEQ, EMPTY);
     }

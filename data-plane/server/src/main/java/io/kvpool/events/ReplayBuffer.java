@@ -4,10 +4,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The latest published batches, bounded by count and by bytes, oldest dropped first. Publisher thread only. */
+/**
+ * The latest published batches, bounded by count and by bytes, oldest dropped first. Publisher
+ * thread only.
+ */
 final class ReplayBuffer {
-  record Batch(long seq, byte[] payload) {
-  }
+  record Batch(long seq, byte[] payload) {}
 
   private final int maxBatches;
   private final long maxBytes;
@@ -32,7 +34,10 @@ final class ReplayBuffer {
     bytes = 0;
   }
 
-  /** Whether every batch from {@code seq} on is still here (true too when {@code seq} is past the newest). */
+  /**
+   * Whether every batch from {@code seq} on is still here (true too when {@code seq} is past the
+   * newest).
+   */
   boolean covers(long seq) {
     return !batches.isEmpty() && seq >= batches.peekFirst().seq();
   }

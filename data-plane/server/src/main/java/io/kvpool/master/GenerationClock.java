@@ -1,10 +1,10 @@
 package io.kvpool.master;
 
 /**
- * Issues object generations, unique for the pool's life without any stored state: {@code max(last + 1, now << 20)}.
- * A later leader starts above every generation an earlier one issued as long as the masters' clocks agree within
- * the time it takes to issue 2^20 puts per millisecond ahead of the clock, which no master does; so generations
- * of a key only grow, across restarts and failovers.
+ * Issues object generations, unique for the pool's life without any stored state: {@code max(last +
+ * 1, now << 20)}. A later leader starts above every generation an earlier one issued as long as the
+ * masters' clocks agree within the time it takes to issue 2^20 puts per millisecond ahead of the
+ * clock, which no master does; so generations of a key only grow, across restarts and failovers.
  */
 final class GenerationClock {
   private long last;

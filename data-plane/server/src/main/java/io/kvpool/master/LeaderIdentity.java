@@ -1,8 +1,8 @@
 package io.kvpool.master;
 
 /**
- * How a master names itself in the leader Lease: {@code <pod>|<rpc endpoint>|<admin endpoint>}, so that standbys,
- * storage nodes and the operator learn where the leader serves from the Lease alone.
+ * How a master names itself in the leader Lease: {@code <pod>|<rpc endpoint>|<admin endpoint>}, so
+ * that standbys, storage nodes and the operator learn where the leader serves from the Lease alone.
  */
 record LeaderIdentity(String pod, String rpcEndpoint, String adminEndpoint) {
   String encode() {

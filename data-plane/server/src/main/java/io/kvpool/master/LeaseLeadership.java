@@ -3,10 +3,10 @@ package io.kvpool.master;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -17,11 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leadership through Fabric8's {@code LeaderElector} on the pool's Lease. The leader labels its own pod
- * {@code kvpool.io/role=leader} (and takes the label off the other master pods) so that the pool's master Service
- * selects it; it removes the label when it stops leading. Step-down releases the Lease (a standby takes over
- * within its retry period) and campaigns again only after one lease duration. The Lease also records the storage
- * nodes the leader serves ({@link PoolLeaseLock}), which the next leader's recovery waits for.
+ * Leadership through Fabric8's {@code LeaderElector} on the pool's Lease. The leader labels its own
+ * pod {@code kvpool.io/role=leader} (and takes the label off the other master pods) so that the
+ * pool's master Service selects it; it removes the label when it stops leading. Step-down releases
+ * the Lease (a standby takes over within its retry period) and campaigns again only after one lease
+ * duration. The Lease also records the storage nodes the leader serves ({@link PoolLeaseLock}),
+ * which the next leader's recovery waits for.
  */
 final class LeaseLeadership implements Leadership {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseLeadership.class);
@@ -35,17 +36,23 @@ final class LeaseLeadership implements Leadership {
    * Labelling pods and re-campaigning after a step-down are API calls that can take seconds on a loaded node; they run
    * here, in order, never on the elector's own thread, whose renewals they would delay past the renew deadline.
    */
-  private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "master-election");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService background =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "master-election");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile Listener listener;
   private volatile CompletableFuture<?> running;
   private volatile PoolLeaseLock lock;
   private volatile boolean closed;
-  /** Whether this master leads now, as the elector last said: what the pod labels must come to show. */
+
+  /**
+   * Whether this master leads now, as the elector last said: what the pod labels must come to show.
+   */
   private volatile boolean leading;
+
   private boolean steppingDown;
 
   LeaseLeadership(LeaseElection election, LeaderIdentity identity) {
@@ -71,25 +78,34 @@ final class LeaseLeadership implements Leadership {
   }
 
   /**
-   * Runs one elector until it stops: Fabric8's elector ends when this master loses the Lease (a missed renewal on a
-   * loaded node) and then must campaign again, or the pool would run out of candidates.
+   * Runs one elector until it stops: Fabric8's elector ends when this master loses the Lease (a
+   * missed renewal on a loaded node) and then must campaign again, or the pool would run out of
+   * candidates.
    */
   private synchronized void campaign() {
     if (closed) {
       return;
     }
-    lock = new PoolLeaseLock(election.namespace(), election.leaseName(), identity, () -> listener.servedNodes());
-    CompletableFuture<?> elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-            .withName(election.leaseName())
-            .withLock(lock)
-            .withLeaseDuration(election.leaseDuration())
-            .withRenewDeadline(election.renewDeadline())
-            .withRetryPeriod(election.retryPeriod())
-            .withReleaseOnCancel(true)
-            .withLeaderCallbacks(new LeaderCallbacks(this::startedLeading, this::stoppedLeading, this::newLeader))
-            .build())
-        .build()
-        .start();
+    lock =
+        new PoolLeaseLock(
+            election.namespace(), election.leaseName(), identity, () -> listener.servedNodes());
+    CompletableFuture<?> elector =
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName(election.leaseName())
+                    .withLock(lock)
+                    .withLeaseDuration(election.leaseDuration())
+                    .withRenewDeadline(election.renewDeadline())
+                    .withRetryPeriod(election.retryPeriod())
+                    .withReleaseOnCancel(true)
+                    .withLeaderCallbacks(
+                        new LeaderCallbacks(
+                            this::startedLeading, this::stoppedLeading, this::newLeader))
+                    .build())
+            .build()
+            .start();
     running = elector;
     elector.whenComplete((done, error) -> electorStopped(elector));
   }
@@ -98,22 +114,34 @@ final class LeaseLeadership implements Leadership {
     if (closed || steppingDown || running != elector) {
       return;
     }
-    LOG.info("event=campaign_again lease={}/{} identity={}", election.namespace(), election.leaseName(), identity);
+    LOG.info(
+        "event=campaign_again lease={}/{} identity={}",
+        election.namespace(),
+        election.leaseName(),
+        identity);
     background.schedule(this::campaign, election.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void startedLeading() {
     // the Lease as read right before taking it: its record is the previous leader's
     Set<String> previousNodes = lock.recorded();
-    LOG.info("event=leading lease={}/{} identity={} previous_nodes={}", election.namespace(), election.leaseName(),
-        identity, previousNodes);
+    LOG.info(
+        "event=leading lease={}/{} identity={} previous_nodes={}",
+        election.namespace(),
+        election.leaseName(),
+        identity,
+        previousNodes);
     leading = true;
     listener.startedLeading(previousNodes);
     inBackground(() -> labelPods(true));
   }
 
   private void stoppedLeading() {
-    LOG.warn("event=stopped_leading lease={}/{} identity={}", election.namespace(), election.leaseName(), identity);
+    LOG.warn(
+        "event=stopped_leading lease={}/{} identity={}",
+        election.namespace(),
+        election.leaseName(),
+        identity);
     leading = false;
     listener.stoppedLeading();
     inBackground(() -> labelPods(false));
@@ -121,17 +149,22 @@ final class LeaseLeadership implements Leadership {
 
   private void newLeader(String leader) {
     if (!identity.equals(leader)) {
-      LOG.info("event=new_leader lease={}/{} leader={}", election.namespace(), election.leaseName(), leader);
+      LOG.info(
+          "event=new_leader lease={}/{} leader={}",
+          election.namespace(),
+          election.leaseName(),
+          leader);
       listener.newLeader(leader);
     }
   }
 
   /**
-   * Leading: the label on this pod and off every other master pod (a deposed leader that could not clean up);
-   * not leading: off this pod. Each label is a JSON merge patch without a resourceVersion, so a kubelet updating the
-   * pod's status meanwhile cannot make it conflict; a failure (the API server away, a 403) is retried every retry
-   * period for as long as this master's leadership is what it was, since the pool's master Service selects the
-   * leader by this label and serves no one without it.
+   * Leading: the label on this pod and off every other master pod (a deposed leader that could not
+   * clean up); not leading: off this pod. Each label is a JSON merge patch without a
+   * resourceVersion, so a kubelet updating the pod's status meanwhile cannot make it conflict; a
+   * failure (the API server away, a 403) is retried every retry period for as long as this master's
+   * leadership is what it was, since the pool's master Service selects the leader by this label and
+   * serves no one without it.
    */
   private void labelPods(boolean leadingNow) {
     if (election.podName().isEmpty() || closed && leadingNow || leading != leadingNow) {
@@ -145,19 +178,30 @@ final class LeaseLeadership implements Leadership {
       }
       String value = mine && leadingNow ? "\"" + LEADER + "\"" : "null";
       try {
-        client.pods().inNamespace(election.namespace()).withName(pod).patch(PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"labels\":{\"" + ROLE_LABEL + "\":" + value + "}}}");
+        client
+            .pods()
+            .inNamespace(election.namespace())
+            .withName(pod)
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"labels\":{\"" + ROLE_LABEL + "\":" + value + "}}}");
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
-          continue; // a master pod that does not exist (scaled down, being replaced) carries no label
+          continue; // a master pod that does not exist (scaled down, being replaced) carries no
+          // label
         }
         failed = true;
-        LOG.warn("event=leader_label_failed pod={} leading={} error=\"{}\"", pod, leadingNow, e.getMessage());
+        LOG.warn(
+            "event=leader_label_failed pod={} leading={} error=\"{}\"",
+            pod,
+            leadingNow,
+            e.getMessage());
       }
     }
     if (failed && !closed) {
       try {
-        background.schedule(() -> labelPods(leadingNow), election.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
+        background.schedule(
+            () -> labelPods(leadingNow), election.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException closing) {
         // closing: the label comes off inline
       }
@@ -170,18 +214,28 @@ final class LeaseLeadership implements Leadership {
     if (current == null || closed) {
       return;
     }
-    LOG.info("event=step_down lease={}/{} identity={}", election.namespace(), election.leaseName(), identity);
+    LOG.info(
+        "event=step_down lease={}/{} identity={}",
+        election.namespace(),
+        election.leaseName(),
+        identity);
     steppingDown = true;
     current.cancel(true); // releases the Lease: a standby takes it within its retry period
-    background.schedule(() -> {
-      synchronized (this) {
-        steppingDown = false;
-      }
-      campaign();
-    }, election.leaseDuration().toMillis(), TimeUnit.MILLISECONDS);
+    background.schedule(
+        () -> {
+          synchronized (this) {
+            steppingDown = false;
+          }
+          campaign();
+        },
+        election.leaseDuration().toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
-  /** Runs {@code task} after the ones queued before it; inline once closing (the label must still come off). */
+  /**
+   * Runs {@code task} after the ones queued before it; inline once closing (the label must still
+   * come off).
+   */
   private void inBackground(Runnable task) {
     try {
       background.execute(task);

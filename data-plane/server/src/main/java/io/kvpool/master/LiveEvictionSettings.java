@@ -12,29 +12,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Re-reads the eviction settings ({@code KVPOOL_HIGH_WATERMARK}, {@code KVPOOL_EVICT_RATIO}) from the config
- * directory while the master runs, so that a change of the pool's ConfigMap (which the kubelet rewrites in the mounted
- * folder) takes effect without restarting any pod. Only settings that come from the folder are followed: a flag or an
- * environment variable fixes its value for the process. A file that does not parse, or values out of range, are
- * logged and ignored: the master keeps what it runs with.
+ * Re-reads the eviction settings ({@code KVPOOL_HIGH_WATERMARK}, {@code KVPOOL_EVICT_RATIO}) from
+ * the config directory while the master runs, so that a change of the pool's ConfigMap (which the
+ * kubelet rewrites in the mounted folder) takes effect without restarting any pod. Only settings
+ * that come from the folder are followed: a flag or an environment variable fixes its value for the
+ * process. A file that does not parse, or values out of range, are logged and ignored: the master
+ * keeps what it runs with.
  */
 final class LiveEvictionSettings implements AutoCloseable {
   static final String HIGH_WATERMARK = "KVPOOL_HIGH_WATERMARK";
   static final String EVICT_RATIO = "KVPOOL_EVICT_RATIO";
   private static final Logger LOG = LoggerFactory.getLogger(LiveEvictionSettings.class);
 
-  /** Takes (high watermark, evict ratio); throws IllegalArgumentException for values out of range. */
+  /**
+   * Takes (high watermark, evict ratio); throws IllegalArgumentException for values out of range.
+   */
   interface Sink {
     void update(double highWatermark, double evictRatio);
   }
 
   private final Sink master;
   private final Path configDir;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "master-live-settings");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "master-live-settings");
+            t.setDaemon(true);
+            return t;
+          });
   private double highWatermark;
   private double evictRatio;
   private String lastProblem;
@@ -47,10 +52,12 @@ final class LiveEvictionSettings implements AutoCloseable {
   }
 
   /** Follows the folder every {@code period}, starting from the values the master runs with. */
-  static LiveEvictionSettings follow(Sink master, Path configDir, double highWatermark, double evictRatio,
-      Duration period) {
-    LiveEvictionSettings live = new LiveEvictionSettings(master, configDir, highWatermark, evictRatio);
-    live.timer.scheduleWithFixedDelay(live::check, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+  static LiveEvictionSettings follow(
+      Sink master, Path configDir, double highWatermark, double evictRatio, Duration period) {
+    LiveEvictionSettings live =
+        new LiveEvictionSettings(master, configDir, highWatermark, evictRatio);
+    live.timer.scheduleWithFixedDelay(
+        live::check, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     return live;
   }
 

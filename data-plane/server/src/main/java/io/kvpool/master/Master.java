@@ -7,20 +7,20 @@ import io.kvpool.admin.ResidentKeys;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.events.KvEventPublisher;
-import io.kvpool.protocol.ErrorCode;
-import io.kvpool.protocol.Role;
-import io.kvpool.protocol.ServerState;
 import io.kvpool.process.AdminHttpServer;
 import io.kvpool.process.AdminHttpServer.Request;
 import io.kvpool.process.AdminHttpServer.Response;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.ServerState;
 import io.kvpool.rpc.RpcServer;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running master: RPC server, admin HTTP, leadership, periodic work. Only while it leads does it hold the pool's
- * metadata (a fresh {@link PoolMetadata} under a new view each time it starts leading); otherwise it answers
- * NOT_LEADER naming the leader. Also used in-process by tests.
+ * A running master: RPC server, admin HTTP, leadership, periodic work. Only while it leads does it
+ * hold the pool's metadata (a fresh {@link PoolMetadata} under a new view each time it starts
+ * leading); otherwise it answers NOT_LEADER naming the leader. Also used in-process by tests.
  */
 public final class Master implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Master.class);
@@ -45,8 +45,10 @@ public final class Master implements AutoCloseable {
   private final Leadership leadership;
   private final ReplicaRepairer repairer;
   private final ReleasePusher releasePusher;
+
   /** Null unless the master publishes KV events. */
   private final KvEventPublisher events;
+
   private final SecureRandom random = new SecureRandom();
   private volatile PoolMetadata leading; // null while standing by
   private volatile MasterConfig config; // the settings' config with eviction settings changed live
@@ -57,11 +59,25 @@ public final class Master implements AutoCloseable {
   public Master(MasterSettings settings) throws IOException {
     this.settings = settings;
     this.config = settings.config();
-    RpcServer.Identity identity = new RpcServer.Identity(VersionInfo.CURRENT, Role.MASTER,
-        () -> settings.config().poolId(), "master", () -> leading == null ? 0 : leading.view(), this::serverState,
-        () -> knownLeader == null ? "" : knownLeader.rpcEndpoint());
-    this.rpc = new RpcServer("master", settings.host(), settings.port(), identity, new MasterRequestHandler(this),
-        settings.limits(), settings.secrets(), metrics);
+    RpcServer.Identity identity =
+        new RpcServer.Identity(
+            VersionInfo.CURRENT,
+            Role.MASTER,
+            () -> settings.config().poolId(),
+            "master",
+            () -> leading == null ? 0 : leading.view(),
+            this::serverState,
+            () -> knownLeader == null ? "" : knownLeader.rpcEndpoint());
+    this.rpc =
+        new RpcServer(
+            "master",
+            settings.host(),
+            settings.port(),
+            identity,
+            new MasterRequestHandler(this),
+            settings.limits(),
+            settings.secrets(),
+            metrics);
     try {
       this.admin = new AdminHttpServer(settings.host(), settings.adminPort());
     } catch (IOException e) {
@@ -75,17 +91,28 @@ public final class Master implements AutoCloseable {
       admin.close();
       throw e;
     }
-    LeaderIdentity self = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
-        advertised(rpc.endpoint()), advertised(admin.endpoint()));
-    this.leadership = settings.election().<Leadership>map(e -> new LeaseLeadership(e, self))
-        .orElseGet(SoleLeadership::new);
+    LeaderIdentity self =
+        new LeaderIdentity(
+            settings.election().map(LeaseElection::podName).orElse(""),
+            advertised(rpc.endpoint()),
+            advertised(admin.endpoint()));
+    this.leadership =
+        settings
+            .election()
+            .<Leadership>map(e -> new LeaseLeadership(e, self))
+            .orElseGet(SoleLeadership::new);
     this.knownLeader = null;
     // the periodic work (node expiry, eviction, repairs) runs only while the leadership is certain
-    this.repairer = new ReplicaRepairer(() -> leadership.certain() ? leading : null, settings.config().poolId(),
-        settings.secrets());
-    this.releasePusher = new ReleasePusher(settings.config().poolId(), settings.secrets(), counters.releasePushes);
+    this.repairer =
+        new ReplicaRepairer(
+            () -> leadership.certain() ? leading : null,
+            settings.config().poolId(),
+            settings.secrets());
+    this.releasePusher =
+        new ReleasePusher(settings.config().poolId(), settings.secrets(), counters.releasePushes);
     registerGauges();
-    admin.route("/health", r -> Response.text(200, "ok\n"))
+    admin
+        .route("/health", r -> Response.text(200, "ok\n"))
         .route("/ready", this::ready)
         .route("/metrics", r -> AdminHttpServer.metrics(metrics))
         .route("/status", r -> new Response(200, "application/json", AdminJson.write(status())))
@@ -103,55 +130,75 @@ public final class Master implements AutoCloseable {
   public Master start() {
     rpc.start();
     admin.start();
-    repairer.start(Duration.ofMillis(Math.max(50, Math.min(500, settings.config().nodeTtl().toMillis() / 10))));
+    repairer.start(
+        Duration.ofMillis(
+            Math.max(50, Math.min(500, settings.config().nodeTtl().toMillis() / 10))));
     started = true;
-    leadership.start(new Leadership.Listener() {
-      @Override
-      public void startedLeading(Set<String> previousNodes) {
-        lead(previousNodes);
-      }
+    leadership.start(
+        new Leadership.Listener() {
+          @Override
+          public void startedLeading(Set<String> previousNodes) {
+            lead(previousNodes);
+          }
 
-      @Override
-      public Set<String> servedNodes() {
-        PoolMetadata m = leading;
-        return m == null ? null : m.servedNodes();
-      }
+          @Override
+          public Set<String> servedNodes() {
+            PoolMetadata m = leading;
+            return m == null ? null : m.servedNodes();
+          }
 
-      @Override
-      public void stoppedLeading() {
-        leading = null;
-        if (events != null) {
-          events.standBy();
-        }
-        knownLeader = null; // until the elector names the next one: never point peers at this standby
-      }
+          @Override
+          public void stoppedLeading() {
+            leading = null;
+            if (events != null) {
+              events.standBy();
+            }
+            knownLeader =
+                null; // until the elector names the next one: never point peers at this standby
+          }
 
-      @Override
-      public void newLeader(String leaderIdentity) {
-        knownLeader = LeaderIdentity.decode(leaderIdentity);
-      }
-    });
+          @Override
+          public void newLeader(String leaderIdentity) {
+            knownLeader = LeaderIdentity.decode(leaderIdentity);
+          }
+        });
     return this;
   }
 
   /**
-   * Starts serving under a new view: later than every view this process served, and than any earlier leader's.
-   * Recovery waits for {@code previousNodes}, the storage nodes the previous leader recorded.
+   * Starts serving under a new view: later than every view this process served, and than any
+   * earlier leader's. Recovery waits for {@code previousNodes}, the storage nodes the previous
+   * leader recorded.
    */
   private synchronized void lead(Set<String> previousNodes) {
     long view = Math.max(System.currentTimeMillis(), lastView + 1);
     lastView = view;
-    PoolMetadata m = new PoolMetadata(config, System::currentTimeMillis, new ReplicaPlacement(random), counters,
-        random, view, previousNodes);
+    PoolMetadata m =
+        new PoolMetadata(
+            config,
+            System::currentTimeMillis,
+            new ReplicaPlacement(random),
+            counters,
+            random,
+            view,
+            previousNodes);
     if (events != null) {
-      m.listen(events.listenerFor(view)); // before it serves: every change of residency is announced
+      m.listen(
+          events.listenerFor(view)); // before it serves: every change of residency is announced
       events.lead(m);
     }
     leading = m;
-    knownLeader = new LeaderIdentity(settings.election().map(LeaseElection::podName).orElse(""),
-        advertised(rpcEndpointUnchecked()), advertised(admin.endpoint()));
-    LOG.info("event=serving_as_leader pool={} view={} rpc={} awaiting_nodes={}", settings.config().poolId(), view,
-        knownLeader.rpcEndpoint(), previousNodes);
+    knownLeader =
+        new LeaderIdentity(
+            settings.election().map(LeaseElection::podName).orElse(""),
+            advertised(rpcEndpointUnchecked()),
+            advertised(admin.endpoint()));
+    LOG.info(
+        "event=serving_as_leader pool={} view={} rpc={} awaiting_nodes={}",
+        settings.config().poolId(),
+        view,
+        knownLeader.rpcEndpoint(),
+        previousNodes);
   }
 
   private HostPort rpcEndpointUnchecked() {
@@ -163,8 +210,8 @@ public final class Master implements AutoCloseable {
   }
 
   /**
-   * Takes new eviction settings (from the pool's ConfigMap, re-read while running): the current leadership uses them
-   * at once and every later one starts with them.
+   * Takes new eviction settings (from the pool's ConfigMap, re-read while running): the current
+   * leadership uses them at once and every later one starts with them.
    */
   public synchronized void updateEviction(double highWatermark, double evictRatio) {
     MasterConfig next = config.withEviction(highWatermark, evictRatio);
@@ -176,21 +223,31 @@ public final class Master implements AutoCloseable {
     if (m != null) {
       m.updateEviction(highWatermark, evictRatio);
     }
-    LOG.info("event=eviction_settings_changed pool={} high_watermark={} evict_ratio={}", config.poolId(),
-        highWatermark, evictRatio);
+    LOG.info(
+        "event=eviction_settings_changed pool={} high_watermark={} evict_ratio={}",
+        config.poolId(),
+        highWatermark,
+        evictRatio);
   }
 
-  /** The metadata this master serves as leader; throws NOT_LEADER (naming the leader) while standing by. */
+  /**
+   * The metadata this master serves as leader; throws NOT_LEADER (naming the leader) while standing
+   * by.
+   */
   PoolMetadata metadataOrRefuse() {
     PoolMetadata m = leading;
     if (m != null && !leadership.certain()) {
-      throw new RefusedException(ErrorCode.NOT_LEADER, "this master's leadership is unconfirmed: its last Lease renewal"
-          + " is older than the renew deadline (it was paused or cut off), so another master may lead; ask the others");
+      throw new RefusedException(
+          ErrorCode.NOT_LEADER,
+          "this master's leadership is unconfirmed: its last Lease renewal"
+              + " is older than the renew deadline (it was paused or cut off), so another master may lead; ask the others");
     }
     if (m == null) {
       LeaderIdentity l = knownLeader;
-      throw new RefusedException(ErrorCode.NOT_LEADER, "this master is a standby; the leader is "
-          + (l == null ? "not known yet" : l.rpcEndpoint()));
+      throw new RefusedException(
+          ErrorCode.NOT_LEADER,
+          "this master is a standby; the leader is "
+              + (l == null ? "not known yet" : l.rpcEndpoint()));
     }
     return m;
   }
@@ -235,8 +292,13 @@ public final class Master implements AutoCloseable {
     if (!started) {
       return Response.text(503, "starting\n");
     }
-    return leading != null ? Response.text(200, "leader\n")
-        : Response.text(200, "standby" + (knownLeader == null ? "" : "; leader " + knownLeader.rpcEndpoint()) + "\n");
+    return leading != null
+        ? Response.text(200, "leader\n")
+        : Response.text(
+            200,
+            "standby"
+                + (knownLeader == null ? "" : "; leader " + knownLeader.rpcEndpoint())
+                + "\n");
   }
 
   private void registerGauges() {
@@ -244,34 +306,70 @@ public final class Master implements AutoCloseable {
     gauge("kvpool_used_bytes", "Memory allocated to replicas", s -> s.usedBytes());
     gauge("kvpool_objects", "Objects in the table (pending included)", s -> s.objectCount());
     gauge("kvpool_objects_pending", "Puts started and not yet ended", s -> s.pendingObjects());
-    gauge("kvpool_objects_under_replicated", "Objects waiting for a replica copy", s -> s.underReplicated());
-    gauge("kvpool_tombstones", "Deleted objects remembered against returning replicas", s -> s.tombstones());
+    gauge(
+        "kvpool_objects_under_replicated",
+        "Objects waiting for a replica copy",
+        s -> s.underReplicated());
+    gauge(
+        "kvpool_tombstones",
+        "Deleted objects remembered against returning replicas",
+        s -> s.tombstones());
     gauge("kvpool_master_view", "Leadership view this master serves (0: standby)", s -> s.view());
-    GaugeWithCallback.builder().name("kvpool_master_leader").help("1 while this master leads the pool")
-        .callback(cb -> cb.call(leading == null ? 0 : 1)).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_build_info").help("Release and protocol of this master")
+    GaugeWithCallback.builder()
+        .name("kvpool_master_leader")
+        .help("1 while this master leads the pool")
+        .callback(cb -> cb.call(leading == null ? 0 : 1))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_build_info")
+        .help("Release and protocol of this master")
         .labelNames("release", "protocol")
-        .callback(cb -> cb.call(1, VersionInfo.CURRENT.release(), VersionInfo.CURRENT.protocol())).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_node_capacity_bytes").help("Memory offered per storage node")
-        .unit(Unit.BYTES).labelNames("node")
-        .callback(cb -> snapshot().ifPresent(s -> s.nodes().forEach(n -> cb.call(n.capacityBytes(), n.id()))))
+        .callback(cb -> cb.call(1, VersionInfo.CURRENT.release(), VersionInfo.CURRENT.protocol()))
         .register(metrics);
-    GaugeWithCallback.builder().name("kvpool_node_used_bytes").help("Memory allocated per storage node")
-        .unit(Unit.BYTES).labelNames("node")
-        .callback(cb -> snapshot().ifPresent(s -> s.nodes().forEach(n -> cb.call(n.usedBytes(), n.id()))))
+    GaugeWithCallback.builder()
+        .name("kvpool_node_capacity_bytes")
+        .help("Memory offered per storage node")
+        .unit(Unit.BYTES)
+        .labelNames("node")
+        .callback(
+            cb ->
+                snapshot()
+                    .ifPresent(s -> s.nodes().forEach(n -> cb.call(n.capacityBytes(), n.id()))))
         .register(metrics);
-    GaugeWithCallback.builder().name("kvpool_node_up").help("1 when the node is ALIVE or DRAINING")
+    GaugeWithCallback.builder()
+        .name("kvpool_node_used_bytes")
+        .help("Memory allocated per storage node")
+        .unit(Unit.BYTES)
+        .labelNames("node")
+        .callback(
+            cb -> snapshot().ifPresent(s -> s.nodes().forEach(n -> cb.call(n.usedBytes(), n.id()))))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_node_up")
+        .help("1 when the node is ALIVE or DRAINING")
         .labelNames("node", "state")
-        .callback(cb -> snapshot().ifPresent(s -> s.nodes().forEach(n -> cb.call(
-            n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
+        .callback(
+            cb ->
+                snapshot()
+                    .ifPresent(
+                        s ->
+                            s.nodes()
+                                .forEach(
+                                    n ->
+                                        cb.call(
+                                            n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
         .register(metrics);
-    counters.cacheSignals.registerGauges(metrics, System::currentTimeMillis,
-        () -> snapshot().map(CacheTiers::of).orElse(List.of()));
+    counters.cacheSignals.registerGauges(
+        metrics, System::currentTimeMillis, () -> snapshot().map(CacheTiers::of).orElse(List.of()));
   }
 
-  private void gauge(String name, String help, java.util.function.ToLongFunction<PoolSnapshot> figure) {
-    GaugeWithCallback.builder().name(name).help(help)
-        .callback(cb -> snapshot().ifPresent(s -> cb.call(figure.applyAsLong(s)))).register(metrics);
+  private void gauge(
+      String name, String help, java.util.function.ToLongFunction<PoolSnapshot> figure) {
+    GaugeWithCallback.builder()
+        .name(name)
+        .help(help)
+        .callback(cb -> snapshot().ifPresent(s -> cb.call(figure.applyAsLong(s))))
+        .register(metrics);
   }
 
   private Optional<PoolSnapshot> snapshot() {
@@ -280,16 +378,21 @@ public final class Master implements AutoCloseable {
   }
 
   /**
-   * The /scan document: the leader's object table counted by a full walk, to check the gauges of /status against
-   * (O(objects): for diagnostics and soak tests, not for a scraper). 503 on a standby.
+   * The /scan document: the leader's object table counted by a full walk, to check the gauges of
+   * /status against (O(objects): for diagnostics and soak tests, not for a scraper). 503 on a
+   * standby.
    */
   private Response scanResponse() {
     PoolMetadata m = leading;
-    return m == null ? Response.text(503, "not the leader: only the leading master holds the object table\n")
+    return m == null
+        ? Response.text(503, "not the leader: only the leading master holds the object table\n")
         : new Response(200, "application/json", AdminJson.write(m.scan()));
   }
 
-  /** The /residents document: the readable objects as KV events name them (O(objects)). 503 on a standby. */
+  /**
+   * The /residents document: the readable objects as KV events name them (O(objects)). 503 on a
+   * standby.
+   */
   private Response residentsResponse() {
     PoolMetadata m = leading;
     if (m == null) {
@@ -299,49 +402,112 @@ public final class Master implements AutoCloseable {
     for (ResidentObject o : m.residents()) {
       out.add(new ResidentKeys.Resident(o.key(), o.generation(), o.eventHashes()));
     }
-    return new Response(200, "application/json", AdminJson.write(new ResidentKeys(AdminJson.API_VERSION, m.view(),
-        out)));
+    return new Response(
+        200,
+        "application/json",
+        AdminJson.write(new ResidentKeys(AdminJson.API_VERSION, m.view(), out)));
   }
 
   /** The /status document. */
   public MasterStatus status() {
     PoolMetadata m = leading;
     LeaderIdentity l = knownLeader;
-    MasterStatus.Leader leader = l == null ? null : new MasterStatus.Leader(l.pod(), l.rpcEndpoint(), l.adminEndpoint());
+    MasterStatus.Leader leader =
+        l == null ? null : new MasterStatus.Leader(l.pod(), l.rpcEndpoint(), l.adminEndpoint());
     String release = VersionInfo.CURRENT.release();
     String protocol = VersionInfo.CURRENT.protocol();
     long mismatches = rpc.versionMismatches();
     if (m == null) {
-      return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), MasterRole.STANDBY.name(), ServerState.STANDBY.name(),
-          0, leader, release, protocol, new MasterStatus.Recovery(false, 0, List.of()), List.of(), 0, 0, 0,
-          new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, mismatches, 0, 0, 0, 0,
+      return new MasterStatus(
+          AdminJson.API_VERSION,
+          settings.config().poolId(),
+          MasterRole.STANDBY.name(),
+          ServerState.STANDBY.name(),
+          0,
+          leader,
+          release,
+          protocol,
+          new MasterStatus.Recovery(false, 0, List.of()),
+          List.of(),
+          0,
+          0,
+          0,
+          new MasterStatus.Counters(
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              mismatches,
+              0,
+              0,
+              0,
+              0,
               MasterCounters.value(counters.repairedBytes)));
     }
     PoolSnapshot s = m.snapshot();
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
     for (PoolSnapshot.Node n : s.nodes()) {
-      nodes.add(new MasterStatus.NodeStatus(n.id(), n.endpoint(), n.state().name(), n.capacityBytes(), n.usedBytes(),
-          n.replicas(), n.version(), n.protocol(), n.lastHeartbeatMillisAgo(), n.transport(), n.devices()));
+      nodes.add(
+          new MasterStatus.NodeStatus(
+              n.id(),
+              n.endpoint(),
+              n.state().name(),
+              n.capacityBytes(),
+              n.usedBytes(),
+              n.replicas(),
+              n.version(),
+              n.protocol(),
+              n.lastHeartbeatMillisAgo(),
+              n.transport(),
+              n.devices()));
     }
-    MasterStatus.Counters c = new MasterStatus.Counters(MasterCounters.value(counters.puts),
-        MasterCounters.value(counters.gets), MasterCounters.value(counters.getHits),
-        MasterCounters.value(counters.getMisses), MasterCounters.value(counters.evictions),
-        MasterCounters.value(counters.objectsLost), MasterCounters.value(counters.repairs), mismatches,
-        s.pendingObjects(), s.pinnedObjects(), s.underReplicated(), s.tombstones(),
-        MasterCounters.value(counters.repairedBytes));
-    return new MasterStatus(AdminJson.API_VERSION, settings.config().poolId(), MasterRole.LEADER.name(), s.state().name(), s.view(),
-        leader, release, protocol, new MasterStatus.Recovery(s.state() == ServerState.RECOVERING, s.objectsRecovered(),
-            s.awaitedNodes()),
-        nodes, s.capacityBytes(), s.usedBytes(), s.objectCount(), c,
+    MasterStatus.Counters c =
+        new MasterStatus.Counters(
+            MasterCounters.value(counters.puts),
+            MasterCounters.value(counters.gets),
+            MasterCounters.value(counters.getHits),
+            MasterCounters.value(counters.getMisses),
+            MasterCounters.value(counters.evictions),
+            MasterCounters.value(counters.objectsLost),
+            MasterCounters.value(counters.repairs),
+            mismatches,
+            s.pendingObjects(),
+            s.pinnedObjects(),
+            s.underReplicated(),
+            s.tombstones(),
+            MasterCounters.value(counters.repairedBytes));
+    return new MasterStatus(
+        AdminJson.API_VERSION,
+        settings.config().poolId(),
+        MasterRole.LEADER.name(),
+        s.state().name(),
+        s.view(),
+        leader,
+        release,
+        protocol,
+        new MasterStatus.Recovery(
+            s.state() == ServerState.RECOVERING, s.objectsRecovered(), s.awaitedNodes()),
+        nodes,
+        s.capacityBytes(),
+        s.usedBytes(),
+        s.objectCount(),
+        c,
         counters.cacheSignals.rates(System.currentTimeMillis(), CacheTiers.of(s)));
   }
 
   /** Mutating admin endpoints need the admin token when one is configured. */
   private Response refuseUnauthorised(Request r) {
     String token = settings.secrets().adminToken();
-    if (!token.isEmpty() && !MessageDigest.isEqual(
-        token.getBytes(StandardCharsets.UTF_8), r.bearerToken().getBytes(StandardCharsets.UTF_8))) {
-      return Response.text(401, "this endpoint changes the pool: send the admin token as 'Authorization: Bearer ...'\n");
+    if (!token.isEmpty()
+        && !MessageDigest.isEqual(
+            token.getBytes(StandardCharsets.UTF_8),
+            r.bearerToken().getBytes(StandardCharsets.UTF_8))) {
+      return Response.text(
+          401,
+          "this endpoint changes the pool: send the admin token as 'Authorization: Bearer ...'\n");
     }
     if (!r.method().equals("POST")) {
       return Response.text(405, "use POST " + r.path() + "\n");
@@ -383,7 +549,8 @@ public final class Master implements AutoCloseable {
     } catch (RefusedException e) {
       return Response.text(e.code() == ErrorCode.UNKNOWN_NODE ? 404 : 409, e.getMessage() + "\n");
     }
-    return Response.json(200, java.util.Map.of("node", parts[2], "state", NodeState.DRAINING.name()));
+    return Response.json(
+        200, java.util.Map.of("node", parts[2], "state", NodeState.DRAINING.name()));
   }
 
   @Override

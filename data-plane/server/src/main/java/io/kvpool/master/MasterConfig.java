@@ -3,15 +3,23 @@ package io.kvpool.master;
 import java.time.Duration;
 
 /**
- * Tunables of the master (see data-plane/README.md for the flags and environment variables behind them).
+ * Tunables of the master (see data-plane/README.md for the flags and environment variables behind
+ * them).
  *
- * @param recoveryQuietPeriod a new leader with no record of the previous leader's nodes stops recovering once no node
- *     has registered for this long
+ * @param recoveryQuietPeriod a new leader with no record of the previous leader's nodes stops
+ *     recovering once no node has registered for this long
  * @param tombstoneTtl how long deleted objects are remembered against replicas coming back
  */
-public record MasterConfig(String poolId, Duration nodeTtl, Duration leaseTtl, Duration pendingTimeout,
-                           double highWatermark, double evictRatio, Duration tombstoneTtl, int maxTombstones,
-                           Duration recoveryQuietPeriod) {
+public record MasterConfig(
+    String poolId,
+    Duration nodeTtl,
+    Duration leaseTtl,
+    Duration pendingTimeout,
+    double highWatermark,
+    double evictRatio,
+    Duration tombstoneTtl,
+    int maxTombstones,
+    Duration recoveryQuietPeriod) {
   public MasterConfig {
     if (poolId == null || poolId.isEmpty()) {
       throw new IllegalArgumentException("pool id must not be empty");
@@ -22,7 +30,8 @@ public record MasterConfig(String poolId, Duration nodeTtl, Duration leaseTtl, D
     if (!(evictRatio > 0 && evictRatio <= 1)) {
       throw new IllegalArgumentException("evict ratio " + evictRatio + " must be in (0, 1]");
     }
-    for (Duration d : new Duration[] {nodeTtl, leaseTtl, pendingTimeout, tombstoneTtl, recoveryQuietPeriod}) {
+    for (Duration d :
+        new Duration[] {nodeTtl, leaseTtl, pendingTimeout, tombstoneTtl, recoveryQuietPeriod}) {
       if (d.isNegative() || d.isZero()) {
         throw new IllegalArgumentException("durations must be positive, got " + d);
       }
@@ -33,32 +42,80 @@ public record MasterConfig(String poolId, Duration nodeTtl, Duration leaseTtl, D
   }
 
   public static MasterConfig defaults(String poolId) {
-    return new MasterConfig(poolId, Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(30), 0.90, 0.10,
-        Duration.ofMinutes(10), 1_000_000, Duration.ofSeconds(3));
+    return new MasterConfig(
+        poolId,
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(30),
+        0.90,
+        0.10,
+        Duration.ofMinutes(10),
+        1_000_000,
+        Duration.ofSeconds(3));
   }
 
   public MasterConfig withTtls(Duration node, Duration lease) {
-    return new MasterConfig(poolId, node, lease, pendingTimeout, highWatermark, evictRatio, tombstoneTtl,
-        maxTombstones, recoveryQuietPeriod);
+    return new MasterConfig(
+        poolId,
+        node,
+        lease,
+        pendingTimeout,
+        highWatermark,
+        evictRatio,
+        tombstoneTtl,
+        maxTombstones,
+        recoveryQuietPeriod);
   }
 
   public MasterConfig withPendingTimeout(Duration d) {
-    return new MasterConfig(poolId, nodeTtl, leaseTtl, d, highWatermark, evictRatio, tombstoneTtl, maxTombstones,
+    return new MasterConfig(
+        poolId,
+        nodeTtl,
+        leaseTtl,
+        d,
+        highWatermark,
+        evictRatio,
+        tombstoneTtl,
+        maxTombstones,
         recoveryQuietPeriod);
   }
 
   public MasterConfig withEviction(double watermark, double ratio) {
-    return new MasterConfig(poolId, nodeTtl, leaseTtl, pendingTimeout, watermark, ratio, tombstoneTtl, maxTombstones,
+    return new MasterConfig(
+        poolId,
+        nodeTtl,
+        leaseTtl,
+        pendingTimeout,
+        watermark,
+        ratio,
+        tombstoneTtl,
+        maxTombstones,
         recoveryQuietPeriod);
   }
 
   public MasterConfig withTombstones(Duration ttl, int max) {
-    return new MasterConfig(poolId, nodeTtl, leaseTtl, pendingTimeout, highWatermark, evictRatio, ttl, max,
+    return new MasterConfig(
+        poolId,
+        nodeTtl,
+        leaseTtl,
+        pendingTimeout,
+        highWatermark,
+        evictRatio,
+        ttl,
+        max,
         recoveryQuietPeriod);
   }
 
   public MasterConfig withRecoveryQuietPeriod(Duration d) {
-    return new MasterConfig(poolId, nodeTtl, leaseTtl, pendingTimeout, highWatermark, evictRatio, tombstoneTtl,
-        maxTombstones, d);
+    return new MasterConfig(
+        poolId,
+        nodeTtl,
+        leaseTtl,
+        pendingTimeout,
+        highWatermark,
+        evictRatio,
+        tombstoneTtl,
+        maxTombstones,
+        d);
   }
 }

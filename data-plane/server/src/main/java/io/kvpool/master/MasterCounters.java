@@ -10,8 +10,10 @@ public final class MasterCounters {
   final Counter getHits;
   final Counter getMisses;
   final Counter evictions;
+
   /** Evicted replicas moved to their nodes' disk tiers instead of deleted (protocol 2.3). */
   final Counter spills;
+
   final Counter objectsLost;
   final Counter objectsRecovered;
   final Counter repairs;
@@ -22,6 +24,7 @@ public final class MasterCounters {
   final Counter commitWaits;
   final Counter tombstonesDropped;
   final Counter releasePushes;
+
   /** Evictions, lookups and capacity misses over a window (the autoscaling signals). */
   final CacheSignals cacheSignals;
 
@@ -31,29 +34,57 @@ public final class MasterCounters {
     getHits = counter(r, "kvpool_get_hits_total", "Lookups that found a complete object");
     getMisses = counter(r, "kvpool_get_misses_total", "Lookups that found nothing");
     evictions = counter(r, "kvpool_evictions_total", "Objects evicted to free space");
-    spills = counter(r, "kvpool_spills_total", "Evicted objects whose replicas moved to their nodes' disk tiers");
-    objectsLost = counter(r, "kvpool_objects_lost_total", "Objects whose every replica was on dead nodes");
-    objectsRecovered = counter(r, "kvpool_objects_recovered_total",
-        "Objects adopted from storage-node inventories the master did not know (lease recovery)");
+    spills =
+        counter(
+            r,
+            "kvpool_spills_total",
+            "Evicted objects whose replicas moved to their nodes' disk tiers");
+    objectsLost =
+        counter(r, "kvpool_objects_lost_total", "Objects whose every replica was on dead nodes");
+    objectsRecovered =
+        counter(
+            r,
+            "kvpool_objects_recovered_total",
+            "Objects adopted from storage-node inventories the master did not know (lease recovery)");
     repairs = counter(r, "kvpool_repairs_total", "Replicas re-created by copying from a survivor");
-    repairFailures = counter(r, "kvpool_repair_failures_total", "Replica copies that failed (retried later)");
-    repairedBytes = counter(r, "kvpool_repaired_bytes_total",
-        "Bytes of values copied between storage nodes to re-create replicas (repairs and drains)");
-    pendingExpired = counter(r, "kvpool_pending_expired_total", "Puts revoked because PutEnd never came");
-    nodeCommits = Counter.builder().name("kvpool_node_commits_total")
-        .help("Replica receipts storage nodes committed themselves (COMMIT, protocol 2.2): applied; freed_quarantine"
-            + " when the put had been deleted while pending and the receipt freed its range at once; or ignored"
-            + " because the put was no longer pending there, the registration was not the node's current one, or the"
-            + " receipt did not verify").labelNames("outcome").register(r);
-    commitWaits = counter(r, "kvpool_commit_waits_total",
-        "Lookups that waited for a pending put's storage nodes to commit it (protocol 2.2 puts)");
-    tombstonesDropped = counter(r, "kvpool_tombstones_dropped_total",
-        "Tombstones forgotten before their time because the tombstone table was full");
-    releasePushes = Counter.builder().name("kvpool_release_pushes_total")
-        .help("REMOVE releases sent to a storage node before the REMOVE was answered (RELEASE):"
-            + " delivered, failed, timed_out or skipped (its last push failed moments ago, or the senders were busy);"
-            + " the node then takes them with its next heartbeat")
-        .labelNames("outcome").register(r);
+    repairFailures =
+        counter(r, "kvpool_repair_failures_total", "Replica copies that failed (retried later)");
+    repairedBytes =
+        counter(
+            r,
+            "kvpool_repaired_bytes_total",
+            "Bytes of values copied between storage nodes to re-create replicas (repairs and drains)");
+    pendingExpired =
+        counter(r, "kvpool_pending_expired_total", "Puts revoked because PutEnd never came");
+    nodeCommits =
+        Counter.builder()
+            .name("kvpool_node_commits_total")
+            .help(
+                "Replica receipts storage nodes committed themselves (COMMIT, protocol 2.2): applied; freed_quarantine"
+                    + " when the put had been deleted while pending and the receipt freed its range at once; or ignored"
+                    + " because the put was no longer pending there, the registration was not the node's current one, or the"
+                    + " receipt did not verify")
+            .labelNames("outcome")
+            .register(r);
+    commitWaits =
+        counter(
+            r,
+            "kvpool_commit_waits_total",
+            "Lookups that waited for a pending put's storage nodes to commit it (protocol 2.2 puts)");
+    tombstonesDropped =
+        counter(
+            r,
+            "kvpool_tombstones_dropped_total",
+            "Tombstones forgotten before their time because the tombstone table was full");
+    releasePushes =
+        Counter.builder()
+            .name("kvpool_release_pushes_total")
+            .help(
+                "REMOVE releases sent to a storage node before the REMOVE was answered (RELEASE):"
+                    + " delivered, failed, timed_out or skipped (its last push failed moments ago, or the senders were busy);"
+                    + " the node then takes them with its next heartbeat")
+            .labelNames("outcome")
+            .register(r);
     cacheSignals = new CacheSignals(r);
   }
 

@@ -24,7 +24,10 @@ import io.kvpool.rpc.Session;
 import java.io.IOException;
 import java.util.List;
 
-/** Decodes master requests, applies them to the leader's {@link PoolMetadata} and encodes the replies. */
+/**
+ * Decodes master requests, applies them to the leader's {@link PoolMetadata} and encodes the
+ * replies.
+ */
 final class MasterRequestHandler implements RpcServer.RequestHandler {
   private final Master master;
 
@@ -53,9 +56,13 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
       switch (request.opcode()) {
         case REGISTER_NODE -> {
           requireStorage(session);
-          metadata.register(RegisterNode.decode(request.reader(), session.agreedMinor()), session.peer().version(),
-              session,
-              session::isOpen).encode(out);
+          metadata
+              .register(
+                  RegisterNode.decode(request.reader(), session.agreedMinor()),
+                  session.peer().version(),
+                  session,
+                  session::isOpen)
+              .encode(out);
         }
         case REGISTER_INVENTORY -> {
           requireStorage(session);
@@ -65,23 +72,37 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
           requireStorage(session);
           metadata.heartbeat(Heartbeat.decode(request.reader())).encode(out, session.agreedMinor());
         }
-        case PUT_START -> new PutStartReply(metadata.putStart(PutStartRequest.decode(request.reader()).items(),
-            session.agreedMinor())).encode(out);
+        case PUT_START ->
+            new PutStartReply(
+                    metadata.putStart(
+                        PutStartRequest.decode(request.reader()).items(), session.agreedMinor()))
+                .encode(out);
         case PUT_START_META -> {
           if (session.agreedMinor() < PutStartMetaRequest.MINOR) {
-            throw new RefusedException(ErrorCode.UNKNOWN_OPCODE, "PUT_START_META needs protocol 2."
-                + PutStartMetaRequest.MINOR + "; this connection agreed on 2." + session.agreedMinor());
+            throw new RefusedException(
+                ErrorCode.UNKNOWN_OPCODE,
+                "PUT_START_META needs protocol 2."
+                    + PutStartMetaRequest.MINOR
+                    + "; this connection agreed on 2."
+                    + session.agreedMinor());
           }
           PutStartMetaRequest put = PutStartMetaRequest.decode(request.reader());
-          new PutStartReply(metadata.putStart(put.items(), put.metadata(), session.agreedMinor())).encode(out);
+          new PutStartReply(metadata.putStart(put.items(), put.metadata(), session.agreedMinor()))
+              .encode(out);
         }
-        case PUT_END -> new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items())).encode(out);
-        case PUT_REVOKE ->
-            new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts())).encode(out);
-        case GET_REPLICAS ->
-            new ReplicaListReply(metadata.getReplicas(KeyList.decode(request.reader()).keys(), session.agreedMinor()))
+        case PUT_END ->
+            new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items()))
                 .encode(out);
-        case EXISTS -> new StatusList(metadata.exists(KeyList.decode(request.reader()).keys())).encode(out);
+        case PUT_REVOKE ->
+            new StatusList(metadata.putRevoke(PutRevokeRequest.decode(request.reader()).puts()))
+                .encode(out);
+        case GET_REPLICAS ->
+            new ReplicaListReply(
+                    metadata.getReplicas(
+                        KeyList.decode(request.reader()).keys(), session.agreedMinor()))
+                .encode(out);
+        case EXISTS ->
+            new StatusList(metadata.exists(KeyList.decode(request.reader()).keys())).encode(out);
         case REMOVE -> {
           PoolMetadata.Removal removal = metadata.remove(KeyList.decode(request.reader()).keys());
           master.releasePusher().push(removal.releasesByNode(), metadata.view());
@@ -99,7 +120,9 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
           request.reader().finish();
           metadata.stats().encode(out);
         }
-        default -> throw new RefusedException(ErrorCode.UNKNOWN_OPCODE, request.opcode() + " is not served by the master");
+        default ->
+            throw new RefusedException(
+                ErrorCode.UNKNOWN_OPCODE, request.opcode() + " is not served by the master");
       }
     } catch (RefusedException e) {
       session.replyError(request, e.code(), e.getMessage());
@@ -109,14 +132,16 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * A storage node's COMMIT is one-way: never answered, also when it does not count (a standby), so that the node's
-   * heartbeat replies on the same connection stay in step; a node whose COMMIT did not count re-proves its replicas
-   * with its inventory when it registers again. Any other role may not send it and is told so, as for the other
-   * storage-only requests: it is not a node whose replies would go out of step, and silence would leave it waiting.
+   * A storage node's COMMIT is one-way: never answered, also when it does not count (a standby), so
+   * that the node's heartbeat replies on the same connection stay in step; a node whose COMMIT did
+   * not count re-proves its replicas with its inventory when it registers again. Any other role may
+   * not send it and is told so, as for the other storage-only requests: it is not a node whose
+   * replies would go out of step, and silence would leave it waiting.
    */
   private void commit(Session session, Frame request) throws IOException {
     if (session.peer().role() != Role.STORAGE) {
-      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only storage nodes commit replicas");
+      session.replyError(
+          request, ErrorCode.MALFORMED_REQUEST, "only storage nodes commit replicas");
       return;
     }
     NodeCommit commit = NodeCommit.decode(request.reader());
@@ -131,7 +156,8 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
   /** A storage node's DISK_DROP is one-way, as its COMMIT is; from another role it is refused. */
   private void diskDrop(Session session, Frame request) throws IOException {
     if (session.peer().role() != Role.STORAGE) {
-      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only storage nodes report their disk tiers");
+      session.replyError(
+          request, ErrorCode.MALFORMED_REQUEST, "only storage nodes report their disk tiers");
       return;
     }
     DiskDrop drop = DiskDrop.decode(request.reader());
@@ -143,7 +169,8 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
 
   private static void requireStorage(Session session) {
     if (session.peer().role() != Role.STORAGE) {
-      throw new RefusedException(ErrorCode.MALFORMED_REQUEST, "only storage nodes register and heartbeat");
+      throw new RefusedException(
+          ErrorCode.MALFORMED_REQUEST, "only storage nodes register and heartbeat");
     }
   }
 }

@@ -23,33 +23,58 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Storage nodes: registration with chunked inventories (and the adoption rules of PROTOCOL.md), heartbeats with
- * releases, death after the node TTL, drains. Guarded by the metadata lock.
+ * Storage nodes: registration with chunked inventories (and the adoption rules of PROTOCOL.md),
+ * heartbeats with releases, death after the node TTL, drains. Guarded by the metadata lock.
  */
 final class NodeRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRegistry.class);
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final PoolState pool;
-  /** Per node registering now: pending puts its inventory proved a replica of, completed when it is ALIVE again. */
+
+  /**
+   * Per node registering now: pending puts its inventory proved a replica of, completed when it is
+   * ALIVE again.
+   */
   private final Map<String, List<StoredObject>> committedInInventory = new HashMap<>();
 
   NodeRegistry(PoolState pool) {
     this.pool = pool;
   }
 
-  /** A new registration of a node: a new incarnation with fresh allocators; its inventory follows in chunks. */
-  RegisterReply register(RegisterNode msg, VersionInfo version, Object connection, BooleanSupplier connectionOpen,
-                         long nowMillis) {
+  /**
+   * A new registration of a node: a new incarnation with fresh allocators; its inventory follows in
+   * chunks.
+   */
+  RegisterReply register(
+      RegisterNode msg,
+      VersionInfo version,
+      Object connection,
+      BooleanSupplier connectionOpen,
+      long nowMillis) {
     if (msg.highestViewSeen() > pool.view) {
-      throw new RefusedException(ErrorCode.STALE_VIEW, "node " + msg.nodeId() + " already follows master view "
-          + msg.highestViewSeen() + ", newer than this master's view " + pool.view);
+      throw new RefusedException(
+          ErrorCode.STALE_VIEW,
+          "node "
+              + msg.nodeId()
+              + " already follows master view "
+              + msg.highestViewSeen()
+              + ", newer than this master's view "
+              + pool.view);
     }
     StorageNodeRecord old = pool.nodes.get(msg.nodeId());
-    if (old != null && old.state() != NodeState.DEAD && old.connection() != connection && old.connectionOpen()) {
-      throw new RefusedException(ErrorCode.NODE_ID_IN_USE, "node id " + msg.nodeId()
-          + " is registered on another open connection (endpoint " + old.endpoint() + "); a node id is bound to the"
-          + " connection that registered it until that connection closes or the node is declared dead");
+    if (old != null
+        && old.state() != NodeState.DEAD
+        && old.connection() != connection
+        && old.connectionOpen()) {
+      throw new RefusedException(
+          ErrorCode.NODE_ID_IN_USE,
+          "node id "
+              + msg.nodeId()
+              + " is registered on another open connection (endpoint "
+              + old.endpoint()
+              + "); a node id is bound to the"
+              + " connection that registered it until that connection closes or the node is declared dead");
     }
     List<StorageSegment> segments = new ArrayList<>();
     for (SegmentInfo s : msg.segments()) {
@@ -58,14 +83,32 @@ final class NodeRegistry {
     byte[] registrationId = new byte[16];
     RANDOM.nextBytes(registrationId);
     NodeKey key = NodeKey.random();
-    StorageNodeRecord node = new StorageNodeRecord(msg.nodeId(), pool.nextIncarnation(), registrationId,
-        msg.endpoint(), version, segments, key, connection, connectionOpen, msg.transport(), msg.devices(), nowMillis);
+    StorageNodeRecord node =
+        new StorageNodeRecord(
+            msg.nodeId(),
+            pool.nextIncarnation(),
+            registrationId,
+            msg.endpoint(),
+            version,
+            segments,
+            key,
+            connection,
+            connectionOpen,
+            msg.transport(),
+            msg.devices(),
+            nowMillis);
     node.diskBytes(msg.diskBytes());
     pool.nodes.put(node.id(), node);
     committedInInventory.remove(node.id());
     pool.lastRegistrationMillis = nowMillis;
-    LOG.info("event=node_registering node={} endpoint={} version={} segments={} capacity={} replaces={}", node.id(),
-        node.endpoint(), version, segments.size(), node.capacityBytes(), old == null ? "none" : old.state());
+    LOG.info(
+        "event=node_registering node={} endpoint={} version={} segments={} capacity={} replaces={}",
+        node.id(),
+        node.endpoint(),
+        version,
+        segments.size(),
+        node.capacityBytes(),
+        old == null ? "none" : old.state());
     if (!msg.inventoryFollows()) {
       finish(node, nowMillis);
     }
@@ -81,7 +124,8 @@ final class NodeRegistry {
       }
     }
     if (node == null || node.state() != NodeState.REGISTERING) {
-      throw new RefusedException(ErrorCode.UNKNOWN_NODE, "no registration in progress with that id: register again");
+      throw new RefusedException(
+          ErrorCode.UNKNOWN_NODE, "no registration in progress with that id: register again");
     }
     for (Tombstone t : chunk.tombstones()) {
       pool.tombstones.add(t.key(), t.generation(), nowMillis);
@@ -108,8 +152,14 @@ final class NodeRegistry {
       }
     }
     committedInInventory.remove(node.id());
-    pool.sweep.request(); // replicas of the node's earlier registration its inventory did not confirm are gone
-    LOG.info("event=node_registered node={} endpoint={} replicas={}", node.id(), node.endpoint(), node.replicaCount());
+    pool.sweep
+        .request(); // replicas of the node's earlier registration its inventory did not confirm are
+    // gone
+    LOG.info(
+        "event=node_registered node={} endpoint={} replicas={}",
+        node.id(),
+        node.endpoint(),
+        node.replicaCount());
   }
 
   /** The adoption rules of PROTOCOL.md ("Registration"). */
@@ -121,11 +171,13 @@ final class NodeRegistry {
     }
     StoredObject o = pool.objects.get(io.key());
     if (o != null && o.generation > io.generation()) {
-      node.release(new Release(io.key(), io.generation(), true)); // an older generation of a re-put key
+      node.release(
+          new Release(io.key(), io.generation(), true)); // an older generation of a re-put key
       return;
     }
     if (o != null && o.generation < io.generation()) {
-      pool.delete(o, nowMillis, !o.complete(), o.pendingDeadlineMillis); // the newest generation wins
+      pool.delete(
+          o, nowMillis, !o.complete(), o.pendingDeadlineMillis); // the newest generation wins
       o = null;
     }
     Replica replica = new Replica(node.id(), node.incarnation(), io.slices());
@@ -134,7 +186,9 @@ final class NodeRegistry {
         node.release(new Release(io.key(), io.generation(), false));
         return;
       }
-      o = new StoredObject(io.key(), io.generation(), io.size(), io.checksum(), io.wantedReplicas());
+      o =
+          new StoredObject(
+              io.key(), io.generation(), io.size(), io.checksum(), io.wantedReplicas());
       o.state = StoredObject.State.COMPLETE;
       o.adopted = true;
       o.lastAccessMillis = nowMillis;
@@ -153,7 +207,8 @@ final class NodeRegistry {
       o.replicas.remove(known); // the earlier registration's record of it
       pool.objects.recount(o);
       if (known.onDisk() && !io.onDisk() && node.hasDisk()) {
-        // moved to disk here before the node heard of it: it moves now (the memory range is not this master's)
+        // moved to disk here before the node heard of it: it moves now (the memory range is not
+        // this master's)
         pool.addReplica(o, Replica.onDisk(node.id(), node.incarnation()));
         node.release(Release.toDisk(io.key(), io.generation()));
         return;
@@ -161,8 +216,10 @@ final class NodeRegistry {
       if (known.slices().equals(io.slices()) && node.reserve(io.slices())) {
         pool.addReplica(o, replica);
         if (!o.complete()) {
-          // a verified replica of a pending put: as good as its node's COMMIT, which may have been lost with the
-          // connection this registration replaces; the put completes once the node serves again (finish)
+          // a verified replica of a pending put: as good as its node's COMMIT, which may have been
+          // lost with the
+          // connection this registration replaces; the put completes once the node serves again
+          // (finish)
           pool.objects.commit(o, node.id());
           committedInInventory.computeIfAbsent(node.id(), id -> new ArrayList<>()).add(o);
         }
@@ -172,8 +229,11 @@ final class NodeRegistry {
       }
       return;
     }
-    if (o.size == io.size() && o.checksum == io.checksum() && o.complete()
-        && o.replicas.size() < o.wantedReplicas && node.reserve(io.slices())) {
+    if (o.size == io.size()
+        && o.checksum == io.checksum()
+        && o.complete()
+        && o.replicas.size() < o.wantedReplicas
+        && node.reserve(io.slices())) {
       pool.addReplica(o, replica);
       if (o.replicas.size() >= o.wantedReplicas) {
         pool.needsRepair.remove(o); // the copy an earlier inventory lacked came back
@@ -185,7 +245,9 @@ final class NodeRegistry {
 
   HeartbeatReply heartbeat(Heartbeat hb, long nowMillis) {
     StorageNodeRecord node = pool.nodes.get(hb.nodeId());
-    if (node == null || !node.registeredAs(hb.registrationId()) || node.state() == NodeState.DEAD
+    if (node == null
+        || !node.registeredAs(hb.registrationId())
+        || node.state() == NodeState.DEAD
         || hb.highestViewSeen() > pool.view) {
       return HeartbeatReply.unknown(pool.view, nowMillis);
     }
@@ -195,8 +257,8 @@ final class NodeRegistry {
   }
 
   /**
-   * After this master was paused for {@code pausedMillis}: every live node counts as heard from now, so none is declared
-   * dead for a silence that was the master's own.
+   * After this master was paused for {@code pausedMillis}: every live node counts as heard from
+   * now, so none is declared dead for a silence that was the master's own.
    */
   void forgiveSilence(long nowMillis, long pausedMillis) {
     int nodes = 0;
@@ -206,8 +268,11 @@ final class NodeRegistry {
         nodes++;
       }
     }
-    LOG.warn("event=master_paused paused_ms={} nodes_forgiven={} reason=\"no tick for longer than the pause"
-        + " threshold: the master was stopped, not its nodes\"", pausedMillis, nodes);
+    LOG.warn(
+        "event=master_paused paused_ms={} nodes_forgiven={} reason=\"no tick for longer than the pause"
+            + " threshold: the master was stopped, not its nodes\"",
+        pausedMillis,
+        nodes);
   }
 
   /** Declares nodes silent for longer than the node TTL dead; a sweep then drops their replicas. */
@@ -217,16 +282,20 @@ final class NodeRegistry {
       if (n.state() != NodeState.DEAD && nowMillis - n.lastHeartbeatMillis() > ttl) {
         n.state(NodeState.DEAD);
         pool.sweep.request();
-        LOG.warn("event=node_dead node={} silent_ms={} replicas={}", n.id(), nowMillis - n.lastHeartbeatMillis(),
+        LOG.warn(
+            "event=node_dead node={} silent_ms={} replicas={}",
+            n.id(),
+            nowMillis - n.lastHeartbeatMillis(),
             n.replicaCount());
       }
     }
   }
 
   /**
-   * Stops new placements on the node and re-replicates its objects elsewhere. Refused (with the reason) when the
-   * node is not live, when the other ALIVE nodes are fewer than the most replicas any object wants, or when the bytes
-   * it holds do not fit in the free memory of the other ALIVE nodes: such a drain could never finish.
+   * Stops new placements on the node and re-replicates its objects elsewhere. Refused (with the
+   * reason) when the node is not live, when the other ALIVE nodes are fewer than the most replicas
+   * any object wants, or when the bytes it holds do not fit in the free memory of the other ALIVE
+   * nodes: such a drain could never finish.
    */
   void drain(String nodeId) {
     StorageNodeRecord node = pool.nodes.get(nodeId);
@@ -239,8 +308,15 @@ final class NodeRegistry {
     int others = pool.nodesIn(NodeState.ALIVE) - 1;
     int wanted = pool.objects.maxWantedReplicas();
     if (others < wanted) {
-      throw new RefusedException(ErrorCode.NOT_ENOUGH_NODES, "cannot drain node " + nodeId + ": objects need "
-          + wanted + " replicas and only " + others + " other node(s) are ALIVE; add a node first");
+      throw new RefusedException(
+          ErrorCode.NOT_ENOUGH_NODES,
+          "cannot drain node "
+              + nodeId
+              + ": objects need "
+              + wanted
+              + " replicas and only "
+              + others
+              + " other node(s) are ALIVE; add a node first");
     }
     long free = 0;
     for (StorageNodeRecord n : pool.nodes.values()) {
@@ -249,9 +325,16 @@ final class NodeRegistry {
       }
     }
     if (node.usedBytes() > free) {
-      throw new RefusedException(ErrorCode.NO_SPACE, "cannot drain node " + nodeId + ": its " + node.usedBytes()
-          + " bytes of replicas do not fit in the " + free + " bytes free on the other ALIVE nodes; add a node or"
-          + " free space first");
+      throw new RefusedException(
+          ErrorCode.NO_SPACE,
+          "cannot drain node "
+              + nodeId
+              + ": its "
+              + node.usedBytes()
+              + " bytes of replicas do not fit in the "
+              + free
+              + " bytes free on the other ALIVE nodes; add a node or"
+              + " free space first");
     }
     node.state(NodeState.DRAINING);
     pool.sweep.request();

@@ -3,10 +3,11 @@ package io.kvpool.master;
 import java.util.ArrayList;
 
 /**
- * Walks the object table in bounded steps after a node died, drained or re-registered: drops replicas whose
- * registration is gone, queues objects left short (or on a draining node) for repair, and loses objects left with
- * no replica. Bounded steps keep the metadata lock free for puts and gets whatever the table's size; until the
- * sweep reaches an object, reads simply skip its unreadable replicas. Guarded by the metadata lock.
+ * Walks the object table in bounded steps after a node died, drained or re-registered: drops
+ * replicas whose registration is gone, queues objects left short (or on a draining node) for
+ * repair, and loses objects left with no replica. Bounded steps keep the metadata lock free for
+ * puts and gets whatever the table's size; until the sweep reaches an object, reads simply skip its
+ * unreadable replicas. Guarded by the metadata lock.
  */
 final class NodeSweep {
   static final int STEP = 10_000;
@@ -19,7 +20,10 @@ final class NodeSweep {
     this.pool = pool;
   }
 
-  /** Asks for a full pass (restarted from the beginning if one is under way, so no object is missed). */
+  /**
+   * Asks for a full pass (restarted from the beginning if one is under way, so no object is
+   * missed).
+   */
   void request() {
     if (cursor < 0) {
       cursor = 0;
@@ -76,7 +80,8 @@ final class NodeSweep {
       pool.needsRepair.add(o);
     }
     if (shrank && !o.complete() && o.allReplicasCommitted()) {
-      // the replicas still awaited were on a node that is gone: the put is done with those its nodes committed
+      // the replicas still awaited were on a node that is gone: the put is done with those its
+      // nodes committed
       pool.completePut(o, o.committedReplicas(), nowMillis);
     }
     return false;

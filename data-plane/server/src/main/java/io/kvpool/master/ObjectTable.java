@@ -9,17 +9,20 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * The objects, one per key: a map for lookups, an array for O(1) random sampling (eviction) and bounded sweeps,
- * the pending puts in deadline order, and counts kept as objects come and go so that status and metrics never
- * scan the table. Every change of what gets can find — an object becoming readable or ceasing to be — passes here
- * and is told to the {@link ResidencyListener} (KV events). Guarded by the metadata lock.
+ * The objects, one per key: a map for lookups, an array for O(1) random sampling (eviction) and
+ * bounded sweeps, the pending puts in deadline order, and counts kept as objects come and go so
+ * that status and metrics never scan the table. Every change of what gets can find — an object
+ * becoming readable or ceasing to be — passes here and is told to the {@link ResidencyListener} (KV
+ * events). Guarded by the metadata lock.
  */
 final class ObjectTable {
   private ResidencyListener residency = ResidencyListener.NONE;
   private final Map<String, StoredObject> byKey = new HashMap<>();
   private final List<StoredObject> slots = new ArrayList<>();
+
   /** Insertion order is deadline order: every put gets the same pending timeout. */
   private final LinkedHashSet<StoredObject> pending = new LinkedHashSet<>();
+
   private final int[] wantedCounts = new int[256];
   private int pinned;
   private int underReplicated;
@@ -86,7 +89,10 @@ final class ObjectTable {
     }
   }
 
-  /** Records that {@code nodeId} committed its replica of pending {@code o}: its first commit makes it readable. */
+  /**
+   * Records that {@code nodeId} committed its replica of pending {@code o}: its first commit makes
+   * it readable.
+   */
   void commit(StoredObject o, String nodeId) {
     boolean wasVisible = o.visible();
     o.committedBy(nodeId);
@@ -96,8 +102,9 @@ final class ObjectTable {
   }
 
   /**
-   * Re-evaluates whether {@code o} counts as under-replicated — in the table, complete, with fewer replicas than it
-   * wants — after its replicas or its state changed; the count is then the state's own, never a work queue's.
+   * Re-evaluates whether {@code o} counts as under-replicated — in the table, complete, with fewer
+   * replicas than it wants — after its replicas or its state changed; the count is then the state's
+   * own, never a work queue's.
    */
   void recount(StoredObject o) {
     boolean under = o.slot >= 0 && o.complete() && o.replicas.size() < o.wantedReplicas;
@@ -132,7 +139,10 @@ final class ObjectTable {
     return slots.isEmpty() ? null : slots.get(random.nextInt(slots.size()));
   }
 
-  /** The object in slot {@code i} (sweeps walk the slots; a removal moves the last object into the freed slot). */
+  /**
+   * The object in slot {@code i} (sweeps walk the slots; a removal moves the last object into the
+   * freed slot).
+   */
   StoredObject slot(int i) {
     return i < slots.size() ? slots.get(i) : null;
   }
@@ -145,7 +155,10 @@ final class ObjectTable {
     return pending.size();
   }
 
-  /** Complete objects with fewer replicas than they want (replicas on dead nodes count until a sweep drops them). */
+  /**
+   * Complete objects with fewer replicas than they want (replicas on dead nodes count until a sweep
+   * drops them).
+   */
   int underReplicatedCount() {
     return underReplicated;
   }
@@ -168,7 +181,10 @@ final class ObjectTable {
     return 0;
   }
 
-  /** Every object (pending included): O(n), an array copy; for re-announcing residency, tests and diagnostics. */
+  /**
+   * Every object (pending included): O(n), an array copy; for re-announcing residency, tests and
+   * diagnostics.
+   */
   List<StoredObject> all() {
     return List.copyOf(slots);
   }

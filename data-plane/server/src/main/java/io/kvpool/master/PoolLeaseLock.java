@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The pool's leader Lease, which also records the storage nodes the leader serves: the annotation
- * {@value #STORAGE_NODES} (a JSON array of node ids), written with every renewal while leading. A master that takes
- * the Lease over learns from it which nodes to wait for before a miss is final (PROTOCOL.md, "Masters").
+ * {@value #STORAGE_NODES} (a JSON array of node ids), written with every renewal while leading. A
+ * master that takes the Lease over learns from it which nodes to wait for before a miss is final
+ * (PROTOCOL.md, "Masters").
  */
 final class PoolLeaseLock extends LeaseLock {
   static final String STORAGE_NODES = "kvpool.io/storage-nodes";
@@ -29,16 +30,26 @@ final class PoolLeaseLock extends LeaseLock {
 
   private final Supplier<Set<String>> served;
   private volatile Set<String> recorded = Set.of();
-  /** When the last successful write of the Lease (create or renewal) was sent, System.nanoTime; 0: never. */
+
+  /**
+   * When the last successful write of the Lease (create or renewal) was sent, System.nanoTime; 0:
+   * never.
+   */
   private volatile long lastWrittenNanos;
 
-  /** {@code served}: the nodes to record, or null to leave the record as it is (a standby, a leader not yet serving). */
+  /**
+   * {@code served}: the nodes to record, or null to leave the record as it is (a standby, a leader
+   * not yet serving).
+   */
   PoolLeaseLock(String namespace, String name, String identity, Supplier<Set<String>> served) {
     super(namespace, name, identity);
     this.served = served;
   }
 
-  /** The storage nodes recorded on the Lease as last read (when taking it over: the previous leader's). */
+  /**
+   * The storage nodes recorded on the Lease as last read (when taking it over: the previous
+   * leader's).
+   */
   Set<String> recorded() {
     return recorded;
   }
@@ -58,9 +69,9 @@ final class PoolLeaseLock extends LeaseLock {
   }
 
   /**
-   * Whether this master wrote the Lease (took or renewed it) less than {@code within} ago, counted from before the
-   * write was sent: no other master can have taken it since, as a contender waits a whole lease duration after the
-   * last renewal it saw.
+   * Whether this master wrote the Lease (took or renewed it) less than {@code within} ago, counted
+   * from before the write was sent: no other master can have taken it since, as a contender waits a
+   * whole lease duration after the last renewal it saw.
    */
   boolean writtenWithin(Duration within) {
     long last = lastWrittenNanos;
@@ -89,15 +100,21 @@ final class PoolLeaseLock extends LeaseLock {
     }
   }
 
-  /** Empty for no record or one that does not parse (recovery then waits for quiet registrations, as before). */
+  /**
+   * Empty for no record or one that does not parse (recovery then waits for quiet registrations, as
+   * before).
+   */
   static Set<String> decode(String value) {
     if (value == null || value.isBlank()) {
       return Set.of();
     }
     try {
-      return Set.copyOf(JSON.readValue(value, new TypeReference<List<String>>() { }));
+      return Set.copyOf(JSON.readValue(value, new TypeReference<List<String>>() {}));
     } catch (JsonProcessingException | RuntimeException e) {
-      LOG.warn("event=storage_nodes_record_unreadable annotation={} error=\"{}\"", STORAGE_NODES, e.getMessage());
+      LOG.warn(
+          "event=storage_nodes_record_unreadable annotation={} error=\"{}\"",
+          STORAGE_NODES,
+          e.getMessage());
       return Set.of();
     }
   }

@@ -40,10 +40,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * The master's metadata behind one lock (this object's monitor): every operation on the put/get path costs O(its
- * batch), never O(objects) — tokens and grants are signed and receipts checked outside the lock; eviction samples;
- * node loss, drains and re-registrations are swept in bounded steps by the tick. The state and its primitives are in
- * {@link PoolState}; nodes in {@link NodeRegistry}; eviction, repairs and sweeps in their own classes.
+ * The master's metadata behind one lock (this object's monitor): every operation on the put/get
+ * path costs O(its batch), never O(objects) — tokens and grants are signed and receipts checked
+ * outside the lock; eviction samples; node loss, drains and re-registrations are swept in bounded
+ * steps by the tick. The state and its primitives are in {@link PoolState}; nodes in {@link
+ * NodeRegistry}; eviction, repairs and sweeps in their own classes.
  */
 public final class PoolMetadata {
   private static final int MAX_EXPIRED_PER_TICK = 4096;
@@ -51,10 +52,11 @@ public final class PoolMetadata {
   private static final int MAX_VICTIMS_PER_PUT = 256;
   private static final int MAX_WATERMARK_VICTIMS_PER_PUT = 64;
   private static final int REMOVE_ALL_CHUNK = 10_000;
+
   /**
-   * How long a lookup waits for a pending put that storage nodes commit: their COMMITs follow their replies to the
-   * writer at once, so after a put returned they are microseconds to a few scheduler delays away; a writer still
-   * writing, or gone, holds up one lookup at most this long.
+   * How long a lookup waits for a pending put that storage nodes commit: their COMMITs follow their
+   * replies to the writer at once, so after a put returned they are microseconds to a few scheduler
+   * delays away; a writer still writing, or gone, holds up one lookup at most this long.
    */
   static final Duration COMMIT_WAIT = Duration.ofSeconds(2);
 
@@ -64,32 +66,45 @@ public final class PoolMetadata {
   private final Eviction eviction;
   private final Repairs repairs;
   private final TierMoves tiers;
+
   /** Lookups waiting in {@link #settle}. */
   private int settling;
 
   /**
-   * The metadata of one leadership under {@code view}; {@code previousNodes} are the storage nodes the previous
-   * leader recorded (empty when unknown), which recovery waits for.
+   * The metadata of one leadership under {@code view}; {@code previousNodes} are the storage nodes
+   * the previous leader recorded (empty when unknown), which recovery waits for.
    */
-  public PoolMetadata(MasterConfig config, LongSupplier clockMillis, ReplicaPlacement placement,
-                      MasterCounters counters, Random random, long view, Set<String> previousNodes) {
+  public PoolMetadata(
+      MasterConfig config,
+      LongSupplier clockMillis,
+      ReplicaPlacement placement,
+      MasterCounters counters,
+      Random random,
+      long view,
+      Set<String> previousNodes) {
     this.clock = clockMillis;
-    this.pool = new PoolState(config, counters, placement, random, view, clockMillis.getAsLong(), previousNodes);
+    this.pool =
+        new PoolState(
+            config, counters, placement, random, view, clockMillis.getAsLong(), previousNodes);
     this.registry = new NodeRegistry(pool);
     this.eviction = new Eviction(pool);
     this.repairs = new Repairs(pool);
     this.tiers = new TierMoves(pool);
   }
 
-  /** Tells {@code listener} every change of residency from now on (before this leadership serves anything). */
+  /**
+   * Tells {@code listener} every change of residency from now on (before this leadership serves
+   * anything).
+   */
   public synchronized void listen(ResidencyListener listener) {
     pool.objects.listen(listener);
   }
 
   /**
-   * The readable objects now, for a full re-announcement: the table copied under the lock (an array copy), then each
-   * object looked at in steps of {@link NodeSweep#STEP} with the lock released in between, so puts and gets wait at
-   * most one step. A change during the walk is also told to the residency listener, which orders it after this.
+   * The readable objects now, for a full re-announcement: the table copied under the lock (an array
+   * copy), then each object looked at in steps of {@link NodeSweep#STEP} with the lock released in
+   * between, so puts and gets wait at most one step. A change during the walk is also told to the
+   * residency listener, which orders it after this.
    */
   public List<ResidentObject> residents() {
     List<StoredObject> all;
@@ -123,8 +138,8 @@ public final class PoolMetadata {
 
   // ---- storage nodes ----
 
-  public synchronized RegisterReply register(RegisterNode msg, VersionInfo version, Object connection,
-                                             BooleanSupplier connectionOpen) {
+  public synchronized RegisterReply register(
+      RegisterNode msg, VersionInfo version, Object connection, BooleanSupplier connectionOpen) {
     return registry.register(msg, version, connection, connectionOpen, clock.getAsLong());
   }
 
@@ -150,27 +165,35 @@ public final class PoolMetadata {
   // ---- puts ----
 
   /**
-   * Places under the lock; signs the grants (an HMAC per slice) after releasing it. {@code writerMinor}: the protocol
-   * minor of the client, whose puts its storage nodes commit from 2.2 on.
+   * Places under the lock; signs the grants (an HMAC per slice) after releasing it. {@code
+   * writerMinor}: the protocol minor of the client, whose puts its storage nodes commit from 2.2
+   * on.
    */
   public List<PutStartResult> putStart(List<PutStartItem> items, int writerMinor) {
     return putStart(items, java.util.Collections.nCopies(items.size(), null), writerMinor);
   }
 
   /**
-   * PUT_START_META (protocol 2.3): as {@link #putStart(List, int)}, each object keeping its item's block metadata (null:
-   * none) for residency events; metadata over a limit refuses its item with LIMIT_EXCEEDED.
+   * PUT_START_META (protocol 2.3): as {@link #putStart(List, int)}, each object keeping its item's
+   * block metadata (null: none) for residency events; metadata over a limit refuses its item with
+   * LIMIT_EXCEEDED.
    */
-  public List<PutStartResult> putStart(List<PutStartItem> items, List<BlockMetadata> metadata, int writerMinor) {
+  public List<PutStartResult> putStart(
+      List<PutStartItem> items, List<BlockMetadata> metadata, int writerMinor) {
     List<Placement> placed = new ArrayList<>(items.size());
     synchronized (this) {
       long now = clock.getAsLong();
       for (int i = 0; i < items.size(); i++) {
-        placed.add(place(items.get(i), metadata.get(i), now, writerMinor >= WriteReply.COMMIT_MINOR));
+        placed.add(
+            place(items.get(i), metadata.get(i), now, writerMinor >= WriteReply.COMMIT_MINOR));
       }
       if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
-        // a bounded share here keeps usage near the watermark under a put storm; the tick does the rest
-        eviction.evict(now, (long) (pool.usedBytes() * pool.config.evictRatio()), MAX_WATERMARK_VICTIMS_PER_PUT);
+        // a bounded share here keeps usage near the watermark under a put storm; the tick does the
+        // rest
+        eviction.evict(
+            now,
+            (long) (pool.usedBytes() * pool.config.evictRatio()),
+            MAX_WATERMARK_VICTIMS_PER_PUT);
       }
     }
     List<PutStartResult> results = new ArrayList<>(placed.size());
@@ -181,8 +204,13 @@ public final class PoolMetadata {
   }
 
   /** One placed put (replicas allocated, grants not yet signed) or a refusal. */
-  private record Placement(PutStartResult refusal, PutStartItem item, long generation, long expiresAtMillis,
-                           List<StorageNodeRecord> nodes, List<Replica> replicas) {
+  private record Placement(
+      PutStartResult refusal,
+      PutStartItem item,
+      long generation,
+      long expiresAtMillis,
+      List<StorageNodeRecord> nodes,
+      List<Replica> replicas) {
     static Placement refused(ErrorCode code, String message) {
       return new Placement(PutStartResult.refused(code, message), null, 0, 0, List.of(), List.of());
     }
@@ -196,8 +224,18 @@ public final class PoolMetadata {
         StorageNodeRecord node = nodes.get(i);
         List<SliceGrant> slices = new ArrayList<>(replicas.get(i).slices().size());
         for (Slice s : replicas.get(i).slices()) {
-          slices.add(new SliceGrant(s, node.key().writeGrant(item.key(), generation, s, item.size(), item.checksum(),
-              item.replicas(), expiresAtMillis)));
+          slices.add(
+              new SliceGrant(
+                  s,
+                  node.key()
+                      .writeGrant(
+                          item.key(),
+                          generation,
+                          s,
+                          item.size(),
+                          item.checksum(),
+                          item.replicas(),
+                          expiresAtMillis)));
         }
         grants.add(new ReplicaGrant(node.id(), node.endpoint(), slices));
       }
@@ -205,7 +243,8 @@ public final class PoolMetadata {
     }
   }
 
-  private Placement place(PutStartItem item, BlockMetadata metadata, long now, boolean writerTakesNodeCommits) {
+  private Placement place(
+      PutStartItem item, BlockMetadata metadata, long now, boolean writerTakesNodeCommits) {
     String problem = item.limitProblem();
     if (problem == null && metadata != null) {
       problem = metadata.limitProblem();
@@ -214,30 +253,57 @@ public final class PoolMetadata {
       return Placement.refused(ErrorCode.LIMIT_EXCEEDED, problem);
     }
     StoredObject existing = pool.objects.get(item.key());
-    if (existing != null && !existing.complete() && existing.putId == item.putId() && existing.size == item.size()
-        && existing.checksum == item.checksum() && existing.wantedReplicas == item.replicas()) {
+    if (existing != null
+        && !existing.complete()
+        && existing.putId == item.putId()
+        && existing.size == item.size()
+        && existing.checksum == item.checksum()
+        && existing.wantedReplicas == item.replicas()) {
       return retried(existing, item);
     }
     if (existing != null) {
       return existing.complete()
-          ? Placement.refused(ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it")
-          : Placement.refused(ErrorCode.PUT_IN_PROGRESS, "another put of this key (generation " + existing.generation
-              + ") is in progress; retry after it completes or expires");
+          ? Placement.refused(
+              ErrorCode.ALREADY_EXISTS, "key already stored; remove it first to replace it")
+          : Placement.refused(
+              ErrorCode.PUT_IN_PROGRESS,
+              "another put of this key (generation "
+                  + existing.generation
+                  + ") is in progress; retry after it completes or expires");
     }
     int alive = pool.nodesIn(NodeState.ALIVE);
     if (alive < item.replicas() && pool.recovering()) {
-      return Placement.refused(ErrorCode.RECOVERING, "this new leader has " + alive + " storage node(s) registered"
-          + " so far; retry while the others re-register");
+      return Placement.refused(
+          ErrorCode.RECOVERING,
+          "this new leader has "
+              + alive
+              + " storage node(s) registered"
+              + " so far; retry while the others re-register");
     }
     if (alive < item.replicas()) {
-      return Placement.refused(ErrorCode.NOT_ENOUGH_NODES, item.replicas() + " replicas requested but only " + alive
-          + " storage node(s) are ALIVE; lower the replica count or add storage nodes");
+      return Placement.refused(
+          ErrorCode.NOT_ENOUGH_NODES,
+          item.replicas()
+              + " replicas requested but only "
+              + alive
+              + " storage node(s) are ALIVE; lower the replica count or add storage nodes");
     }
-    long capable = pool.nodeRecords().stream()
-        .filter(n -> n.state() == NodeState.ALIVE && n.couldEverHold(item.size())).count();
+    long capable =
+        pool.nodeRecords().stream()
+            .filter(n -> n.state() == NodeState.ALIVE && n.couldEverHold(item.size()))
+            .count();
     if (capable < item.replicas()) {
-      return Placement.refused(ErrorCode.NO_SPACE, "a value of " + item.size() + " bytes fits on only " + capable
-          + " of the " + alive + " ALIVE nodes even when they are empty; " + item.replicas() + " are needed");
+      return Placement.refused(
+          ErrorCode.NO_SPACE,
+          "a value of "
+              + item.size()
+              + " bytes fits on only "
+              + capable
+              + " of the "
+              + alive
+              + " ALIVE nodes even when they are empty; "
+              + item.replicas()
+              + " are needed");
     }
     List<StorageNodeRecord> chosen = choose(item);
     for (int round = 0; chosen == null && round < 2 && !pool.recovering(); round++) {
@@ -248,16 +314,24 @@ public final class PoolMetadata {
       chosen = choose(item);
     }
     if (chosen == null && pool.recovering()) {
-      return Placement.refused(ErrorCode.RECOVERING, "no room until this new leader has recovered its index and"
-          + " eviction resumes; retry shortly");
+      return Placement.refused(
+          ErrorCode.RECOVERING,
+          "no room until this new leader has recovered its index and"
+              + " eviction resumes; retry shortly");
     }
     if (chosen == null) {
-      return Placement.refused(ErrorCode.NO_SPACE, "no room for " + item.size() + " bytes x " + item.replicas()
-          + " replicas on distinct nodes, even after eviction; add storage, lower the replica count, or store"
-          + " smaller values");
+      return Placement.refused(
+          ErrorCode.NO_SPACE,
+          "no room for "
+              + item.size()
+              + " bytes x "
+              + item.replicas()
+              + " replicas on distinct nodes, even after eviction; add storage, lower the replica count, or store"
+              + " smaller values");
     }
-    StoredObject o = new StoredObject(item.key(), pool.generations.next(now), item.size(), item.checksum(),
-        item.replicas());
+    StoredObject o =
+        new StoredObject(
+            item.key(), pool.generations.next(now), item.size(), item.checksum(), item.replicas());
     o.pendingDeadlineMillis = now + pool.config.pendingTimeout().toMillis();
     o.lastAccessMillis = now;
     o.putId = item.putId();
@@ -268,40 +342,61 @@ public final class PoolMetadata {
       o.committedByNodes &= node.version().protocolMinor() >= WriteReply.COMMIT_MINOR;
     }
     pool.objects.add(o);
-    return new Placement(null, item, o.generation, o.pendingDeadlineMillis, List.copyOf(chosen),
+    return new Placement(
+        null,
+        item,
+        o.generation,
+        o.pendingDeadlineMillis,
+        List.copyOf(chosen),
         List.copyOf(o.replicas));
   }
 
-  /** R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach when others can serve. */
+  /**
+   * R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach when
+   * others can serve.
+   */
   private List<StorageNodeRecord> choose(PutStartItem item) {
     long now = clock.getAsLong();
-    List<StorageNodeRecord> chosen = item.avoidNodes().isEmpty() ? null
-        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.copyOf(item.avoidNodes()), now);
-    return chosen != null ? chosen
+    List<StorageNodeRecord> chosen =
+        item.avoidNodes().isEmpty()
+            ? null
+            : pool.placement.choose(
+                pool.nodeRecords(),
+                item.size(),
+                item.replicas(),
+                Set.copyOf(item.avoidNodes()),
+                now);
+    return chosen != null
+        ? chosen
         : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of(), now);
   }
 
-  /** The pending put a retried PUT_START (same put id) asks for: its grants again, if its nodes still serve. */
+  /**
+   * The pending put a retried PUT_START (same put id) asks for: its grants again, if its nodes
+   * still serve.
+   */
   private Placement retried(StoredObject o, PutStartItem item) {
     List<StorageNodeRecord> nodes = new ArrayList<>();
     for (Replica r : o.replicas) {
       StorageNodeRecord n = pool.holder(r);
       if (n == null || !n.state().serves()) {
-        return Placement.refused(ErrorCode.PUT_IN_PROGRESS, "this put's storage node " + r.nodeId() + " is gone;"
-            + " retry after the put expires");
+        return Placement.refused(
+            ErrorCode.PUT_IN_PROGRESS,
+            "this put's storage node " + r.nodeId() + " is gone;" + " retry after the put expires");
       }
       nodes.add(n);
     }
-    return new Placement(null, item, o.generation, o.pendingDeadlineMillis, nodes, List.copyOf(o.replicas));
+    return new Placement(
+        null, item, o.generation, o.pendingDeadlineMillis, nodes, List.copyOf(o.replicas));
   }
 
   /** A PutEnd item whose receipts are checked outside the lock. */
-  private record Commit(PutEndItem item, StoredObject object, List<Replica> replicas, List<NodeKey> keys) {
-  }
+  private record Commit(
+      PutEndItem item, StoredObject object, List<Replica> replicas, List<NodeKey> keys) {}
 
   /**
-   * Completes puts with the replicas their receipts prove. Receipts are checked outside the lock (phase 2); the
-   * object is completed only if it is still the same pending put (phase 3).
+   * Completes puts with the replicas their receipts prove. Receipts are checked outside the lock
+   * (phase 2); the object is completed only if it is still the same pending put (phase 3).
    */
   public List<ErrorCode> putEnd(List<PutEndItem> items) {
     ErrorCode[] out = new ErrorCode[items.size()];
@@ -314,13 +409,16 @@ public final class PoolMetadata {
         if (Keys.problem(item.key()) != null) {
           out[i] = ErrorCode.LIMIT_EXCEEDED;
         } else if (o == null || o.generation < item.generation()) {
-          // a new leader may not have heard of this put yet: its nodes re-register with the replicas they hold
+          // a new leader may not have heard of this put yet: its nodes re-register with the
+          // replicas they hold
           out[i] = missing();
         } else if (o.generation != item.generation()) {
           out[i] = ErrorCode.NOT_FOUND; // superseded by a later put of the key
         } else if (o.complete()) {
-          // a retried PutEnd of a put that completed; of an adopted one only while no earlier leader can have
-          // revoked it (its put expires pendingTimeout after its generation was issued), so that no tombstone an
+          // a retried PutEnd of a put that completed; of an adopted one only while no earlier
+          // leader can have
+          // revoked it (its put expires pendingTimeout after its generation was issued), so that no
+          // tombstone an
           // earlier leader sent out can later delete an object whose put this leader acknowledged
           out[i] = !o.adopted || now < adoptedAckDeadline(o) ? ErrorCode.OK : ErrorCode.NOT_FOUND;
         } else {
@@ -368,7 +466,8 @@ public final class PoolMetadata {
       }
       byte[] expected = key.receipt(o.key, o.generation, o.size, o.checksum);
       for (Receipt receipt : c.item().receipts()) {
-        if (receipt.nodeId().equals(replica.nodeId()) && NodeKey.matches(expected, receipt.receipt())) {
+        if (receipt.nodeId().equals(replica.nodeId())
+            && NodeKey.matches(expected, receipt.receipt())) {
           out.add(replica);
           break;
         }
@@ -398,41 +497,53 @@ public final class PoolMetadata {
   // ---- commits by storage nodes (protocol 2.2) ----
 
   /** A COMMIT item for a pending put, its receipt checked outside the lock with the node's key. */
-  private record NodeReceipt(NodeCommit.Item item, StoredObject object, NodeKey key) {
-  }
+  private record NodeReceipt(NodeCommit.Item item, StoredObject object, NodeKey key) {}
 
-  /** A COMMIT item for a replica quarantined after its put was deleted, its receipt checked outside the lock. */
-  private record LateReceipt(NodeCommit.Item item, Quarantine.Placement placement, Quarantine.Expected expected,
-                             NodeKey key) {
+  /**
+   * A COMMIT item for a replica quarantined after its put was deleted, its receipt checked outside
+   * the lock.
+   */
+  private record LateReceipt(
+      NodeCommit.Item item,
+      Quarantine.Placement placement,
+      Quarantine.Expected expected,
+      NodeKey key) {
     boolean verifies() {
-      return NodeKey.matches(key.receipt(item.key(), item.generation(), expected.size(), expected.checksum()),
+      return NodeKey.matches(
+          key.receipt(item.key(), item.generation(), expected.size(), expected.checksum()),
           item.receipt());
     }
   }
 
   /**
-   * Applies a storage node's COMMIT: each receipt that verifies with the key of the registration the COMMIT names marks
-   * that node's replica of the pending put committed, and a put whose every placed replica is committed completes. A
-   * receipt for a replica quarantined because its put was deleted while pending (removed, revoked) frees that range at
-   * once: the node completed the replica and admits no further write to it. Others (another registration, a put no
-   * longer pending) are counted and dropped: there is no reply, and the node's inventory at its next registration
-   * proves the same replicas again.
+   * Applies a storage node's COMMIT: each receipt that verifies with the key of the registration
+   * the COMMIT names marks that node's replica of the pending put committed, and a put whose every
+   * placed replica is committed completes. A receipt for a replica quarantined because its put was
+   * deleted while pending (removed, revoked) frees that range at once: the node completed the
+   * replica and admits no further write to it. Others (another registration, a put no longer
+   * pending) are counted and dropped: there is no reply, and the node's inventory at its next
+   * registration proves the same replicas again.
    */
   public void nodeCommit(NodeCommit commit) {
     List<NodeReceipt> pending = new ArrayList<>(commit.items().size());
     List<LateReceipt> late = new ArrayList<>(0);
     synchronized (this) {
       StorageNodeRecord node = pool.nodes.get(commit.nodeId());
-      boolean current = node != null && node.registeredAs(commit.registrationId()) && node.state().serves();
+      boolean current =
+          node != null && node.registeredAs(commit.registrationId()) && node.state().serves();
       for (NodeCommit.Item item : commit.items()) {
         if (!current || Keys.problem(item.key()) != null) {
           continue;
         }
         StoredObject o = pool.objects.get(item.key());
-        if (o != null && !o.complete() && o.generation == item.generation() && o.replicaOn(node.id()) != null) {
+        if (o != null
+            && !o.complete()
+            && o.generation == item.generation()
+            && o.replicaOn(node.id()) != null) {
           pending.add(new NodeReceipt(item, o, node.key()));
         } else {
-          Quarantine.Placement p = new Quarantine.Placement(node.id(), item.key(), item.generation());
+          Quarantine.Placement p =
+              new Quarantine.Placement(node.id(), item.key(), item.generation());
           Quarantine.Expected expected = pool.quarantine.expected(p);
           if (expected != null) {
             late.add(new LateReceipt(item, p, expected, node.key()));
@@ -443,7 +554,8 @@ public final class PoolMetadata {
     List<NodeReceipt> verified = new ArrayList<>(pending.size());
     for (NodeReceipt r : pending) {
       StoredObject o = r.object();
-      if (NodeKey.matches(r.key().receipt(o.key, o.generation, o.size, o.checksum), r.item().receipt())) {
+      if (NodeKey.matches(
+          r.key().receipt(o.key, o.generation, o.size, o.checksum), r.item().receipt())) {
         verified.add(r);
       }
     }
@@ -493,9 +605,10 @@ public final class PoolMetadata {
   }
 
   /**
-   * Waits, releasing the lock, while one of {@code keys} names a pending put that its storage nodes commit (the writer
-   * may already have returned: their COMMITs can still be on their way here), up to {@link #COMMIT_WAIT}; a put still
-   * pending after a whole wait is not waited for again. Called holding the lock.
+   * Waits, releasing the lock, while one of {@code keys} names a pending put that its storage nodes
+   * commit (the writer may already have returned: their COMMITs can still be on their way here), up
+   * to {@link #COMMIT_WAIT}; a put still pending after a whole wait is not waited for again. Called
+   * holding the lock.
    */
   private void settle(List<String> keys) {
     long deadline = 0;
@@ -533,7 +646,10 @@ public final class PoolMetadata {
     }
   }
 
-  /** Wakes the lookups waiting in {@link #settle} after a pending put may have completed or gone. Under the lock. */
+  /**
+   * Wakes the lookups waiting in {@link #settle} after a pending put may have completed or gone.
+   * Under the lock.
+   */
   private void wakeSettlers() {
     if (settling > 0) {
       notifyAll();
@@ -543,17 +659,19 @@ public final class PoolMetadata {
   // ---- reads ----
 
   /** A found object with its readable replicas, tokens signed outside the lock. */
-  private record Lookup(StoredObject object, long expiresAtMillis, List<Replica> replicas,
-                        List<StorageNodeRecord> nodes) {
-  }
+  private record Lookup(
+      StoredObject object,
+      long expiresAtMillis,
+      List<Replica> replicas,
+      List<StorageNodeRecord> nodes) {}
 
   public List<ReplicaListResult> getReplicas(List<String> keys) {
     return getReplicas(keys, VersionInfo.PROTOCOL_MINOR);
   }
 
   /**
-   * The replica lists of {@code keys} for a client of protocol minor {@code clientMinor}: disk replicas only to clients
-   * that read them (2.3, READ_OBJECT).
+   * The replica lists of {@code keys} for a client of protocol minor {@code clientMinor}: disk
+   * replicas only to clients that read them (2.3, READ_OBJECT).
    */
   public List<ReplicaListResult> getReplicas(List<String> keys, int clientMinor) {
     boolean disk = clientMinor >= RegisterNode.DISK_MINOR;
@@ -595,10 +713,16 @@ public final class PoolMetadata {
         List<ReplicaLocation> locations = new ArrayList<>(l.replicas().size());
         for (int r = 0; r < l.replicas().size(); r++) {
           StorageNodeRecord n = l.nodes().get(r);
-          locations.add(new ReplicaLocation(n.id(), n.endpoint(),
-              n.key().readToken(o.key, o.generation, l.expiresAtMillis()), l.replicas().get(r).slices()));
+          locations.add(
+              new ReplicaLocation(
+                  n.id(),
+                  n.endpoint(),
+                  n.key().readToken(o.key, o.generation, l.expiresAtMillis()),
+                  l.replicas().get(r).slices()));
         }
-        out.add(new ReplicaListResult(ErrorCode.OK, o.size, o.checksum, o.generation, l.expiresAtMillis(), locations));
+        out.add(
+            new ReplicaListResult(
+                ErrorCode.OK, o.size, o.checksum, o.generation, l.expiresAtMillis(), locations));
       } else {
         out.add((ReplicaListResult) f);
       }
@@ -607,15 +731,20 @@ public final class PoolMetadata {
   }
 
   /**
-   * Until when a PUT_END of an object adopted from an inventory may be acknowledged: its put's expiry, less a margin
-   * for the masters' clocks (they must agree within the election lease, as Kubernetes leader election assumes).
+   * Until when a PUT_END of an object adopted from an inventory may be acknowledged: its put's
+   * expiry, less a margin for the masters' clocks (they must agree within the election lease, as
+   * Kubernetes leader election assumes).
    */
   private long adoptedAckDeadline(StoredObject o) {
-    return PutDeadline.ackCutoffMillis(o.generation,
+    return PutDeadline.ackCutoffMillis(
+        o.generation,
         PutDeadline.issuedAtMillis(o.generation) + pool.config.pendingTimeout().toMillis());
   }
 
-  /** What a miss is called: final once serving, retryable while a new leader still rebuilds its index. */
+  /**
+   * What a miss is called: final once serving, retryable while a new leader still rebuilds its
+   * index.
+   */
   private ErrorCode missing() {
     return pool.recovering() ? ErrorCode.RECOVERING : ErrorCode.NOT_FOUND;
   }
@@ -635,12 +764,11 @@ public final class PoolMetadata {
   }
 
   /**
-   * What a REMOVE answers, and the releases (by storage node endpoint) its leader delivers to the removed objects'
-   * holders on serving nodes before answering (RELEASE). Every holder also gets its release in its next heartbeat
-   * reply, as before.
+   * What a REMOVE answers, and the releases (by storage node endpoint) its leader delivers to the
+   * removed objects' holders on serving nodes before answering (RELEASE). Every holder also gets
+   * its release in its next heartbeat reply, as before.
    */
-  public record Removal(List<ErrorCode> statuses, Map<String, List<Release>> releasesByNode) {
-  }
+  public record Removal(List<ErrorCode> statuses, Map<String, List<Release>> releasesByNode) {}
 
   public synchronized Removal remove(List<String> keys) {
     settle(keys);
@@ -661,10 +789,13 @@ public final class PoolMetadata {
         for (Replica r : o.replicas) {
           StorageNodeRecord n = pool.holder(r);
           if (n != null && n.state().serves()) {
-            pushes.computeIfAbsent(n.endpoint(), e -> new ArrayList<>()).add(new Release(o.key, o.generation, true));
+            pushes
+                .computeIfAbsent(n.endpoint(), e -> new ArrayList<>())
+                .add(new Release(o.key, o.generation, true));
           }
         }
-        // a visible pending put's writer may still hold grants for its uncommitted ranges: quarantine them till then
+        // a visible pending put's writer may still hold grants for its uncommitted ranges:
+        // quarantine them till then
         pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
         out.add(ErrorCode.OK);
       }
@@ -672,7 +803,10 @@ public final class PoolMetadata {
     return new Removal(out, pushes);
   }
 
-  /** Removes every complete object that is not leased or being copied, in bounded steps; returns how many. */
+  /**
+   * Removes every complete object that is not leased or being copied, in bounded steps; returns how
+   * many.
+   */
   public long removeAll() {
     long removed = 0;
     int slot = 0;
@@ -707,15 +841,20 @@ public final class PoolMetadata {
   }
 
   public synchronized StatsReply stats() {
-    return new StatsReply(pool.capacityBytes(), pool.usedBytes(), pool.objects.size(),
-        pool.nodesIn(NodeState.ALIVE) + pool.nodesIn(NodeState.DRAINING), pool.serverState);
+    return new StatsReply(
+        pool.capacityBytes(),
+        pool.usedBytes(),
+        pool.objects.size(),
+        pool.nodesIn(NodeState.ALIVE) + pool.nodesIn(NodeState.DRAINING),
+        pool.serverState);
   }
 
   // ---- periodic work ----
 
   /**
-   * Bounded periodic work: declares silent nodes dead, revokes abandoned puts, frees expired quarantine, ends
-   * recovery, evicts above the watermark, advances the sweep, and returns replica copies to start.
+   * Bounded periodic work: declares silent nodes dead, revokes abandoned puts, frees expired
+   * quarantine, ends recovery, evicts above the watermark, advances the sweep, and returns replica
+   * copies to start.
    */
   public synchronized List<RepairTask> tick() {
     long now = clock.getAsLong();
@@ -726,28 +865,39 @@ public final class PoolMetadata {
         pool.delete(o, now, true, o.pendingDeadlineMillis);
         pool.counters.pendingExpired.inc();
       } else {
-        pool.completePut(o, committed, now); // some nodes committed it, the rest never wrote: keep what they hold
+        pool.completePut(
+            o, committed,
+            now); // some nodes committed it, the rest never wrote: keep what they hold
       }
     }
     pool.freeQuarantined(now);
     pool.tombstones.expire(now);
     pool.maybeEndRecovery(now);
     if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {
-      eviction.evict(now, (long) (pool.usedBytes() * pool.config.evictRatio()), MAX_WATERMARK_VICTIMS_PER_TICK);
+      eviction.evict(
+          now,
+          (long) (pool.usedBytes() * pool.config.evictRatio()),
+          MAX_WATERMARK_VICTIMS_PER_TICK);
     }
     pool.sweep.step(now);
     wakeSettlers();
     return repairs.plan(now);
   }
 
-  /** Records the outcome of a copy started by {@link #tick()}: the target's receipt, or null when it failed. */
+  /**
+   * Records the outcome of a copy started by {@link #tick()}: the target's receipt, or null when it
+   * failed.
+   */
   public synchronized void repairDone(RepairTask task, byte[] receipt) {
     repairs.done(task, receipt, clock.getAsLong());
   }
 
   // ---- views for status and metrics: O(nodes), never O(objects) ----
 
-  /** The storage nodes this leader serves (and, while recovering, awaits): what it records for the next leader. */
+  /**
+   * The storage nodes this leader serves (and, while recovering, awaits): what it records for the
+   * next leader.
+   */
   public synchronized Set<String> servedNodes() {
     return pool.servedNodes();
   }
@@ -757,20 +907,40 @@ public final class PoolMetadata {
     List<PoolSnapshot.Node> nodeViews = new ArrayList<>();
     for (StorageNodeRecord n : pool.nodeRecords()) {
       boolean dead = n.state() == NodeState.DEAD;
-      nodeViews.add(new PoolSnapshot.Node(n.id(), n.endpoint(), n.state(), dead ? 0 : n.capacityBytes(),
-          dead ? 0 : n.usedBytes(), dead ? 0 : n.replicaCount(), n.version().release(), n.version().protocol(),
-          now - n.lastHeartbeatMillis(), n.transport(), n.devices()));
+      nodeViews.add(
+          new PoolSnapshot.Node(
+              n.id(),
+              n.endpoint(),
+              n.state(),
+              dead ? 0 : n.capacityBytes(),
+              dead ? 0 : n.usedBytes(),
+              dead ? 0 : n.replicaCount(),
+              n.version().release(),
+              n.version().protocol(),
+              now - n.lastHeartbeatMillis(),
+              n.transport(),
+              n.devices()));
     }
-    return new PoolSnapshot(pool.view, pool.serverState, nodeViews, pool.capacityBytes(), pool.usedBytes(),
-        pool.objects.size(), pool.objects.pendingCount(), pool.objects.pinnedCount(), pool.objects.underReplicatedCount(),
-        pool.tombstones.size(), MasterCounters.value(pool.counters.objectsRecovered),
+    return new PoolSnapshot(
+        pool.view,
+        pool.serverState,
+        nodeViews,
+        pool.capacityBytes(),
+        pool.usedBytes(),
+        pool.objects.size(),
+        pool.objects.pendingCount(),
+        pool.objects.pinnedCount(),
+        pool.objects.underReplicatedCount(),
+        pool.tombstones.size(),
+        MasterCounters.value(pool.counters.objectsRecovered),
         pool.recovering() ? List.copyOf(pool.awaitedNodes()) : List.of());
   }
 
   /**
-   * Counts the object table by walking it (O(objects), in steps of {@link NodeSweep#STEP} with the lock released in
-   * between, so puts and gets go on): what the gauges of {@link #snapshot()} must agree with on a quiet pool. Objects
-   * that change while the walk is under way may be counted by their old or new state.
+   * Counts the object table by walking it (O(objects), in steps of {@link NodeSweep#STEP} with the
+   * lock released in between, so puts and gets go on): what the gauges of {@link #snapshot()} must
+   * agree with on a quiet pool. Objects that change while the walk is under way may be counted by
+   * their old or new state.
    */
   public ObjectScan scan() {
     long objects = 0;
@@ -785,8 +955,15 @@ public final class PoolMetadata {
         for (; slot < end; slot++) {
           StoredObject o = pool.objects.slot(slot);
           if (o == null) {
-            return new ObjectScan(AdminJson.API_VERSION, pool.view, pool.serverState.name(), objects, pending,
-                readable, underReplicated, replicas);
+            return new ObjectScan(
+                AdminJson.API_VERSION,
+                pool.view,
+                pool.serverState.name(),
+                objects,
+                pending,
+                readable,
+                underReplicated,
+                replicas);
           }
           objects++;
           if (!o.complete()) {

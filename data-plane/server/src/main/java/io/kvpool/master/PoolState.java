@@ -17,16 +17,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything the master knows, and the few primitives that keep it consistent: a replica is counted on the
- * registration that holds it, a deleted object leaves a tombstone and a release for each holder, an uncommitted
- * range is quarantined until its grants expired. Guarded by the metadata lock; the feature classes (node registry,
- * eviction, repairs, sweeps) work on it.
+ * Everything the master knows, and the few primitives that keep it consistent: a replica is counted
+ * on the registration that holds it, a deleted object leaves a tombstone and a release for each
+ * holder, an uncommitted range is quarantined until its grants expired. Guarded by the metadata
+ * lock; the feature classes (node registry, eviction, repairs, sweeps) work on it.
  */
 final class PoolState {
   private static final Logger LOG = LoggerFactory.getLogger(PoolState.class);
 
-  /** Replaced whole when eviction settings change live ({@link PoolMetadata#updateEviction}); under the lock. */
+  /**
+   * Replaced whole when eviction settings change live ({@link PoolMetadata#updateEviction}); under
+   * the lock.
+   */
   MasterConfig config;
+
   final MasterCounters counters;
   final ReplicaPlacement placement;
   final Random random;
@@ -38,28 +42,44 @@ final class PoolState {
   final Quarantine quarantine = new Quarantine();
   final LinkedHashSet<StoredObject> needsRepair = new LinkedHashSet<>();
   final NodeSweep sweep = new NodeSweep(this);
-  /** Volatile: handshakes read it without the metadata lock (a long locked operation must not stall them). */
+
+  /**
+   * Volatile: handshakes read it without the metadata lock (a long locked operation must not stall
+   * them).
+   */
   volatile ServerState serverState = ServerState.RECOVERING;
+
   long recoveryStartedMillis;
   long lastRegistrationMillis;
+
   /**
-   * The storage nodes the previous leader served, as it recorded them on the Lease (empty when nothing was recorded:
-   * the pool's first leader, a sole master): recovery waits for each of them, so a node still on its way to this
-   * leader does not turn its objects into misses.
+   * The storage nodes the previous leader served, as it recorded them on the Lease (empty when
+   * nothing was recorded: the pool's first leader, a sole master): recovery waits for each of them,
+   * so a node still on its way to this leader does not turn its objects into misses.
    */
   private final Set<String> previousNodes;
+
   private long incarnations;
 
-  PoolState(MasterConfig config, MasterCounters counters, ReplicaPlacement placement, Random random, long view,
-            long nowMillis, Set<String> previousNodes) {
+  PoolState(
+      MasterConfig config,
+      MasterCounters counters,
+      ReplicaPlacement placement,
+      Random random,
+      long view,
+      long nowMillis,
+      Set<String> previousNodes) {
     this.previousNodes = Set.copyOf(previousNodes);
     this.config = config;
     this.counters = counters;
     this.placement = placement;
     this.random = random;
     this.view = view;
-    this.tombstones = new Tombstones(config.tombstoneTtl().toMillis(), config.maxTombstones(),
-        counters.tombstonesDropped::inc);
+    this.tombstones =
+        new Tombstones(
+            config.tombstoneTtl().toMillis(),
+            config.maxTombstones(),
+            counters.tombstonesDropped::inc);
     this.recoveryStartedMillis = nowMillis;
     this.lastRegistrationMillis = nowMillis;
   }
@@ -69,8 +89,9 @@ final class PoolState {
   }
 
   /**
-   * Until when a node of the previous leader may still come back to this one (one node TTL after this leader began):
-   * objects adopted from inventories are not copied before, so a late node's replicas are kept rather than replaced.
+   * Until when a node of the previous leader may still come back to this one (one node TTL after
+   * this leader began): objects adopted from inventories are not copied before, so a late node's
+   * replicas are kept rather than replaced.
    */
   long lateNodesDeadlineMillis() {
     return recoveryStartedMillis + config.nodeTtl().toMillis();
@@ -80,7 +101,10 @@ final class PoolState {
     return serverState == ServerState.RECOVERING;
   }
 
-  /** The registration that holds {@code r}, or null when the replica belongs to a registration that is gone. */
+  /**
+   * The registration that holds {@code r}, or null when the replica belongs to a registration that
+   * is gone.
+   */
   StorageNodeRecord holder(Replica r) {
     StorageNodeRecord n = nodes.get(r.nodeId());
     return n != null && n.incarnation() == r.incarnation() ? n : null;
@@ -93,8 +117,8 @@ final class PoolState {
   }
 
   /**
-   * The replicas a get may read: of a complete object those on serving nodes; of a pending put that is visible (a node
-   * committed it) only the committed ones; none of any other pending put.
+   * The replicas a get may read: of a complete object those on serving nodes; of a pending put that
+   * is visible (a node committed it) only the committed ones; none of any other pending put.
    */
   List<Replica> readableReplicas(StoredObject o) {
     if (!o.visible()) {
@@ -122,7 +146,10 @@ final class PoolState {
     }
   }
 
-  /** Takes one replica off a live object (it moved or is surplus): freed, and the node told to forget it. */
+  /**
+   * Takes one replica off a live object (it moved or is surplus): freed, and the node told to
+   * forget it.
+   */
   void retireReplica(StoredObject o, Replica r) {
     o.replicas.remove(r);
     objects.recount(o);
@@ -145,10 +172,11 @@ final class PoolState {
   }
 
   /**
-   * Deletes an object (remove, eviction, revoke, expiry, a newer generation): a tombstone, a release for every
-   * holder, and its ranges freed — or quarantined until {@code grantsExpireAtMillis} when writers may still hold
-   * grants for them (puts that never completed). A replica its node committed was written whole and verified: no
-   * writer is left to land in its range, which is freed at once.
+   * Deletes an object (remove, eviction, revoke, expiry, a newer generation): a tombstone, a
+   * release for every holder, and its ranges freed — or quarantined until {@code
+   * grantsExpireAtMillis} when writers may still hold grants for them (puts that never completed).
+   * A replica its node committed was written whole and verified: no writer is left to land in its
+   * range, which is freed at once.
    */
   void delete(StoredObject o, long nowMillis, boolean quarantineRanges, long grantsExpireAtMillis) {
     objects.remove(o);
@@ -171,9 +199,10 @@ final class PoolState {
   }
 
   /**
-   * Completes a pending put with the replicas proven by receipts (PUT_END, a node's COMMIT, an inventory): visible from
-   * now, with the unproven replicas released (their ranges quarantined while their writers may still write) and
-   * copied later; revoked when none is proven. OK also when it already completed; NOT_FOUND when it is gone.
+   * Completes a pending put with the replicas proven by receipts (PUT_END, a node's COMMIT, an
+   * inventory): visible from now, with the unproven replicas released (their ranges quarantined
+   * while their writers may still write) and copied later; revoked when none is proven. OK also
+   * when it already completed; NOT_FOUND when it is gone.
    */
   ErrorCode completePut(StoredObject o, List<Replica> proven, long now) {
     if (objects.get(o.key) != o) {
@@ -213,8 +242,9 @@ final class PoolState {
   }
 
   /**
-   * An object with no replica left on any live node: gone, but without a tombstone (its node may come back). Counted as
-   * lost when gets could find it (complete, or a pending put a node committed): its writer was told it succeeded.
+   * An object with no replica left on any live node: gone, but without a tombstone (its node may
+   * come back). Counted as lost when gets could find it (complete, or a pending put a node
+   * committed): its writer was told it succeeded.
    */
   void lose(StoredObject o) {
     objects.remove(o);
@@ -266,10 +296,11 @@ final class PoolState {
   }
 
   /**
-   * Ends recovery once every node the previous leader recorded has registered and delivered its inventory; when no
-   * record exists, once registrations went quiet after at least one node registered. At the latest one node TTL after
-   * the leadership began: a node that has not registered by then would be dead anyway. Until then a miss is answered
-   * RECOVERING and nothing is evicted; a leader that heard from no node keeps recovering, so it never answers NOT_FOUND
+   * Ends recovery once every node the previous leader recorded has registered and delivered its
+   * inventory; when no record exists, once registrations went quiet after at least one node
+   * registered. At the latest one node TTL after the leadership began: a node that has not
+   * registered by then would be dead anyway. Until then a miss is answered RECOVERING and nothing
+   * is evicted; a leader that heard from no node keeps recovering, so it never answers NOT_FOUND
    * for objects its nodes still hold.
    */
   void maybeEndRecovery(long nowMillis) {
@@ -280,19 +311,30 @@ final class PoolState {
     boolean settled;
     if (previousNodes.isEmpty()) {
       long quiet = config.recoveryQuietPeriod().toMillis();
-      settled = nodesIn(NodeState.ALIVE) > 0 && nowMillis - lastRegistrationMillis >= quiet && since >= quiet;
+      settled =
+          nodesIn(NodeState.ALIVE) > 0
+              && nowMillis - lastRegistrationMillis >= quiet
+              && since >= quiet;
     } else {
       settled = awaitedNodes().isEmpty() && nodesIn(NodeState.REGISTERING) == 0;
     }
     if (settled || since >= config.nodeTtl().toMillis()) {
       serverState = ServerState.SERVING;
-      LOG.info("event=recovery_done view={} nodes={} objects={} recovered={} took_ms={} never_came={}", view,
-          nodesIn(NodeState.ALIVE), objects.size(), MasterCounters.value(counters.objectsRecovered), since,
+      LOG.info(
+          "event=recovery_done view={} nodes={} objects={} recovered={} took_ms={} never_came={}",
+          view,
+          nodesIn(NodeState.ALIVE),
+          objects.size(),
+          MasterCounters.value(counters.objectsRecovered),
+          since,
           awaitedNodes());
     }
   }
 
-  /** The nodes of the previous leader that have not registered with this one yet (their inventory delivered). */
+  /**
+   * The nodes of the previous leader that have not registered with this one yet (their inventory
+   * delivered).
+   */
   Set<String> awaitedNodes() {
     Set<String> awaited = new TreeSet<>(previousNodes);
     for (StorageNodeRecord n : nodes.values()) {
@@ -304,8 +346,8 @@ final class PoolState {
   }
 
   /**
-   * The storage nodes this leader serves, for the next leader to wait for: every node not declared dead and, while
-   * recovering, the previous leader's nodes still on their way.
+   * The storage nodes this leader serves, for the next leader to wait for: every node not declared
+   * dead and, while recovering, the previous leader's nodes still on their way.
    */
   Set<String> servedNodes() {
     Set<String> served = new TreeSet<>(recovering() ? previousNodes : Set.of());

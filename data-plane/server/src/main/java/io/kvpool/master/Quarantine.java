@@ -7,19 +7,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Ranges that must not be reused yet: replicas of puts that never completed, whose writers may still hold a valid
- * grant. Each is freed once that grant has expired, or earlier when its node commits the replica after all
- * ({@link #takeCommitted}): a replica its node completed and verified takes no further write, so no writer is left
- * to land in its range. Guarded by the metadata lock.
+ * Ranges that must not be reused yet: replicas of puts that never completed, whose writers may
+ * still hold a valid grant. Each is freed once that grant has expired, or earlier when its node
+ * commits the replica after all ({@link #takeCommitted}): a replica its node completed and verified
+ * takes no further write, so no writer is left to land in its range. Guarded by the metadata lock.
  */
 final class Quarantine {
   /** A put's replica on one node: what a late COMMIT from that node names. */
-  record Placement(String nodeId, String key, long generation) {
-  }
+  record Placement(String nodeId, String key, long generation) {}
 
   /** What the COMMIT's receipt must prove: the put's value size and checksum. */
-  record Expected(int size, int checksum) {
-  }
+  record Expected(int size, int checksum) {}
 
   private static final class Held {
     final Replica replica;
@@ -36,10 +34,14 @@ final class Quarantine {
     }
   }
 
-  /** Nearly in release order (grants have one lifetime); a late entry only waits a little longer. */
+  /**
+   * Nearly in release order (grants have one lifetime); a late entry only waits a little longer.
+   */
   private final ArrayDeque<Held> held = new ArrayDeque<>();
+
   /** The held replicas of puts, by the placement a late COMMIT names. */
   private final Map<Placement, Held> byPlacement = new HashMap<>();
+
   private int size;
 
   /** Holds a range a copy (not a put) was granted: only its grant's expiry frees it. */
@@ -48,26 +50,36 @@ final class Quarantine {
     size++;
   }
 
-  /** Holds the range of a put's replica: freed when its grant expires, or when its node commits the replica. */
+  /**
+   * Holds the range of a put's replica: freed when its grant expires, or when its node commits the
+   * replica.
+   */
   void hold(StoredObject o, Replica r, long releaseAtMillis) {
     Placement placement = new Placement(r.nodeId(), o.key, o.generation);
     Held h = new Held(r, placement, new Expected(o.size, o.checksum), releaseAtMillis);
     Held before = byPlacement.put(placement, h);
     if (before != null) {
-      before.taken = true; // not expected (one replica per node and put): the older entry waits for nothing now
+      before.taken =
+          true; // not expected (one replica per node and put): the older entry waits for nothing
+      // now
       size--;
     }
     held.add(h);
     size++;
   }
 
-  /** What a COMMIT for a held replica must prove, or null when none is held for {@code placement}. */
+  /**
+   * What a COMMIT for a held replica must prove, or null when none is held for {@code placement}.
+   */
   Expected expected(Placement placement) {
     Held h = byPlacement.get(placement);
     return h == null ? null : h.expected;
   }
 
-  /** The replica held for {@code placement}, which its node committed: no longer held, to be freed now; or null. */
+  /**
+   * The replica held for {@code placement}, which its node committed: no longer held, to be freed
+   * now; or null.
+   */
   Replica takeCommitted(Placement placement) {
     Held h = byPlacement.remove(placement);
     if (h == null) {

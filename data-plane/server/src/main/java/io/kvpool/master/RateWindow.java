@@ -1,9 +1,10 @@
 package io.kvpool.master;
 
 /**
- * A sum over the last {@code seconds} whole seconds, in one bucket per second (a ring: fixed memory, O(1) to add,
- * O(seconds) to read). A rate is the sum divided by the window, so in a process younger than the window it reads low
- * rather than high. Not thread-safe: {@link CacheSignals} guards it.
+ * A sum over the last {@code seconds} whole seconds, in one bucket per second (a ring: fixed
+ * memory, O(1) to add, O(seconds) to read). A rate is the sum divided by the window, so in a
+ * process younger than the window it reads low rather than high. Not thread-safe: {@link
+ * CacheSignals} guards it.
  */
 final class RateWindow {
   private final long[] sums;

@@ -6,11 +6,13 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How many replicas were placed on each node, and on all nodes, over a sliding window, counted in one-second buckets:
- * what the placement's share cap reads. Guarded by the metadata lock.
+ * How many replicas were placed on each node, and on all nodes, over a sliding window, counted in
+ * one-second buckets: what the placement's share cap reads. Guarded by the metadata lock.
  */
 final class RecentPlacements {
-  /** Counts per second of the window, in a ring; a bucket holding an older second counts as empty. */
+  /**
+   * Counts per second of the window, in a ring; a bucket holding an older second counts as empty.
+   */
   private static final class Buckets {
     final long[] seconds;
     final long[] counts;

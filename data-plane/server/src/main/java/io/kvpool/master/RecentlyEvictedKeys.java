@@ -3,13 +3,14 @@ package io.kvpool.master;
 import java.util.Arrays;
 
 /**
- * Which keys the pool evicted recently, as two rotating Bloom filters: a key is added to the current filter, looked up
- * in both, and once the current one holds {@code keysPerGeneration} keys the older is cleared and takes its place. So
- * the last {@code keysPerGeneration} evictions are always remembered and at most twice that many, in a fixed
- * {@code 2 × bitsPerFilter / 8} bytes whatever the key count (default 2 × 128 KiB for 65,536–131,072 keys, a false
- * positive rate under 0.5 % with both filters full). A Bloom filter cannot forget one key: a key evicted, put again
- * and then removed by its owner still reads as recently evicted until its generation rotates out. Not thread-safe:
- * {@link CacheSignals} guards it.
+ * Which keys the pool evicted recently, as two rotating Bloom filters: a key is added to the
+ * current filter, looked up in both, and once the current one holds {@code keysPerGeneration} keys
+ * the older is cleared and takes its place. So the last {@code keysPerGeneration} evictions are
+ * always remembered and at most twice that many, in a fixed {@code 2 × bitsPerFilter / 8} bytes
+ * whatever the key count (default 2 × 128 KiB for 65,536–131,072 keys, a false positive rate under
+ * 0.5 % with both filters full). A Bloom filter cannot forget one key: a key evicted, put again and
+ * then removed by its owner still reads as recently evicted until its generation rotates out. Not
+ * thread-safe: {@link CacheSignals} guards it.
  */
 final class RecentlyEvictedKeys {
   static final int DEFAULT_BITS_PER_FILTER = 1 << 20;
@@ -26,11 +27,17 @@ final class RecentlyEvictedKeys {
     this(DEFAULT_BITS_PER_FILTER, DEFAULT_KEYS_PER_GENERATION);
   }
 
-  /** @param bitsPerFilter a multiple of 64 */
+  /**
+   * @param bitsPerFilter a multiple of 64
+   */
   RecentlyEvictedKeys(int bitsPerFilter, int keysPerGeneration) {
     if (bitsPerFilter <= 0 || bitsPerFilter % 64 != 0 || keysPerGeneration <= 0) {
-      throw new IllegalArgumentException("bitsPerFilter must be a positive multiple of 64 and keysPerGeneration"
-          + " positive, got " + bitsPerFilter + " and " + keysPerGeneration);
+      throw new IllegalArgumentException(
+          "bitsPerFilter must be a positive multiple of 64 and keysPerGeneration"
+              + " positive, got "
+              + bitsPerFilter
+              + " and "
+              + keysPerGeneration);
     }
     this.bits = bitsPerFilter;
     this.keysPerGeneration = keysPerGeneration;
@@ -74,7 +81,10 @@ final class RecentlyEvictedKeys {
     return true;
   }
 
-  /** The i-th probe from two 32-bit halves of one 64-bit hash (Kirsch and Mitzenmacher's double hashing). */
+  /**
+   * The i-th probe from two 32-bit halves of one 64-bit hash (Kirsch and Mitzenmacher's double
+   * hashing).
+   */
   private int index(long h, int i) {
     int combined = (int) h + i * (int) (h >>> 32);
     return Math.floorMod(combined, bits);

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Keeps objects at their wanted replica count: plans copies from a live holder to a newly allocated target (a few
- * per tick), records their outcome, and retires replicas on draining nodes once enough copies exist elsewhere.
- * Guarded by the metadata lock.
+ * Keeps objects at their wanted replica count: plans copies from a live holder to a newly allocated
+ * target (a few per tick), records their outcome, and retires replicas on draining nodes once
+ * enough copies exist elsewhere. Guarded by the metadata lock.
  */
 final class Repairs {
   static final int MAX_PER_TICK = 64;
@@ -26,9 +26,11 @@ final class Repairs {
   List<RepairTask> plan(long nowMillis) {
     List<RepairTask> tasks = new ArrayList<>();
     if (pool.recovering()) {
-      return tasks; // more inventories may still bring replicas back: copy only once the index is whole
+      return tasks; // more inventories may still bring replicas back: copy only once the index is
+      // whole
     }
-    for (Iterator<StoredObject> it = pool.needsRepair.iterator(); it.hasNext() && tasks.size() < MAX_PER_TICK; ) {
+    for (Iterator<StoredObject> it = pool.needsRepair.iterator();
+        it.hasNext() && tasks.size() < MAX_PER_TICK; ) {
       StoredObject o = it.next();
       if (o.slot < 0 || !o.complete()) {
         it.remove();
@@ -48,8 +50,10 @@ final class Repairs {
         }
       }
       if (healthy.size() >= o.wantedReplicas) {
-        // enough copies on ALIVE nodes: retire those on draining nodes, and surplus ones (an inventory and a copy
-        // can both bring one back). Safe under a read lease: a retired range is not reused before its node
+        // enough copies on ALIVE nodes: retire those on draining nodes, and surplus ones (an
+        // inventory and a copy
+        // can both bring one back). Safe under a read lease: a retired range is not reused before
+        // its node
         // learned of the release, and readers' tokens name the object, which a reuse removes.
         for (Replica r : draining) {
           pool.retireReplica(o, r);
@@ -65,25 +69,33 @@ final class Repairs {
         continue;
       }
       if (o.adopted && nowMillis < pool.lateNodesDeadlineMillis()) {
-        // its other copies may be on a node of the previous leader that has not registered yet: that node has one
-        // node TTL to come back, as a silent node has before it is declared dead, so copy only after it
+        // its other copies may be on a node of the previous leader that has not registered yet:
+        // that node has one
+        // node TTL to come back, as a silent node has before it is declared dead, so copy only
+        // after it
         o.nextRepairMillis = pool.lateNodesDeadlineMillis();
         continue;
       }
-      if (draining.isEmpty() && pool.usedBytes() + SegmentAllocator.blockSize(o.size)
-          > (long) (pool.capacityBytes() * pool.config.highWatermark())) {
-        // a repair never takes the pool over its high watermark: there eviction would take other objects to make
-        // room for the copy. The object stays under-replicated (the gauge says so) and is copied once room comes
-        // back. A drain's copies may: the drain was admitted only if they fit, and the node must empty
+      if (draining.isEmpty()
+          && pool.usedBytes() + SegmentAllocator.blockSize(o.size)
+              > (long) (pool.capacityBytes() * pool.config.highWatermark())) {
+        // a repair never takes the pool over its high watermark: there eviction would take other
+        // objects to make
+        // room for the copy. The object stays under-replicated (the gauge says so) and is copied
+        // once room comes
+        // back. A drain's copies may: the drain was admitted only if they fit, and the node must
+        // empty
         o.nextRepairMillis = nowMillis + RETRY_MILLIS;
         continue;
       }
       Set<String> holders = new HashSet<>();
       o.replicas.forEach(r -> holders.add(r.nodeId()));
-      List<StorageNodeRecord> target = pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
+      List<StorageNodeRecord> target =
+          pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
       if (target == null) {
         if (draining.isEmpty()) {
-          it.remove(); // no node can take another copy; the object stays readable with fewer replicas
+          it.remove(); // no node can take another copy; the object stays readable with fewer
+          // replicas
         } else {
           o.nextRepairMillis = nowMillis + RETRY_MILLIS;
         }
@@ -94,19 +106,33 @@ final class Repairs {
       Replica source = healthy.isEmpty() ? draining.get(0) : healthy.get(0);
       for (Replica r : healthy) {
         if (!r.onDisk()) {
-          source = r; // copy from memory when a copy is there: a disk replica is read from the node's tier
+          source =
+              r; // copy from memory when a copy is there: a disk replica is read from the node's
+          // tier
           break;
         }
       }
       o.repairInFlight = true;
-      tasks.add(new RepairTask(o.key, o.generation, o.size, o.checksum, o.wantedReplicas, source,
-          pool.holder(source).endpoint(), t, targetNode.endpoint(), targetNode.key(),
-          nowMillis + pool.config.pendingTimeout().toMillis()));
+      tasks.add(
+          new RepairTask(
+              o.key,
+              o.generation,
+              o.size,
+              o.checksum,
+              o.wantedReplicas,
+              source,
+              pool.holder(source).endpoint(),
+              t,
+              targetNode.endpoint(),
+              targetNode.key(),
+              nowMillis + pool.config.pendingTimeout().toMillis()));
     }
     return tasks;
   }
 
-  /** Records the outcome of a copy; {@code receipt} is the target's, or null when the copy failed. */
+  /**
+   * Records the outcome of a copy; {@code receipt} is the target's, or null when the copy failed.
+   */
   void done(RepairTask task, byte[] receipt, long nowMillis) {
     StoredObject o = pool.objects.get(task.key());
     boolean current = o != null && o.generation == task.generation();
@@ -115,8 +141,12 @@ final class Repairs {
     }
     StorageNodeRecord target = pool.holder(task.target());
     boolean targetServes = target != null && target.state().serves();
-    boolean verified = receipt != null && targetServes
-        && NodeKey.matches(target.key().receipt(task.key(), task.generation(), task.size(), task.checksum()), receipt);
+    boolean verified =
+        receipt != null
+            && targetServes
+            && NodeKey.matches(
+                target.key().receipt(task.key(), task.generation(), task.size(), task.checksum()),
+                receipt);
     if (verified && current) {
       pool.addReplica(o, task.target());
       pool.counters.repairs.inc();

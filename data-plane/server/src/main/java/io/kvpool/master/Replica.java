@@ -4,9 +4,10 @@ import io.kvpool.protocol.Slice;
 import java.util.List;
 
 /**
- * One copy of an object on one node: usually a single slice, several when no free block was large enough. It lives
- * in the allocator of one registration of that node ({@code incarnation}): a replica of an older registration is
- * valid only if the node's new inventory confirmed it, which moves it to the new incarnation.
+ * One copy of an object on one node: usually a single slice, several when no free block was large
+ * enough. It lives in the allocator of one registration of that node ({@code incarnation}): a
+ * replica of an older registration is valid only if the node's new inventory confirmed it, which
+ * moves it to the new incarnation.
  */
 public record Replica(String nodeId, long incarnation, List<Slice> slices) {
   public Replica {

@@ -8,8 +8,8 @@ import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ReceiptReply;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
-import io.kvpool.security.PoolSecrets;
 import io.kvpool.rpc.RateLimitedLog;
+import io.kvpool.security.PoolSecrets;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -22,9 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drives the leader's periodic work: every tick it lets {@link PoolMetadata} do its bounded housekeeping, then asks
- * a live holder of each under-replicated object to copy it to the newly allocated target (storage-to-storage) and
- * hands the target's receipt back to the metadata.
+ * Drives the leader's periodic work: every tick it lets {@link PoolMetadata} do its bounded
+ * housekeeping, then asks a live holder of each under-replicated object to copy it to the newly
+ * allocated target (storage-to-storage) and hands the target's receipt back to the metadata.
  */
 final class ReplicaRepairer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaRepairer.class);
@@ -34,8 +34,10 @@ final class ReplicaRepairer implements AutoCloseable {
   private final Supplier<PoolMetadata> metadata;
   private final Handshake identity;
   private final PoolSecrets secrets;
-  private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "master-tick"));
-  private final ExecutorService copiers = Executors.newFixedThreadPool(4, r -> daemon(r, "master-repair"));
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "master-tick"));
+  private final ExecutorService copiers =
+      Executors.newFixedThreadPool(4, r -> daemon(r, "master-repair"));
 
   ReplicaRepairer(Supplier<PoolMetadata> metadata, String poolId, PoolSecrets secrets) {
     this.metadata = metadata;
@@ -50,7 +52,8 @@ final class ReplicaRepairer implements AutoCloseable {
   }
 
   void start(Duration period) {
-    ticker.scheduleWithFixedDelay(this::tick, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    ticker.scheduleWithFixedDelay(
+        this::tick, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void tick() {
@@ -72,17 +75,30 @@ final class ReplicaRepairer implements AutoCloseable {
   private byte[] copy(RepairTask t) {
     PoolMetadata m = metadata.get();
     long view = m == null ? 0 : m.view();
-    try (RpcConnection c = RpcConnection.open(HostPort.parse(t.sourceEndpoint()), identity, view,
-        secrets.outbound(), COPY_TIMEOUT);
-         RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
+    try (RpcConnection c =
+            RpcConnection.open(
+                HostPort.parse(t.sourceEndpoint()),
+                identity,
+                view,
+                secrets.outbound(),
+                COPY_TIMEOUT);
+        RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
       BodyWriter w = new BodyWriter();
       t.request().encode(w);
       byte[] receipt = ReceiptReply.decode(c.call(Opcode.REPLICATE, w).reader()).receipt();
-      LOG.debug("event=replica_copied key={} from={} to={}", t.key(), t.source().nodeId(), t.target().nodeId());
+      LOG.debug(
+          "event=replica_copied key={} from={} to={}",
+          t.key(),
+          t.source().nodeId(),
+          t.target().nodeId());
       return receipt;
     } catch (IOException | RuntimeException e) {
-      COPY_FAILURES.warn("event=replica_copy_failed key={} from={} to={} error=\"{}\"", t.key(), t.source().nodeId(),
-          t.target().nodeId(), e.getMessage());
+      COPY_FAILURES.warn(
+          "event=replica_copy_failed key={} from={} to={} error=\"{}\"",
+          t.key(),
+          t.source().nodeId(),
+          t.target().nodeId(),
+          e.getMessage());
       return null;
     }
   }

@@ -5,12 +5,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 
-/** A readable object as residency events name it: key, generation, and the block metadata of its put (or null). */
+/**
+ * A readable object as residency events name it: key, generation, and the block metadata of its put
+ * (or null).
+ */
 public record ResidentObject(String key, long generation, BlockMetadata metadata) {
-  /** Hex of each block hash its events carry: its put's, or, without block metadata, its key's UTF-8 bytes. */
+  /**
+   * Hex of each block hash its events carry: its put's, or, without block metadata, its key's UTF-8
+   * bytes.
+   */
   public List<String> eventHashes() {
     HexFormat hex = HexFormat.of();
-    return metadata == null ? List.of(hex.formatHex(key.getBytes(StandardCharsets.UTF_8)))
+    return metadata == null
+        ? List.of(hex.formatHex(key.getBytes(StandardCharsets.UTF_8)))
         : metadata.blockHashes().stream().map(hex::formatHex).toList();
   }
 }

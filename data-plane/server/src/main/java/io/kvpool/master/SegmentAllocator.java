@@ -7,9 +7,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Offset allocator for one storage segment: best-fit over a free list indexed by size, coalescing neighbours on
- * free. Blocks are aligned to {@link #ALIGNMENT} bytes so values start on cache-line boundaries. Not thread-safe:
- * the master's metadata lock guards it.
+ * Offset allocator for one storage segment: best-fit over a free list indexed by size, coalescing
+ * neighbours on free. Blocks are aligned to {@link #ALIGNMENT} bytes so values start on cache-line
+ * boundaries. Not thread-safe: the master's metadata lock guards it.
  */
 public final class SegmentAllocator {
   public static final long ALIGNMENT = 64;
@@ -29,19 +29,24 @@ public final class SegmentAllocator {
 
   public SegmentAllocator(long size) {
     if (size < ALIGNMENT) {
-      throw new IllegalArgumentException("segment size " + size + " is smaller than the " + ALIGNMENT + "-byte alignment");
+      throw new IllegalArgumentException(
+          "segment size " + size + " is smaller than the " + ALIGNMENT + "-byte alignment");
     }
     this.size = size - size % ALIGNMENT;
     addFree(new Block(0, this.size));
   }
 
-  /** Bytes a value of {@code length} occupies (a zero-length value still takes one aligned unit). */
+  /**
+   * Bytes a value of {@code length} occupies (a zero-length value still takes one aligned unit).
+   */
   public static long blockSize(long length) {
     long l = Math.max(length, 1);
     return (l + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
   }
 
-  /** Offset of a new block holding {@code length} bytes, or -1 when no free block is large enough. */
+  /**
+   * Offset of a new block holding {@code length} bytes, or -1 when no free block is large enough.
+   */
   public long allocate(long length) {
     long need = blockSize(length);
     Block fit = freeBySize.ceiling(new Block(Long.MIN_VALUE, need));
@@ -57,7 +62,10 @@ public final class SegmentAllocator {
     return fit.offset();
   }
 
-  /** Claims exactly [offset, offset + blockSize(length)) if it is entirely free (used when a node re-registers). */
+  /**
+   * Claims exactly [offset, offset + blockSize(length)) if it is entirely free (used when a node
+   * re-registers).
+   */
   public boolean reserve(long offset, long length) {
     long need = blockSize(length);
     if (offset < 0 || offset % ALIGNMENT != 0) {

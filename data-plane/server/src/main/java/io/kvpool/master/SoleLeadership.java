@@ -3,8 +3,9 @@ package io.kvpool.master;
 import java.util.Set;
 
 /**
- * A single master without election (local pools, tests): it leads from the start until it closes. It keeps no record
- * of its storage nodes, so a restarted sole master ends recovery when registrations go quiet.
+ * A single master without election (local pools, tests): it leads from the start until it closes.
+ * It keeps no record of its storage nodes, so a restarted sole master ends recovery when
+ * registrations go quiet.
  */
 final class SoleLeadership implements Leadership {
   private Listener listener;

@@ -14,29 +14,51 @@ import java.util.function.BooleanSupplier;
 /** The master's record of one registration of a storage node. Guarded by the metadata lock. */
 public final class StorageNodeRecord {
   private final String id;
+
   /** Distinguishes registrations of the same node id: each has fresh allocators and a fresh key. */
   private final long incarnation;
+
   private final byte[] registrationId;
   private final String endpoint;
   private final VersionInfo version;
   private final List<StorageSegment> segments;
   private final NodeKey key;
-  /** The connection that registered the node, and whether it is still open: a node id is bound to it. */
+
+  /**
+   * The connection that registered the node, and whether it is still open: a node id is bound to
+   * it.
+   */
   private final Object connection;
+
   private final BooleanSupplier connectionOpen;
   private final String transport;
   private final List<String> devices;
   private final ArrayDeque<Release> releases = new ArrayDeque<>();
-  /** The size of the node's disk tier (protocol 2.3), 0 without one: its evicted replicas are moved there. */
+
+  /**
+   * The size of the node's disk tier (protocol 2.3), 0 without one: its evicted replicas are moved
+   * there.
+   */
   private long diskBytes;
+
   private NodeState state = NodeState.REGISTERING;
   private long lastHeartbeatMillis;
   private final long registeredAtMillis;
   private long replicas;
 
-  StorageNodeRecord(String id, long incarnation, byte[] registrationId, String endpoint, VersionInfo version,
-                    List<StorageSegment> segments, NodeKey key, Object connection, BooleanSupplier connectionOpen,
-                    String transport, List<String> devices, long nowMillis) {
+  StorageNodeRecord(
+      String id,
+      long incarnation,
+      byte[] registrationId,
+      String endpoint,
+      VersionInfo version,
+      List<StorageSegment> segments,
+      NodeKey key,
+      Object connection,
+      BooleanSupplier connectionOpen,
+      String transport,
+      List<String> devices,
+      long nowMillis) {
     this.id = id;
     this.transport = transport;
     this.devices = List.copyOf(devices);
@@ -52,7 +74,10 @@ public final class StorageNodeRecord {
     this.registeredAtMillis = nowMillis;
   }
 
-  /** When this registration began (master time): how long the node has been taking puts, for placement's ramp. */
+  /**
+   * When this registration began (master time): how long the node has been taking puts, for
+   * placement's ramp.
+   */
   long registeredAtMillis() {
     return registeredAtMillis;
   }
@@ -170,7 +195,10 @@ public final class StorageNodeRecord {
     return c == 0 ? 0 : (double) (c - usedBytes()) / c;
   }
 
-  /** Whether the node could hold {@code size} bytes if it were empty (feasibility, before any eviction). */
+  /**
+   * Whether the node could hold {@code size} bytes if it were empty (feasibility, before any
+   * eviction).
+   */
   boolean couldEverHold(int size) {
     long[] sizes = segments.stream().mapToLong(s -> s.allocator().size()).sorted().toArray();
     long covered = 0;
@@ -196,7 +224,10 @@ public final class StorageNodeRecord {
     return best;
   }
 
-  /** Whether {@link #allocate} would succeed: one block fits, or the largest blocks together hold the value. */
+  /**
+   * Whether {@link #allocate} would succeed: one block fits, or the largest blocks together hold
+   * the value.
+   */
   boolean canHold(int size) {
     if (segmentFor(size) != null) {
       return true;
@@ -220,20 +251,25 @@ public final class StorageNodeRecord {
   }
 
   /**
-   * Allocates a replica of {@code size} bytes: one block when one fits, else slices from the largest free blocks
-   * (at most {@link ProtocolLimits#MAX_SLICES}). Null, with nothing allocated, when the node cannot hold it.
+   * Allocates a replica of {@code size} bytes: one block when one fits, else slices from the
+   * largest free blocks (at most {@link ProtocolLimits#MAX_SLICES}). Null, with nothing allocated,
+   * when the node cannot hold it.
    */
   Replica allocate(int size) {
     StorageSegment single = segmentFor(size);
     if (single != null) {
-      return new Replica(id, incarnation, List.of(new Slice(single.id(), single.allocator().allocate(size), size, 0)));
+      return new Replica(
+          id,
+          incarnation,
+          List.of(new Slice(single.id(), single.allocator().allocate(size), size, 0)));
     }
     List<Slice> slices = new ArrayList<>();
     int valueOffset = 0;
     while (valueOffset < size && slices.size() < ProtocolLimits.MAX_SLICES) {
       StorageSegment largest = null;
       for (StorageSegment s : segments) {
-        if (largest == null || s.allocator().largestFreeBlock() > largest.allocator().largestFreeBlock()) {
+        if (largest == null
+            || s.allocator().largestFreeBlock() > largest.allocator().largestFreeBlock()) {
           largest = s;
         }
       }
@@ -242,7 +278,8 @@ public final class StorageNodeRecord {
         break;
       }
       int length = (int) Math.min(block, size - valueOffset);
-      slices.add(new Slice(largest.id(), largest.allocator().allocate(length), length, valueOffset));
+      slices.add(
+          new Slice(largest.id(), largest.allocator().allocate(length), length, valueOffset));
       valueOffset += length;
     }
     if (valueOffset < size) {
@@ -254,7 +291,10 @@ public final class StorageNodeRecord {
     return new Replica(id, incarnation, slices);
   }
 
-  /** Claims an existing replica's ranges (from the node's inventory) in this registration's allocators; all or none. */
+  /**
+   * Claims an existing replica's ranges (from the node's inventory) in this registration's
+   * allocators; all or none.
+   */
   boolean reserve(List<Slice> slices) {
     List<Slice> done = new ArrayList<>();
     for (Slice s : slices) {

@@ -4,12 +4,13 @@ import io.kvpool.protocol.Release;
 import java.util.List;
 
 /**
- * Moves replicas between a storage node's memory and its disk tier (protocol 2.3). Eviction asks it first: a replica on
- * a node with a disk tier is not deleted but moved there — its memory range is freed here, and the node is told
- * ({@link Release#toDisk}) and writes the value to disk before that range can be overwritten (a WRITE into the range
- * spills it first). A disk replica counts toward the object's replica count like any other, is read whole with
- * READ_OBJECT, and is copied from the node's tier by REPLICATE. The node reports the disk replicas it loses
- * ({@link #dropped}). Guarded by the metadata lock.
+ * Moves replicas between a storage node's memory and its disk tier (protocol 2.3). Eviction asks it
+ * first: a replica on a node with a disk tier is not deleted but moved there — its memory range is
+ * freed here, and the node is told ({@link Release#toDisk}) and writes the value to disk before
+ * that range can be overwritten (a WRITE into the range spills it first). A disk replica counts
+ * toward the object's replica count like any other, is read whole with READ_OBJECT, and is copied
+ * from the node's tier by REPLICATE. The node reports the disk replicas it loses ({@link
+ * #dropped}). Guarded by the metadata lock.
  */
 final class TierMoves {
   private final PoolState pool;
@@ -29,9 +30,10 @@ final class TierMoves {
   }
 
   /**
-   * Takes an evicted object's replicas out of memory without losing it: those on nodes with a disk tier move there,
-   * the others (nodes without one) are retired. False, with nothing changed, when none of its memory replicas is on a
-   * node with a disk tier (then the object is deleted, as without tiers).
+   * Takes an evicted object's replicas out of memory without losing it: those on nodes with a disk
+   * tier move there, the others (nodes without one) are retired. False, with nothing changed, when
+   * none of its memory replicas is on a node with a disk tier (then the object is deleted, as
+   * without tiers).
    */
   boolean moveToDisk(StoredObject o) {
     boolean any = false;
@@ -60,9 +62,10 @@ final class TierMoves {
   }
 
   /**
-   * A node's disk tier lost its replica of (key, generation): reclaimed under its cap, a record that failed its
-   * checksum, a move that could not be written. The replica is forgotten; an object left without replicas is gone,
-   * as after an eviction. A report of anything else (a replica in memory, another generation) is ignored.
+   * A node's disk tier lost its replica of (key, generation): reclaimed under its cap, a record
+   * that failed its checksum, a move that could not be written. The replica is forgotten; an object
+   * left without replicas is gone, as after an eviction. A report of anything else (a replica in
+   * memory, another generation) is ignored.
    */
   void dropped(StorageNodeRecord node, String key, long generation, long nowMillis) {
     StoredObject o = pool.objects.get(key);

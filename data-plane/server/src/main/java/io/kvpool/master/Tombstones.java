@@ -5,13 +5,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Deleted objects, remembered for a while so that a replica coming back from a node that was away (or reported by
- * a node's inventory after a failover) does not resurrect them: key → highest deleted generation. Bounded by age
- * and count; dropping one early is counted, never silent. Guarded by the metadata lock.
+ * Deleted objects, remembered for a while so that a replica coming back from a node that was away
+ * (or reported by a node's inventory after a failover) does not resurrect them: key → highest
+ * deleted generation. Bounded by age and count; dropping one early is counted, never silent.
+ * Guarded by the metadata lock.
  */
 final class Tombstones {
-  private record Entry(long generation, long atMillis) {
-  }
+  private record Entry(long generation, long atMillis) {}
 
   private final long ttlMillis;
   private final int maxEntries;
@@ -26,7 +26,8 @@ final class Tombstones {
 
   void add(String key, long generation, long nowMillis) {
     Entry old = byKey.remove(key); // re-insert: insertion order stays the age order
-    byKey.put(key, new Entry(old == null ? generation : Math.max(old.generation, generation), nowMillis));
+    byKey.put(
+        key, new Entry(old == null ? generation : Math.max(old.generation, generation), nowMillis));
     if (byKey.size() > maxEntries) {
       Iterator<Map.Entry<String, Entry>> it = byKey.entrySet().iterator();
       it.next();

@@ -7,7 +7,12 @@ import picocli.CommandLine;
 public final class VersionLine implements CommandLine.IVersionProvider {
   @Override
   public String[] getVersion() {
-    return new String[] {"kvpool " + VersionInfo.CURRENT.release() + " (protocol " + VersionInfo.CURRENT.protocol()
-        + ")"};
+    return new String[] {
+      "kvpool "
+          + VersionInfo.CURRENT.release()
+          + " (protocol "
+          + VersionInfo.CURRENT.protocol()
+          + ")"
+    };
   }
 }

@@ -10,12 +10,12 @@ import org.slf4j.LoggerFactory;
 public final class Addresses {
   private static final Logger LOG = LoggerFactory.getLogger(Addresses.class);
 
-  private Addresses() {
-  }
+  private Addresses() {}
 
   /**
-   * {@code advertise} when given; else the bind host unless it is a wildcard ({@code 0.0.0.0}, {@code ::}), in
-   * which case this machine's address (logged, since it may not be what peers can reach: set the advertise host).
+   * {@code advertise} when given; else the bind host unless it is a wildcard ({@code 0.0.0.0},
+   * {@code ::}), in which case this machine's address (logged, since it may not be what peers can
+   * reach: set the advertise host).
    */
   public static String advertised(String bindHost, String advertise) {
     if (advertise != null && !advertise.isBlank()) {
@@ -27,19 +27,27 @@ public final class Addresses {
     }
     try {
       String local = InetAddress.getLocalHost().getHostAddress();
-      LOG.warn("event=advertise_host_guessed bind={} advertise={} hint=\"set --advertise-host (KVPOOL_ADVERTISE_HOST)"
-          + " to the address peers dial\"", bindHost, local);
+      LOG.warn(
+          "event=advertise_host_guessed bind={} advertise={} hint=\"set --advertise-host (KVPOOL_ADVERTISE_HOST)"
+              + " to the address peers dial\"",
+          bindHost,
+          local);
       return local;
     } catch (UnknownHostException e) {
-      throw new IllegalArgumentException("bound to the wildcard " + bindHost + " and this machine's address is unknown"
-          + " (" + e.getMessage() + "): set --advertise-host (KVPOOL_ADVERTISE_HOST)");
+      throw new IllegalArgumentException(
+          "bound to the wildcard "
+              + bindHost
+              + " and this machine's address is unknown"
+              + " ("
+              + e.getMessage()
+              + "): set --advertise-host (KVPOOL_ADVERTISE_HOST)");
     }
   }
 
   /**
-   * Pods move and come back with new addresses under the same DNS name: keep resolved names for 5 s (the JVM's
-   * default is 30 s) and failed lookups for 1 s (10 s), so a recreated master or node is found again at once.
-   * Called first thing by every data-plane main.
+   * Pods move and come back with new addresses under the same DNS name: keep resolved names for 5 s
+   * (the JVM's default is 30 s) and failed lookups for 1 s (10 s), so a recreated master or node is
+   * found again at once. Called first thing by every data-plane main.
    */
   public static void followMovingNames() {
     Security.setProperty("networkaddress.cache.ttl", "5");

@@ -1,9 +1,9 @@
 package io.kvpool.process;
 
-import io.kvpool.common.HostPort;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kvpool.common.HostPort;
 import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -19,7 +19,9 @@ import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The small HTTP admin API of master and storage processes (health, readiness, metrics, status). */
+/**
+ * The small HTTP admin API of master and storage processes (health, readiness, metrics, status).
+ */
 public final class AdminHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminHttpServer.class);
   public static final ObjectMapper JSON = new ObjectMapper();
@@ -41,8 +43,7 @@ public final class AdminHttpServer implements AutoCloseable {
   }
 
   /** One admin request: method, full path, and the bearer token it presented (empty when none). */
-  public record Request(String method, String path, String bearerToken) {
-  }
+  public record Request(String method, String path, String bearerToken) {}
 
   /** Handles one request. */
   @FunctionalInterface
@@ -56,11 +57,14 @@ public final class AdminHttpServer implements AutoCloseable {
 
   public AdminHttpServer(String host, int port) throws IOException {
     server = HttpServer.create(new InetSocketAddress(host, port), 64);
-    executor = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "admin-http");
-      t.setDaemon(true);
-      return t;
-    });
+    executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "admin-http");
+              t.setDaemon(true);
+              return t;
+            });
     server.setExecutor(executor);
     server.createContext("/", this::dispatch);
   }
@@ -92,9 +96,10 @@ public final class AdminHttpServer implements AutoCloseable {
     }
     Response response;
     try {
-      response = route == null
-          ? Response.text(404, "no such admin endpoint: " + path + "\n")
-          : route.handle(new Request(exchange.getRequestMethod(), path, bearer(exchange)));
+      response =
+          route == null
+              ? Response.text(404, "no such admin endpoint: " + path + "\n")
+              : route.handle(new Request(exchange.getRequestMethod(), path, bearer(exchange)));
     } catch (Exception e) {
       LOG.warn("event=admin_request_failed path={} error={}", path, e.toString());
       response = Response.text(500, "admin request failed: " + e.getMessage() + "\n");
@@ -109,7 +114,9 @@ public final class AdminHttpServer implements AutoCloseable {
 
   private static String bearer(HttpExchange exchange) {
     String auth = exchange.getRequestHeaders().getFirst("Authorization");
-    return auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).trim() : "";
+    return auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+        ? auth.substring(7).trim()
+        : "";
   }
 
   /** The Prometheus text exposition of a registry, for {@code /metrics}. */
@@ -120,7 +127,8 @@ public final class AdminHttpServer implements AutoCloseable {
     } catch (IOException e) {
       return Response.text(500, "cannot render metrics: " + e.getMessage() + "\n");
     }
-    return new Response(200, PrometheusTextFormatWriter.CONTENT_TYPE, out.toString(StandardCharsets.UTF_8));
+    return new Response(
+        200, PrometheusTextFormatWriter.CONTENT_TYPE, out.toString(StandardCharsets.UTF_8));
   }
 
   @Override

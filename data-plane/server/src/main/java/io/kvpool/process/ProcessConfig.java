@@ -13,11 +13,12 @@ import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Where the data-plane mains read their settings: the configuration contract with the operator. Every option
- * names its key (its {@code descriptionKey}, e.g. {@code KVPOOL_NODE_TTL}); its value comes from, in order, the
- * command line, the environment variable of that name, the file of that name in the config directory
- * ({@code KVPOOL_CONFIG_DIR}: the operator mounts the pool's ConfigMap there, one file per key), or the option's
- * default. The table in data-plane/README.md lists every key.
+ * Where the data-plane mains read their settings: the configuration contract with the operator.
+ * Every option names its key (its {@code descriptionKey}, e.g. {@code KVPOOL_NODE_TTL}); its value
+ * comes from, in order, the command line, the environment variable of that name, the file of that
+ * name in the config directory ({@code KVPOOL_CONFIG_DIR}: the operator mounts the pool's ConfigMap
+ * there, one file per key), or the option's default. The table in data-plane/README.md lists every
+ * key.
  */
 public final class ProcessConfig implements CommandLine.IDefaultValueProvider {
   public static final String CONFIG_DIR_ENV = "KVPOOL_CONFIG_DIR";
@@ -31,18 +32,28 @@ public final class ProcessConfig implements CommandLine.IDefaultValueProvider {
     this.configDir = dir == null || dir.isBlank() ? null : Path.of(dir);
   }
 
-  /** A picocli command line for {@code command} reading defaults from the environment and config directory. */
+  /**
+   * A picocli command line for {@code command} reading defaults from the environment and config
+   * directory.
+   */
   public static CommandLine commandLine(Object command, Map<String, String> env) {
-    CommandLine cl = new CommandLine(command)
-        .setDefaultValueProvider(new ProcessConfig(env))
-        .setCaseInsensitiveEnumValuesAllowed(true)
-        .registerConverter(Duration.class, Durations::parse);
-    cl.setParameterExceptionHandler((e, args) -> {
-      e.getCommandLine().getErr().println(e.getCommandLine().getCommandName() + ": " + e.getMessage());
-      e.getCommandLine().getErr().println("(see --help; every option can also come from the environment variable"
-          + " or config file named in its description)");
-      return 2;
-    });
+    CommandLine cl =
+        new CommandLine(command)
+            .setDefaultValueProvider(new ProcessConfig(env))
+            .setCaseInsensitiveEnumValuesAllowed(true)
+            .registerConverter(Duration.class, Durations::parse);
+    cl.setParameterExceptionHandler(
+        (e, args) -> {
+          e.getCommandLine()
+              .getErr()
+              .println(e.getCommandLine().getCommandName() + ": " + e.getMessage());
+          e.getCommandLine()
+              .getErr()
+              .println(
+                  "(see --help; every option can also come from the environment variable"
+                      + " or config file named in its description)");
+          return 2;
+        });
     return cl;
   }
 

@@ -4,9 +4,9 @@ import io.kvpool.protocol.DeadlineWatchdog;
 import java.nio.channels.SocketChannel;
 
 /**
- * The one deadline a served connection has at any moment (handshake, idle, frame, payload, write), and why: when it
- * passes, the watchdog closes the socket and the blocked reader or writer fails; {@link #expiredReason()} then says
- * which deadline it was, for the log and the metrics.
+ * The one deadline a served connection has at any moment (handshake, idle, frame, payload, write),
+ * and why: when it passes, the watchdog closes the socket and the blocked reader or writer fails;
+ * {@link #expiredReason()} then says which deadline it was, for the log and the metrics.
  */
 final class ConnectionDeadline {
   private final DeadlineWatchdog.Watched watched;

@@ -1,7 +1,5 @@
 package io.kvpool.rpc;
 
-import io.kvpool.security.PoolSecrets;
-
 import io.kvpool.protocol.AuthRequest;
 import io.kvpool.protocol.BodyReader;
 import io.kvpool.protocol.BodyWriter;
@@ -15,6 +13,7 @@ import io.kvpool.protocol.HandshakeRules;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.ProtocolException;
+import io.kvpool.security.PoolSecrets;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -27,9 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The start of every connection a server accepts (PROTOCOL.md, "Connection life cycle"): the HANDSHAKE and its
- * version and pool rules, the session cap, and, when the pool has secrets, the challenge–response AUTH. Refusals are
- * answered, counted and logged (once per distinct peer); the caller closes the connection.
+ * The start of every connection a server accepts (PROTOCOL.md, "Connection life cycle"): the
+ * HANDSHAKE and its version and pool rules, the session cap, and, when the pool has secrets, the
+ * challenge–response AUTH. Refusals are answered, counted and logged (once per distinct peer); the
+ * caller closes the connection.
  */
 final class Handshaker {
   private static final Logger LOG = LoggerFactory.getLogger(Handshaker.class);
@@ -45,8 +45,14 @@ final class Handshaker {
   private final RpcMetrics metrics;
   private final Set<String> refusedPeersLogged = ConcurrentHashMap.newKeySet();
 
-  Handshaker(String name, RpcServer.Identity identity, ServerLimits limits, PoolSecrets secrets, AtomicInteger sessions,
-             ServingLoad load, RpcMetrics metrics) {
+  Handshaker(
+      String name,
+      RpcServer.Identity identity,
+      ServerLimits limits,
+      PoolSecrets secrets,
+      AtomicInteger sessions,
+      ServingLoad load,
+      RpcMetrics metrics) {
     this.name = name;
     this.identity = identity;
     this.limits = limits;
@@ -57,28 +63,37 @@ final class Handshaker {
   }
 
   /** The session, or null when the handshake was refused (answered and to be closed). */
-  Session handshake(FrameChannel fc, String remote, ConnectionDeadline deadline) throws IOException {
+  Session handshake(FrameChannel fc, String remote, ConnectionDeadline deadline)
+      throws IOException {
     Frame first = fc.read();
     if (first == null) {
       return null;
     }
     if (first.opcode() != Opcode.HANDSHAKE || first.header().isResponse()) {
-      throw new ProtocolException("first frame has opcode " + first.header().opcode() + ", expected HANDSHAKE");
+      throw new ProtocolException(
+          "first frame has opcode " + first.header().opcode() + ", expected HANDSHAKE");
     }
     BodyReader body = first.reader();
     Handshake peer = Handshake.decodePrefix(body);
     Handshake local = identity.handshake();
     HandshakeException refusal = HandshakeRules.check(local, peer);
     HandshakeRequest request = refusal == null ? HandshakeRequest.decodeRest(peer, body) : null;
-    Session session = new Session(fc, peer, request == null ? 0 : request.view(), remote, deadline, limits, load);
+    Session session =
+        new Session(fc, peer, request == null ? 0 : request.view(), remote, deadline, limits, load);
     if (refusal != null) {
       metrics.refused(refusal.code());
       if (refusedPeersLogged.size() > 10_000) {
         refusedPeersLogged.clear(); // once per distinct peer, but never an unbounded set
       }
-      if (refusedPeersLogged.add(peer.peerId() + "@" + remote.replaceAll(":\\d+$", "") + "/" + peer.version())) {
-        LOG.warn("event=handshake_refused server={} peer={} peerId={} peerRole={} reason=\"{}\"", name, remote,
-            peer.peerId(), peer.role(), refusal.getMessage());
+      if (refusedPeersLogged.add(
+          peer.peerId() + "@" + remote.replaceAll(":\\d+$", "") + "/" + peer.version())) {
+        LOG.warn(
+            "event=handshake_refused server={} peer={} peerId={} peerRole={} reason=\"{}\"",
+            name,
+            remote,
+            peer.peerId(),
+            peer.role(),
+            refusal.getMessage());
       }
       session.replyError(first, refusal.code(), refusal.getMessage());
       return null;
@@ -86,10 +101,18 @@ final class Handshaker {
     if (sessions.incrementAndGet() > limits.maxSessions()) {
       sessions.decrementAndGet();
       metrics.refused(ErrorCode.BUSY);
-      REFUSALS.warn("event=connection_refused server={} peer={} reason=busy sessions={}", name, remote,
+      REFUSALS.warn(
+          "event=connection_refused server={} peer={} reason=busy sessions={}",
+          name,
+          remote,
           limits.maxSessions());
-      session.replyError(first, ErrorCode.BUSY, name + " serves its maximum of " + limits.maxSessions()
-          + " sessions; try again or another replica");
+      session.replyError(
+          first,
+          ErrorCode.BUSY,
+          name
+              + " serves its maximum of "
+              + limits.maxSessions()
+              + " sessions; try again or another replica");
       return null;
     }
     try {
@@ -109,11 +132,18 @@ final class Handshaker {
   }
 
   /**
-   * PROTOCOL.md, "Authentication": this server proves the key the peer named, then the peer proves it in AUTH, both
-   * over the peer's exact HANDSHAKE body and this server's fresh nonce. False when refused (answered, to be closed).
+   * PROTOCOL.md, "Authentication": this server proves the key the peer named, then the peer proves
+   * it in AUTH, both over the peer's exact HANDSHAKE body and this server's fresh nonce. False when
+   * refused (answered, to be closed).
    */
-  private boolean authenticate(FrameChannel fc, Frame first, Handshake peer, HandshakeRequest request,
-      Session session, String remote) throws IOException {
+  private boolean authenticate(
+      FrameChannel fc,
+      Frame first,
+      Handshake peer,
+      HandshakeRequest request,
+      Session session,
+      String remote)
+      throws IOException {
     String refusal = null;
     String reason = null;
     ErrorCode code = ErrorCode.AUTH_FAILED;
@@ -121,17 +151,24 @@ final class Handshaker {
     if (request.keyId().length == 0) {
       reason = "no_key";
       code = ErrorCode.AUTH_REQUIRED;
-      refusal = name + " requires authentication: give this " + peer.role().name().toLowerCase(Locale.ROOT)
-          + " the pool's key";
+      refusal =
+          name
+              + " requires authentication: give this "
+              + peer.role().name().toLowerCase(Locale.ROOT)
+              + " the pool's key";
     } else {
       accepted = secrets.find(request.keyId());
       if (accepted.isEmpty()) {
         reason = "unknown_key";
-        refusal = "the key this peer offers is not one of the pool's keys (a wrong or retired secret)";
+        refusal =
+            "the key this peer offers is not one of the pool's keys (a wrong or retired secret)";
       } else if (!accepted.get().admits(peer.role())) {
         reason = "role";
-        refusal = "the client key does not admit role " + peer.role() + ": storage nodes and masters need the"
-            + " cluster key";
+        refusal =
+            "the client key does not admit role "
+                + peer.role()
+                + ": storage nodes and masters need the"
+                + " cluster key";
       }
     }
     if (refusal != null) {
@@ -151,13 +188,14 @@ final class Handshaker {
       return false;
     }
     if (auth.opcode() != Opcode.AUTH || auth.header().isResponse()) {
-      throw new ProtocolException("expected AUTH after an authenticated handshake, got opcode "
-          + auth.header().opcode());
+      throw new ProtocolException(
+          "expected AUTH after an authenticated handshake, got opcode " + auth.header().opcode());
     }
     AuthRequest proof = AuthRequest.decode(auth.reader());
     if (!PoolKey.same(key.clientProof(requestBody, nonce), proof.proof())) {
       authRefused("bad_proof", peer, remote);
-      session.replyError(auth, ErrorCode.AUTH_FAILED, "wrong proof for the pool key this peer named");
+      session.replyError(
+          auth, ErrorCode.AUTH_FAILED, "wrong proof for the pool key this peer named");
       return false;
     }
     session.reply(auth, null);
@@ -166,8 +204,13 @@ final class Handshaker {
 
   private void authRefused(String reason, Handshake peer, String remote) {
     metrics.authFailed(reason);
-    REFUSALS.warn("event=auth_refused server={} peer={} peerId={} peerRole={} reason={}", name, remote,
-        peer.peerId(), peer.role(), reason);
+    REFUSALS.warn(
+        "event=auth_refused server={} peer={} peerId={} peerRole={} reason={}",
+        name,
+        remote,
+        peer.peerId(),
+        peer.role(),
+        reason);
   }
 
   private static byte[] bodyBytes(Frame frame) {

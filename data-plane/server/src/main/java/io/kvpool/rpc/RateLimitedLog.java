@@ -3,7 +3,10 @@ package io.kvpool.rpc;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
-/** Logs a WARN at most once per interval and counts what it suppressed, so a bad peer cannot flood the log. */
+/**
+ * Logs a WARN at most once per interval and counts what it suppressed, so a bad peer cannot flood
+ * the log.
+ */
 public final class RateLimitedLog {
   private final Logger log;
   private final long intervalNanos;
@@ -18,7 +21,8 @@ public final class RateLimitedLog {
   public void warn(String format, Object... args) {
     long now = System.nanoTime();
     long next = nextAllowed.get();
-    if ((next == Long.MIN_VALUE || now - next >= 0) && nextAllowed.compareAndSet(next, now + intervalNanos)) {
+    if ((next == Long.MIN_VALUE || now - next >= 0)
+        && nextAllowed.compareAndSet(next, now + intervalNanos)) {
       long dropped = suppressed.getAndSet(0);
       if (dropped > 0) {
         log.warn("event=log_suppressed count={} (similar warnings skipped)", dropped);

@@ -1,33 +1,31 @@
 package io.kvpool.rpc;
 
-import io.kvpool.security.PoolSecrets;
-
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyBudget;
-import java.security.SecureRandom;
-import io.kvpool.protocol.ProtocolLimits;
-import java.net.StandardSocketOptions;
-import java.util.Deque;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import jdk.net.ExtendedSocketOptions;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.FrameChannel;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.HandshakeReply;
-import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
+import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.Role;
-import io.kvpool.common.HostPort;
-import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.ServerState;
+import io.kvpool.security.PoolSecrets;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.util.Deque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -35,17 +33,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import jdk.net.ExtendedSocketOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Accepts connections and serves each on a thread of its own (blocking NIO: simple and fast enough on loopback).
- * Runs the handshake, then hands every well-formed request frame to the handler. A malformed frame closes only its
- * connection. Bounded as PROTOCOL.md says ({@link ServerLimits}): deadlines for the handshake, idle time, a frame
- * once started, payloads and writes; at most so many connections in their handshake (the oldest is closed to admit a
- * new one) and so many sessions (more are refused with BUSY); large bodies share a memory budget (clients one,
- * storage nodes and masters another) and nothing is allocated by a declared length; TCP keepalive finds vanished peers.
- * Whatever a connection holds is given back when it ends, however it ends: its frame channel is closed in one place.
+ * Accepts connections and serves each on a thread of its own (blocking NIO: simple and fast enough
+ * on loopback). Runs the handshake, then hands every well-formed request frame to the handler. A
+ * malformed frame closes only its connection. Bounded as PROTOCOL.md says ({@link ServerLimits}):
+ * deadlines for the handshake, idle time, a frame once started, payloads and writes; at most so
+ * many connections in their handshake (the oldest is closed to admit a new one) and so many
+ * sessions (more are refused with BUSY); large bodies share a memory budget (clients one, storage
+ * nodes and masters another) and nothing is allocated by a declared length; TCP keepalive finds
+ * vanished peers. Whatever a connection holds is given back when it ends, however it ends: its
+ * frame channel is closed in one place.
  */
 public final class RpcServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
@@ -53,8 +54,8 @@ public final class RpcServer implements AutoCloseable {
   private static final SecureRandom NONCES = new SecureRandom();
 
   /**
-   * Serves one request frame; must write exactly one reply (or throw to close the connection), except for a one-way
-   * request (COMMIT, PROTOCOL.md), which is never answered.
+   * Serves one request frame; must write exactly one reply (or throw to close the connection),
+   * except for a one-way request (COMMIT, PROTOCOL.md), which is never answered.
    */
   @FunctionalInterface
   public interface RequestHandler {
@@ -62,12 +63,18 @@ public final class RpcServer implements AutoCloseable {
   }
 
   /**
-   * What this server says in handshakes. The pool id may be learned later (storage nodes learn it from the master);
-   * {@code view}, {@code state} and {@code leader} change with leadership (a storage node: the view it follows,
-   * SERVING, empty).
+   * What this server says in handshakes. The pool id may be learned later (storage nodes learn it
+   * from the master); {@code view}, {@code state} and {@code leader} change with leadership (a
+   * storage node: the view it follows, SERVING, empty).
    */
-  public record Identity(VersionInfo version, Role role, Supplier<String> poolId, String id, LongSupplier view,
-                         Supplier<ServerState> state, Supplier<String> leader) {
+  public record Identity(
+      VersionInfo version,
+      Role role,
+      Supplier<String> poolId,
+      String id,
+      LongSupplier view,
+      Supplier<ServerState> state,
+      Supplier<String> leader) {
     /** A server that is always SERVING at view 0 and names no leader. */
     public Identity(VersionInfo version, Role role, Supplier<String> poolId, String id) {
       this(version, role, poolId, id, () -> 0, () -> ServerState.SERVING, () -> "");
@@ -78,11 +85,13 @@ public final class RpcServer implements AutoCloseable {
     }
 
     HandshakeReply reply() {
-      return HandshakeReply.unauthenticated(handshake(), view.getAsLong(), state.get(), leader.get());
+      return HandshakeReply.unauthenticated(
+          handshake(), view.getAsLong(), state.get(), leader.get());
     }
 
     HandshakeReply reply(byte[] nonce, byte[] proof) {
-      return new HandshakeReply(handshake(), view.getAsLong(), state.get(), leader.get(), true, nonce, proof);
+      return new HandshakeReply(
+          handshake(), view.getAsLong(), state.get(), leader.get(), true, nonce, proof);
     }
   }
 
@@ -93,23 +102,42 @@ public final class RpcServer implements AutoCloseable {
   private final PoolSecrets secrets;
   private final ServerSocketChannel server;
   private final ThreadPoolExecutor workers;
+
   /** Room for the large bodies of clients. */
   private final BodyBudget bodyBudget;
-  /** Room for the large bodies of storage nodes and masters (registration inventories): never starved by clients. */
+
+  /**
+   * Room for the large bodies of storage nodes and masters (registration inventories): never
+   * starved by clients.
+   */
   private final BodyBudget controlBudget;
+
   private final RpcMetrics rpcMetrics;
   private final Handshaker handshaker;
   private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
-  /** Connections still in their handshake, oldest first: at the cap, the oldest is closed to admit a new one. */
+
+  /**
+   * Connections still in their handshake, oldest first: at the cap, the oldest is closed to admit a
+   * new one.
+   */
   private final Deque<SocketChannel> handshaking = new ConcurrentLinkedDeque<>();
+
   private final Set<SocketChannel> evicted = ConcurrentHashMap.newKeySet();
   private final AtomicInteger sessions = new AtomicInteger();
   private final ServingLoad load = new ServingLoad();
   private volatile boolean closed;
   private Thread acceptor;
 
-  public RpcServer(String name, String host, int port, Identity identity, RequestHandler handler, ServerLimits limits,
-                   PoolSecrets secrets, PrometheusRegistry metrics) throws IOException {
+  public RpcServer(
+      String name,
+      String host,
+      int port,
+      Identity identity,
+      RequestHandler handler,
+      ServerLimits limits,
+      PoolSecrets secrets,
+      PrometheusRegistry metrics)
+      throws IOException {
     this.name = name;
     this.identity = identity;
     this.handler = handler;
@@ -117,19 +145,31 @@ public final class RpcServer implements AutoCloseable {
     this.secrets = secrets;
     this.bodyBudget = new BodyBudget(limits.bodyBudgetBytes());
     this.controlBudget = new BodyBudget(limits.controlBodyBudgetBytes());
-    this.rpcMetrics = new RpcMetrics(metrics, handshaking::size, sessions::get, bodyBudget::available,
-        controlBudget::available);
+    this.rpcMetrics =
+        new RpcMetrics(
+            metrics,
+            handshaking::size,
+            sessions::get,
+            bodyBudget::available,
+            controlBudget::available);
     this.handshaker = new Handshaker(name, identity, limits, secrets, sessions, load, rpcMetrics);
     this.server = ServerSocketChannel.open();
     server.bind(new InetSocketAddress(host, port), 256);
     AtomicInteger n = new AtomicInteger();
-    // the caps bound the threads: handshakes beyond theirs evict the oldest, sessions beyond theirs are refused
-    this.workers = new ThreadPoolExecutor(0, limits.maxHandshaking() + limits.maxSessions() + 64, 30,
-        TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, name + "-conn-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    // the caps bound the threads: handshakes beyond theirs evict the oldest, sessions beyond theirs
+    // are refused
+    this.workers =
+        new ThreadPoolExecutor(
+            0,
+            limits.maxHandshaking() + limits.maxSessions() + 64,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, name + "-conn-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   public HostPort endpoint() throws IOException {
@@ -163,7 +203,8 @@ public final class RpcServer implements AutoCloseable {
       try {
         keepAlive(ch);
       } catch (IOException | RuntimeException | LinkageError e) {
-        // one connection's setup must never end the accept loop: the process would look alive and serve no one
+        // one connection's setup must never end the accept loop: the process would look alive and
+        // serve no one
         LOG.error("event=connection_setup_failed server={} error={}", name, e.toString());
         closeQuietly(ch);
         continue;
@@ -180,7 +221,9 @@ public final class RpcServer implements AutoCloseable {
       try {
         workers.execute(() -> serve(ch));
       } catch (RejectedExecutionException e) {
-        BAD_FRAMES.warn("event=connection_refused server={} reason=no_worker limit={}", name,
+        BAD_FRAMES.warn(
+            "event=connection_refused server={} reason=no_worker limit={}",
+            name,
             workers.getMaximumPoolSize());
         handshaking.remove(ch);
         open.remove(ch);
@@ -189,7 +232,10 @@ public final class RpcServer implements AutoCloseable {
     }
   }
 
-  /** A peer that vanishes without a FIN (power loss, partition) is found by the kernel instead of never. */
+  /**
+   * A peer that vanishes without a FIN (power loss, partition) is found by the kernel instead of
+   * never.
+   */
   private static void keepAlive(SocketChannel ch) throws IOException {
     ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
     try {
@@ -227,13 +273,17 @@ public final class RpcServer implements AutoCloseable {
       }
     } catch (ProtocolException e) {
       rpcMetrics.closed("malformed");
-      BAD_FRAMES.warn("event=connection_closed server={} peer={} reason=\"malformed frame: {}\"", name, remote,
+      BAD_FRAMES.warn(
+          "event=connection_closed server={} peer={} reason=\"malformed frame: {}\"",
+          name,
+          remote,
           e.getMessage());
     } catch (IOException e) {
       String reason = evicted.remove(ch) ? "handshake_evicted" : deadline.expiredReason();
       if (reason != null && !closed) {
         rpcMetrics.closed(reason);
-        BAD_FRAMES.warn("event=connection_closed server={} peer={} reason={}", name, remote, reason);
+        BAD_FRAMES.warn(
+            "event=connection_closed server={} peer={} reason={}", name, remote, reason);
       } else {
         LOG.debug("event=connection_ended server={} peer={} error={}", name, remote, e.toString());
       }
@@ -248,7 +298,8 @@ public final class RpcServer implements AutoCloseable {
       evicted.remove(ch);
       open.remove(ch);
       deadline.forget();
-      // the one place a connection ends, however it ended: closing the frame channel gives back its budget bytes
+      // the one place a connection ends, however it ended: closing the frame channel gives back its
+      // budget bytes
       if (fc != null) {
         closeQuietly(fc);
       }
@@ -257,16 +308,20 @@ public final class RpcServer implements AutoCloseable {
   }
 
   /**
-   * The budget a peer's large bodies take room in: storage nodes and masters (registrations, inventories,
-   * heartbeats) have their own, so no number of clients holding the client budget can make control traffic wait.
-   * The role is the one the handshake established: with authentication only the cluster key admits STORAGE or
-   * MASTER; without it any peer may claim them, as it may claim to be a node at all.
+   * The budget a peer's large bodies take room in: storage nodes and masters (registrations,
+   * inventories, heartbeats) have their own, so no number of clients holding the client budget can
+   * make control traffic wait. The role is the one the handshake established: with authentication
+   * only the cluster key admits STORAGE or MASTER; without it any peer may claim them, as it may
+   * claim to be a node at all.
    */
   private BodyBudget budgetOf(Role peerRole) {
     return peerRole == Role.CLIENT ? bodyBudget : controlBudget;
   }
 
-  /** Room left in the clients' body budget (tests: it is whole again once every connection has ended). */
+  /**
+   * Room left in the clients' body budget (tests: it is whole again once every connection has
+   * ended).
+   */
   int clientBudgetAvailable() {
     return bodyBudget.available();
   }
@@ -282,8 +337,8 @@ public final class RpcServer implements AutoCloseable {
   }
 
   /** Answers the session's requests until the peer closes the connection or the server closes. */
-  private void serveRequests(FrameChannel fc, Session session, ConnectionDeadline deadline, int major)
-      throws IOException {
+  private void serveRequests(
+      FrameChannel fc, Session session, ConnectionDeadline deadline, int major) throws IOException {
     while (!closed) {
       deadline.arm("idle", limits.idleTimeout().toNanos());
       if (!fc.awaitFrame()) {
@@ -299,12 +354,22 @@ public final class RpcServer implements AutoCloseable {
         throw new ProtocolException("unexpected response frame from a client");
       }
       if (frame.header().protocolMajor() != major) {
-        throw new ProtocolException("frame protocol major " + frame.header().protocolMajor() + " differs from "
-            + major + " agreed in the handshake");
+        throw new ProtocolException(
+            "frame protocol major "
+                + frame.header().protocolMajor()
+                + " differs from "
+                + major
+                + " agreed in the handshake");
       }
       if (frame.opcode() == null || frame.opcode() == Opcode.HANDSHAKE) {
-        session.replyError(frame, ErrorCode.UNKNOWN_OPCODE, "opcode " + frame.header().opcode()
-            + " is not a request this " + identity.role() + " serves");
+        session.replyError(
+            frame,
+            ErrorCode.UNKNOWN_OPCODE,
+            "opcode "
+                + frame.header().opcode()
+                + " is not a request this "
+                + identity.role()
+                + " serves");
         continue;
       }
       long started = System.nanoTime();

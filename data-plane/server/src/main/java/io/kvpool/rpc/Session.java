@@ -17,8 +17,10 @@ import java.util.zip.Checksum;
 /** Server side of one accepted connection after a successful handshake. */
 public final class Session {
   private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
   /** Replies from this size on have their send buffer fitted to the server's load. */
   static final int LARGE_REPLY_BYTES = 256 << 10;
+
   private final FrameChannel channel;
   private final Handshake peer;
   private final long peerView;
@@ -26,11 +28,18 @@ public final class Session {
   private final ConnectionDeadline deadline;
   private final ServerLimits limits;
   private final ServingLoad load;
-  private ErrorCode requestError; // of the request being served: the code it was refused with, or null
+  private ErrorCode
+      requestError; // of the request being served: the code it was refused with, or null
   private int run; // requests of this session in a row on the server, the one being served included
 
-  Session(FrameChannel channel, Handshake peer, long peerView, String remoteAddress, ConnectionDeadline deadline,
-          ServerLimits limits, ServingLoad load) {
+  Session(
+      FrameChannel channel,
+      Handshake peer,
+      long peerView,
+      String remoteAddress,
+      ConnectionDeadline deadline,
+      ServerLimits limits,
+      ServingLoad load) {
     this.load = load;
     this.channel = channel;
     this.peer = peer;
@@ -45,7 +54,9 @@ public final class Session {
     return peerView;
   }
 
-  /** Whether the connection is still open (a node id is bound to the connection that registered it). */
+  /**
+   * Whether the connection is still open (a node id is bound to the connection that registered it).
+   */
   public boolean isOpen() {
     return channel.channel().isOpen();
   }
@@ -69,8 +80,9 @@ public final class Session {
   }
 
   /**
-   * Reads a request's payload into {@code dst} within the payload deadline (a base plus an allowance per MiB): a
-   * peer that stalls mid-payload is disconnected and the caller discards what arrived.
+   * Reads a request's payload into {@code dst} within the payload deadline (a base plus an
+   * allowance per MiB): a peer that stalls mid-payload is disconnected and the caller discards what
+   * arrived.
    */
   public void readPayload(ByteBuffer dst) throws IOException {
     deadline.arm("payload_timeout", limits.payloadNanos(dst.remaining()));
@@ -78,7 +90,10 @@ public final class Session {
     deadline.disarm();
   }
 
-  /** As {@link #readPayload(ByteBuffer)}, updating {@code checksum} with each run of bytes as it lands. */
+  /**
+   * As {@link #readPayload(ByteBuffer)}, updating {@code checksum} with each run of bytes as it
+   * lands.
+   */
   public void readPayload(ByteBuffer dst, Checksum checksum) throws IOException {
     deadline.arm("payload_timeout", limits.payloadNanos(dst.remaining()));
     channel.readPayload(dst, checksum);
@@ -97,8 +112,8 @@ public final class Session {
   }
 
   /**
-   * Writes the reply; a peer that does not read it within the frame deadline plus the payload's allowance (counted
-   * up to {@link ServerLimits#MAX_REPLY_ALLOWANCE_BYTES}) is dropped.
+   * Writes the reply; a peer that does not read it within the frame deadline plus the payload's
+   * allowance (counted up to {@link ServerLimits#MAX_REPLY_ALLOWANCE_BYTES}) is dropped.
    */
   public void reply(Frame request, BodyWriter body, ByteBuffer... payload) throws IOException {
     long bytes = 0;
@@ -111,15 +126,20 @@ public final class Session {
       channel.fitSendBuffer(load.localSendBytes(run, payload.length == 1));
     }
     deadline.arm("write_timeout", limits.replyNanos(bytes));
-    channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE, request.header().requestId(),
-        body == null ? EMPTY.duplicate() : body.toBuffer(), payload);
+    channel.write(
+        request.header().opcode(),
+        FrameHeader.FLAG_RESPONSE,
+        request.header().requestId(),
+        body == null ? EMPTY.duplicate() : body.toBuffer(),
+        payload);
     deadline.disarm();
   }
 
   /**
-   * Stops the connection from any thread, without blocking: the reply being written fails at once and no further
-   * byte of it is sent (the serving thread's blocked send returns with an error and the server closes the connection,
-   * with a reset that drops what its send buffer still held). For a reply whose bytes are no longer its object's.
+   * Stops the connection from any thread, without blocking: the reply being written fails at once
+   * and no further byte of it is sent (the serving thread's blocked send returns with an error and
+   * the server closes the connection, with a reset that drops what its send buffer still held). For
+   * a reply whose bytes are no longer its object's.
    */
   public void abort() {
     SocketChannel socket = channel.channel();
@@ -157,8 +177,11 @@ public final class Session {
     BodyWriter w = new BodyWriter();
     new ErrorReply(code, message).encode(w);
     deadline.arm("write_timeout", limits.frameTimeout().toNanos());
-    channel.write(request.header().opcode(), FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR,
-        request.header().requestId(), w.toBuffer());
+    channel.write(
+        request.header().opcode(),
+        FrameHeader.FLAG_RESPONSE | FrameHeader.FLAG_ERROR,
+        request.header().requestId(),
+        w.toBuffer());
     deadline.disarm();
   }
 }

@@ -11,10 +11,11 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A storage node's key for one registration, shared by the master (which signs write grants and read tokens and
- * checks receipts) and the node (which checks grants and tokens and signs receipts). Every token names the object
- * (key and generation), so one issued for an object never serves another object that later reuses its range.
- * HMAC-SHA256 over the fields encoded as in a protocol body, after a label, truncated to 16 bytes.
+ * A storage node's key for one registration, shared by the master (which signs write grants and
+ * read tokens and checks receipts) and the node (which checks grants and tokens and signs
+ * receipts). Every token names the object (key and generation), so one issued for an object never
+ * serves another object that later reuses its range. HMAC-SHA256 over the fields encoded as in a
+ * protocol body, after a label, truncated to 16 bytes.
  */
 public final class NodeKey {
   public static final int KEY_BYTES = 32;
@@ -27,15 +28,17 @@ public final class NodeKey {
   public NodeKey(byte[] key) {
     this.key = key.clone();
     SecretKeySpec spec = new SecretKeySpec(this.key, "HmacSHA256");
-    this.mac = ThreadLocal.withInitial(() -> {
-      try {
-        Mac m = Mac.getInstance("HmacSHA256");
-        m.init(spec);
-        return m;
-      } catch (GeneralSecurityException e) {
-        throw new IllegalStateException("HmacSHA256 unavailable in this JDK", e);
-      }
-    });
+    this.mac =
+        ThreadLocal.withInitial(
+            () -> {
+              try {
+                Mac m = Mac.getInstance("HmacSHA256");
+                m.init(spec);
+                return m;
+              } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 unavailable in this JDK", e);
+              }
+            });
   }
 
   public static NodeKey random() {
@@ -49,21 +52,37 @@ public final class NodeKey {
     return key.clone();
   }
 
-  public byte[] writeGrant(String objectKey, long generation, Slice slice, int valueSize, int checksum,
-                           int replicas, long expiresAtMillis) {
-    BodyWriter w = new BodyWriter(64 + objectKey.length()).string("write").string(objectKey).i64(generation);
+  public byte[] writeGrant(
+      String objectKey,
+      long generation,
+      Slice slice,
+      int valueSize,
+      int checksum,
+      int replicas,
+      long expiresAtMillis) {
+    BodyWriter w =
+        new BodyWriter(64 + objectKey.length()).string("write").string(objectKey).i64(generation);
     slice.encode(w);
     return sign(w.i32(valueSize).i32(checksum).u8(replicas).i64(expiresAtMillis));
   }
 
   public byte[] readToken(String objectKey, long generation, long expiresAtMillis) {
-    return sign(new BodyWriter(32 + objectKey.length()).string("read").string(objectKey).i64(generation)
-        .i64(expiresAtMillis));
+    return sign(
+        new BodyWriter(32 + objectKey.length())
+            .string("read")
+            .string(objectKey)
+            .i64(generation)
+            .i64(expiresAtMillis));
   }
 
   public byte[] receipt(String objectKey, long generation, int valueSize, int checksum) {
-    return sign(new BodyWriter(32 + objectKey.length()).string("receipt").string(objectKey).i64(generation)
-        .i32(valueSize).i32(checksum));
+    return sign(
+        new BodyWriter(32 + objectKey.length())
+            .string("receipt")
+            .string(objectKey)
+            .i64(generation)
+            .i32(valueSize)
+            .i32(checksum));
   }
 
   /** Constant-time comparison of a presented token with the expected one. */

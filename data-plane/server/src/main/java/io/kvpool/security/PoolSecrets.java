@@ -2,8 +2,8 @@ package io.kvpool.security;
 
 import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.protocol.PoolKey;
-import io.kvpool.protocol.TlsContext;
 import io.kvpool.protocol.Role;
+import io.kvpool.protocol.TlsContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -17,19 +17,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pool's secrets as one process holds them, from the folder the operator mounts the pool's Secret into
- * ({@code KVPOOL_SECRET_DIR}), one file per key: {@code cluster-key} (masters and storage nodes: every role),
- * {@code client-key} (inference clients: role CLIENT only), each with a {@code .previous} file still accepted while a
- * rotation rolls out, and {@code admin-token} (mutating admin endpoints). The folder is read again when it changes
- * (Kubernetes swaps a Secret volume's files atomically), at most every {@link #RELOAD_MILLIS} ms, so a rotation
- * needs no restart. Without a folder, or with no key files, the pool runs without authentication. TLS, when given a
- * folder of its own ({@code KVPOOL_TLS_DIR}: tls.crt, tls.key, ca.crt), wraps every connection.
+ * The pool's secrets as one process holds them, from the folder the operator mounts the pool's
+ * Secret into ({@code KVPOOL_SECRET_DIR}), one file per key: {@code cluster-key} (masters and
+ * storage nodes: every role), {@code client-key} (inference clients: role CLIENT only), each with a
+ * {@code .previous} file still accepted while a rotation rolls out, and {@code admin-token}
+ * (mutating admin endpoints). The folder is read again when it changes (Kubernetes swaps a Secret
+ * volume's files atomically), at most every {@link #RELOAD_MILLIS} ms, so a rotation needs no
+ * restart. Without a folder, or with no key files, the pool runs without authentication. TLS, when
+ * given a folder of its own ({@code KVPOOL_TLS_DIR}: tls.crt, tls.key, ca.crt), wraps every
+ * connection.
  */
 public final class PoolSecrets {
   static final long RELOAD_MILLIS = 2_000;
   private static final Logger LOG = LoggerFactory.getLogger(PoolSecrets.class);
-  private static final List<String> FILES = List.of("cluster-key", "cluster-key.previous", "client-key",
-      "client-key.previous", "admin-token");
+  private static final List<String> FILES =
+      List.of(
+          "cluster-key",
+          "cluster-key.previous",
+          "client-key",
+          "client-key.previous",
+          "admin-token");
 
   /** A key this process accepts, and which roles it admits. */
   public record Accepted(PoolKey key, boolean cluster) {
@@ -39,8 +46,8 @@ public final class PoolSecrets {
     }
   }
 
-  private record Loaded(List<String> files, PoolKey clusterKey, List<Accepted> accepted, String adminToken) {
-  }
+  private record Loaded(
+      List<String> files, PoolKey clusterKey, List<Accepted> accepted, String adminToken) {}
 
   private static final Loaded NONE = new Loaded(List.of(), null, List.of(), "");
 
@@ -60,7 +67,10 @@ public final class PoolSecrets {
     return new PoolSecrets(null, null, NONE);
   }
 
-  /** The keys in {@code dir} (empty or null: none), plaintext; a key file present but too short fails at once. */
+  /**
+   * The keys in {@code dir} (empty or null: none), plaintext; a key file present but too short
+   * fails at once.
+   */
   public static PoolSecrets fromDirectory(String dir) {
     return fromDirectories(dir, "");
   }
@@ -121,7 +131,9 @@ public final class PoolSecrets {
           loaded = fresh;
         }
       } catch (RuntimeException e) {
-        LOG.warn("event=secrets_reload_failed dir={} error=\"{}\" (keeping the keys loaded before)", dir,
+        LOG.warn(
+            "event=secrets_reload_failed dir={} error=\"{}\" (keeping the keys loaded before)",
+            dir,
             e.getMessage());
       }
     }
@@ -146,9 +158,14 @@ public final class PoolSecrets {
       if (!PoolKey.isBlank(contents[i])) { // empty or whitespace only: no key, as a missing file
         PoolKey key;
         try {
-          key = PoolKey.of(contents[i]); // a key file's bytes (PROTOCOL.md, "Key material"), never decoded as text
+          key =
+              PoolKey.of(
+                  contents[
+                      i]); // a key file's bytes (PROTOCOL.md, "Key material"), never decoded as
+          // text
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("secret file " + dir.resolve(FILES.get(i)) + ": " + e.getMessage());
+          throw new IllegalArgumentException(
+              "secret file " + dir.resolve(FILES.get(i)) + ": " + e.getMessage());
         }
         accepted.add(new Accepted(key, i < 2));
         if (i == 0) {

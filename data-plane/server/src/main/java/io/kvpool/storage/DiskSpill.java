@@ -18,16 +18,21 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Moves replicas between a node's memory and its disk tier. The master decides: when it evicts a replica of a node
- * with a disk tier it frees the replica's memory range and tells the node (a release "to disk"); the node writes the
- * value to the tier and forgets the memory record. The master may hand that range to a new put before the node heard of
- * the release, so a WRITE that displaces a complete replica spills it first, before the new bytes land
- * ({@link #displaced}): either way the value is on disk before its memory is reused. Spills that fail, and records the
- * tier loses later (reclaimed, corrupt), are queued for the master ({@link #takeDrops}), which forgets those replicas.
+ * Moves replicas between a node's memory and its disk tier. The master decides: when it evicts a
+ * replica of a node with a disk tier it frees the replica's memory range and tells the node (a
+ * release "to disk"); the node writes the value to the tier and forgets the memory record. The
+ * master may hand that range to a new put before the node heard of the release, so a WRITE that
+ * displaces a complete replica spills it first, before the new bytes land ({@link #displaced}):
+ * either way the value is on disk before its memory is reused. Spills that fail, and records the
+ * tier loses later (reclaimed, corrupt), are queued for the master ({@link #takeDrops}), which
+ * forgets those replicas.
  */
 final class DiskSpill implements AutoCloseable {
-  /** Drops kept for the master at most; beyond, the next registration's inventory tells it the same. */
+  /**
+   * Drops kept for the master at most; beyond, the next registration's inventory tells it the same.
+   */
   private static final int MAX_QUEUED_DROPS = 1_000_000;
+
   /** How long a release waits for a writer's spill of the replica it names (one record write). */
   private static final long SPILL_WAIT_MILLIS = 10_000;
 
@@ -36,15 +41,18 @@ final class DiskSpill implements AutoCloseable {
   private final ObjectInventory inventory;
   private final ConcurrentLinkedQueue<PutRef> drops = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
+
   /**
-   * Applies the master's releases in their order, off the master link's thread: a move to disk writes the value, which
-   * must not hold up the node's heartbeats.
+   * Applies the master's releases in their order, off the master link's thread: a move to disk
+   * writes the value, which must not hold up the node's heartbeats.
    */
-  private final ExecutorService releases = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "storage-disk-releases");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService releases =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "storage-disk-releases");
+            t.setDaemon(true);
+            return t;
+          });
 
   DiskSpill(DiskTier tier, List<NativeSegment> segments, ObjectInventory inventory) {
     this.tier = tier;
@@ -91,13 +99,19 @@ final class DiskSpill implements AutoCloseable {
       Slice s = slices.get(i);
       views[i] = segments.get(s.segmentId()).view(s.offset(), s.length());
     }
-    return tier.append(replica.key(), replica.generation(), replica.wantedReplicas(), replica.size(),
-        replica.checksum(), views);
+    return tier.append(
+        replica.key(),
+        replica.generation(),
+        replica.wantedReplicas(),
+        replica.size(),
+        replica.checksum(),
+        views);
   }
 
   /**
-   * Complete replicas a WRITE took the range of: spilled before its bytes land (the master may have moved them to
-   * disk); one that cannot be is reported (the master forgets it if it thought it on disk, else ignores it).
+   * Complete replicas a WRITE took the range of: spilled before its bytes land (the master may have
+   * moved them to disk); one that cannot be is reported (the master forgets it if it thought it on
+   * disk, else ignores it).
    */
   void displaced(List<InventoryObject> replicas, long nowMillis) {
     for (InventoryObject r : replicas) {
@@ -114,8 +128,8 @@ final class DiskSpill implements AutoCloseable {
   }
 
   /**
-   * Applies a master's release to memory and tier: at once when the object or this node's replica goes; a move to disk
-   * on the tier's own thread, in order, as it writes the value.
+   * Applies a master's release to memory and tier: at once when the object or this node's replica
+   * goes; a move to disk on the tier's own thread, in order, as it writes the value.
    */
   void release(Release r, long nowMillis) {
     if (!r.toDisk()) {
@@ -125,7 +139,8 @@ final class DiskSpill implements AutoCloseable {
     try {
       releases.execute(() -> apply(r, nowMillis));
     } catch (RejectedExecutionException e) {
-      // the node is stopping: its next process re-registers with what it holds, and the master releases again
+      // the node is stopping: its next process re-registers with what it holds, and the master
+      // releases again
     }
   }
 
@@ -146,7 +161,8 @@ final class DiskSpill implements AutoCloseable {
     boolean onDisk = inMemory != null ? spill(inMemory) : tier.contains(ref);
     if (!onDisk && inMemory == null) {
       try {
-        inventory.awaitSpilled(id, SPILL_WAIT_MILLIS); // a WRITE displaced it and is writing it to disk now
+        inventory.awaitSpilled(
+            id, SPILL_WAIT_MILLIS); // a WRITE displaced it and is writing it to disk now
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -163,8 +179,14 @@ final class DiskSpill implements AutoCloseable {
     List<InventoryObject> out = new ArrayList<>();
     for (DiskTier.Held h : tier.snapshot()) {
       if (inventory.replica(new ObjectId(h.id().key(), h.id().generation())) == null) {
-        out.add(new InventoryObject(h.id().key(), h.id().generation(), h.wantedReplicas(), h.size(), h.checksum(),
-            List.of()));
+        out.add(
+            new InventoryObject(
+                h.id().key(),
+                h.id().generation(),
+                h.wantedReplicas(),
+                h.size(),
+                h.checksum(),
+                List.of()));
       }
     }
     return out;

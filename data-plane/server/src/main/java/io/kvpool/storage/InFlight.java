@@ -6,9 +6,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Counts requests that use segment memory and tracks outbound copy connections, so that shutdown can stop new
- * requests, cut copies (their sockets read from segment views) and wait for the rest before the segments are
- * unmapped: unmapping under a running copy would crash the JVM.
+ * Counts requests that use segment memory and tracks outbound copy connections, so that shutdown
+ * can stop new requests, cut copies (their sockets read from segment views) and wait for the rest
+ * before the segments are unmapped: unmapping under a running copy would crash the JVM.
  */
 final class InFlight {
   private final Set<RpcConnection> copies = ConcurrentHashMap.newKeySet();

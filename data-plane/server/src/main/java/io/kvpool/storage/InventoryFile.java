@@ -22,8 +22,10 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The inventory a storage node writes next to its memory files when it stops, so that the next process on the same
- * node can adopt the replicas still in those files (a warm restart). Format {@value #FORMAT} (big-endian):
+ * The inventory a storage node writes next to its memory files when it stops, so that the next
+ * process on the same node can adopt the replicas still in those files (a warm restart). Format
+ * {@value #FORMAT} (big-endian):
+ *
  * <pre>
  * magic u32 "KVPI", format u16,
  * writer release string, node id string, pool id string, written-at i64 (epoch ms),
@@ -33,26 +35,33 @@ import java.util.zip.CheckedOutputStream;
  * tombstones i32, each: key string, generation i64, at i64 (epoch ms),
  * crc32c i32 of every byte before it.
  * </pre>
- * Strings are u16 length + UTF-8. A file of another format, cut short or with a wrong checksum is never adopted: the
- * node then starts empty. A reader refuses a format it does not know; a release that changes the layout raises
- * {@link #FORMAT}, and the operator then drains such nodes instead of restarting them warm.
+ *
+ * Strings are u16 length + UTF-8. A file of another format, cut short or with a wrong checksum is
+ * never adopted: the node then starts empty. A reader refuses a format it does not know; a release
+ * that changes the layout raises {@link #FORMAT}, and the operator then drains such nodes instead
+ * of restarting them warm.
  */
 public final class InventoryFile {
   /** The layout version this release writes and reads. */
   public static final int FORMAT = 1;
+
   static final int MAGIC = 0x4B565049; // "KVPI"
   static final String NAME = "inventory.kvi";
 
-  private InventoryFile() {
-  }
+  private InventoryFile() {}
 
   /** A tombstone with the time it was made (local epoch ms), so its age survives the restart. */
-  public record SavedTombstone(String key, long generation, long atMillis) {
-  }
+  public record SavedTombstone(String key, long generation, long atMillis) {}
 
   /** What a file holds. */
-  public record Contents(String release, String nodeId, String poolId, long writtenAtMillis, List<Long> segmentSizes,
-                         List<InventoryObject> objects, List<SavedTombstone> tombstones) {
+  public record Contents(
+      String release,
+      String nodeId,
+      String poolId,
+      long writtenAtMillis,
+      List<Long> segmentSizes,
+      List<InventoryObject> objects,
+      List<SavedTombstone> tombstones) {
     public Contents {
       segmentSizes = List.copyOf(segmentSizes);
       objects = List.copyOf(objects);
@@ -67,13 +76,17 @@ public final class InventoryFile {
     }
   }
 
-  /** Writes {@code contents} to {@code file} through a temporary file and a rename: never half a file. */
+  /**
+   * Writes {@code contents} to {@code file} through a temporary file and a rename: never half a
+   * file.
+   */
   public static void write(Path file, Contents contents) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     CRC32C crc = new CRC32C();
     try (OutputStream raw = Files.newOutputStream(tmp);
-         CheckedOutputStream checked = new CheckedOutputStream(new BufferedOutputStream(raw, 1 << 16), crc);
-         DataOutputStream out = new DataOutputStream(checked)) {
+        CheckedOutputStream checked =
+            new CheckedOutputStream(new BufferedOutputStream(raw, 1 << 16), crc);
+        DataOutputStream out = new DataOutputStream(checked)) {
       out.writeInt(MAGIC);
       out.writeShort(FORMAT);
       string(out, contents.release());
@@ -117,17 +130,23 @@ public final class InventoryFile {
     long length = Files.size(file);
     CRC32C crc = new CRC32C();
     try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-         DataInputStream in = new DataInputStream(new CheckedInputStream(new Bounded(raw, length - 4), crc))) {
+        DataInputStream in =
+            new DataInputStream(new CheckedInputStream(new Bounded(raw, length - 4), crc))) {
       Contents contents;
       try {
         int magic = in.readInt();
         if (magic != MAGIC) {
-          throw new UnreadableException("not a kvpool inventory (magic 0x" + Integer.toHexString(magic) + ")");
+          throw new UnreadableException(
+              "not a kvpool inventory (magic 0x" + Integer.toHexString(magic) + ")");
         }
         int format = in.readUnsignedShort();
         if (format != FORMAT) {
-          throw new UnreadableException("inventory format " + format + " is not format " + FORMAT
-              + " that this release reads");
+          throw new UnreadableException(
+              "inventory format "
+                  + format
+                  + " is not format "
+                  + FORMAT
+                  + " that this release reads");
         }
         String release = string(in);
         String nodeId = string(in);
@@ -167,8 +186,12 @@ public final class InventoryFile {
       }
       int expected = trailer(raw);
       if (expected != (int) crc.getValue()) {
-        throw new UnreadableException("inventory checksum mismatch (stored 0x" + Integer.toHexString(expected)
-            + ", computed 0x" + Integer.toHexString((int) crc.getValue()) + ")");
+        throw new UnreadableException(
+            "inventory checksum mismatch (stored 0x"
+                + Integer.toHexString(expected)
+                + ", computed 0x"
+                + Integer.toHexString((int) crc.getValue())
+                + ")");
       }
       return contents;
     }
@@ -182,7 +205,8 @@ public final class InventoryFile {
     return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
   }
 
-  private static int count(DataInputStream in, int max, String what) throws IOException, UnreadableException {
+  private static int count(DataInputStream in, int max, String what)
+      throws IOException, UnreadableException {
     int n = in.readInt();
     if (n < 0 || n > max) {
       throw new UnreadableException("inventory lists " + n + " " + what + " (at most " + max + ")");
@@ -205,7 +229,10 @@ public final class InventoryFile {
     return new String(bytes, StandardCharsets.UTF_8);
   }
 
-  /** Reads at most {@code limit} bytes of {@code in}, so the trailer stays outside the checked stream. */
+  /**
+   * Reads at most {@code limit} bytes of {@code in}, so the trailer stays outside the checked
+   * stream.
+   */
   private static final class Bounded extends InputStream {
     private final InputStream in;
     private long left;

@@ -3,21 +3,19 @@ package io.kvpool.storage;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ConnectionSecurity;
+import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.HandshakeException;
 import io.kvpool.protocol.HandshakeReply;
-import io.kvpool.protocol.ConnectionSecurity;
-import io.kvpool.security.PoolSecrets;
-import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.Heartbeat;
-import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.HeartbeatReply;
-import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.NodeCommit;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolLimits;
+import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.RegisterInventory;
 import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.RegisterReply;
@@ -26,9 +24,11 @@ import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.Tombstone;
 import io.kvpool.protocol.WriteReply;
 import io.kvpool.security.NodeKey;
+import io.kvpool.security.PoolSecrets;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,29 +40,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's link to the pool's leader: finds it among the configured master endpoints (a standby answers
- * NOT_LEADER; any endpoint may be a Service name), registers with the inventory in bounded chunks, heartbeats,
- * applies the releases the master sends, and registers again whenever the master no longer knows it or a new view
- * began. It follows the highest view it has seen and refuses an older master (fencing); each registration brings a
- * new node key, so grants and tokens of a deposed leader stop working here.
+ * The node's link to the pool's leader: finds it among the configured master endpoints (a standby
+ * answers NOT_LEADER; any endpoint may be a Service name), registers with the inventory in bounded
+ * chunks, heartbeats, applies the releases the master sends, and registers again whenever the
+ * master no longer knows it or a new view began. It follows the highest view it has seen and
+ * refuses an older master (fencing); each registration brings a new node key, so grants and tokens
+ * of a deposed leader stop working here.
  */
 final class MasterLink implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
+
   /**
-   * How long a master may take to answer a new connection's handshake. A master process that is starting has its port
-   * bound before it serves: waiting the full RPC timeout there made nodes miss a new leader's recovery (one node TTL),
-   * so that leader found none of them and answered NOT_FOUND for stored objects until they came. A serving master
-   * answers in milliseconds; the next master endpoint is tried instead.
+   * How long a master may take to answer a new connection's handshake. A master process that is
+   * starting has its port bound before it serves: waiting the full RPC timeout there made nodes
+   * miss a new leader's recovery (one node TTL), so that leader found none of them and answered
+   * NOT_FOUND for stored objects until they came. A serving master answers in milliseconds; the
+   * next master endpoint is tried instead.
    */
   static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(3);
+
   private static final long MAX_BACKOFF_MILLIS = 500;
+
   /**
-   * A node commits at the master only while the master's last answer is at most this many heartbeat intervals old
-   * (and never less than 3 s): a node that could not reach its master for longer may have been declared dead there,
-   * where its commits would not count.
+   * A node commits at the master only while the master's last answer is at most this many heartbeat
+   * intervals old (and never less than 3 s): a node that could not reach its master for longer may
+   * have been declared dead there, where its commits would not count.
    */
   private static final int COMMIT_FRESHNESS_INTERVALS = 3;
+
   private static final long MIN_COMMIT_FRESHNESS_MILLIS = 3_000;
 
   private final PoolSecrets secrets;
@@ -76,7 +82,8 @@ final class MasterLink implements AutoCloseable {
   private final ObjectInventory inventory;
   private final Duration interval;
   private final CountDownLatch registered = new CountDownLatch(1);
-  private final CountDownLatch settled = new CountDownLatch(1); // registered, or refused for its configured pool
+  private final CountDownLatch settled =
+      new CountDownLatch(1); // registered, or refused for its configured pool
   private final Thread thread;
   private volatile NodeKey nodeKey;
   private volatile boolean serving;
@@ -86,22 +93,35 @@ final class MasterLink implements AutoCloseable {
   private volatile long registeredView;
   private volatile long clockOffsetMillis; // master time - local time
   private volatile boolean closed;
-  private volatile long lastAnswerMillis; // local time of the master's last heartbeat or registration answer
+  private volatile long
+      lastAnswerMillis; // local time of the master's last heartbeat or registration answer
   private int next; // index of the master endpoint to try next
+
   /**
-   * Guards every frame sent on {@link #connection} and the registration's fields: the link thread's requests and the
-   * COMMITs that connection threads send interleave on the one connection, and a COMMIT goes out only under the
-   * registration that admitted its writes.
+   * Guards every frame sent on {@link #connection} and the registration's fields: the link thread's
+   * requests and the COMMITs that connection threads send interleave on the one connection, and a
+   * COMMIT goes out only under the registration that admitted its writes.
    */
   private final Object sendLock = new Object();
+
   private byte[] registrationId;
   private RpcConnection connection;
+
   /** The disk tier's side of the node, or null without one. */
   private final DiskSpill disk;
 
-  MasterLink(List<HostPort> masters, String poolId, String nodeId, String endpoint, List<SegmentInfo> segments,
-             ObjectInventory inventory, Duration interval, PoolSecrets secrets, String transport, List<String> devices,
-             DiskSpill disk) {
+  MasterLink(
+      List<HostPort> masters,
+      String poolId,
+      String nodeId,
+      String endpoint,
+      List<SegmentInfo> segments,
+      ObjectInventory inventory,
+      Duration interval,
+      PoolSecrets secrets,
+      String transport,
+      List<String> devices,
+      DiskSpill disk) {
     this.disk = disk;
     this.secrets = secrets;
     this.transport = transport;
@@ -123,8 +143,8 @@ final class MasterLink implements AutoCloseable {
   }
 
   /**
-   * Blocks until the first registration succeeded (true), the master refused the node's configured pool id (false,
-   * see {@link #poolRefusal}; the link then stops) or the timeout passed (false).
+   * Blocks until the first registration succeeded (true), the master refused the node's configured
+   * pool id (false, see {@link #poolRefusal}; the link then stops) or the timeout passed (false).
    */
   boolean awaitRegistered(Duration timeout) throws InterruptedException {
     settled.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -135,7 +155,10 @@ final class MasterLink implements AutoCloseable {
     return poolRefusal;
   }
 
-  /** Registered with the current leader and its inventory delivered: the node is placed on and read from. */
+  /**
+   * Registered with the current leader and its inventory delivered: the node is placed on and read
+   * from.
+   */
   boolean isRegistered() {
     return serving;
   }
@@ -185,8 +208,11 @@ final class MasterLink implements AutoCloseable {
         needRegister = !reply.known() || reply.view() != registeredView;
         if (needRegister) {
           serving = false;
-          LOG.info("event=reregistering node={} reason={} view={}", nodeId, reply.known() ? "new_master_view"
-              : "unknown_to_master", reply.view());
+          LOG.info(
+              "event=reregistering node={} reason={} view={}",
+              nodeId,
+              reply.known() ? "new_master_view" : "unknown_to_master",
+              reply.view());
         }
         backoff = 100;
         if (!needRegister && !reply.more()) {
@@ -197,9 +223,16 @@ final class MasterLink implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       } catch (HandshakeException e) {
-        LOG.error("event=master_refused_node master={} node={} reason=\"{}\"", current(), nodeId, e.getMessage());
-        if (e.code() == ErrorCode.POOL_MISMATCH && !configuredPoolId.isEmpty() && registered.getCount() > 0) {
-          // a node started for another pool is misconfigured: waiting will not fix it, so stop and let start() fail
+        LOG.error(
+            "event=master_refused_node master={} node={} reason=\"{}\"",
+            current(),
+            nodeId,
+            e.getMessage());
+        if (e.code() == ErrorCode.POOL_MISMATCH
+            && !configuredPoolId.isEmpty()
+            && registered.getCount() > 0) {
+          // a node started for another pool is misconfigured: waiting will not fix it, so stop and
+          // let start() fail
           poolRefusal = e;
           settled.countDown();
           return;
@@ -207,13 +240,21 @@ final class MasterLink implements AutoCloseable {
         backoff = switchMaster(Math.max(backoff, 1_000));
       } catch (RemoteErrorException e) {
         if (e.code() != ErrorCode.NOT_LEADER) {
-          LOG.warn("event=master_refused_request master={} node={} code={} reason=\"{}\"", current(), nodeId,
-              e.code(), e.remoteMessage());
+          LOG.warn(
+              "event=master_refused_request master={} node={} code={} reason=\"{}\"",
+              current(),
+              nodeId,
+              e.code(),
+              e.remoteMessage());
         }
         backoff = switchMaster(backoff);
       } catch (IOException | RuntimeException e) {
         if (!closed) {
-          LOG.warn("event=master_unreachable master={} node={} error=\"{}\"", current(), nodeId, e.getMessage());
+          LOG.warn(
+              "event=master_unreachable master={} node={} error=\"{}\"",
+              current(),
+              nodeId,
+              e.getMessage());
         }
         backoff = switchMaster(backoff);
       }
@@ -224,12 +265,17 @@ final class MasterLink implements AutoCloseable {
     return masters.get(next % masters.size());
   }
 
-  /** Where the current connection really goes (the leader a standby named, else the configured endpoint). */
+  /**
+   * Where the current connection really goes (the leader a standby named, else the configured
+   * endpoint).
+   */
   private HostPort connected() {
     return connection != null ? connection.endpoint() : current();
   }
 
-  /** Drops the connection, moves to the next master endpoint and sleeps a jittered, growing backoff. */
+  /**
+   * Drops the connection, moves to the next master endpoint and sleeps a jittered, growing backoff.
+   */
   private long switchMaster(long backoff) {
     closeConnection();
     next++;
@@ -244,23 +290,40 @@ final class MasterLink implements AutoCloseable {
 
   private void connect() throws IOException {
     closeConnection();
-    RpcConnection opened = RpcConnection.open(current(), new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId,
-        nodeId), 0, secrets.outbound(), HANDSHAKE_TIMEOUT);
+    RpcConnection opened =
+        RpcConnection.open(
+            current(),
+            new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId),
+            0,
+            secrets.outbound(),
+            HANDSHAKE_TIMEOUT);
     HandshakeReply hello = opened.peerReply();
     if (hello.state() == ServerState.STANDBY && !hello.leaderEndpoint().isEmpty()) {
-      // a standby names the leader: go there directly (it may be none of the configured endpoints, e.g. behind a
+      // a standby names the leader: go there directly (it may be none of the configured endpoints,
+      // e.g. behind a
       // Service name)
       HostPort leader = HostPort.parse(hello.leaderEndpoint());
       opened.close();
-      opened = RpcConnection.open(leader, new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId), 0,
-          secrets.outbound(), HANDSHAKE_TIMEOUT);
+      opened =
+          RpcConnection.open(
+              leader,
+              new Handshake(VersionInfo.CURRENT, Role.STORAGE, poolId, nodeId),
+              0,
+              secrets.outbound(),
+              HANDSHAKE_TIMEOUT);
     }
     synchronized (sendLock) {
       connection = opened;
     }
     if (connection.peerReply().view() != 0 && connection.peerReply().view() < highestView) {
-      throw new IOException("master " + connection.endpoint() + " serves view " + connection.peerReply().view()
-          + ", older than view " + highestView + " this node already follows: refusing a deposed leader");
+      throw new IOException(
+          "master "
+              + connection.endpoint()
+              + " serves view "
+              + connection.peerReply().view()
+              + ", older than view "
+              + highestView
+              + " this node already follows: refusing a deposed leader");
     }
     if (configuredPoolId.isEmpty()) {
       poolId = connection.peer().poolId();
@@ -269,7 +332,8 @@ final class MasterLink implements AutoCloseable {
 
   private void register() throws IOException {
     synchronized (sendLock) {
-      // no COMMIT from here on: the master takes the inventory below as this node's whole truth, so a replica
+      // no COMMIT from here on: the master takes the inventory below as this node's whole truth, so
+      // a replica
       // completed after it was taken must not have been committed on the registration it replaces
       serving = false;
     }
@@ -283,18 +347,35 @@ final class MasterLink implements AutoCloseable {
     }
     boolean follows = !snapshot.objects().isEmpty() || !snapshot.tombstones().isEmpty();
     BodyWriter w = new BodyWriter();
-    new RegisterNode(nodeId, endpoint, segments, highestView, follows, transport, devices,
-        tier ? disk.tier().settings().capBytes() : 0).encode(w, minor);
+    new RegisterNode(
+            nodeId,
+            endpoint,
+            segments,
+            highestView,
+            follows,
+            transport,
+            devices,
+            tier ? disk.tier().settings().capBytes() : 0)
+        .encode(w, minor);
     RegisterReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      reply = RegisterReply.decode(connection.receive(Opcode.REGISTER_NODE, send(Opcode.REGISTER_NODE, w)).reader());
+      reply =
+          RegisterReply.decode(
+              connection.receive(Opcode.REGISTER_NODE, send(Opcode.REGISTER_NODE, w)).reader());
     }
     if (reply.view() < highestView) {
-      throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
-          + highestView + " this node already follows: refusing a deposed leader");
+      throw new IOException(
+          "master "
+              + current()
+              + " serves view "
+              + reply.view()
+              + ", older than view "
+              + highestView
+              + " this node already follows: refusing a deposed leader");
     }
     synchronized (sendLock) {
-      nodeKey = new NodeKey(reply.nodeKey()); // grants and tokens of any earlier master stop working here
+      nodeKey =
+          new NodeKey(reply.nodeKey()); // grants and tokens of any earlier master stop working here
       registrationId = reply.registrationId();
     }
     lastAnswerMillis = System.currentTimeMillis();
@@ -305,22 +386,35 @@ final class MasterLink implements AutoCloseable {
       sendInventory(snapshot);
     }
     serving = true;
-    LOG.info("event=registered master={} node={} pool={} view={} objects={} tombstones={}", connected(), nodeId, poolId,
-        registeredView, snapshot.objects().size(), snapshot.tombstones().size());
+    LOG.info(
+        "event=registered master={} node={} pool={} view={} objects={} tombstones={}",
+        connected(),
+        nodeId,
+        poolId,
+        registeredView,
+        snapshot.objects().size(),
+        snapshot.tombstones().size());
     registered.countDown();
     settled.countDown();
   }
 
-  /** The inventory in chunks of at most {@link ProtocolLimits#MAX_INVENTORY_CHUNK} objects and tombstones. */
+  /**
+   * The inventory in chunks of at most {@link ProtocolLimits#MAX_INVENTORY_CHUNK} objects and
+   * tombstones.
+   */
   private void sendInventory(ObjectInventory.Snapshot snapshot) throws IOException {
     List<InventoryObject> objects = snapshot.objects();
     List<Tombstone> tombs = snapshot.tombstones();
     int chunk = ProtocolLimits.MAX_INVENTORY_CHUNK;
-    int chunks = Math.max(1, Math.max((objects.size() + chunk - 1) / chunk, (tombs.size() + chunk - 1) / chunk));
+    int chunks =
+        Math.max(
+            1, Math.max((objects.size() + chunk - 1) / chunk, (tombs.size() + chunk - 1) / chunk));
     for (int i = 0; i < chunks; i++) {
-      List<InventoryObject> o = objects.subList(Math.min(objects.size(), i * chunk),
-          Math.min(objects.size(), (i + 1) * chunk));
-      List<Tombstone> t = tombs.subList(Math.min(tombs.size(), i * chunk), Math.min(tombs.size(), (i + 1) * chunk));
+      List<InventoryObject> o =
+          objects.subList(
+              Math.min(objects.size(), i * chunk), Math.min(objects.size(), (i + 1) * chunk));
+      List<Tombstone> t =
+          tombs.subList(Math.min(tombs.size(), i * chunk), Math.min(tombs.size(), (i + 1) * chunk));
       BodyWriter w = new BodyWriter(64 + o.size() * 96);
       new RegisterInventory(registrationId, i == chunks - 1, o, t).encode(w);
       try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
@@ -334,12 +428,20 @@ final class MasterLink implements AutoCloseable {
     new Heartbeat(nodeId, registrationId, highestView).encode(w);
     HeartbeatReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
-      reply = HeartbeatReply.decode(connection.receive(Opcode.HEARTBEAT, send(Opcode.HEARTBEAT, w)).reader(),
-          connection.agreedMinor());
+      reply =
+          HeartbeatReply.decode(
+              connection.receive(Opcode.HEARTBEAT, send(Opcode.HEARTBEAT, w)).reader(),
+              connection.agreedMinor());
     }
     if (reply.view() < highestView) {
-      throw new IOException("master " + current() + " serves view " + reply.view() + ", older than view "
-          + highestView + " this node follows");
+      throw new IOException(
+          "master "
+              + current()
+              + " serves view "
+              + reply.view()
+              + ", older than view "
+              + highestView
+              + " this node follows");
     }
     if (reply.known() && reply.view() == registeredView) {
       lastAnswerMillis = System.currentTimeMillis();
@@ -370,7 +472,10 @@ final class MasterLink implements AutoCloseable {
     }
   }
 
-  /** Sends a request of the link thread's, interleaved safely with COMMITs; its reply is read with receive. */
+  /**
+   * Sends a request of the link thread's, interleaved safely with COMMITs; its reply is read with
+   * receive.
+   */
   private long send(Opcode opcode, BodyWriter body) throws IOException {
     synchronized (sendLock) {
       return connection.send(opcode, body);
@@ -378,26 +483,32 @@ final class MasterLink implements AutoCloseable {
   }
 
   /**
-   * Whether this node may promise to commit, at the master, replicas whose writes were admitted under the registration
-   * keyed {@code admittedUnder}: that registration is current and serving, the master speaks protocol 2.2, and it
-   * answered recently. Else the writer commits them with PUT_END.
+   * Whether this node may promise to commit, at the master, replicas whose writes were admitted
+   * under the registration keyed {@code admittedUnder}: that registration is current and serving,
+   * the master speaks protocol 2.2, and it answered recently. Else the writer commits them with
+   * PUT_END.
    */
   boolean mayCommit(NodeKey admittedUnder) {
-    long freshness = Math.max(MIN_COMMIT_FRESHNESS_MILLIS, COMMIT_FRESHNESS_INTERVALS * interval.toMillis());
+    long freshness =
+        Math.max(MIN_COMMIT_FRESHNESS_MILLIS, COMMIT_FRESHNESS_INTERVALS * interval.toMillis());
     if (System.currentTimeMillis() - lastAnswerMillis > freshness) {
       return false;
     }
     synchronized (sendLock) {
       RpcConnection c = connection;
-      return serving && admittedUnder != null && admittedUnder == nodeKey && c != null && c.isUsable()
+      return serving
+          && admittedUnder != null
+          && admittedUnder == nodeKey
+          && c != null
+          && c.isUsable()
           && c.agreedMinor() >= WriteReply.COMMIT_MINOR;
     }
   }
 
   /**
-   * Sends promised commits of writes admitted under the registration keyed {@code admittedUnder} as one one-way
-   * COMMIT. False when it could not: another registration since, whose inventory proves those replicas, or a failed
-   * connection, after which the link registers again.
+   * Sends promised commits of writes admitted under the registration keyed {@code admittedUnder} as
+   * one one-way COMMIT. False when it could not: another registration since, whose inventory proves
+   * those replicas, or a failed connection, after which the link registers again.
    */
   String nodeId() {
     return nodeId;
@@ -415,14 +526,15 @@ final class MasterLink implements AutoCloseable {
         c.send(Opcode.COMMIT, w);
         return true;
       } catch (IOException e) {
-        return false; // the link thread finds the connection broken and registers again, inventory and all
+        return false; // the link thread finds the connection broken and registers again, inventory
+        // and all
       }
     }
   }
 
   /**
-   * Tells the master which disk replicas the tier lost (one-way DISK_DROP, protocol 2.3). Lost with a broken connection
-   * they need no resending: the next registration's inventory leaves them out.
+   * Tells the master which disk replicas the tier lost (one-way DISK_DROP, protocol 2.3). Lost with
+   * a broken connection they need no resending: the next registration's inventory leaves them out.
    */
   private void sendDiskDrops() {
     List<PutRef> drops;

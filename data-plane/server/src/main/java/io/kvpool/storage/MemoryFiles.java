@@ -18,13 +18,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A storage node's segments as memory files in a node-local folder ({@code <memory dir>/<node id>/segment-N.mem} on
- * tmpfs or hugetlbfs) that outlives the process, and the warm restart they allow: a node that stops cleanly writes
- * its inventory next to them ({@link InventoryFile}); the next process of the same node id on the same machine maps
- * the same files, checks the inventory (format, node, segment sizes, trailing checksum) and the CRC32C of every
- * replica it lists, and adopts the replicas that verify, so it re-registers with them and no byte is copied. The
- * inventory is deleted as soon as it is read: after a crash the files hold bytes no inventory describes, and the next
- * process starts empty. A node that stops holding nothing (drained) removes its files and returns the memory.
+ * A storage node's segments as memory files in a node-local folder ({@code <memory dir>/<node
+ * id>/segment-N.mem} on tmpfs or hugetlbfs) that outlives the process, and the warm restart they
+ * allow: a node that stops cleanly writes its inventory next to them ({@link InventoryFile}); the
+ * next process of the same node id on the same machine maps the same files, checks the inventory
+ * (format, node, segment sizes, trailing checksum) and the CRC32C of every replica it lists, and
+ * adopts the replicas that verify, so it re-registers with them and no byte is copied. The
+ * inventory is deleted as soon as it is read: after a crash the files hold bytes no inventory
+ * describes, and the next process starts empty. A node that stops holding nothing (drained) removes
+ * its files and returns the memory.
  */
 final class MemoryFiles {
   private static final Logger LOG = LoggerFactory.getLogger(MemoryFiles.class);
@@ -44,8 +46,13 @@ final class MemoryFiles {
     try {
       Files.createDirectories(folder);
     } catch (IOException e) {
-      throw new IOException("cannot create the memory folder " + folder + " (it must be writable by this process,"
-          + " e.g. a node folder on tmpfs such as /dev/shm/kvpool): " + e.getMessage(), e);
+      throw new IOException(
+          "cannot create the memory folder "
+              + folder
+              + " (it must be writable by this process,"
+              + " e.g. a node folder on tmpfs such as /dev/shm/kvpool): "
+              + e.getMessage(),
+          e);
     }
     return new MemoryFiles(folder);
   }
@@ -54,16 +61,21 @@ final class MemoryFiles {
     return folder;
   }
 
-  /** The segments mapped from the files, and the inventory a previous process left for them (or why there is none). */
-  record Opened(List<NativeSegment> segments, InventoryFile.Contents inventory, String coldReason) {
-  }
+  /**
+   * The segments mapped from the files, and the inventory a previous process left for them (or why
+   * there is none).
+   */
+  record Opened(
+      List<NativeSegment> segments, InventoryFile.Contents inventory, String coldReason) {}
 
   /**
-   * Maps {@code count} segment files of {@code perSegment} bytes each and reads (then deletes) the inventory. The
-   * inventory is offered for adoption only when it is for this node and these segment sizes and every file kept its
-   * bytes; otherwise {@code coldReason} says why the node starts empty.
+   * Maps {@code count} segment files of {@code perSegment} bytes each and reads (then deletes) the
+   * inventory. The inventory is offered for adoption only when it is for this node and these
+   * segment sizes and every file kept its bytes; otherwise {@code coldReason} says why the node
+   * starts empty.
    */
-  Opened open(String nodeId, int count, long perSegment, SegmentOptions options) throws IOException {
+  Opened open(String nodeId, int count, long perSegment, SegmentOptions options)
+      throws IOException {
     Path inventoryFile = folder.resolve(InventoryFile.NAME);
     InventoryFile.Contents inventory = null;
     String reason = null;
@@ -77,8 +89,11 @@ final class MemoryFiles {
         Files.deleteIfExists(inventoryFile);
       }
     } else {
-      reason = anySegmentFile() ? "no inventory next to the memory files (the previous process did not stop"
-          + " cleanly)" : "no memory files yet";
+      reason =
+          anySegmentFile()
+              ? "no inventory next to the memory files (the previous process did not stop"
+                  + " cleanly)"
+              : "no memory files yet";
     }
     List<NativeSegment> segments = new ArrayList<>();
     try {
@@ -98,13 +113,17 @@ final class MemoryFiles {
     return new Opened(segments, inventory, reason);
   }
 
-  private static String mismatch(InventoryFile.Contents inventory, String nodeId, List<NativeSegment> segments) {
+  private static String mismatch(
+      InventoryFile.Contents inventory, String nodeId, List<NativeSegment> segments) {
     if (!inventory.nodeId().equals(nodeId)) {
       return "the inventory is of node " + inventory.nodeId() + ", not " + nodeId;
     }
     List<Long> sizes = segments.stream().map(NativeSegment::size).toList();
     if (!inventory.segmentSizes().equals(sizes)) {
-      return "the inventory describes segments of " + inventory.segmentSizes() + " bytes, this node maps " + sizes;
+      return "the inventory describes segments of "
+          + inventory.segmentSizes()
+          + " bytes, this node maps "
+          + sizes;
     }
     for (NativeSegment s : segments) {
       if (!s.keptFile()) {
@@ -115,11 +134,11 @@ final class MemoryFiles {
   }
 
   /**
-   * Adopts into {@code inventory} every replica of {@code saved} whose slices lie in the segments, cover its value
-   * exactly and whose bytes match its CRC32C; restores the saved tombstones.
+   * Adopts into {@code inventory} every replica of {@code saved} whose slices lie in the segments,
+   * cover its value exactly and whose bytes match its CRC32C; restores the saved tombstones.
    */
-  static StorageStatus.WarmStart adopt(InventoryFile.Contents saved, List<NativeSegment> segments,
-      ObjectInventory inventory) {
+  static StorageStatus.WarmStart adopt(
+      InventoryFile.Contents saved, List<NativeSegment> segments, ObjectInventory inventory) {
     long t0 = System.nanoTime();
     long adopted = 0;
     long bytes = 0;
@@ -144,15 +163,30 @@ final class MemoryFiles {
       inventory.restoreTombstone(t.key(), t.generation(), t.atMillis());
     }
     long millis = (System.nanoTime() - t0) / 1_000_000;
-    String message = "adopted " + adopted + " replicas (" + bytes + " bytes) left by release " + saved.release()
-        + ", verified in " + millis + " ms" + (rejected == 0 ? "" : "; " + rejected + " refused, first: "
-        + firstRejection);
-    LOG.info("event=warm_start adopted={} bytes={} refused={} verify_ms={} written_by={}", adopted, bytes, rejected,
-        millis, saved.release());
+    String message =
+        "adopted "
+            + adopted
+            + " replicas ("
+            + bytes
+            + " bytes) left by release "
+            + saved.release()
+            + ", verified in "
+            + millis
+            + " ms"
+            + (rejected == 0 ? "" : "; " + rejected + " refused, first: " + firstRejection);
+    LOG.info(
+        "event=warm_start adopted={} bytes={} refused={} verify_ms={} written_by={}",
+        adopted,
+        bytes,
+        rejected,
+        millis,
+        saved.release());
     return new StorageStatus.WarmStart(true, true, adopted, bytes, rejected, message);
   }
 
-  /** Null when the replica's bytes are in the segments and match its checksum, else what is wrong. */
+  /**
+   * Null when the replica's bytes are in the segments and match its checksum, else what is wrong.
+   */
   private static String verify(InventoryObject o, List<NativeSegment> segments) {
     List<Slice> slices = new ArrayList<>(o.slices());
     slices.sort(Comparator.comparingInt(Slice::valueOffset));
@@ -180,7 +214,10 @@ final class MemoryFiles {
     return (int) crc.getValue() == o.checksum() ? null : "checksum mismatch";
   }
 
-  /** Records what the segments hold for the next process (after every request using them has finished). */
+  /**
+   * Records what the segments hold for the next process (after every request using them has
+   * finished).
+   */
   void save(InventoryFile.Contents contents) throws IOException {
     InventoryFile.write(folder.resolve(InventoryFile.NAME), contents);
   }

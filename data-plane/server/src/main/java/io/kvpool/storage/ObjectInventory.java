@@ -14,19 +14,20 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What the node holds, by object (key and generation) — never by range alone: complete replicas (checksum-verified,
- * the node's receipts), writes in progress, and tombstones of objects it was told are deleted. It answers whether a
- * WRITE may start (not for a deleted or already complete object), whether a READ may be served (only inside a slice
- * of that very object), and what the node re-registers with after a master change. A write drops every record
- * overlapping its range (the master reuses a range once it dropped the copy there, possibly before its release reaches
- * this node) and refuses the late writers of the complete objects it overwrites, without reporting those as deleted. It also knows which ranges replies are sending from now
- * ({@link ReadPin}): an object's going revokes its replies, and a WRITE's bytes land only once no reply reads its
- * range. Thread-safe.
+ * What the node holds, by object (key and generation) — never by range alone: complete replicas
+ * (checksum-verified, the node's receipts), writes in progress, and tombstones of objects it was
+ * told are deleted. It answers whether a WRITE may start (not for a deleted or already complete
+ * object), whether a READ may be served (only inside a slice of that very object), and what the
+ * node re-registers with after a master change. A write drops every record overlapping its range
+ * (the master reuses a range once it dropped the copy there, possibly before its release reaches
+ * this node) and refuses the late writers of the complete objects it overwrites, without reporting
+ * those as deleted. It also knows which ranges replies are sending from now ({@link ReadPin}): an
+ * object's going revokes its replies, and a WRITE's bytes land only once no reply reads its range.
+ * Thread-safe.
  */
 final class ObjectInventory {
   /** An object: key and generation. */
-  record ObjectId(String key, long generation) {
-  }
+  record ObjectId(String key, long generation) {}
 
   /** A replica on this node: complete, or still being written (slices received so far). */
   private static final class Held {
@@ -55,23 +56,25 @@ final class ObjectInventory {
     }
 
     InventoryObject toInventory() {
-      return new InventoryObject(id.key, id.generation, wantedReplicas, size, checksum, List.copyOf(slices));
+      return new InventoryObject(
+          id.key, id.generation, wantedReplicas, size, checksum, List.copyOf(slices));
     }
   }
 
-  private record Range(Held held, Slice slice) {
-  }
+  private record Range(Held held, Slice slice) {}
 
   /**
-   * What the node refuses of a key: writes of generations up to {@code generation}. {@code deletedGeneration} is the
-   * newest generation the master said is deleted (-1: none), the only part the node reports when it registers. An
-   * object whose range a write reused is refused here too, so its late writers cannot land, but it is not reported:
-   * the master reused that range because it had already dropped this copy, and the object may well live on other nodes
-   * (reported as deleted, a new leader would delete those copies too).
+   * What the node refuses of a key: writes of generations up to {@code generation}. {@code
+   * deletedGeneration} is the newest generation the master said is deleted (-1: none), the only
+   * part the node reports when it registers. An object whose range a write reused is refused here
+   * too, so its late writers cannot land, but it is not reported: the master reused that range
+   * because it had already dropped this copy, and the object may well live on other nodes (reported
+   * as deleted, a new leader would delete those copies too).
    */
   private record Tomb(long generation, long deletedGeneration, long atMillis) {
     Tomb merge(long refused, long deleted, long nowMillis) {
-      return new Tomb(Math.max(generation, refused), Math.max(deletedGeneration, deleted), nowMillis);
+      return new Tomb(
+          Math.max(generation, refused), Math.max(deletedGeneration, deleted), nowMillis);
     }
 
     boolean reportsDeletion() {
@@ -80,9 +83,10 @@ final class ObjectInventory {
   }
 
   /**
-   * A slice of a complete replica that replies are sending from now. Live pinned slices of one segment never
-   * overlap unless they are the same slice: a slice is pinned only while its replica is complete in the inventory,
-   * and a WRITE over a pinned range receives its bytes (so completes a replica there) only once the pins are gone.
+   * A slice of a complete replica that replies are sending from now. Live pinned slices of one
+   * segment never overlap unless they are the same slice: a slice is pinned only while its replica
+   * is complete in the inventory, and a WRITE over a pinned range receives its bytes (so completes
+   * a replica there) only once the pins are gone.
    */
   static final class PinnedSlice {
     private final Held held;
@@ -100,8 +104,13 @@ final class ObjectInventory {
   private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
   private final Map<Integer, TreeMap<Long, PinnedSlice>> pinned = new HashMap<>();
   private int waitingWriters;
-  /** Displaced replicas a writer is spilling to the disk tier now ({@link #admitWrite} with a displaced list). */
+
+  /**
+   * Displaced replicas a writer is spilling to the disk tier now ({@link #admitWrite} with a
+   * displaced list).
+   */
   private final java.util.Set<ObjectId> spilling = new java.util.HashSet<>();
+
   private final long tombstoneTtlMillis;
   private final int maxTombstones;
   private long tombstonesDropped;
@@ -113,43 +122,73 @@ final class ObjectInventory {
   }
 
   /**
-   * Admits a WRITE of {@code slice} of object {@code id}: null when it may proceed (its range is now reserved for it),
-   * else why not. {@code nowMillis} is local time (tombstone ages).
+   * Admits a WRITE of {@code slice} of object {@code id}: null when it may proceed (its range is
+   * now reserved for it), else why not. {@code nowMillis} is local time (tombstone ages).
    */
-  synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
-                                 long expiresAtMillis, long nowMillis) {
+  synchronized String admitWrite(
+      ObjectId id,
+      Slice slice,
+      int size,
+      int checksum,
+      int wantedReplicas,
+      long expiresAtMillis,
+      long nowMillis) {
     return admitWrite(id, slice, size, checksum, wantedReplicas, expiresAtMillis, nowMillis, null);
   }
 
   /**
-   * As {@link #admitWrite(ObjectId, Slice, int, int, int, long, long)}; with {@code displaced} (a node with a disk
-   * tier) the complete replicas whose range the write takes are added to it instead of being tombstoned, for the
-   * caller to spill before the write's bytes land ({@link #tombstoneDisplaced} those it could not).
+   * As {@link #admitWrite(ObjectId, Slice, int, int, int, long, long)}; with {@code displaced} (a
+   * node with a disk tier) the complete replicas whose range the write takes are added to it
+   * instead of being tombstoned, for the caller to spill before the write's bytes land ({@link
+   * #tombstoneDisplaced} those it could not).
    */
-  synchronized String admitWrite(ObjectId id, Slice slice, int size, int checksum, int wantedReplicas,
-                                 long expiresAtMillis, long nowMillis, List<InventoryObject> displaced) {
+  synchronized String admitWrite(
+      ObjectId id,
+      Slice slice,
+      int size,
+      int checksum,
+      int wantedReplicas,
+      long expiresAtMillis,
+      long nowMillis,
+      List<InventoryObject> displaced) {
     Tomb t = tombstones.get(id.key);
     if (t != null && t.generation >= id.generation) {
-      return "object " + id.key + " generation " + id.generation + (t.deletedGeneration >= id.generation
-          ? " was deleted" : " was overwritten on this node (its range was reused)") + "; start a new put";
+      return "object "
+          + id.key
+          + " generation "
+          + id.generation
+          + (t.deletedGeneration >= id.generation
+              ? " was deleted"
+              : " was overwritten on this node (its range was reused)")
+          + "; start a new put";
     }
     Held held = byObject.get(id);
     if (held != null && held.complete) {
-      return "this node already holds a complete replica of " + id.key + " generation " + id.generation;
+      return "this node already holds a complete replica of "
+          + id.key
+          + " generation "
+          + id.generation;
     }
     dropOverlapping(slice, id, nowMillis, displaced);
     if (held == null) {
       held = new Held(id, size, checksum, wantedReplicas, expiresAtMillis);
       byObject.put(id, held);
     } else if (held.size != size || held.checksum != checksum) {
-      return "slices of " + id.key + " generation " + id.generation + " disagree on the value's size or checksum";
+      return "slices of "
+          + id.key
+          + " generation "
+          + id.generation
+          + " disagree on the value's size or checksum";
     }
     held.slices.add(slice);
     segment(slice.segmentId()).put(slice.offset(), new Range(held, slice));
     return null;
   }
 
-  /** The slices of the object in value order when its bytes now cover the value (check its CRC), else null. */
+  /**
+   * The slices of the object in value order when its bytes now cover the value (check its CRC),
+   * else null.
+   */
   synchronized List<Slice> completedBy(ObjectId id) {
     Held held = byObject.get(id);
     if (held == null || held.complete || held.covered() != held.size) {
@@ -160,7 +199,9 @@ final class ObjectInventory {
     return slices;
   }
 
-  /** Records the replica as complete after its checksum matched; false if it was dropped meanwhile. */
+  /**
+   * Records the replica as complete after its checksum matched; false if it was dropped meanwhile.
+   */
   synchronized boolean markComplete(ObjectId id) {
     Held held = byObject.get(id);
     if (held == null || held.complete) {
@@ -179,7 +220,10 @@ final class ObjectInventory {
     }
   }
 
-  /** Forgets an object's slices unless its replica is complete (a batch cut off after this write verified). */
+  /**
+   * Forgets an object's slices unless its replica is complete (a batch cut off after this write
+   * verified).
+   */
   synchronized void discardIncomplete(ObjectId id) {
     Held held = byObject.get(id);
     if (held != null && !held.complete) {
@@ -188,7 +232,10 @@ final class ObjectInventory {
     }
   }
 
-  /** Whether a READ of [offset, offset + length) in the segment lies inside a complete replica of the object. */
+  /**
+   * Whether a READ of [offset, offset + length) in the segment lies inside a complete replica of
+   * the object.
+   */
   synchronized boolean holds(ObjectId id, int segmentId, long offset, int length) {
     Held held = byObject.get(id);
     if (held == null || !held.complete) {
@@ -203,9 +250,9 @@ final class ObjectInventory {
   }
 
   /**
-   * Pins the slice of a complete replica of the object that holds [offset, offset + length) of the segment for a
-   * reply about to send those bytes: true, or false when the node holds no such replica (as {@link #holds}). Undo
-   * with {@link #unpin} once the reply was sent or failed.
+   * Pins the slice of a complete replica of the object that holds [offset, offset + length) of the
+   * segment for a reply about to send those bytes: true, or false when the node holds no such
+   * replica (as {@link #holds}). Undo with {@link #unpin} once the reply was sent or failed.
    */
   synchronized boolean pin(ReadPin reply, ObjectId id, int segmentId, long offset, int length) {
     Held held = byObject.get(id);
@@ -217,7 +264,8 @@ final class ObjectInventory {
         TreeMap<Long, PinnedSlice> seg = pinned.computeIfAbsent(segmentId, k -> new TreeMap<>());
         PinnedSlice p = seg.computeIfAbsent(s.offset(), k -> new PinnedSlice(held, s));
         if (p.held != held) {
-          return false; // a reply still sends a gone object's bytes from here: never pin two objects at once
+          return false; // a reply still sends a gone object's bytes from here: never pin two
+          // objects at once
         }
         p.readers.add(reply);
         reply.slices.add(p);
@@ -227,7 +275,10 @@ final class ObjectInventory {
     return false;
   }
 
-  /** Lets go of the slices a reply pinned (it was sent, or failed): WRITEs waiting for them may go on. */
+  /**
+   * Lets go of the slices a reply pinned (it was sent, or failed): WRITEs waiting for them may go
+   * on.
+   */
   synchronized void unpin(ReadPin reply) {
     for (PinnedSlice p : reply.slices) {
       p.readers.remove(reply);
@@ -246,9 +297,10 @@ final class ObjectInventory {
   }
 
   /**
-   * Waits until no reply sends bytes from {@code slice}'s range, stopping every reply that still does: true, or false
-   * when one still did after {@code timeoutNanos}. A WRITE admitted into the range calls this before its bytes land,
-   * so that no byte of the new object goes out in a reply of the object that held the range before.
+   * Waits until no reply sends bytes from {@code slice}'s range, stopping every reply that still
+   * does: true, or false when one still did after {@code timeoutNanos}. A WRITE admitted into the
+   * range calls this before its bytes land, so that no byte of the new object goes out in a reply
+   * of the object that held the range before.
    */
   synchronized boolean awaitUnpinned(Slice slice, long timeoutNanos) throws InterruptedException {
     long deadline = System.nanoTime() + timeoutNanos;
@@ -307,7 +359,9 @@ final class ObjectInventory {
     return held == null || !held.complete ? null : held.toInventory();
   }
 
-  /** Applies a master's release: forget the object; remember it as deleted when it is gone for good. */
+  /**
+   * Applies a master's release: forget the object; remember it as deleted when it is gone for good.
+   */
   synchronized void release(Release r, long nowMillis) {
     ObjectId id = new ObjectId(r.key(), r.generation());
     Held held = byObject.remove(id);
@@ -340,8 +394,9 @@ final class ObjectInventory {
   }
 
   /**
-   * Takes a complete replica a previous process of this node left in the memory files (a warm restart), after its
-   * bytes were verified. Null when taken, else why not (it overlaps a replica taken before it).
+   * Takes a complete replica a previous process of this node left in the memory files (a warm
+   * restart), after its bytes were verified. Null when taken, else why not (it overlaps a replica
+   * taken before it).
    */
   synchronized String adopt(InventoryObject replica) {
     ObjectId id = new ObjectId(replica.key(), replica.generation());
@@ -354,11 +409,17 @@ final class ObjectInventory {
       Map.Entry<Long, Range> after = seg.ceilingEntry(s.offset());
       if ((before != null && before.getValue().slice().end() > s.offset())
           || (after != null && after.getKey() < s.end())) {
-        return "its range [" + s.offset() + ", " + s.end() + ") of segment " + s.segmentId()
+        return "its range ["
+            + s.offset()
+            + ", "
+            + s.end()
+            + ") of segment "
+            + s.segmentId()
             + " overlaps another replica";
       }
     }
-    Held held = new Held(id, replica.size(), replica.checksum(), replica.wantedReplicas(), Long.MAX_VALUE);
+    Held held =
+        new Held(id, replica.size(), replica.checksum(), replica.wantedReplicas(), Long.MAX_VALUE);
     for (Slice s : replica.slices()) {
       held.slices.add(s);
       segment(s.segmentId()).put(s.offset(), new Range(held, s));
@@ -373,26 +434,34 @@ final class ObjectInventory {
   synchronized void restoreTombstone(String key, long generation, long atMillis) {
     Tomb old = tombstones.get(key);
     if (old == null || old.deletedGeneration < generation) {
-      tombstones.put(key, old == null ? new Tomb(generation, generation, atMillis) : old.merge(generation, generation,
-          atMillis));
+      tombstones.put(
+          key,
+          old == null
+              ? new Tomb(generation, generation, atMillis)
+              : old.merge(generation, generation, atMillis));
     }
   }
 
   /**
-   * The tombstones of deleted objects with the local time each was made, oldest first (what a warm restart keeps; the
-   * writers an overwrite refuses hold grants under this process's registration, which a restart ends).
+   * The tombstones of deleted objects with the local time each was made, oldest first (what a warm
+   * restart keeps; the writers an overwrite refuses hold grants under this process's registration,
+   * which a restart ends).
    */
   synchronized List<InventoryFile.SavedTombstone> savedTombstones() {
     List<InventoryFile.SavedTombstone> out = new ArrayList<>(tombstones.size());
-    tombstones.forEach((k, t) -> {
-      if (t.reportsDeletion()) {
-        out.add(new InventoryFile.SavedTombstone(k, t.deletedGeneration, t.atMillis));
-      }
-    });
+    tombstones.forEach(
+        (k, t) -> {
+          if (t.reportsDeletion()) {
+            out.add(new InventoryFile.SavedTombstone(k, t.deletedGeneration, t.atMillis));
+          }
+        });
     return out;
   }
 
-  /** What the node re-registers with: its complete replicas and the tombstones of objects the master deleted. */
+  /**
+   * What the node re-registers with: its complete replicas and the tombstones of objects the master
+   * deleted.
+   */
   synchronized Snapshot snapshot() {
     List<InventoryObject> objects = new ArrayList<>(complete);
     for (Held h : byObject.values()) {
@@ -401,17 +470,17 @@ final class ObjectInventory {
       }
     }
     List<Tombstone> tombs = new ArrayList<>(tombstones.size());
-    tombstones.forEach((k, t) -> {
-      if (t.reportsDeletion()) {
-        tombs.add(new Tombstone(k, t.deletedGeneration));
-      }
-    });
+    tombstones.forEach(
+        (k, t) -> {
+          if (t.reportsDeletion()) {
+            tombs.add(new Tombstone(k, t.deletedGeneration));
+          }
+        });
     return new Snapshot(objects, tombs);
   }
 
   /** The node's inventory at one moment. */
-  record Snapshot(List<InventoryObject> objects, List<Tombstone> tombstones) {
-  }
+  record Snapshot(List<InventoryObject> objects, List<Tombstone> tombstones) {}
 
   synchronized int completeCount() {
     return complete;
@@ -433,8 +502,9 @@ final class ObjectInventory {
   }
 
   /**
-   * Waits while a writer spills the displaced replica {@code id} (at most {@code timeoutMillis}): a release that finds
-   * it neither in memory nor on disk may just have come between its displacement and its record.
+   * Waits while a writer spills the displaced replica {@code id} (at most {@code timeoutMillis}): a
+   * release that finds it neither in memory nor on disk may just have come between its displacement
+   * and its record.
    */
   synchronized void awaitSpilled(ObjectId id, long timeoutMillis) throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMillis;
@@ -444,12 +514,16 @@ final class ObjectInventory {
     }
   }
 
-  /** Remembers a displaced replica that could not be kept on disk as deleted (as a write without a tier does). */
+  /**
+   * Remembers a displaced replica that could not be kept on disk as deleted (as a write without a
+   * tier does).
+   */
   synchronized void tombstoneDisplaced(ObjectId id, long nowMillis) {
     tombstone(id, false, nowMillis);
   }
 
-  private void dropOverlapping(Slice slice, ObjectId writer, long nowMillis, List<InventoryObject> displaced) {
+  private void dropOverlapping(
+      Slice slice, ObjectId writer, long nowMillis, List<InventoryObject> displaced) {
     TreeMap<Long, Range> seg = segment(slice.segmentId());
     long start = slice.offset();
     long end = slice.end();
@@ -474,7 +548,8 @@ final class ObjectInventory {
       byObject.remove(h.id);
       unindex(h);
       if (wasComplete && displaced == null) {
-        tombstone(h.id, false, nowMillis); // its range was reused: its late writers must be refused here
+        tombstone(
+            h.id, false, nowMillis); // its range was reused: its late writers must be refused here
       }
     }
   }
@@ -504,8 +579,11 @@ final class ObjectInventory {
   private void tombstone(ObjectId id, boolean deleted, long nowMillis) {
     Tomb old = tombstones.remove(id.key);
     long deletedGeneration = deleted ? id.generation : -1;
-    tombstones.put(id.key, old == null ? new Tomb(id.generation, deletedGeneration, nowMillis)
-        : old.merge(id.generation, deletedGeneration, nowMillis));
+    tombstones.put(
+        id.key,
+        old == null
+            ? new Tomb(id.generation, deletedGeneration, nowMillis)
+            : old.merge(id.generation, deletedGeneration, nowMillis));
     if (tombstones.size() > maxTombstones) {
       Iterator<Tomb> it = tombstones.values().iterator();
       it.next();

@@ -2,8 +2,8 @@ package io.kvpool.storage;
 
 import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
-import io.kvpool.security.PoolSecrets;
 import io.kvpool.rpc.ServerLimits;
+import io.kvpool.security.PoolSecrets;
 import io.kvpool.storage.disk.DiskTier;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,33 +11,53 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Settings of one storage node process. An empty {@code poolId} means "the pool of whichever master it registers
- * with"; a given one makes the handshake refuse a master of another pool.
+ * Settings of one storage node process. An empty {@code poolId} means "the pool of whichever master
+ * it registers with"; a given one makes the handshake refuse a master of another pool.
  *
- * @param masters every master of the pool (or one Service name): the node finds the leader among them
+ * @param masters every master of the pool (or one Service name): the node finds the leader among
+ *     them
  * @param advertiseHost the host peers dial; never a wildcard
- * @param transport how bytes move and which device backend the node opens (from the pool's TransferEngine)
+ * @param transport how bytes move and which device backend the node opens (from the pool's
+ *     TransferEngine)
  * @param limits what one peer of its RPC server may take (deadlines, caps)
- * @param secrets the pool's keys: peers authenticate when there are any, and this node proves the cluster key
- * @param memoryDir node-local folder (tmpfs or hugetlbfs) of the segments' memory files, which outlive the process
- *     for a warm restart; null for anonymous memory
- * @param disk the node's disk tier (values that leave memory are kept there); null for none (the default)
+ * @param secrets the pool's keys: peers authenticate when there are any, and this node proves the
+ *     cluster key
+ * @param memoryDir node-local folder (tmpfs or hugetlbfs) of the segments' memory files, which
+ *     outlive the process for a warm restart; null for anonymous memory
+ * @param disk the node's disk tier (values that leave memory are kept there); null for none (the
+ *     default)
  */
-public record StorageConfig(List<HostPort> masters, String nodeId, String host, String advertiseHost, int port,
-                            int adminPort, long memoryBytes, int segments, Duration heartbeat, HugePageMode hugePages,
-                            String poolId, Transport transport, Duration tombstoneTtl, ServerLimits limits,
-                            PoolSecrets secrets, Path memoryDir, DiskTier.Settings disk) {
+public record StorageConfig(
+    List<HostPort> masters,
+    String nodeId,
+    String host,
+    String advertiseHost,
+    int port,
+    int adminPort,
+    long memoryBytes,
+    int segments,
+    Duration heartbeat,
+    HugePageMode hugePages,
+    String poolId,
+    Transport transport,
+    Duration tombstoneTtl,
+    ServerLimits limits,
+    PoolSecrets secrets,
+    Path memoryDir,
+    DiskTier.Settings disk) {
   /**
    * The TransferEngine's settings as the node uses them.
    *
-   * @param deviceIds the devices the device plugin allocated (from its visibility variable), empty when unknown
+   * @param deviceIds the devices the device plugin allocated (from its visibility variable), empty
+   *     when unknown
    */
   public record Transport(String protocol, int deviceCount, List<String> deviceIds) {
     public static final Transport TCP = new Transport("tcp", 0, List.of());
 
     public Transport {
       if (!List.of("tcp", "rdma", "ascend").contains(protocol)) {
-        throw new IllegalArgumentException("transport protocol must be tcp, rdma or ascend, got '" + protocol + "'");
+        throw new IllegalArgumentException(
+            "transport protocol must be tcp, rdma or ascend, got '" + protocol + "'");
       }
       deviceIds = List.copyOf(deviceIds);
     }
@@ -47,14 +67,17 @@ public record StorageConfig(List<HostPort> masters, String nodeId, String host, 
     }
 
     /**
-     * The ids in a device plugin's visibility variable ({@code ASCEND_VISIBLE_DEVICES=0,3}): comma- or
-     * space-separated, blanks dropped.
+     * The ids in a device plugin's visibility variable ({@code ASCEND_VISIBLE_DEVICES=0,3}): comma-
+     * or space-separated, blanks dropped.
      */
     public static List<String> parseDeviceIds(String value) {
       if (value == null || value.isBlank()) {
         return List.of();
       }
-      return Arrays.stream(value.split("[,\\s]+")).map(String::strip).filter(v -> !v.isEmpty()).toList();
+      return Arrays.stream(value.split("[,\\s]+"))
+          .map(String::strip)
+          .filter(v -> !v.isEmpty())
+          .toList();
     }
 
     /** The device backend the node opens: {@code ascend} for Ascend NPUs, else host memory. */
@@ -63,20 +86,75 @@ public record StorageConfig(List<HostPort> masters, String nodeId, String host, 
     }
   }
 
-  public StorageConfig(List<HostPort> masters, String nodeId, String host, String advertiseHost, int port,
-                       int adminPort, long memoryBytes, int segments, Duration heartbeat, HugePageMode hugePages,
-                       String poolId, Transport transport, Duration tombstoneTtl) {
-    this(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat, hugePages, poolId,
-        transport, tombstoneTtl, ServerLimits.DEFAULTS, PoolSecrets.none(), null, null);
+  public StorageConfig(
+      List<HostPort> masters,
+      String nodeId,
+      String host,
+      String advertiseHost,
+      int port,
+      int adminPort,
+      long memoryBytes,
+      int segments,
+      Duration heartbeat,
+      HugePageMode hugePages,
+      String poolId,
+      Transport transport,
+      Duration tombstoneTtl) {
+    this(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        ServerLimits.DEFAULTS,
+        PoolSecrets.none(),
+        null,
+        null);
   }
 
   /** Anonymous memory (no memory folder). */
-  public StorageConfig(List<HostPort> masters, String nodeId, String host, String advertiseHost, int port,
-                       int adminPort, long memoryBytes, int segments, Duration heartbeat, HugePageMode hugePages,
-                       String poolId, Transport transport, Duration tombstoneTtl, ServerLimits limits,
-                       PoolSecrets secrets) {
-    this(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat, hugePages, poolId,
-        transport, tombstoneTtl, limits, secrets, null, null);
+  public StorageConfig(
+      List<HostPort> masters,
+      String nodeId,
+      String host,
+      String advertiseHost,
+      int port,
+      int adminPort,
+      long memoryBytes,
+      int segments,
+      Duration heartbeat,
+      HugePageMode hugePages,
+      String poolId,
+      Transport transport,
+      Duration tombstoneTtl,
+      ServerLimits limits,
+      PoolSecrets secrets) {
+    this(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        limits,
+        secrets,
+        null,
+        null);
   }
 
   public StorageConfig {
@@ -94,40 +172,137 @@ public record StorageConfig(List<HostPort> masters, String nodeId, String host, 
       throw new IllegalArgumentException("segment count " + segments + " must be within 1..1024");
     }
     if (memoryBytes < segments * 4096L) {
-      throw new IllegalArgumentException("memory " + memoryBytes + " bytes is too small for " + segments + " segments");
+      throw new IllegalArgumentException(
+          "memory " + memoryBytes + " bytes is too small for " + segments + " segments");
     }
   }
 
-  /** A node on {@code host} (advertising it) for tests: TCP, 1 s heartbeats, no huge pages, the master's pool. */
-  public static StorageConfig local(HostPort master, String nodeId, String host, long memoryBytes, int segments) {
-    return new StorageConfig(List.of(master), nodeId, host, host, 0, 0, memoryBytes, segments, Duration.ofSeconds(1),
-        HugePageMode.NONE, "", Transport.TCP, Duration.ofMinutes(10));
+  /**
+   * A node on {@code host} (advertising it) for tests: TCP, 1 s heartbeats, no huge pages, the
+   * master's pool.
+   */
+  public static StorageConfig local(
+      HostPort master, String nodeId, String host, long memoryBytes, int segments) {
+    return new StorageConfig(
+        List.of(master),
+        nodeId,
+        host,
+        host,
+        0,
+        0,
+        memoryBytes,
+        segments,
+        Duration.ofSeconds(1),
+        HugePageMode.NONE,
+        "",
+        Transport.TCP,
+        Duration.ofMinutes(10));
   }
 
   public StorageConfig withPoolId(String id) {
-    return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, id, transport, tombstoneTtl, limits, secrets, memoryDir, disk);
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        id,
+        transport,
+        tombstoneTtl,
+        limits,
+        secrets,
+        memoryDir,
+        disk);
   }
 
   public StorageConfig withHeartbeat(Duration d) {
-    return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, d,
-        hugePages, poolId, transport, tombstoneTtl, limits, secrets, memoryDir, disk);
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        d,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        limits,
+        secrets,
+        memoryDir,
+        disk);
   }
 
   public StorageConfig withSecrets(PoolSecrets s) {
-    return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, poolId, transport, tombstoneTtl, limits, s, memoryDir, disk);
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        limits,
+        s,
+        memoryDir,
+        disk);
   }
 
   /** Segments in memory files under {@code dir} (for warm restarts); null for anonymous memory. */
   public StorageConfig withMemoryDir(Path dir) {
-    return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, poolId, transport, tombstoneTtl, limits, secrets, dir, disk);
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        limits,
+        secrets,
+        dir,
+        disk);
   }
 
   /** With a disk tier ({@code null}: none). */
   public StorageConfig withDisk(DiskTier.Settings settings) {
-    return new StorageConfig(masters, nodeId, host, advertiseHost, port, adminPort, memoryBytes, segments, heartbeat,
-        hugePages, poolId, transport, tombstoneTtl, limits, secrets, memoryDir, settings);
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        limits,
+        secrets,
+        memoryDir,
+        settings);
   }
 }

@@ -6,14 +6,14 @@ import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.nativemem.DeviceBackend;
 import io.kvpool.nativemem.NativeSegment;
-import io.kvpool.storage.disk.DiskTier;
 import io.kvpool.nativemem.SegmentOptions;
+import io.kvpool.process.AdminHttpServer;
+import io.kvpool.process.AdminHttpServer.Response;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.ServerState;
-import io.kvpool.process.AdminHttpServer;
-import io.kvpool.process.AdminHttpServer.Response;
 import io.kvpool.rpc.RpcServer;
+import io.kvpool.storage.disk.DiskTier;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -25,14 +25,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running storage node: native segments, the device backend of its transport, RPC server, master link, admin
- * HTTP. With a memory folder its segments are node-local memory files, and a clean stop leaves them with an inventory
- * for a warm restart ({@link MemoryFiles}). Also used in-process by tests.
+ * A running storage node: native segments, the device backend of its transport, RPC server, master
+ * link, admin HTTP. With a memory folder its segments are node-local memory files, and a clean stop
+ * leaves them with an inventory for a warm restart ({@link MemoryFiles}). Also used in-process by
+ * tests.
  */
 public final class StorageNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StorageNode.class);
   private static final Duration QUIESCE_TIMEOUT = Duration.ofSeconds(10);
-  /** Native memory that reads from the disk tier may stage values in at once (at least one largest value). */
+
+  /**
+   * Native memory that reads from the disk tier may stage values in at once (at least one largest
+   * value).
+   */
   private static final long DISK_STAGING_BYTES = 1L << 30;
 
   private final StorageConfig config;
@@ -66,41 +71,79 @@ public final class StorageNode implements AutoCloseable {
         }
       } else {
         memoryFiles = MemoryFiles.of(config.memoryDir(), config.nodeId());
-        MemoryFiles.Opened opened = memoryFiles.open(config.nodeId(), config.segments(), perSegment, options);
+        MemoryFiles.Opened opened =
+            memoryFiles.open(config.nodeId(), config.segments(), perSegment, options);
         segments.addAll(opened.segments());
         if (opened.inventory() != null) {
           warmStart = MemoryFiles.adopt(opened.inventory(), segments, inventory);
         } else {
-          warmStart = new StorageStatus.WarmStart(true, false, 0, 0, 0, "started empty: " + opened.coldReason());
-          LOG.info("event=cold_start node={} folder={} reason=\"{}\"", config.nodeId(), memoryFiles.folder(),
+          warmStart =
+              new StorageStatus.WarmStart(
+                  true, false, 0, 0, 0, "started empty: " + opened.coldReason());
+          LOG.info(
+              "event=cold_start node={} folder={} reason=\"{}\"",
+              config.nodeId(),
+              memoryFiles.folder(),
               opened.coldReason());
         }
       }
       if (!warmStart.taken()) {
         segments.forEach(StorageNode::prefault); // never over adopted replicas: it writes
       }
-      LOG.info("event=segments_ready node={} bytes={} segments={} memory_files={} warm={} ready_ms={}",
-          config.nodeId(), config.memoryBytes(), config.segments(), memoryFiles != null, warmStart.taken(),
+      LOG.info(
+          "event=segments_ready node={} bytes={} segments={} memory_files={} warm={} ready_ms={}",
+          config.nodeId(),
+          config.memoryBytes(),
+          config.segments(),
+          memoryFiles != null,
+          warmStart.taken(),
           (System.nanoTime() - t0) / 1_000_000);
       List<SegmentInfo> infos = new ArrayList<>();
       for (int i = 0; i < segments.size(); i++) {
         infos.add(new SegmentInfo(i, segments.get(i).size()));
       }
-      // the pool id is learned from the master during registration; the link exists only after the server bound
+      // the pool id is learned from the master during registration; the link exists only after the
+      // server bound
       MasterLink[] linkRef = new MasterLink[1];
-      RpcServer.Identity identity = new RpcServer.Identity(VersionInfo.CURRENT, Role.STORAGE,
-          () -> linkRef[0] == null ? config.poolId() : linkRef[0].poolId(), config.nodeId(),
-          () -> linkRef[0] == null ? 0 : linkRef[0].highestView(), () -> ServerState.SERVING, () -> "");
+      RpcServer.Identity identity =
+          new RpcServer.Identity(
+              VersionInfo.CURRENT,
+              Role.STORAGE,
+              () -> linkRef[0] == null ? config.poolId() : linkRef[0].poolId(),
+              config.nodeId(),
+              () -> linkRef[0] == null ? 0 : linkRef[0].highestView(),
+              () -> ServerState.SERVING,
+              () -> "");
       StorageRequestHandler[] handlerRef = new StorageRequestHandler[1];
-      this.rpc = new RpcServer("storage", config.host(), config.port(), identity,
-          (session, request) -> handlerRef[0].handle(session, request), config.limits(), config.secrets(), metrics);
+      this.rpc =
+          new RpcServer(
+              "storage",
+              config.host(),
+              config.port(),
+              identity,
+              (session, request) -> handlerRef[0].handle(session, request),
+              config.limits(),
+              config.secrets(),
+              metrics);
       this.endpoint = new HostPort(config.advertiseHost(), rpc.endpoint().port()).toString();
       this.disk = openDisk(config, segments, inventory);
       openedDisk = disk;
-      this.link = new MasterLink(config.masters(), config.poolId(), config.nodeId(), endpoint, infos, inventory,
-          config.heartbeat(), config.secrets(), config.transport().protocol(), device.devices(), disk);
+      this.link =
+          new MasterLink(
+              config.masters(),
+              config.poolId(),
+              config.nodeId(),
+              endpoint,
+              infos,
+              inventory,
+              config.heartbeat(),
+              config.secrets(),
+              config.transport().protocol(),
+              device.devices(),
+              disk);
       linkRef[0] = link;
-      this.handler = new StorageRequestHandler(config.nodeId(), segments, inventory, link, metrics, disk);
+      this.handler =
+          new StorageRequestHandler(config.nodeId(), segments, inventory, link, metrics, disk);
       handlerRef[0] = handler;
       this.admin = new AdminHttpServer(config.host(), config.adminPort());
     } catch (IOException | RuntimeException e) {
@@ -113,14 +156,19 @@ public final class StorageNode implements AutoCloseable {
       throw e;
     }
     registerGauges();
-    admin.route("/health", r -> Response.text(200, "ok\n"))
+    admin
+        .route("/health", r -> Response.text(200, "ok\n"))
         .route("/ready", r -> ready())
         .route("/metrics", r -> AdminHttpServer.metrics(metrics))
         .route("/status", r -> new Response(200, "application/json", AdminJson.write(status())));
   }
 
-  /** The node's disk tier, rescanned (its faults leave it degraded, never stop the node); null without one. */
-  private static DiskSpill openDisk(StorageConfig config, List<NativeSegment> segments, ObjectInventory inventory) {
+  /**
+   * The node's disk tier, rescanned (its faults leave it degraded, never stop the node); null
+   * without one.
+   */
+  private static DiskSpill openDisk(
+      StorageConfig config, List<NativeSegment> segments, ObjectInventory inventory) {
     if (config.disk() == null) {
       return null;
     }
@@ -135,13 +183,15 @@ public final class StorageNode implements AutoCloseable {
     if (!device.ready()) {
       return Response.text(503, device.message() + "\n");
     }
-    return link.isRegistered() ? Response.text(200, "ready\n")
+    return link.isRegistered()
+        ? Response.text(200, "ready\n")
         : Response.text(503, "not registered with a master of " + config.masters() + "\n");
   }
 
   /**
-   * Touches every page once so that puts do not pay first-touch page faults (measured: they cut fresh-memory put
-   * throughput several times) and the node's memory is really there before it offers it to the pool.
+   * Touches every page once so that puts do not pay first-touch page faults (measured: they cut
+   * fresh-memory put throughput several times) and the node's memory is really there before it
+   * offers it to the pool.
    */
   private static void prefault(NativeSegment segment) {
     final int page = 4096;
@@ -157,69 +207,151 @@ public final class StorageNode implements AutoCloseable {
   private void registerGauges() {
     if (disk != null) {
       DiskTier tier = disk.tier();
-      GaugeWithCallback.builder().name("kvpool_storage_disk_capacity_bytes").help("The disk tier's cap")
-          .callback(cb -> cb.call(tier.settings().capBytes())).register(metrics);
-      GaugeWithCallback.builder().name("kvpool_storage_disk_used_bytes").help("Bytes of the disk tier's files")
-          .callback(cb -> cb.call(tier.usedBytes())).register(metrics);
-      GaugeWithCallback.builder().name("kvpool_storage_disk_objects").help("Records the disk tier holds")
-          .callback(cb -> cb.call(tier.records())).register(metrics);
-      GaugeWithCallback.builder().name("kvpool_storage_disk_degraded")
-          .help("1 while the disk tier cannot write (I/O error, full, folder gone); /status says why")
-          .callback(cb -> cb.call(tier.degraded() ? 1 : 0)).register(metrics);
+      GaugeWithCallback.builder()
+          .name("kvpool_storage_disk_capacity_bytes")
+          .help("The disk tier's cap")
+          .callback(cb -> cb.call(tier.settings().capBytes()))
+          .register(metrics);
+      GaugeWithCallback.builder()
+          .name("kvpool_storage_disk_used_bytes")
+          .help("Bytes of the disk tier's files")
+          .callback(cb -> cb.call(tier.usedBytes()))
+          .register(metrics);
+      GaugeWithCallback.builder()
+          .name("kvpool_storage_disk_objects")
+          .help("Records the disk tier holds")
+          .callback(cb -> cb.call(tier.records()))
+          .register(metrics);
+      GaugeWithCallback.builder()
+          .name("kvpool_storage_disk_degraded")
+          .help(
+              "1 while the disk tier cannot write (I/O error, full, folder gone); /status says why")
+          .callback(cb -> cb.call(tier.degraded() ? 1 : 0))
+          .register(metrics);
     }
-    GaugeWithCallback.builder().name("kvpool_storage_capacity_bytes").help("Native memory held by this node")
-        .callback(cb -> cb.call(segments.stream().mapToLong(NativeSegment::size).sum())).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_storage_objects").help("Complete replicas in the node's inventory")
-        .callback(cb -> cb.call(inventory.completeCount())).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_storage_tombstones").help("Deleted objects the node remembers")
-        .callback(cb -> cb.call(inventory.tombstoneCount())).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_storage_registered").help("1 while registered with the leader")
-        .callback(cb -> cb.call(link.isRegistered() ? 1 : 0)).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_storage_device_ready").help("1 when the device backend opened")
-        .labelNames("backend").callback(cb -> cb.call(device.ready() ? 1 : 0, device.backend())).register(metrics);
-    GaugeWithCallback.builder().name("kvpool_build_info").help("Release and protocol of this node")
+    GaugeWithCallback.builder()
+        .name("kvpool_storage_capacity_bytes")
+        .help("Native memory held by this node")
+        .callback(cb -> cb.call(segments.stream().mapToLong(NativeSegment::size).sum()))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_storage_objects")
+        .help("Complete replicas in the node's inventory")
+        .callback(cb -> cb.call(inventory.completeCount()))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_storage_tombstones")
+        .help("Deleted objects the node remembers")
+        .callback(cb -> cb.call(inventory.tombstoneCount()))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_storage_registered")
+        .help("1 while registered with the leader")
+        .callback(cb -> cb.call(link.isRegistered() ? 1 : 0))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_storage_device_ready")
+        .help("1 when the device backend opened")
+        .labelNames("backend")
+        .callback(cb -> cb.call(device.ready() ? 1 : 0, device.backend()))
+        .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_build_info")
+        .help("Release and protocol of this node")
         .labelNames("release", "protocol")
-        .callback(cb -> cb.call(1, VersionInfo.CURRENT.release(), VersionInfo.CURRENT.protocol())).register(metrics);
+        .callback(cb -> cb.call(1, VersionInfo.CURRENT.release(), VersionInfo.CURRENT.protocol()))
+        .register(metrics);
   }
 
   public StorageStatus status() {
-    return new StorageStatus(AdminJson.API_VERSION, link.poolId(), config.nodeId(), endpoint, link.isRegistered(),
-        link.view(), VersionInfo.CURRENT.release(), VersionInfo.CURRENT.protocol(),
-        segments.stream().mapToLong(NativeSegment::size).sum(), inventory.completeCount(), inventory.tombstoneCount(),
-        new StorageStatus.Transport(config.transport().protocol(), device.backend(), device.devices(), device.ready(),
-            device.message()), warmStart, disk == null ? null : diskStatus(disk.tier().status()));
+    return new StorageStatus(
+        AdminJson.API_VERSION,
+        link.poolId(),
+        config.nodeId(),
+        endpoint,
+        link.isRegistered(),
+        link.view(),
+        VersionInfo.CURRENT.release(),
+        VersionInfo.CURRENT.protocol(),
+        segments.stream().mapToLong(NativeSegment::size).sum(),
+        inventory.completeCount(),
+        inventory.tombstoneCount(),
+        new StorageStatus.Transport(
+            config.transport().protocol(),
+            device.backend(),
+            device.devices(),
+            device.ready(),
+            device.message()),
+        warmStart,
+        disk == null ? null : diskStatus(disk.tier().status()));
   }
 
   private static StorageStatus.Disk diskStatus(DiskTier.Status s) {
-    return new StorageStatus.Disk(s.dir(), s.capBytes(), s.usedBytes(), s.files(), s.records(), s.degraded() == null,
-        s.degraded() == null ? "" : s.degraded(), s.spills(), s.spillFailures(), s.reads(), s.misses(),
-        s.reclaimedRecords(), s.reclaimedFiles(), s.droppedAtStart());
+    return new StorageStatus.Disk(
+        s.dir(),
+        s.capBytes(),
+        s.usedBytes(),
+        s.files(),
+        s.records(),
+        s.degraded() == null,
+        s.degraded() == null ? "" : s.degraded(),
+        s.spills(),
+        s.spillFailures(),
+        s.reads(),
+        s.misses(),
+        s.reclaimedRecords(),
+        s.reclaimedFiles(),
+        s.droppedAtStart());
   }
 
-  /** Starts serving and registers with the leader; returns once registered (or throws after {@code timeout}). */
+  /**
+   * Starts serving and registers with the leader; returns once registered (or throws after {@code
+   * timeout}).
+   */
   public StorageNode start(Duration timeout) throws IOException, InterruptedException {
     rpc.start();
     admin.start();
     if (!device.ready()) {
-      // serve /health and a failing /ready that says why; never register a node that cannot do its job
-      LOG.error("event=device_backend_failed node={} backend={} reason=\"{}\"", config.nodeId(), device.backend(),
+      // serve /health and a failing /ready that says why; never register a node that cannot do its
+      // job
+      LOG.error(
+          "event=device_backend_failed node={} backend={} reason=\"{}\"",
+          config.nodeId(),
+          device.backend(),
           device.message());
       return this;
     }
     link.start();
     boolean registered = link.awaitRegistered(timeout);
     if (link.poolRefusal() != null) {
-      throw new IOException("storage node " + config.nodeId() + " was started for pool '" + config.poolId()
-          + "' but the master refused it: " + link.poolRefusal().getMessage());
+      throw new IOException(
+          "storage node "
+              + config.nodeId()
+              + " was started for pool '"
+              + config.poolId()
+              + "' but the master refused it: "
+              + link.poolRefusal().getMessage());
     }
     if (!registered) {
-      throw new IOException("storage node " + config.nodeId() + " could not register with a master of "
-          + config.masters() + " within " + timeout.toSeconds() + " s; is the master running and of a compatible"
-          + " version?");
+      throw new IOException(
+          "storage node "
+              + config.nodeId()
+              + " could not register with a master of "
+              + config.masters()
+              + " within "
+              + timeout.toSeconds()
+              + " s; is the master running and of a compatible"
+              + " version?");
     }
-    LOG.info("event=storage_started node={} rpc={} admin={} capacity={} segments={} huge_pages={} backend={}",
-        config.nodeId(), endpoint, admin.endpoint(), segments.stream().mapToLong(NativeSegment::size).sum(),
-        segments.size(), segments.get(0).hugePages(), device.backend());
+    LOG.info(
+        "event=storage_started node={} rpc={} admin={} capacity={} segments={} huge_pages={} backend={}",
+        config.nodeId(),
+        endpoint,
+        admin.endpoint(),
+        segments.stream().mapToLong(NativeSegment::size).sum(),
+        segments.size(),
+        segments.get(0).hugePages(),
+        device.backend());
     return this;
   }
 
@@ -244,7 +376,10 @@ public final class StorageNode implements AutoCloseable {
     return device.ready();
   }
 
-  /** Stops serving; unmaps the segments only once no request or copy uses them (else leaves them to the exit). */
+  /**
+   * Stops serving; unmaps the segments only once no request or copy uses them (else leaves them to
+   * the exit).
+   */
   @Override
   public void close() {
     link.close();
@@ -261,7 +396,9 @@ public final class StorageNode implements AutoCloseable {
       keepForNextProcess();
       segments.forEach(NativeSegment::close);
     } else {
-      LOG.warn("event=segments_left_mapped node={} reason=\"requests still running after {} s\"", config.nodeId(),
+      LOG.warn(
+          "event=segments_left_mapped node={} reason=\"requests still running after {} s\"",
+          config.nodeId(),
           QUIESCE_TIMEOUT.toSeconds());
     }
     device.close();
@@ -277,8 +414,9 @@ public final class StorageNode implements AutoCloseable {
   }
 
   /**
-   * With memory files: writes the inventory next to them for the next process on this machine, or removes them when
-   * the node holds nothing (drained, or scaled away). Runs once no request uses the segments.
+   * With memory files: writes the inventory next to them for the next process on this machine, or
+   * removes them when the node holds nothing (drained, or scaled away). Runs once no request uses
+   * the segments.
    */
   private void keepForNextProcess() {
     if (memoryFiles == null) {
@@ -288,20 +426,36 @@ public final class StorageNode implements AutoCloseable {
     try {
       if (snapshot.objects().isEmpty()) {
         memoryFiles.discard();
-        LOG.info("event=memory_files_removed node={} folder={} reason=\"no replica to keep\"", config.nodeId(),
+        LOG.info(
+            "event=memory_files_removed node={} folder={} reason=\"no replica to keep\"",
+            config.nodeId(),
             memoryFiles.folder());
         return;
       }
       long t0 = System.nanoTime();
-      memoryFiles.save(new InventoryFile.Contents(VersionInfo.CURRENT.release(), config.nodeId(), link.poolId(),
-          System.currentTimeMillis(), segments.stream().map(NativeSegment::size).toList(), snapshot.objects(),
-          inventory.savedTombstones()));
-      LOG.info("event=inventory_saved node={} folder={} objects={} tombstones={} ms={}", config.nodeId(),
-          memoryFiles.folder(), snapshot.objects().size(), snapshot.tombstones().size(),
+      memoryFiles.save(
+          new InventoryFile.Contents(
+              VersionInfo.CURRENT.release(),
+              config.nodeId(),
+              link.poolId(),
+              System.currentTimeMillis(),
+              segments.stream().map(NativeSegment::size).toList(),
+              snapshot.objects(),
+              inventory.savedTombstones()));
+      LOG.info(
+          "event=inventory_saved node={} folder={} objects={} tombstones={} ms={}",
+          config.nodeId(),
+          memoryFiles.folder(),
+          snapshot.objects().size(),
+          snapshot.tombstones().size(),
           (System.nanoTime() - t0) / 1_000_000);
     } catch (IOException | RuntimeException e) {
-      // the next process then starts empty and the master copies the replicas back from the other nodes
-      LOG.error("event=inventory_not_saved node={} folder={} error=\"{}\"", config.nodeId(), memoryFiles.folder(),
+      // the next process then starts empty and the master copies the replicas back from the other
+      // nodes
+      LOG.error(
+          "event=inventory_not_saved node={} folder={} error=\"{}\"",
+          config.nodeId(),
+          memoryFiles.folder(),
           e.getMessage());
     }
   }
@@ -311,8 +465,12 @@ public final class StorageNode implements AutoCloseable {
     return warmStart;
   }
 
-  /** The device backend of the node's transport, opened at start; a failure is kept to explain readiness. */
-  private record DeviceState(DeviceBackend backendHandle, String backend, List<String> devices, String message) {
+  /**
+   * The device backend of the node's transport, opened at start; a failure is kept to explain
+   * readiness.
+   */
+  private record DeviceState(
+      DeviceBackend backendHandle, String backend, List<String> devices, String message) {
     static DeviceState open(StorageConfig.Transport transport) {
       String name = transport.backend();
       try {
@@ -325,14 +483,19 @@ public final class StorageNode implements AutoCloseable {
             devices.add(name + ":" + i);
           }
         }
-        return new DeviceState(b, name, name.equals("host") ? List.of() : devices, "device backend " + name + " open");
+        return new DeviceState(
+            b, name, name.equals("host") ? List.of() : devices, "device backend " + name + " open");
       } catch (RuntimeException e) {
-        String hint = name.equals("ascend")
-            ? " (the Ascend runtime libascendcl.so must be loadable: mount /usr/local/Ascend/driver and the CANN"
-                + " toolkit's lib64, or set KVPOOL_ASCEND_LIB; the pod's TransferEngine lists the driver mounts)"
-            : "";
-        return new DeviceState(null, name, List.of(), "cannot open device backend " + name + ": " + e.getMessage()
-            + hint);
+        String hint =
+            name.equals("ascend")
+                ? " (the Ascend runtime libascendcl.so must be loadable: mount /usr/local/Ascend/driver and the CANN"
+                    + " toolkit's lib64, or set KVPOOL_ASCEND_LIB; the pod's TransferEngine lists the driver mounts)"
+                : "";
+        return new DeviceState(
+            null,
+            name,
+            List.of(),
+            "cannot open device backend " + name + ": " + e.getMessage() + hint);
       }
     }
 

@@ -17,10 +17,10 @@ import io.kvpool.protocol.ReadObjectRequest;
 import io.kvpool.protocol.ReadReply;
 import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.ReceiptReply;
-import io.kvpool.protocol.RemoteErrorException;
-import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ReleaseRequest;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicateRequest;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
@@ -30,10 +30,10 @@ import io.kvpool.protocol.WriteBatchReply;
 import io.kvpool.protocol.WriteBatchRequest;
 import io.kvpool.protocol.WriteReply;
 import io.kvpool.protocol.WriteRequest;
-import io.kvpool.security.NodeKey;
 import io.kvpool.rpc.RateLimitedLog;
 import io.kvpool.rpc.RpcServer;
 import io.kvpool.rpc.Session;
+import io.kvpool.security.NodeKey;
 import io.kvpool.storage.ObjectInventory.ObjectId;
 import io.kvpool.storage.disk.DiskTier;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -49,23 +49,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves WRITE, READ and REPLICATE. Value bytes move between the socket and views of native memory. A WRITE is
- * admitted only with the master's grant for that object and range, and not for a deleted or already complete object;
- * once the object's bytes are all here their CRC32C is checked and the node returns its receipt. A READ is served
- * only with the master's read token for that object, inside a slice of that object, and its reply pins the slice
- * ({@link ReadPin}): a reply whose object goes while it is sent is stopped, and a WRITE into its range waits for it,
- * so a reply never carries another object's bytes. Lengths are checked here, not by decoding, so that a request
- * with a negative or oversized one gets an error reply (PROTOCOL.md, "To a storage node").
+ * Serves WRITE, READ and REPLICATE. Value bytes move between the socket and views of native memory.
+ * A WRITE is admitted only with the master's grant for that object and range, and not for a deleted
+ * or already complete object; once the object's bytes are all here their CRC32C is checked and the
+ * node returns its receipt. A READ is served only with the master's read token for that object,
+ * inside a slice of that object, and its reply pins the slice ({@link ReadPin}): a reply whose
+ * object goes while it is sent is stopped, and a WRITE into its range waits for it, so a reply
+ * never carries another object's bytes. Lengths are checked here, not by decoding, so that a
+ * request with a negative or oversized one gets an error reply (PROTOCOL.md, "To a storage node").
  */
 final class StorageRequestHandler implements RpcServer.RequestHandler {
   private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
   private static final byte[] NO_RECEIPT = new byte[0];
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(30);
+
   /**
-   * How long a WRITE waits for replies still sending its range's previous object. They are stopped when it is dropped,
-   * so they let go within moments; the bound only keeps a worker from waiting for ever.
+   * How long a WRITE waits for replies still sending its range's previous object. They are stopped
+   * when it is dropped, so they let go within moments; the bound only keeps a worker from waiting
+   * for ever.
    */
   static final Duration PIN_WAIT = Duration.ofSeconds(10);
+
   private static final Logger LOG = LoggerFactory.getLogger(StorageRequestHandler.class);
   private static final RateLimitedLog ABORTED = new RateLimitedLog(LOG, 5_000);
 
@@ -80,26 +84,45 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter refused;
   private final Counter repliesAborted;
   private final ReplicaCommits commits;
+
   /** The disk tier's side of this node; null without a tier. */
   private final DiskSpill disk;
-  /** Requests using segment memory now, and outbound copy connections: waited for or closed before unmapping. */
+
+  /**
+   * Requests using segment memory now, and outbound copy connections: waited for or closed before
+   * unmapping.
+   */
   private final InFlight inFlight = new InFlight();
 
-  StorageRequestHandler(String nodeId, List<NativeSegment> segments, ObjectInventory inventory, MasterLink link,
-                        PrometheusRegistry metrics, DiskSpill disk) {
+  StorageRequestHandler(
+      String nodeId,
+      List<NativeSegment> segments,
+      ObjectInventory inventory,
+      MasterLink link,
+      PrometheusRegistry metrics,
+      DiskSpill disk) {
     this.disk = disk;
     this.nodeId = nodeId;
     this.segments = segments;
     this.inventory = inventory;
     this.link = link;
     this.writes = counter(metrics, "kvpool_storage_writes_total", "Replica slices written");
-    this.writeBytes = counter(metrics, "kvpool_storage_write_bytes_total", "Bytes written into segments");
+    this.writeBytes =
+        counter(metrics, "kvpool_storage_write_bytes_total", "Bytes written into segments");
     this.reads = counter(metrics, "kvpool_storage_reads_total", "Reads served");
-    this.readBytes = counter(metrics, "kvpool_storage_read_bytes_total", "Bytes read from segments");
-    this.refused = Counter.builder().name("kvpool_storage_refused_total")
-        .help("Reads and writes refused, by reason").labelNames("reason").register(metrics);
-    this.repliesAborted = counter(metrics, "kvpool_storage_replies_aborted_total",
-        "READ and READ_BATCH replies stopped mid-send because an object they read was released or overwritten");
+    this.readBytes =
+        counter(metrics, "kvpool_storage_read_bytes_total", "Bytes read from segments");
+    this.refused =
+        Counter.builder()
+            .name("kvpool_storage_refused_total")
+            .help("Reads and writes refused, by reason")
+            .labelNames("reason")
+            .register(metrics);
+    this.repliesAborted =
+        counter(
+            metrics,
+            "kvpool_storage_replies_aborted_total",
+            "READ and READ_BATCH replies stopped mid-send because an object they read was released or overwritten");
     this.commits = new ReplicaCommits(link, metrics);
   }
 
@@ -110,7 +133,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   @Override
   public void handle(Session session, Frame request) throws IOException {
     if (!inFlight.enter()) {
-      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, "node " + nodeId + " is shutting down");
+      session.replyError(
+          request, ErrorCode.NODE_UNAVAILABLE, "node " + nodeId + " is shutting down");
       return;
     }
     try {
@@ -120,7 +144,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
   }
 
-  /** Stops admitting requests, cuts outbound copies, and waits for requests using segment memory to finish. */
+  /**
+   * Stops admitting requests, cuts outbound copies, and waits for requests using segment memory to
+   * finish.
+   */
   boolean quiesce(Duration timeout) throws InterruptedException {
     return inFlight.closeAndAwait(timeout);
   }
@@ -138,44 +165,74 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       case REPLICATE -> replicate(session, request);
       case READ_OBJECT -> readObject(session, request);
       case RELEASE -> release(session, request);
-      default -> session.replyError(request, ErrorCode.UNKNOWN_OPCODE,
-          request.opcode() + " is not served by a storage node");
+      default ->
+          session.replyError(
+              request,
+              ErrorCode.UNKNOWN_OPCODE,
+              request.opcode() + " is not served by a storage node");
     }
   }
 
   /** Null if the range lies inside a segment, else why not. */
   private String outOfBounds(int segmentId, long offset, long length) {
     if (segmentId < 0 || offset < 0 || length < 0) {
-      return "segment " + segmentId + ", offset " + offset + " and length " + length + " must not be negative";
+      return "segment "
+          + segmentId
+          + ", offset "
+          + offset
+          + " and length "
+          + length
+          + " must not be negative";
     }
     if (segmentId >= segments.size()) {
-      return "segment " + segmentId + " does not exist on node " + nodeId + " (it has " + segments.size() + ")";
+      return "segment "
+          + segmentId
+          + " does not exist on node "
+          + nodeId
+          + " (it has "
+          + segments.size()
+          + ")";
     }
     long size = segments.get(segmentId).size();
     if (offset > size || length > size - offset) {
-      return "range [" + offset + ", " + (offset + length) + ") exceeds segment " + segmentId + " of " + size + " bytes";
+      return "range ["
+          + offset
+          + ", "
+          + (offset + length)
+          + ") exceeds segment "
+          + segmentId
+          + " of "
+          + size
+          + " bytes";
     }
     return null;
   }
 
   /**
-   * Whether a WRITE may proceed: refused with a code and why, or admitted (its range now reserved for it) under the
-   * registration whose key verified its grant.
+   * Whether a WRITE may proceed: refused with a code and why, or admitted (its range now reserved
+   * for it) under the registration whose key verified its grant.
    */
-  private record Admission(ErrorCode code, String problem, NodeKey key) {
-  }
+  private record Admission(ErrorCode code, String problem, NodeKey key) {}
 
   private Admission admit(WriteRequest w) {
     Slice slice = w.slice();
     ErrorCode code = ErrorCode.LIMIT_EXCEEDED;
-    String problem = w.valueSize() < 0 || w.valueSize() > ProtocolLimits.MAX_VALUE_BYTES
-        ? "value size " + w.valueSize() + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES : null;
+    String problem =
+        w.valueSize() < 0 || w.valueSize() > ProtocolLimits.MAX_VALUE_BYTES
+            ? "value size " + w.valueSize() + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES
+            : null;
     if (problem == null) {
       code = ErrorCode.OUT_OF_BOUNDS;
-      problem = slice.valueOffset() < 0 || (long) slice.valueOffset() + slice.length() > w.valueSize()
-          ? "slice [" + slice.valueOffset() + ", +" + slice.length() + ") lies outside the value of " + w.valueSize()
-          + " bytes"
-          : outOfBounds(slice.segmentId(), slice.offset(), slice.length());
+      problem =
+          slice.valueOffset() < 0 || (long) slice.valueOffset() + slice.length() > w.valueSize()
+              ? "slice ["
+                  + slice.valueOffset()
+                  + ", +"
+                  + slice.length()
+                  + ") lies outside the value of "
+                  + w.valueSize()
+                  + " bytes"
+              : outOfBounds(slice.segmentId(), slice.offset(), slice.length());
     }
     NodeKey key = link.nodeKey();
     if (problem == null) {
@@ -184,38 +241,71 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         problem = "node " + nodeId + " is not registered with a master";
       } else if (w.expiresAtMillis() < link.masterNow()) {
         problem = "write grant for key " + w.key() + " expired; start the put again";
-      } else if (!NodeKey.matches(key.writeGrant(w.key(), w.generation(), slice, w.valueSize(), w.checksum(),
-          w.replicas(), w.expiresAtMillis()), w.token())) {
-        problem = "write grant for key " + w.key() + " does not match this object and range (not allocated by the"
-            + " master this node follows)";
+      } else if (!NodeKey.matches(
+          key.writeGrant(
+              w.key(),
+              w.generation(),
+              slice,
+              w.valueSize(),
+              w.checksum(),
+              w.replicas(),
+              w.expiresAtMillis()),
+          w.token())) {
+        problem =
+            "write grant for key "
+                + w.key()
+                + " does not match this object and range (not allocated by the"
+                + " master this node follows)";
       } else {
         List<InventoryObject> displaced = disk == null ? null : new ArrayList<>(0);
         long now = System.currentTimeMillis();
-        problem = inventory.admitWrite(new ObjectId(w.key(), w.generation()), slice, w.valueSize(), w.checksum(),
-            w.replicas(), w.expiresAtMillis(), now, displaced);
+        problem =
+            inventory.admitWrite(
+                new ObjectId(w.key(), w.generation()),
+                slice,
+                w.valueSize(),
+                w.checksum(),
+                w.replicas(),
+                w.expiresAtMillis(),
+                now,
+                displaced);
         if (displaced != null && !displaced.isEmpty()) {
           disk.displaced(displaced, now); // on disk before this write's bytes take their range
         }
         if (problem == null && !awaitUnpinned(slice)) {
           inventory.discardIncomplete(new ObjectId(w.key(), w.generation()));
           code = ErrorCode.NODE_UNAVAILABLE;
-          problem = "node " + nodeId + " is still stopping a reply that reads range [" + slice.offset() + ", "
-              + slice.end() + ") of segment " + slice.segmentId() + "; start the put again";
+          problem =
+              "node "
+                  + nodeId
+                  + " is still stopping a reply that reads range ["
+                  + slice.offset()
+                  + ", "
+                  + slice.end()
+                  + ") of segment "
+                  + slice.segmentId()
+                  + "; start the put again";
         }
       }
     }
     if (problem != null) {
-      refused.labelValues(switch (code) {
-        case OUT_OF_BOUNDS -> "out_of_bounds";
-        case LIMIT_EXCEEDED -> "limit";
-        case NODE_UNAVAILABLE -> "pinned";
-        default -> "grant";
-      }).inc();
+      refused
+          .labelValues(
+              switch (code) {
+                case OUT_OF_BOUNDS -> "out_of_bounds";
+                case LIMIT_EXCEEDED -> "limit";
+                case NODE_UNAVAILABLE -> "pinned";
+                default -> "grant";
+              })
+          .inc();
     }
     return new Admission(code, problem, key);
   }
 
-  /** Waits until no reply sends from the slice's range (those that do are stopped); false after {@link #PIN_WAIT}. */
+  /**
+   * Waits until no reply sends from the slice's range (those that do are stopped); false after
+   * {@link #PIN_WAIT}.
+   */
   private boolean awaitUnpinned(Slice slice) {
     try {
       return inventory.awaitUnpinned(slice, PIN_WAIT.toNanos());
@@ -226,17 +316,26 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * Why the WRITE's payload cannot even be skipped (its slice length is negative or over the value limit, so where the
-   * next frame starts is unknown), or null.
+   * Why the WRITE's payload cannot even be skipped (its slice length is negative or over the value
+   * limit, so where the next frame starts is unknown), or null.
    */
   private static String unskippable(WriteRequest w) {
     int length = w.slice().length();
-    return length < 0 || length > ProtocolLimits.MAX_VALUE_BYTES ? "slice length " + length + " of key " + w.key()
-        + " outside 0.." + ProtocolLimits.MAX_VALUE_BYTES + ": its payload cannot be skipped, so the connection closes"
+    return length < 0 || length > ProtocolLimits.MAX_VALUE_BYTES
+        ? "slice length "
+            + length
+            + " of key "
+            + w.key()
+            + " outside 0.."
+            + ProtocolLimits.MAX_VALUE_BYTES
+            + ": its payload cannot be skipped, so the connection closes"
         : null;
   }
 
-  /** Answers a request whose payload cannot be skipped with LIMIT_EXCEEDED, then ends the connection. */
+  /**
+   * Answers a request whose payload cannot be skipped with LIMIT_EXCEEDED, then ends the
+   * connection.
+   */
   private void refuseAndClose(Session session, Frame request, String problem) throws IOException {
     refused.labelValues("limit").inc();
     session.replyError(request, ErrorCode.LIMIT_EXCEEDED, problem);
@@ -244,17 +343,22 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * Reads an admitted write's payload into its range; a cut-off or stalled payload never becomes visible. When the
-   * write carries the whole value, its CRC32C is taken run by run as the bytes land, while they are still in the CPU's
-   * caches, and returned; otherwise null (the value's checksum is taken over its slices once they are all here).
+   * Reads an admitted write's payload into its range; a cut-off or stalled payload never becomes
+   * visible. When the write carries the whole value, its CRC32C is taken run by run as the bytes
+   * land, while they are still in the CPU's caches, and returned; otherwise null (the value's
+   * checksum is taken over its slices once they are all here).
    */
   private CRC32C receive(Session session, WriteRequest w) throws IOException {
     Slice slice = w.slice();
-    CRC32C whole = slice.length() > 0 && slice.valueOffset() == 0 && slice.length() == w.valueSize()
-        ? new CRC32C() : null;
+    CRC32C whole =
+        slice.length() > 0 && slice.valueOffset() == 0 && slice.length() == w.valueSize()
+            ? new CRC32C()
+            : null;
     try {
-      ByteBuffer range = slice.length() == 0 ? null : segments.get(slice.segmentId()).view(slice.offset(),
-          slice.length());
+      ByteBuffer range =
+          slice.length() == 0
+              ? null
+              : segments.get(slice.segmentId()).view(slice.offset(), slice.length());
       if (whole != null) {
         session.readPayload(range, whole);
       } else if (range != null) {
@@ -271,7 +375,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private String checksumProblem(WriteRequest w) {
     refused.labelValues("checksum").inc();
-    return "the bytes of " + w.key() + " written to node " + nodeId + " do not match the value's CRC32C; start the"
+    return "the bytes of "
+        + w.key()
+        + " written to node "
+        + nodeId
+        + " do not match the value's CRC32C; start the"
         + " put again";
   }
 
@@ -289,13 +397,18 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     CRC32C landed = receive(session, w);
-    byte[] receipt = verifyIfComplete(new ObjectId(w.key(), w.generation()), w.valueSize(), w.checksum(), landed);
+    byte[] receipt =
+        verifyIfComplete(
+            new ObjectId(w.key(), w.generation()), w.valueSize(), w.checksum(), landed);
     if (receipt == null) {
       session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w));
       return;
     }
-    boolean committed = receipt.length > 0 && commitsFor(session)
-        && commits.promise(List.of(new ReplicaCommits.Completed(w, receipt, admission.key())))[0];
+    boolean committed =
+        receipt.length > 0
+            && commitsFor(session)
+            && commits
+                .promise(List.of(new ReplicaCommits.Completed(w, receipt, admission.key())))[0];
     BodyWriter out = new BodyWriter(32);
     new WriteReply(receipt, committed).encode(out, session.agreedMinor());
     try {
@@ -307,21 +420,27 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
   }
 
-  /** Whether this node commits the replicas it completes for the peer: clients that skip PUT_END for them (2.2). */
+  /**
+   * Whether this node commits the replicas it completes for the peer: clients that skip PUT_END for
+   * them (2.2).
+   */
   private static boolean commitsFor(Session session) {
     return session.peer().role() == Role.CLIENT && session.agreedMinor() >= WriteReply.COMMIT_MINOR;
   }
 
   /**
-   * WRITE_BATCH: each write admitted (or refused) as a WRITE, its payload read into its range (or skipped), in order;
-   * one reply with a result per write.
+   * WRITE_BATCH: each write admitted (or refused) as a WRITE, its payload read into its range (or
+   * skipped), in order; one reply with a result per write.
    */
   private void writeBatch(Session session, Frame request) throws IOException {
     WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
     for (WriteRequest w : batch.writes()) {
       String unskippable = unskippable(w);
       if (unskippable != null) {
-        refuseAndClose(session, request, unskippable); // before any payload: the batch's stream cannot be followed
+        refuseAndClose(
+            session,
+            request,
+            unskippable); // before any payload: the batch's stream cannot be followed
       }
     }
     List<WriteBatchReply.Result> results = new ArrayList<>(batch.writes().size());
@@ -333,7 +452,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         Admission admission = admit(w);
         if (admission.problem() != null) {
           session.skipPayload(w.slice().length());
-          results.add(new WriteBatchReply.Result(admission.code(), admission.problem(), NO_RECEIPT, false));
+          results.add(
+              new WriteBatchReply.Result(admission.code(), admission.problem(), NO_RECEIPT, false));
           continue;
         }
         ObjectId id = new ObjectId(w.key(), w.generation());
@@ -344,13 +464,16 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
           completed.add(new ReplicaCommits.Completed(w, receipt, admission.key()));
           completedAt.add(results.size());
         }
-        results.add(receipt == null
-            ? new WriteBatchReply.Result(ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w), NO_RECEIPT, false)
-            : new WriteBatchReply.Result(ErrorCode.OK, "", receipt, false));
+        results.add(
+            receipt == null
+                ? new WriteBatchReply.Result(
+                    ErrorCode.CHECKSUM_MISMATCH, checksumProblem(w), NO_RECEIPT, false)
+                : new WriteBatchReply.Result(ErrorCode.OK, "", receipt, false));
       }
     } catch (IOException | RuntimeException e) {
       for (ObjectId id : admitted) {
-        inventory.discardIncomplete(id); // the rest of the batch never arrived: nothing half-written stays
+        inventory.discardIncomplete(
+            id); // the rest of the batch never arrived: nothing half-written stays
       }
       throw e;
     }
@@ -359,8 +482,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       boolean[] committed = commits.promise(completed);
       for (int i = 0; i < committed.length; i++) {
         WriteBatchReply.Result r = results.get(completedAt.get(i));
-        results.set(completedAt.get(i), new WriteBatchReply.Result(r.status(), r.message(), r.receipt(),
-            committed[i]));
+        results.set(
+            completedAt.get(i),
+            new WriteBatchReply.Result(r.status(), r.message(), r.receipt(), committed[i]));
       }
     }
     BodyWriter out = new BodyWriter(32 + 32 * results.size());
@@ -375,9 +499,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * When the object's bytes are now all here: checks their CRC32C, records the replica complete and returns the
-   * receipt (null on a mismatch, the slices discarded). Otherwise an empty receipt. {@code landed} is the CRC32C
-   * taken as the whole value arrived in one slice, or null to take it over the object's slices now.
+   * When the object's bytes are now all here: checks their CRC32C, records the replica complete and
+   * returns the receipt (null on a mismatch, the slices discarded). Otherwise an empty receipt.
+   * {@code landed} is the CRC32C taken as the whole value arrived in one slice, or null to take it
+   * over the object's slices now.
    */
   private byte[] verifyIfComplete(ObjectId id, int size, int checksum, CRC32C landed) {
     List<Slice> slices = inventory.completedBy(id);
@@ -403,13 +528,18 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * Why a READ may not be served (null: it may, and {@code pin} now pins its slice); {@code code} gets the error code.
+   * Why a READ may not be served (null: it may, and {@code pin} now pins its slice); {@code code}
+   * gets the error code.
    */
   private String readProblem(ReadRequest r, ReadPin pin, ErrorCode[] code) {
     if (r.length() > ProtocolLimits.MAX_VALUE_BYTES) {
       code[0] = ErrorCode.LIMIT_EXCEEDED;
       refused.labelValues("limit").inc();
-      return "read length " + r.length() + " over the value limit of " + ProtocolLimits.MAX_VALUE_BYTES + " bytes";
+      return "read length "
+          + r.length()
+          + " over the value limit of "
+          + ProtocolLimits.MAX_VALUE_BYTES
+          + " bytes";
     }
     String problem = outOfBounds(r.segmentId(), r.offset(), r.length());
     code[0] = ErrorCode.OUT_OF_BOUNDS;
@@ -419,18 +549,34 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       if (key == null) {
         problem = "node " + nodeId + " is not registered with a master";
       } else if (r.expiresAtMillis() < link.masterNow()) {
-        problem = "read token for key " + r.key() + " expired with its lease; get the replica list again";
-      } else if (!NodeKey.matches(key.readToken(r.key(), r.generation(), r.expiresAtMillis()), r.token())) {
-        problem = "read token for key " + r.key() + " does not match (not issued by the master this node follows)";
-      } else if (!inventory.pin(pin, new ObjectId(r.key(), r.generation()), r.segmentId(), r.offset(), r.length())) {
+        problem =
+            "read token for key " + r.key() + " expired with its lease; get the replica list again";
+      } else if (!NodeKey.matches(
+          key.readToken(r.key(), r.generation(), r.expiresAtMillis()), r.token())) {
+        problem =
+            "read token for key "
+                + r.key()
+                + " does not match (not issued by the master this node follows)";
+      } else if (!inventory.pin(
+          pin, new ObjectId(r.key(), r.generation()), r.segmentId(), r.offset(), r.length())) {
         code[0] = ErrorCode.NOT_FOUND;
-        problem = "node " + nodeId + " holds no replica of " + r.key() + " generation " + r.generation()
-            + " at that range (released, evicted or overwritten)";
+        problem =
+            "node "
+                + nodeId
+                + " holds no replica of "
+                + r.key()
+                + " generation "
+                + r.generation()
+                + " at that range (released, evicted or overwritten)";
       }
     }
     if (problem != null) {
-      refused.labelValues(code[0] == ErrorCode.NOT_FOUND ? "not_held" : code[0] == ErrorCode.OUT_OF_BOUNDS
-          ? "out_of_bounds" : "token").inc();
+      refused
+          .labelValues(
+              code[0] == ErrorCode.NOT_FOUND
+                  ? "not_held"
+                  : code[0] == ErrorCode.OUT_OF_BOUNDS ? "out_of_bounds" : "token")
+          .inc();
     }
     return problem;
   }
@@ -447,8 +593,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       }
       BodyWriter out = new BodyWriter(8);
       new ReadReply(r.length()).encode(out);
-      ByteBuffer view = r.length() == 0 ? EMPTY.duplicate()
-          : segments.get(r.segmentId()).view(r.offset(), r.length());
+      ByteBuffer view =
+          r.length() == 0
+              ? EMPTY.duplicate()
+              : segments.get(r.segmentId()).view(r.offset(), r.length());
       send(session, request, out, pin, view);
     } finally {
       inventory.unpin(pin);
@@ -458,33 +606,39 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * The pin of a reply on this session: revoked, it counts the reply as stopped and cuts the connection (which does not
-   * block, as the inventory's lock is held).
+   * The pin of a reply on this session: revoked, it counts the reply as stopped and cuts the
+   * connection (which does not block, as the inventory's lock is held).
    */
   private ReadPin pinFor(Session session) {
-    return new ReadPin(() -> {
-      repliesAborted.inc();
-      ABORTED.warn("event=reply_aborted node={} peer={} reason=\"an object it sends was released or overwritten\"",
-          nodeId, session.remoteAddress());
-      session.abort();
-    });
+    return new ReadPin(
+        () -> {
+          repliesAborted.inc();
+          ABORTED.warn(
+              "event=reply_aborted node={} peer={} reason=\"an object it sends was released or overwritten\"",
+              nodeId,
+              session.remoteAddress());
+          session.abort();
+        });
   }
 
   /**
-   * Sends a reply whose payload is read from pinned slices; a reply revoked before it starts is not sent at all (its
-   * connection is being cut). Once it started, a revocation cuts the connection under the send, which then fails.
+   * Sends a reply whose payload is read from pinned slices; a reply revoked before it starts is not
+   * sent at all (its connection is being cut). Once it started, a revocation cuts the connection
+   * under the send, which then fails.
    */
-  private static void send(Session session, Frame request, BodyWriter body, ReadPin pin, ByteBuffer... payload)
+  private static void send(
+      Session session, Frame request, BodyWriter body, ReadPin pin, ByteBuffer... payload)
       throws IOException {
     if (pin.revoked()) {
-      throw new IOException("reply stopped before it was sent: an object it reads was released or overwritten");
+      throw new IOException(
+          "reply stopped before it was sent: an object it reads was released or overwritten");
     }
     session.reply(request, body, payload);
   }
 
   /**
-   * READ_BATCH: every read checked as a READ; one reply whose body lists the results and whose payload is the
-   * served reads' bytes, sent from segment memory in one gathering write.
+   * READ_BATCH: every read checked as a READ; one reply whose body lists the results and whose
+   * payload is the served reads' bytes, sent from segment memory in one gathering write.
    */
   private void readBatch(Session session, Frame request) throws IOException {
     ReadBatchRequest batch = ReadBatchRequest.decode(request.reader());
@@ -524,8 +678,14 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     if (session.peerView() < link.highestView()) {
-      session.replyError(request, ErrorCode.STALE_VIEW, "master view " + session.peerView() + " is older than view "
-          + link.highestView() + " this node follows; a deposed leader cannot release replicas");
+      session.replyError(
+          request,
+          ErrorCode.STALE_VIEW,
+          "master view "
+              + session.peerView()
+              + " is older than view "
+              + link.highestView()
+              + " this node follows; a deposed leader cannot release replicas");
       return;
     }
     long now = System.currentTimeMillis();
@@ -542,12 +702,19 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private void replicate(Session session, Frame request) throws IOException {
     ReplicateRequest r = ReplicateRequest.decode(request.reader());
     if (session.peer().role() != Role.MASTER) {
-      session.replyError(request, ErrorCode.MALFORMED_REQUEST, "only the master asks for replica copies");
+      session.replyError(
+          request, ErrorCode.MALFORMED_REQUEST, "only the master asks for replica copies");
       return;
     }
     if (session.peerView() < link.highestView()) {
-      session.replyError(request, ErrorCode.STALE_VIEW, "master view " + session.peerView() + " is older than view "
-          + link.highestView() + " this node follows; a deposed leader cannot order copies");
+      session.replyError(
+          request,
+          ErrorCode.STALE_VIEW,
+          "master view "
+              + session.peerView()
+              + " is older than view "
+              + link.highestView()
+              + " this node follows; a deposed leader cannot order copies");
       return;
     }
     if (r.source().isEmpty()) {
@@ -556,8 +723,16 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
     InventoryObject held = inventory.replica(new ObjectId(r.key(), r.generation()));
     if (held == null || !held.slices().equals(r.source())) {
-      session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no complete replica of " + r.key()
-          + " generation " + r.generation() + " at the given slices");
+      session.replyError(
+          request,
+          ErrorCode.NOT_FOUND,
+          "node "
+              + nodeId
+              + " holds no complete replica of "
+              + r.key()
+              + " generation "
+              + r.generation()
+              + " at the given slices");
       return;
     }
     List<Slice> source = new ArrayList<>(r.source());
@@ -569,11 +744,16 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     copy(session, request, r, crc, g -> views(source, g.slice().valueOffset(), g.slice().length()));
   }
 
-  /** REPLICATE of a disk replica (no source slices, protocol 2.3): staged from the tier, checked, copied. */
-  private void replicateFromDisk(Session session, Frame request, ReplicateRequest r) throws IOException {
+  /**
+   * REPLICATE of a disk replica (no source slices, protocol 2.3): staged from the tier, checked,
+   * copied.
+   */
+  private void replicateFromDisk(Session session, Frame request, ReplicateRequest r)
+      throws IOException {
     DiskTier.Staged staged;
     try {
-      staged = disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
+      staged =
+          disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
     } catch (DiskTier.BusyException e) {
       session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
       return;
@@ -582,24 +762,50 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       if (staged != null) {
         staged.close();
       }
-      session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no disk record of " + r.key()
-          + " generation " + r.generation());
+      session.replyError(
+          request,
+          ErrorCode.NOT_FOUND,
+          "node "
+              + nodeId
+              + " holds no disk record of "
+              + r.key()
+              + " generation "
+              + r.generation());
       return;
     }
     try (staged) {
       CRC32C crc = new CRC32C();
       crc.update(staged.value());
-      copy(session, request, r, crc, g -> new ByteBuffer[] {staged.value().slice(g.slice().valueOffset(),
-          g.slice().length())});
+      copy(
+          session,
+          request,
+          r,
+          crc,
+          g ->
+              new ByteBuffer[] {staged.value().slice(g.slice().valueOffset(), g.slice().length())});
     }
   }
 
-  /** Copies a checked value to the REPLICATE's target, a WRITE per target slice, payloads from {@code payload}. */
-  private void copy(Session session, Frame request, ReplicateRequest r, CRC32C crc,
-                    java.util.function.Function<SliceGrant, ByteBuffer[]> payload) throws IOException {
+  /**
+   * Copies a checked value to the REPLICATE's target, a WRITE per target slice, payloads from
+   * {@code payload}.
+   */
+  private void copy(
+      Session session,
+      Frame request,
+      ReplicateRequest r,
+      CRC32C crc,
+      java.util.function.Function<SliceGrant, ByteBuffer[]> payload)
+      throws IOException {
     if ((int) crc.getValue() != r.checksum()) {
-      session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, "replica of key " + r.key() + " on node " + nodeId
-          + " does not match its checksum; not copying a corrupt value");
+      session.replyError(
+          request,
+          ErrorCode.CHECKSUM_MISMATCH,
+          "replica of key "
+              + r.key()
+              + " on node "
+              + nodeId
+              + " does not match its checksum; not copying a corrupt value");
       return;
     }
     ReplicaGrant target = r.target();
@@ -607,26 +813,48 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     byte[] receipt = NO_RECEIPT;
     RpcConnection c = null;
     try {
-      c = RpcConnection.open(HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT);
+      c =
+          RpcConnection.open(
+              HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT);
       inFlight.track(c);
       RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT);
       for (SliceGrant g : target.slices()) {
         BodyWriter w = new BodyWriter();
-        WriteRequest.of(r.key(), r.generation(), g, r.size(), r.checksum(), r.wantedReplicas(), r.expiresAtMillis())
+        WriteRequest.of(
+                r.key(),
+                r.generation(),
+                g,
+                r.size(),
+                r.checksum(),
+                r.wantedReplicas(),
+                r.expiresAtMillis())
             .encode(w);
-        byte[] got = WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
-            .receipt();
+        byte[] got =
+            WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
+                .receipt();
         if (got.length > 0) {
           receipt = got;
         }
       }
       d.close();
     } catch (RemoteErrorException e) {
-      session.replyError(request, e.code(), "target " + target.nodeId() + " refused the copy: " + e.remoteMessage());
+      session.replyError(
+          request,
+          e.code(),
+          "target " + target.nodeId() + " refused the copy: " + e.remoteMessage());
       return;
     } catch (IOException e) {
-      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, "cannot copy key " + r.key() + " to node "
-          + target.nodeId() + " at " + target.endpoint() + ": " + e.getMessage());
+      session.replyError(
+          request,
+          ErrorCode.NODE_UNAVAILABLE,
+          "cannot copy key "
+              + r.key()
+              + " to node "
+              + target.nodeId()
+              + " at "
+              + target.endpoint()
+              + ": "
+              + e.getMessage());
       return;
     } finally {
       if (c != null) {
@@ -640,8 +868,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   /**
-   * READ_OBJECT (protocol 2.3): the whole value of an object, from its memory replica (its slices pinned as READ's
-   * are) or from the disk tier (staged in native memory and CRC-checked first: a record that fails is a miss).
+   * READ_OBJECT (protocol 2.3): the whole value of an object, from its memory replica (its slices
+   * pinned as READ's are) or from the disk tier (staged in native memory and CRC-checked first: a
+   * record that fails is a miss).
    */
   private void readObject(Session session, Frame request) throws IOException {
     ReadObjectRequest r = ReadObjectRequest.decode(request.reader());
@@ -676,15 +905,24 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
     DiskTier.Staged staged;
     try {
-      staged = disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
+      staged =
+          disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
     } catch (DiskTier.BusyException e) {
       session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
       return;
     }
     if (staged == null) {
       refused.labelValues("not_held").inc();
-      session.replyError(request, ErrorCode.NOT_FOUND, "node " + nodeId + " holds no replica of " + r.key()
-          + " generation " + r.generation() + " (released, evicted, or its disk record failed its checksum)");
+      session.replyError(
+          request,
+          ErrorCode.NOT_FOUND,
+          "node "
+              + nodeId
+              + " holds no replica of "
+              + r.key()
+              + " generation "
+              + r.generation()
+              + " (released, evicted, or its disk record failed its checksum)");
       return;
     }
     try (staged) {
@@ -707,16 +945,23 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return "read token for key " + key + " expired with its lease; get the replica list again";
     }
     if (!NodeKey.matches(nodeKey.readToken(key, generation, expiresAtMillis), token)) {
-      return "read token for key " + key + " does not match (not issued by the master this node follows)";
+      return "read token for key "
+          + key
+          + " does not match (not issued by the master this node follows)";
     }
     return null;
   }
 
   private ByteBuffer view(Slice s, int from, int length) {
-    return length == 0 ? EMPTY.duplicate() : segments.get(s.segmentId()).view(s.offset() + from, length);
+    return length == 0
+        ? EMPTY.duplicate()
+        : segments.get(s.segmentId()).view(s.offset() + from, length);
   }
 
-  /** Views of the value's bytes [valueOffset, valueOffset + length) across the source slices (sorted, contiguous). */
+  /**
+   * Views of the value's bytes [valueOffset, valueOffset + length) across the source slices
+   * (sorted, contiguous).
+   */
   private ByteBuffer[] views(List<Slice> source, int valueOffset, int length) {
     List<ByteBuffer> out = new ArrayList<>();
     int end = valueOffset + length;

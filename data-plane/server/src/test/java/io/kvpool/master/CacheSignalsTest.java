@@ -8,7 +8,10 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The autoscaling signals from a pool the metadata really evicts from: capacity misses against plain misses. */
+/**
+ * The autoscaling signals from a pool the metadata really evicts from: capacity misses against
+ * plain misses.
+ */
 class CacheSignalsTest {
   private static final long MIB = 1 << 20;
 
@@ -25,21 +28,29 @@ class CacheSignalsTest {
       gone += found == ErrorCode.OK ? 0 : 1;
     }
     for (int i = 0; i < 7; i++) {
-      assertThat(f.pool.getReplicas(List.of("never-" + i)).get(0).status()).isNotEqualTo(ErrorCode.OK);
+      assertThat(f.pool.getReplicas(List.of("never-" + i)).get(0).status())
+          .isNotEqualTo(ErrorCode.OK);
     }
-    MasterStatus.CacheSignals s = f.counters.cacheSignals.rates(f.now.get(), CacheTiers.of(f.pool.snapshot()));
+    MasterStatus.CacheSignals s =
+        f.counters.cacheSignals.rates(f.now.get(), CacheTiers.of(f.pool.snapshot()));
     assertThat(gone).as("evicted keys").isEqualTo((int) f.evictions());
-    assertThat(s.capacityMisses()).as("every evicted key looked up, none of the unknown ones").isEqualTo(gone);
+    assertThat(s.capacityMisses())
+        .as("every evicted key looked up, none of the unknown ones")
+        .isEqualTo(gone);
     assertThat(s.capacityMissesPerSecond()).isEqualTo((double) gone / CacheSignals.WINDOW_SECONDS);
     assertThat(s.missesPerSecond()).isEqualTo((double) (gone + 7) / CacheSignals.WINDOW_SECONDS);
     assertThat(s.missRatio()).isEqualTo((double) (gone + 7) / (stored + 7));
     assertThat(s.evictedBytes()).as("256 KiB per evicted object").isEqualTo(gone * 256L * 1024);
-    assertThat(s.evictedBytesPerSecond()).isEqualTo(gone * 256.0 * 1024 / CacheSignals.WINDOW_SECONDS);
-    assertThat(s.tiers()).singleElement().satisfies(t -> {
-      assertThat(t.name()).isEqualTo("memory");
-      assertThat(t.capacityBytes()).isEqualTo(32 * MIB);
-      assertThat(t.fullness()).isBetween(0.7, 0.9);
-    });
+    assertThat(s.evictedBytesPerSecond())
+        .isEqualTo(gone * 256.0 * 1024 / CacheSignals.WINDOW_SECONDS);
+    assertThat(s.tiers())
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.name()).isEqualTo("memory");
+              assertThat(t.capacityBytes()).isEqualTo(32 * MIB);
+              assertThat(t.fullness()).isBetween(0.7, 0.9);
+            });
     assertThat(s.fullness()).isEqualTo(s.tiers().get(0).fullness());
 
     f.advance(Duration.ofSeconds(CacheSignals.WINDOW_SECONDS));

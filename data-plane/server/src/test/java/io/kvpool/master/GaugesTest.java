@@ -14,8 +14,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 28: the master's gauges (objects, pending, under-replicated) and counters (lost, evictions) are the state's
- * own. Each failure path ends with the gauges compared to a full scan of the object table.
+ * Issue 28: the master's gauges (objects, pending, under-replicated) and counters (lost, evictions)
+ * are the state's own. Each failure path ends with the gauges compared to a full scan of the object
+ * table.
  */
 class GaugesTest {
   private static final long MIB = 1 << 20;
@@ -35,7 +36,10 @@ class GaugesTest {
     f.tickUntilQuiet();
   }
 
-  /** The outside tester's case: one of two nodes down, every object at 1 of 2 replicas, the gauge said 0. */
+  /**
+   * The outside tester's case: one of two nodes down, every object at 1 of 2 replicas, the gauge
+   * said 0.
+   */
   @Test
   void objectsThatCannotBeRepairedAreCountedUnderReplicated() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 16 * MIB).node("b", 16 * MIB).settle();
@@ -44,7 +48,9 @@ class GaugesTest {
     }
     assertGaugesMatchScan(f);
     killAndDeclareDead(f, "b");
-    assertThat(f.pool.snapshot().underReplicated()).as("no node can take a second copy").isEqualTo(50);
+    assertThat(f.pool.snapshot().underReplicated())
+        .as("no node can take a second copy")
+        .isEqualTo(50);
     assertGaugesMatchScan(f);
     f.node("c", 16 * MIB);
     f.tickUntilQuiet();
@@ -53,19 +59,30 @@ class GaugesTest {
     assertGaugesMatchScan(f);
   }
 
-  /** A node kill on a 90 % full pool: repairs never make eviction take other objects for their copies. */
+  /**
+   * A node kill on a 90 % full pool: repairs never make eviction take other objects for their
+   * copies.
+   */
   @Test
   void repairsOnAFullPoolEvictNothingAndWhatTheyCannotCopyStaysCounted() {
-    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 16 * MIB).node("b", 16 * MIB).node("c", 16 * MIB).settle();
+    PoolFixture f =
+        new PoolFixture(0.9, 0.1)
+            .node("a", 16 * MIB)
+            .node("b", 16 * MIB)
+            .node("c", 16 * MIB)
+            .settle();
     int stored = 0;
-    while (f.pool.snapshot().usedBytes() + 2 * 256 * 1024 < 0.88 * f.pool.snapshot().capacityBytes()) {
+    while (f.pool.snapshot().usedBytes() + 2 * 256 * 1024
+        < 0.88 * f.pool.snapshot().capacityBytes()) {
       f.put("k" + stored++, 256 * 1024, 2);
     }
     killAndDeclareDead(f, "c");
     assertThat(f.evictions()).as("nothing evicted to make room for copies").isZero();
     assertThat(f.pool.snapshot().usedBytes())
         .isLessThanOrEqualTo((long) (0.9 * f.pool.snapshot().capacityBytes()));
-    assertThat(f.pool.snapshot().underReplicated()).as("what did not fit stays counted").isPositive();
+    assertThat(f.pool.snapshot().underReplicated())
+        .as("what did not fit stays counted")
+        .isPositive();
     assertGaugesMatchScan(f);
     int readable = 0;
     for (int i = 0; i < stored; i++) {
@@ -76,13 +93,19 @@ class GaugesTest {
   }
 
   /**
-   * The sequence behind the outside tester's 75 NOT_FOUND objects: puts committed by their nodes, one node's COMMITs
-   * lost with its link, its re-registration's inventory never delivered (the master's body budget was exhausted), the
-   * node declared dead. Every acknowledged put stays readable throughout, none is counted lost, and the gauges match.
+   * The sequence behind the outside tester's 75 NOT_FOUND objects: puts committed by their nodes,
+   * one node's COMMITs lost with its link, its re-registration's inventory never delivered (the
+   * master's body budget was exhausted), the node declared dead. Every acknowledged put stays
+   * readable throughout, none is counted lost, and the gauges match.
    */
   @Test
   void aNodeWhoseCommitsAndReRegistrationNeverArriveHidesNoAcknowledgedPut() {
-    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 16 * MIB).node("b", 16 * MIB).node("c", 16 * MIB).settle();
+    PoolFixture f =
+        new PoolFixture(0.9, 0.1)
+            .node("a", 16 * MIB)
+            .node("b", 16 * MIB)
+            .node("c", 16 * MIB)
+            .settle();
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
       String key = "k" + i;
@@ -98,8 +121,11 @@ class GaugesTest {
     }
     PoolFixture.SimNode b = f.nodes.get("b");
     b.connectionOpen = false; // the link is cut
-    f.pool.register(new RegisterNode("b", "b:1", List.of(new SegmentInfo(0, b.bytes)), 0, true), VersionInfo.CURRENT,
-        new Object(), () -> true); // the inventory that should follow never arrives
+    f.pool.register(
+        new RegisterNode("b", "b:1", List.of(new SegmentInfo(0, b.bytes)), 0, true),
+        VersionInfo.CURRENT,
+        new Object(),
+        () -> true); // the inventory that should follow never arrives
     for (String key : keys) {
       assertThat(f.pool.getReplicas(List.of(key)).get(0).status()).as(key).isEqualTo(ErrorCode.OK);
     }

@@ -9,15 +9,22 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Eviction settings follow the config folder while the master runs; bad values leave the running ones. */
+/**
+ * Eviction settings follow the config folder while the master runs; bad values leave the running
+ * ones.
+ */
 class LiveEvictionSettingsTest {
   private final List<double[]> updates = new ArrayList<>();
 
   private LiveEvictionSettings following(Path dir) {
-    return new LiveEvictionSettings((w, r) -> {
-      MasterConfig.defaults("p").withEviction(w, r); // the master's own validation
-      updates.add(new double[] {w, r});
-    }, dir, 0.9, 0.1);
+    return new LiveEvictionSettings(
+        (w, r) -> {
+          MasterConfig.defaults("p").withEviction(w, r); // the master's own validation
+          updates.add(new double[] {w, r});
+        },
+        dir,
+        0.9,
+        0.1);
   }
 
   @Test

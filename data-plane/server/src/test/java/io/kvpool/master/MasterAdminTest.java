@@ -1,9 +1,5 @@
 package io.kvpool.master;
 
-import io.kvpool.security.PoolSecrets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,10 +9,13 @@ import io.kvpool.admin.MasterStatus;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.SegmentInfo;
+import io.kvpool.security.PoolSecrets;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,13 +30,28 @@ class MasterAdminTest {
 
   @BeforeEach
   void start() throws Exception {
-    MasterSettings local = MasterSettings.local(MasterConfig.defaults("admin-pool"), "127.0.0.1", 0, 0);
+    MasterSettings local =
+        MasterSettings.local(MasterConfig.defaults("admin-pool"), "127.0.0.1", 0, 0);
     Path secrets = Files.createTempDirectory("kvpool-admin-secrets");
     Files.writeString(secrets.resolve("admin-token"), TOKEN);
-    master = new Master(new MasterSettings(local.config(), "127.0.0.1", 0, 0, "127.0.0.1",
-        PoolSecrets.fromDirectory(secrets.toString()), local.election())).start();
-    master.metadata().register(new RegisterNode("n1", "127.0.0.1:9", List.of(new SegmentInfo(0, 1 << 20)), 0, false),
-        VersionInfo.CURRENT, new Object(), () -> true);
+    master =
+        new Master(
+                new MasterSettings(
+                    local.config(),
+                    "127.0.0.1",
+                    0,
+                    0,
+                    "127.0.0.1",
+                    PoolSecrets.fromDirectory(secrets.toString()),
+                    local.election()))
+            .start();
+    master
+        .metadata()
+        .register(
+            new RegisterNode("n1", "127.0.0.1:9", List.of(new SegmentInfo(0, 1 << 20)), 0, false),
+            VersionInfo.CURRENT,
+            new Object(),
+            () -> true);
   }
 
   @AfterEach
@@ -50,8 +64,9 @@ class MasterAdminTest {
   }
 
   private HttpResponse<String> send(String method, String path, String token) throws Exception {
-    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://" + master.adminEndpoint() + path))
-        .method(method, HttpRequest.BodyPublishers.noBody());
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create("http://" + master.adminEndpoint() + path))
+            .method(method, HttpRequest.BodyPublishers.noBody());
     if (token != null) {
       req.header("Authorization", "Bearer " + token);
     }
@@ -68,16 +83,33 @@ class MasterAdminTest {
   @Test
   void metricsUsePrometheusTextWithTheDocumentedNames() throws Exception {
     String body = send("GET", "/metrics").body();
-    for (String name : List.of("kvpool_capacity_bytes 1048576", "kvpool_used_bytes 0", "kvpool_objects 0",
-        "kvpool_puts_total", "kvpool_gets_total", "kvpool_get_hits_total", "kvpool_get_misses_total",
-        "kvpool_evictions_total", "kvpool_version_mismatch_total", "kvpool_master_leader 1",
-        "kvpool_build_info{protocol=\"" + VersionInfo.CURRENT.protocol() + "\",release=\""
-            + VersionInfo.CURRENT.release() + "\"} 1",
-        "kvpool_node_capacity_bytes{node=\"n1\"} 1048576", "# TYPE kvpool_puts_total counter",
-        "kvpool_evicted_bytes_total 0", "kvpool_capacity_misses_total 0", "kvpool_capacity_misses_per_second 0",
-        "kvpool_evicted_bytes_per_second 0", "kvpool_get_miss_ratio 0",
-        "kvpool_tier_capacity_bytes{tier=\"memory\"} 1048576", "kvpool_tier_used_bytes{tier=\"memory\"} 0",
-        "kvpool_tier_fullness_ratio{tier=\"memory\"} 0")) {
+    for (String name :
+        List.of(
+            "kvpool_capacity_bytes 1048576",
+            "kvpool_used_bytes 0",
+            "kvpool_objects 0",
+            "kvpool_puts_total",
+            "kvpool_gets_total",
+            "kvpool_get_hits_total",
+            "kvpool_get_misses_total",
+            "kvpool_evictions_total",
+            "kvpool_version_mismatch_total",
+            "kvpool_master_leader 1",
+            "kvpool_build_info{protocol=\""
+                + VersionInfo.CURRENT.protocol()
+                + "\",release=\""
+                + VersionInfo.CURRENT.release()
+                + "\"} 1",
+            "kvpool_node_capacity_bytes{node=\"n1\"} 1048576",
+            "# TYPE kvpool_puts_total counter",
+            "kvpool_evicted_bytes_total 0",
+            "kvpool_capacity_misses_total 0",
+            "kvpool_capacity_misses_per_second 0",
+            "kvpool_evicted_bytes_per_second 0",
+            "kvpool_get_miss_ratio 0",
+            "kvpool_tier_capacity_bytes{tier=\"memory\"} 1048576",
+            "kvpool_tier_used_bytes{tier=\"memory\"} 0",
+            "kvpool_tier_fullness_ratio{tier=\"memory\"} 0")) {
       assertThat(body).contains(name);
     }
   }

@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * With a million objects, puts and gets must not wait behind work proportional to the object count: eviction
- * rounds, /metrics and /status snapshots and a node's death (its sweep) all run while they are measured. Figures
- * are printed; only a generous bound is asserted (the old code sorted every object under the lock per round).
+ * With a million objects, puts and gets must not wait behind work proportional to the object count:
+ * eviction rounds, /metrics and /status snapshots and a node's death (its sweep) all run while they
+ * are measured. Figures are printed; only a generous bound is asserted (the old code sorted every
+ * object under the lock per round).
  */
 class MetadataLockTest {
   private static final int OBJECTS = 1_000_000;
@@ -41,22 +42,30 @@ class MetadataLockTest {
         batch.clear();
       }
     }
-    System.out.printf("lock test: %d objects in %d ms, used %d MiB of %d MiB%n", f.pool.snapshot().objectCount(),
-        (System.nanoTime() - t0) / 1_000_000, f.pool.snapshot().usedBytes() >> 20,
+    System.out.printf(
+        "lock test: %d objects in %d ms, used %d MiB of %d MiB%n",
+        f.pool.snapshot().objectCount(),
+        (System.nanoTime() - t0) / 1_000_000,
+        f.pool.snapshot().usedBytes() >> 20,
         f.pool.snapshot().capacityBytes() >> 20);
     assertThat(f.pool.snapshot().objectCount()).isGreaterThan(OBJECTS * 9L / 10);
 
     long[] quiet = measure(f, "quiet", 0);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong rounds = new AtomicLong();
-    Thread housekeeping = new Thread(() -> {
-      while (!stop.get()) {
-        f.pool.tick(); // evicts above the watermark, advances sweeps
-        f.pool.snapshot(); // what /metrics and /status take
-        rounds.incrementAndGet();
-      }
-    }, "housekeeping");
-    f.advance(Duration.ofSeconds(11)); // n0 goes silent: dead at the next tick, its replicas swept in steps
+    Thread housekeeping =
+        new Thread(
+            () -> {
+              while (!stop.get()) {
+                f.pool.tick(); // evicts above the watermark, advances sweeps
+                f.pool.snapshot(); // what /metrics and /status take
+                rounds.incrementAndGet();
+              }
+            },
+            "housekeeping");
+    f.advance(
+        Duration.ofSeconds(
+            11)); // n0 goes silent: dead at the next tick, its replicas swept in steps
     f.nodes.values().stream().filter(n -> !n.id.equals("n0")).forEach(f::heartbeat);
     housekeeping.start();
     long[] busy;
@@ -66,11 +75,14 @@ class MetadataLockTest {
       stop.set(true);
       housekeeping.join();
     }
-    System.out.printf("lock test: housekeeping rounds during the measurement %d, evictions %d%n", rounds.get(),
-        f.evictions());
+    System.out.printf(
+        "lock test: housekeeping rounds during the measurement %d, evictions %d%n",
+        rounds.get(), f.evictions());
     assertThat(rounds.get()).as("housekeeping really ran alongside").isPositive();
     assertThat(f.evictions()).as("eviction rounds ran").isPositive();
-    assertThat(busy[1]).as("p99 of put+get with housekeeping on 1M objects, in ns").isLessThan(50_000_000L);
+    assertThat(busy[1])
+        .as("p99 of put+get with housekeeping on 1M objects, in ns")
+        .isLessThan(50_000_000L);
   }
 
   private static void commit(PoolFixture f, List<PutStartItem> items) {
@@ -82,8 +94,10 @@ class MetadataLockTest {
         continue;
       }
       ReplicaGrant g = r.replicas().get(0);
-      Receipt receipt = new Receipt(g.nodeId(), f.nodes.get(g.nodeId()).key.receipt(items.get(i).key(),
-          r.generation(), 1024, 0));
+      Receipt receipt =
+          new Receipt(
+              g.nodeId(),
+              f.nodes.get(g.nodeId()).key.receipt(items.get(i).key(), r.generation(), 1024, 0));
       ends.add(new PutEndItem(items.get(i).key(), r.generation(), List.of(receipt)));
     }
     f.pool.putEnd(ends);
@@ -100,8 +114,9 @@ class MetadataLockTest {
     }
     Arrays.sort(took);
     long[] out = {took[SAMPLES / 2], took[SAMPLES * 99 / 100], took[SAMPLES - 1]};
-    System.out.printf("lock test: %s put+get p50 %d us, p99 %d us, max %d us%n", phase, out[0] / 1000,
-        out[1] / 1000, out[2] / 1000);
+    System.out.printf(
+        "lock test: %s put+get p50 %d us, p99 %d us, max %d us%n",
+        phase, out[0] / 1000, out[1] / 1000, out[2] / 1000);
     return out;
   }
 }

@@ -31,21 +31,25 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A PoolMetadata with a hand-driven clock, and simulated storage nodes that keep what a real node keeps: the
- * replicas they completed (with receipts signed by their current key) and the tombstones of released objects. A
- * fresh master ({@link #restartMaster}) sees the same nodes re-register with those inventories.
+ * A PoolMetadata with a hand-driven clock, and simulated storage nodes that keep what a real node
+ * keeps: the replicas they completed (with receipts signed by their current key) and the tombstones
+ * of released objects. A fresh master ({@link #restartMaster}) sees the same nodes re-register with
+ * those inventories.
  */
 final class PoolFixture {
   /** The protocol minor of a writer that ends its puts with PUT_END (before 2.2). */
   static final int PUT_END_WRITER = 1;
+
   /** The protocol minor of a writer whose storage nodes commit its puts (COMMIT, from 2.2). */
   static final int NODE_COMMIT_WRITER = 2;
+
   final AtomicLong now = new AtomicLong(1_000_000);
   final MasterCounters counters = new MasterCounters(new PrometheusRegistry());
   final MasterConfig config;
   PoolMetadata pool;
   final Map<String, SimNode> nodes = new LinkedHashMap<>();
   private long view = 1;
+
   /** The nodes the previous leader recorded on the Lease, for the next {@link #newMetadata()}. */
   private Set<String> previousNodes = Set.of();
 
@@ -53,13 +57,19 @@ final class PoolFixture {
   static final class SimNode {
     final String id;
     final long bytes;
-    /** The size of its disk tier (0: none): releases "to disk" keep the replica there, without slices. */
+
+    /**
+     * The size of its disk tier (0: none): releases "to disk" keep the replica there, without
+     * slices.
+     */
     long diskBytes;
+
     final Object connection = new Object();
     boolean connectionOpen = true;
     NodeKey key;
     byte[] registrationId;
-    final Map<String, InventoryObject> objects = new LinkedHashMap<>(); // key -> replica (one generation per key)
+    final Map<String, InventoryObject> objects =
+        new LinkedHashMap<>(); // key -> replica (one generation per key)
     final Map<String, Long> tombstones = new HashMap<>();
 
     SimNode(String id, long bytes) {
@@ -70,8 +80,15 @@ final class PoolFixture {
     void apply(Release r) {
       InventoryObject held = objects.get(r.key());
       if (held != null && held.generation() == r.generation() && r.toDisk()) {
-        objects.put(r.key(), new InventoryObject(held.key(), held.generation(), held.wantedReplicas(), held.size(),
-            held.checksum(), List.of()));
+        objects.put(
+            r.key(),
+            new InventoryObject(
+                held.key(),
+                held.generation(),
+                held.wantedReplicas(),
+                held.size(),
+                held.checksum(),
+                List.of()));
         return;
       }
       if (held != null && held.generation() == r.generation()) {
@@ -93,11 +110,20 @@ final class PoolFixture {
   }
 
   private PoolMetadata newMetadata() {
-    return new PoolMetadata(config, now::get, new ReplicaPlacement(new Random(7)), counters, new Random(11), view++,
+    return new PoolMetadata(
+        config,
+        now::get,
+        new ReplicaPlacement(new Random(7)),
+        counters,
+        new Random(11),
+        view++,
         previousNodes);
   }
 
-  /** Registers a new, empty node and lets the master finish recovery (as if the pool had been running). */
+  /**
+   * Registers a new, empty node and lets the master finish recovery (as if the pool had been
+   * running).
+   */
   PoolFixture node(String id, long bytes) {
     SimNode n = new SimNode(id, bytes);
     nodes.put(id, n);
@@ -131,16 +157,36 @@ final class PoolFixture {
     List<Tombstone> tombs = new ArrayList<>();
     n.tombstones.forEach((k, g) -> tombs.add(new Tombstone(k, g)));
     boolean follows = !objects.isEmpty() || !tombs.isEmpty();
-    RegisterReply reply = pool.register(new RegisterNode(n.id, n.id + ":1", List.of(new SegmentInfo(0, n.bytes)), 0,
-        follows, "tcp", List.of(), n.diskBytes), VersionInfo.CURRENT, n.connection, () -> n.connectionOpen);
+    RegisterReply reply =
+        pool.register(
+            new RegisterNode(
+                n.id,
+                n.id + ":1",
+                List.of(new SegmentInfo(0, n.bytes)),
+                0,
+                follows,
+                "tcp",
+                List.of(),
+                n.diskBytes),
+            VersionInfo.CURRENT,
+            n.connection,
+            () -> n.connectionOpen);
     n.key = new NodeKey(reply.nodeKey());
     n.registrationId = reply.registrationId();
     if (follows) {
-      int chunks = Math.max(1, Math.max((objects.size() + chunk - 1) / chunk, (tombs.size() + chunk - 1) / chunk));
+      int chunks =
+          Math.max(
+              1,
+              Math.max((objects.size() + chunk - 1) / chunk, (tombs.size() + chunk - 1) / chunk));
       for (int i = 0; i < chunks; i++) {
-        pool.inventory(new RegisterInventory(n.registrationId, i == chunks - 1,
-            objects.subList(Math.min(objects.size(), i * chunk), Math.min(objects.size(), (i + 1) * chunk)),
-            tombs.subList(Math.min(tombs.size(), i * chunk), Math.min(tombs.size(), (i + 1) * chunk))));
+        pool.inventory(
+            new RegisterInventory(
+                n.registrationId,
+                i == chunks - 1,
+                objects.subList(
+                    Math.min(objects.size(), i * chunk), Math.min(objects.size(), (i + 1) * chunk)),
+                tombs.subList(
+                    Math.min(tombs.size(), i * chunk), Math.min(tombs.size(), (i + 1) * chunk))));
       }
     }
     return reply;
@@ -168,8 +214,8 @@ final class PoolFixture {
   }
 
   /**
-   * A new leader (new view) that learns the nodes the previous one served from the Lease, and that only the named
-   * nodes re-register with at once; the others come late, if at all.
+   * A new leader (new view) that learns the nodes the previous one served from the Lease, and that
+   * only the named nodes re-register with at once; the others come late, if at all.
    */
   void restartMasterHearingFrom(String... ids) {
     previousNodes = pool.servedNodes();
@@ -179,7 +225,10 @@ final class PoolFixture {
     }
   }
 
-  /** As {@link #restartMasterHearingFrom}, for a master that finds no record of the nodes (a sole master). */
+  /**
+   * As {@link #restartMasterHearingFrom}, for a master that finds no record of the nodes (a sole
+   * master).
+   */
   void restartMasterWithoutRecordHearingFrom(String... ids) {
     previousNodes = Set.of();
     pool = newMetadata();
@@ -194,23 +243,41 @@ final class PoolFixture {
 
   /** A PUT_START from a writer of protocol minor {@code writerMinor}. */
   PutStartResult start(int writerMinor, String key, int size, int replicas, String... avoid) {
-    return pool.putStart(List.of(new PutStartItem(key, size, 0, replicas, new Random().nextLong(), List.of(avoid))),
-        writerMinor).get(0);
+    return pool.putStart(
+            List.of(
+                new PutStartItem(key, size, 0, replicas, new Random().nextLong(), List.of(avoid))),
+            writerMinor)
+        .get(0);
   }
 
-  /** What a node does for a writer of protocol 2.2: records the replica it verified and sends its receipt in a COMMIT. */
+  /**
+   * What a node does for a writer of protocol 2.2: records the replica it verified and sends its
+   * receipt in a COMMIT.
+   */
   void commit(String key, PutStartResult started, ReplicaGrant grant, int size, int replicas) {
     SimNode n = nodes.get(grant.nodeId());
     Receipt r = write(key, started, grant, size, replicas);
-    pool.nodeCommit(new NodeCommit(n.id, n.registrationId, List.of(new NodeCommit.Item(key, started.generation(),
-        r.receipt()))));
+    pool.nodeCommit(
+        new NodeCommit(
+            n.id,
+            n.registrationId,
+            List.of(new NodeCommit.Item(key, started.generation(), r.receipt()))));
   }
 
-  /** The replica a node records once it wrote and verified a granted replica; returns its receipt. */
+  /**
+   * The replica a node records once it wrote and verified a granted replica; returns its receipt.
+   */
   Receipt write(String key, PutStartResult started, ReplicaGrant grant, int size, int replicas) {
     SimNode n = nodes.get(grant.nodeId());
-    n.objects.put(key, new InventoryObject(key, started.generation(), replicas, size, 0,
-        grant.slices().stream().map(SliceGrant::slice).toList()));
+    n.objects.put(
+        key,
+        new InventoryObject(
+            key,
+            started.generation(),
+            replicas,
+            size,
+            0,
+            grant.slices().stream().map(SliceGrant::slice).toList()));
     return new Receipt(n.id, n.key.receipt(key, started.generation(), size, 0));
   }
 
@@ -243,7 +310,10 @@ final class PoolFixture {
     now.addAndGet(d.toMillis());
   }
 
-  /** Ticks until no sweep or repair is left to plan; copies "succeed" by recording them on the target. */
+  /**
+   * Ticks until no sweep or repair is left to plan; copies "succeed" by recording them on the
+   * target.
+   */
   void tickUntilQuiet() {
     for (int i = 0; i < 1_000; i++) {
       List<RepairTask> tasks = pool.tick();
@@ -252,8 +322,15 @@ final class PoolFixture {
       }
       for (RepairTask t : tasks) {
         SimNode target = nodes.get(t.target().nodeId());
-        target.objects.put(t.key(), new InventoryObject(t.key(), t.generation(), t.wantedReplicas(), t.size(),
-            t.checksum(), t.target().slices()));
+        target.objects.put(
+            t.key(),
+            new InventoryObject(
+                t.key(),
+                t.generation(),
+                t.wantedReplicas(),
+                t.size(),
+                t.checksum(),
+                t.target().slices()));
         pool.repairDone(t, target.key.receipt(t.key(), t.generation(), t.size(), t.checksum()));
       }
     }

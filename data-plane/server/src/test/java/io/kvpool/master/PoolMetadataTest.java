@@ -78,7 +78,9 @@ class PoolMetadataTest {
     assertThat(f.exists("leased")).isTrue();
     assertThat(f.exists("pinned")).isTrue();
     Receipt receipt = f.write("pending", pending, pending.replicas().get(0), VALUE, 1);
-    assertThat(f.pool.putEnd(List.of(new PutEndItem("pending", pending.generation(), List.of(receipt)))))
+    assertThat(
+            f.pool.putEnd(
+                List.of(new PutEndItem("pending", pending.generation(), List.of(receipt)))))
         .containsExactly(ErrorCode.OK);
   }
 
@@ -94,7 +96,8 @@ class PoolMetadataTest {
 
   @Test
   void anInfeasiblePutEvictsNothing() {
-    PoolFixture f = new PoolFixture(1.0, 0.10).node("a", MIB).node("b", MIB).node("c", MIB).settle();
+    PoolFixture f =
+        new PoolFixture(1.0, 0.10).node("a", MIB).node("b", MIB).node("c", MIB).settle();
     for (int i = 0; i < 40; i++) {
       f.put("k" + i, VALUE, 1);
     }
@@ -130,7 +133,9 @@ class PoolMetadataTest {
     assertThat(first.status()).isEqualTo(ErrorCode.OK);
     assertThat(f.exists("k")).isFalse();
     assertThat(f.pool.getReplicas(List.of("k")).get(0).status()).isEqualTo(ErrorCode.NOT_FOUND);
-    assertThat(f.start("k", 1000, 1).status()).as("a concurrent put of a pending key").isEqualTo(ErrorCode.PUT_IN_PROGRESS);
+    assertThat(f.start("k", 1000, 1).status())
+        .as("a concurrent put of a pending key")
+        .isEqualTo(ErrorCode.PUT_IN_PROGRESS);
     assertThat(f.pool.remove(List.of("k")).statuses()).containsExactly(ErrorCode.PUT_IN_PROGRESS);
     f.advance(Duration.ofSeconds(31));
     f.pool.tick();
@@ -147,7 +152,8 @@ class PoolMetadataTest {
     PutStartResult retry = f.pool.putStart(List.of(item), PoolFixture.PUT_END_WRITER).get(0);
     assertThat(retry.status()).isEqualTo(ErrorCode.OK);
     assertThat(retry.generation()).isEqualTo(first.generation());
-    assertThat(retry.replicas()).extracting(ReplicaGrant::nodeId)
+    assertThat(retry.replicas())
+        .extracting(ReplicaGrant::nodeId)
         .containsExactlyElementsOf(first.replicas().stream().map(ReplicaGrant::nodeId).toList());
   }
 
@@ -155,7 +161,12 @@ class PoolMetadataTest {
   void avoidedNodesGetNoPlacementWhileOthersCanServe() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).node("c", MIB).settle();
     for (int i = 0; i < 20; i++) {
-      PutStartResult r = f.pool.putStart(List.of(new PutStartItem("k" + i, 1000, 0, 2, i, List.of("b"))), PoolFixture.PUT_END_WRITER).get(0);
+      PutStartResult r =
+          f.pool
+              .putStart(
+                  List.of(new PutStartItem("k" + i, 1000, 0, 2, i, List.of("b"))),
+                  PoolFixture.PUT_END_WRITER)
+              .get(0);
       assertThat(r.replicas()).extracting(ReplicaGrant::nodeId).doesNotContain("b");
     }
   }
@@ -165,9 +176,12 @@ class PoolMetadataTest {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).settle();
     PutStartResult p = f.start("p", 1000, 1);
     f.put("c", 1000, 1);
-    assertThat(f.pool.putRevoke(List.of(new PutRef("p", p.generation() + 1)))).containsExactly(ErrorCode.NOT_FOUND);
+    assertThat(f.pool.putRevoke(List.of(new PutRef("p", p.generation() + 1))))
+        .containsExactly(ErrorCode.NOT_FOUND);
     long c = f.pool.getReplicas(List.of("c")).get(0).generation();
-    assertThat(f.pool.putRevoke(List.of(new PutRef("p", p.generation()), new PutRef("c", c), new PutRef("x", 1))))
+    assertThat(
+            f.pool.putRevoke(
+                List.of(new PutRef("p", p.generation()), new PutRef("c", c), new PutRef("x", 1))))
         .containsExactly(ErrorCode.OK, ErrorCode.INVALID_STATE, ErrorCode.NOT_FOUND);
     assertThat(f.exists("c")).isTrue();
   }
@@ -178,8 +192,10 @@ class PoolMetadataTest {
     PutStartResult late = f.start("late", 1000, 1);
     f.pool.putRevoke(List.of(new PutRef("late", late.generation())));
     f.put("next", 1000, 1);
-    long nextOffset = f.pool.getReplicas(List.of("next")).get(0).replicas().get(0).slices().get(0).offset();
-    assertThat(nextOffset).as("a late writer with the old grant cannot hit the new object")
+    long nextOffset =
+        f.pool.getReplicas(List.of("next")).get(0).replicas().get(0).slices().get(0).offset();
+    assertThat(nextOffset)
+        .as("a late writer with the old grant cannot hit the new object")
         .isNotEqualTo(late.replicas().get(0).slices().get(0).slice().offset());
     f.advance(Duration.ofSeconds(31));
     f.heartbeats();
@@ -194,7 +210,8 @@ class PoolMetadataTest {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
     PutStartResult none = f.start("none", 1000, 2);
     assertThat(f.pool.putEnd(List.of(new PutEndItem("none", none.generation(), List.of()))))
-        .as("PutEnd without any WRITE").containsExactly(ErrorCode.WRITE_INCOMPLETE);
+        .as("PutEnd without any WRITE")
+        .containsExactly(ErrorCode.WRITE_INCOMPLETE);
     assertThat(f.exists("none")).isFalse();
 
     PutStartResult forged = f.start("forged", 1000, 2);
@@ -210,21 +227,31 @@ class PoolMetadataTest {
     f.tickUntilQuiet();
     assertThat(f.replicas("half")).as("the missing one is copied").isEqualTo(2);
     assertThat(f.pool.putEnd(List.of(new PutEndItem("half", half.generation(), List.of()))))
-        .as("a retried PutEnd of a completed put").containsExactly(ErrorCode.OK);
+        .as("a retried PutEnd of a completed put")
+        .containsExactly(ErrorCode.OK);
   }
 
   @Test
   void itemsOverALimitAreAnsweredOneByOne() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).settle();
-    List<PutStartResult> r = f.pool.putStart(List.of(
-        new PutStartItem("x".repeat(5000), 10, 0, 1, 1, List.of()),
-        new PutStartItem("zero", 0, 0, 1, 2, List.of()),
-        new PutStartItem("ok", 10, 0, 1, 3, List.of()),
-        new PutStartItem("", 10, 0, 1, 4, List.of())), PoolFixture.PUT_END_WRITER);
-    assertThat(r).extracting(PutStartResult::status).containsExactly(ErrorCode.LIMIT_EXCEEDED,
-        ErrorCode.LIMIT_EXCEEDED, ErrorCode.OK, ErrorCode.LIMIT_EXCEEDED);
+    List<PutStartResult> r =
+        f.pool.putStart(
+            List.of(
+                new PutStartItem("x".repeat(5000), 10, 0, 1, 1, List.of()),
+                new PutStartItem("zero", 0, 0, 1, 2, List.of()),
+                new PutStartItem("ok", 10, 0, 1, 3, List.of()),
+                new PutStartItem("", 10, 0, 1, 4, List.of())),
+            PoolFixture.PUT_END_WRITER);
+    assertThat(r)
+        .extracting(PutStartResult::status)
+        .containsExactly(
+            ErrorCode.LIMIT_EXCEEDED,
+            ErrorCode.LIMIT_EXCEEDED,
+            ErrorCode.OK,
+            ErrorCode.LIMIT_EXCEEDED);
     assertThat(r.get(0).message()).contains("5000");
-    assertThat(f.pool.getReplicas(List.of("y".repeat(4097))).get(0).status()).isEqualTo(ErrorCode.LIMIT_EXCEEDED);
+    assertThat(f.pool.getReplicas(List.of("y".repeat(4097))).get(0).status())
+        .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
   }
 
   // ---- nodes: death, re-registration, tombstones, master restarts ----
@@ -237,9 +264,13 @@ class PoolMetadataTest {
     f.advance(Duration.ofSeconds(11));
     f.nodes.values().stream().filter(n -> !n.id.equals(lost)).forEach(f::heartbeat);
     f.tickUntilQuiet();
-    assertThat(f.heartbeat(f.nodes.get(lost)).known()).as("a dead node must register again").isFalse();
-    assertThat(f.pool.getReplicas(List.of("k")).get(0).replicas()).extracting(x -> x.nodeId())
-        .hasSize(2).doesNotContain(lost);
+    assertThat(f.heartbeat(f.nodes.get(lost)).known())
+        .as("a dead node must register again")
+        .isFalse();
+    assertThat(f.pool.getReplicas(List.of("k")).get(0).replicas())
+        .extracting(x -> x.nodeId())
+        .hasSize(2)
+        .doesNotContain(lost);
     assertThat(MasterCounters.value(f.counters.repairs)).isEqualTo(1);
   }
 
@@ -278,15 +309,19 @@ class PoolMetadataTest {
   void aNewLeaderRecoversUntilEveryNodeThePreviousLeaderRecordedIsBack() {
     PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
     String onlyOnBAndC = onlyOn(f, "b", "c");
-    f.restartMasterHearingFrom("a"); // b and c are slow to find the new leader (a dead pod's address, say)
+    f.restartMasterHearingFrom(
+        "a"); // b and c are slow to find the new leader (a dead pod's address, say)
     f.settle();
     f.advance(f.config.recoveryQuietPeriod().multipliedBy(2));
     f.pool.tick();
-    assertThat(f.pool.state()).as("b and c were recorded: registrations going quiet is not enough")
+    assertThat(f.pool.state())
+        .as("b and c were recorded: registrations going quiet is not enough")
         .isEqualTo(ServerState.RECOVERING);
-    assertThat(f.pool.getReplicas(List.of(onlyOnBAndC)).get(0).status()).as("not a final miss")
+    assertThat(f.pool.getReplicas(List.of(onlyOnBAndC)).get(0).status())
+        .as("not a final miss")
         .isEqualTo(ErrorCode.RECOVERING);
-    assertThat(f.pool.servedNodes()).as("recorded for the next leader while b and c are on their way")
+    assertThat(f.pool.servedNodes())
+        .as("recorded for the next leader while b and c are on their way")
         .containsExactlyInAnyOrder("a", "b", "c");
 
     f.heartbeats();
@@ -295,7 +330,9 @@ class PoolMetadataTest {
     assertThat(f.pool.state()).isEqualTo(ServerState.RECOVERING);
     f.register(f.nodes.get("c"));
     f.pool.tick();
-    assertThat(f.pool.state()).as("every recorded node is back: no quiet period to wait").isEqualTo(ServerState.SERVING);
+    assertThat(f.pool.state())
+        .as("every recorded node is back: no quiet period to wait")
+        .isEqualTo(ServerState.SERVING);
     for (int i = 0; i < 300; i++) {
       assertThat(f.replicas("k" + i)).as("k" + i).isEqualTo(2);
     }
@@ -312,14 +349,17 @@ class PoolMetadataTest {
     f.advance(Duration.ofMillis(1));
     f.pool.tick();
     assertThat(f.pool.state()).isEqualTo(ServerState.SERVING);
-    assertThat(f.pool.servedNodes()).as("c is no longer recorded").containsExactlyInAnyOrder("a", "b");
+    assertThat(f.pool.servedNodes())
+        .as("c is no longer recorded")
+        .containsExactlyInAnyOrder("a", "b");
   }
 
   @Test
   void aNodeThatComesBackAfterRecoveryButWithinTheNodeTtlKeepsItsReplicas() {
     PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
     int onC = f.nodes.get("c").objects.size();
-    f.restartMasterWithoutRecordHearingFrom("a", "b"); // c is slow to find the new leader, which has no record of it
+    f.restartMasterWithoutRecordHearingFrom(
+        "a", "b"); // c is slow to find the new leader, which has no record of it
     f.settle();
     assertThat(f.pool.state()).isEqualTo(ServerState.SERVING);
     assertThat(f.pool.tick()).as("no copy while c may still come back").isEmpty();
@@ -354,10 +394,12 @@ class PoolMetadataTest {
   void whileRecoveringAMissIsRetryableAndNothingIsEvicted() {
     PoolFixture f = new PoolFixture(0.5, 0.5).node("a", MIB);
     f.put("k", VALUE, 1);
-    assertThat(f.pool.getReplicas(List.of("nothing")).get(0).status()).isEqualTo(ErrorCode.RECOVERING);
+    assertThat(f.pool.getReplicas(List.of("nothing")).get(0).status())
+        .isEqualTo(ErrorCode.RECOVERING);
     assertThat(f.pool.exists(List.of("nothing"))).containsExactly(ErrorCode.RECOVERING);
     f.settle();
-    assertThat(f.pool.getReplicas(List.of("nothing")).get(0).status()).isEqualTo(ErrorCode.NOT_FOUND);
+    assertThat(f.pool.getReplicas(List.of("nothing")).get(0).status())
+        .isEqualTo(ErrorCode.NOT_FOUND);
   }
 
   @Test
@@ -443,9 +485,16 @@ class PoolMetadataTest {
   @Test
   void aLiveNodeIdCannotBeTakenOverFromAnotherConnection() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).settle();
-    assertThatThrownBy(() -> f.pool.register(new RegisterNode("a", "10.0.0.66:1", List.of(new SegmentInfo(0, MIB)), 0,
-        false), VersionInfo.CURRENT, new Object(), () -> true))
-        .isInstanceOf(RefusedException.class).hasMessageContaining("another open connection");
+    assertThatThrownBy(
+            () ->
+                f.pool.register(
+                    new RegisterNode(
+                        "a", "10.0.0.66:1", List.of(new SegmentInfo(0, MIB)), 0, false),
+                    VersionInfo.CURRENT,
+                    new Object(),
+                    () -> true))
+        .isInstanceOf(RefusedException.class)
+        .hasMessageContaining("another open connection");
   }
 
   // ---- drains ----
@@ -458,11 +507,16 @@ class PoolMetadataTest {
     }
     f.pool.drain("a");
     f.tickUntilQuiet();
-    PoolSnapshot.Node a = f.pool.snapshot().nodes().stream().filter(n -> n.id().equals("a")).findFirst().orElseThrow();
+    PoolSnapshot.Node a =
+        f.pool.snapshot().nodes().stream()
+            .filter(n -> n.id().equals("a"))
+            .findFirst()
+            .orElseThrow();
     assertThat(a.state()).isEqualTo(NodeState.DRAINING);
     assertThat(a.usedBytes()).isZero();
     for (int i = 0; i < 10; i++) {
-      assertThat(f.pool.getReplicas(List.of("k" + i)).get(0).replicas()).extracting(x -> x.nodeId())
+      assertThat(f.pool.getReplicas(List.of("k" + i)).get(0).replicas())
+          .extracting(x -> x.nodeId())
           .containsExactly("b");
     }
   }
@@ -471,8 +525,10 @@ class PoolMetadataTest {
   void aDrainThatCannotFinishIsRefusedWithTheReason() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
     f.put("k", 1000, 2);
-    assertThatThrownBy(() -> f.pool.drain("a")).isInstanceOf(RefusedException.class)
-        .hasMessageContaining("need 2 replicas").hasMessageContaining("1 other node");
+    assertThatThrownBy(() -> f.pool.drain("a"))
+        .isInstanceOf(RefusedException.class)
+        .hasMessageContaining("need 2 replicas")
+        .hasMessageContaining("1 other node");
   }
 
   @Test
@@ -481,21 +537,32 @@ class PoolMetadataTest {
     for (int i = 0; i < 3; i++) {
       f.put("k" + i, 100_000, 1, "b"); // on a, avoiding b
     }
-    assertThatThrownBy(() -> f.pool.drain("a")).isInstanceOf(RefusedException.class)
-        .hasMessageMatching("cannot drain node a: its 30[0-9]{4} bytes of replicas do not fit in the 262144 bytes free .*");
-    assertThat(f.pool.snapshot().nodes()).extracting(PoolSnapshot.Node::state).containsOnly(NodeState.ALIVE);
+    assertThatThrownBy(() -> f.pool.drain("a"))
+        .isInstanceOf(RefusedException.class)
+        .hasMessageMatching(
+            "cannot drain node a: its 30[0-9]{4} bytes of replicas do not fit in the 262144 bytes free .*");
+    assertThat(f.pool.snapshot().nodes())
+        .extracting(PoolSnapshot.Node::state)
+        .containsOnly(NodeState.ALIVE);
   }
 
   @Test
   void aPutPendingDuringADrainIsMovedOnceComplete() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
-    PutStartResult p = f.pool.putStart(List.of(new PutStartItem("k", 1000, 0, 1, 1, List.of("b"))), PoolFixture.PUT_END_WRITER).get(0);
+    PutStartResult p =
+        f.pool
+            .putStart(
+                List.of(new PutStartItem("k", 1000, 0, 1, 1, List.of("b"))),
+                PoolFixture.PUT_END_WRITER)
+            .get(0);
     assertThat(p.replicas().get(0).nodeId()).isEqualTo("a");
     f.pool.drain("a");
     Receipt r = f.write("k", p, p.replicas().get(0), 1000, 1);
     f.pool.putEnd(List.of(new PutEndItem("k", p.generation(), List.of(r))));
     f.tickUntilQuiet();
-    assertThat(f.pool.getReplicas(List.of("k")).get(0).replicas()).extracting(x -> x.nodeId()).containsExactly("b");
+    assertThat(f.pool.getReplicas(List.of("k")).get(0).replicas())
+        .extracting(x -> x.nodeId())
+        .containsExactly("b");
   }
 
   @Test
@@ -503,14 +570,17 @@ class PoolMetadataTest {
     PoolFixture f = new PoolFixture(1.0, 0.1).node("a", 1 << 20).node("b", 1 << 20).settle();
     PutStartResult fresh = f.start("fresh", 100, 2);
     PutStartResult stale = f.start("stale", 100, 2);
-    List<Receipt> freshReceipts = fresh.replicas().stream().map(g -> f.write("fresh", fresh, g, 100, 2)).toList();
-    List<Receipt> staleReceipts = stale.replicas().stream().map(g -> f.write("stale", stale, g, 100, 2)).toList();
+    List<Receipt> freshReceipts =
+        fresh.replicas().stream().map(g -> f.write("fresh", fresh, g, 100, 2)).toList();
+    List<Receipt> staleReceipts =
+        stale.replicas().stream().map(g -> f.write("stale", stale, g, 100, 2)).toList();
 
     // the leader is lost before either PUT_END; a new one adopts both from the nodes' inventories
     f.restartMaster();
     assertThat(f.pool.putEnd(List.of(new PutEndItem("fresh", fresh.generation(), freshReceipts))))
         .containsExactly(ErrorCode.OK);
-    // the stale put's PUT_END comes after its deadline: the earlier leader may have revoked it and told a node
+    // the stale put's PUT_END comes after its deadline: the earlier leader may have revoked it and
+    // told a node
     f.advance(f.config.pendingTimeout());
     assertThat(f.pool.putEnd(List.of(new PutEndItem("stale", stale.generation(), staleReceipts))))
         .containsExactly(ErrorCode.NOT_FOUND);
@@ -534,7 +604,8 @@ class PoolMetadataTest {
   private static String onlyOn(PoolFixture f, String first, String second) {
     for (int i = 0; i < 300; i++) {
       String key = "k" + i;
-      if (f.nodes.get(first).objects.containsKey(key) && f.nodes.get(second).objects.containsKey(key)) {
+      if (f.nodes.get(first).objects.containsKey(key)
+          && f.nodes.get(second).objects.containsKey(key)) {
         return key;
       }
     }
@@ -543,7 +614,12 @@ class PoolMetadataTest {
 
   /** Nodes a, b and c holding k0..k299 at 2 replicas each. */
   private static PoolFixture threeNodesHoldingObjectsAtTwoReplicas() {
-    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 64 * MIB).node("b", 64 * MIB).node("c", 64 * MIB).settle();
+    PoolFixture f =
+        new PoolFixture(0.9, 0.1)
+            .node("a", 64 * MIB)
+            .node("b", 64 * MIB)
+            .node("c", 64 * MIB)
+            .settle();
     for (int i = 0; i < 300; i++) {
       f.put("k" + i, 1000, 2);
     }

@@ -42,13 +42,17 @@ class RecentlyEvictedKeysTest {
     for (int i = 0; i < probes; i++) {
       falsePositives += keys.mightContain("prefix/never-put/" + i) ? 1 : 0;
     }
-    assertThat((double) falsePositives / probes).as("false positive rate, both filters full").isLessThan(0.01);
+    assertThat((double) falsePositives / probes)
+        .as("false positive rate, both filters full")
+        .isLessThan(0.01);
     assertThat(keys.memoryBytes()).isEqualTo(256 * 1024);
   }
 
   @Test
   void refusesSizesThatAreNotWholeWords() {
-    assertThatThrownBy(() -> new RecentlyEvictedKeys(100, 10)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new RecentlyEvictedKeys(64, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RecentlyEvictedKeys(100, 10))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RecentlyEvictedKeys(64, 0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

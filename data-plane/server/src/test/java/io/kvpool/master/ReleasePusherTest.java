@@ -14,19 +14,28 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A node the master cannot reach does not hold every REMOVE for the push timeout: once a push to it failed, pushes
- * to it are skipped (its heartbeat carries the releases) for the quiet period.
+ * A node the master cannot reach does not hold every REMOVE for the push timeout: once a push to it
+ * failed, pushes to it are skipped (its heartbeat carries the releases) for the quiet period.
  */
 class ReleasePusherTest {
   @Test
   void aNodeWhosePushFailedIsSkippedUntilItsQuietPeriodEnds() throws Exception {
     int port;
-    try (ServerSocketChannel s = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
-      port = ((InetSocketAddress) s.getLocalAddress()).getPort(); // closed again: connections are refused
+    try (ServerSocketChannel s =
+        ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+      port =
+          ((InetSocketAddress) s.getLocalAddress())
+              .getPort(); // closed again: connections are refused
     }
-    Counter pushes = Counter.builder().name("pushes_total").labelNames("outcome").register(new PrometheusRegistry());
-    Map<String, List<Release>> toGoneNode = Map.of("127.0.0.1:" + port, List.of(new Release("k", 1, true)));
-    try (ReleasePusher pusher = new ReleasePusher("p", PoolSecrets.none(), pushes, Duration.ofMinutes(1))) {
+    Counter pushes =
+        Counter.builder()
+            .name("pushes_total")
+            .labelNames("outcome")
+            .register(new PrometheusRegistry());
+    Map<String, List<Release>> toGoneNode =
+        Map.of("127.0.0.1:" + port, List.of(new Release("k", 1, true)));
+    try (ReleasePusher pusher =
+        new ReleasePusher("p", PoolSecrets.none(), pushes, Duration.ofMinutes(1))) {
       pusher.push(toGoneNode, 1);
       assertThat(pushes.labelValues("failed").get()).isEqualTo(1);
       for (int i = 0; i < 3; i++) {

@@ -16,11 +16,13 @@ import org.junit.jupiter.api.Test;
 class ReplicaPlacementTest {
   @Test
   void replicasLandOnDistinctNodes() {
-    PoolFixture f = new PoolFixture(1.0, 0.1).node("a", 1 << 20).node("b", 1 << 20).node("c", 1 << 20);
+    PoolFixture f =
+        new PoolFixture(1.0, 0.1).node("a", 1 << 20).node("b", 1 << 20).node("c", 1 << 20);
     for (int i = 0; i < 100; i++) {
       PutStartResult r = f.start("k" + i, 1000, 3);
       assertThat(r.status()).isEqualTo(ErrorCode.OK);
-      Set<String> nodes = r.replicas().stream().map(ReplicaGrant::nodeId).collect(Collectors.toSet());
+      Set<String> nodes =
+          r.replicas().stream().map(ReplicaGrant::nodeId).collect(Collectors.toSet());
       assertThat(nodes).hasSize(3);
     }
   }
@@ -35,13 +37,16 @@ class ReplicaPlacementTest {
 
   @Test
   void freshEmptyNodeDoesNotReceiveEveryNewPut() {
-    PoolFixture f = new PoolFixture(1.0, 0.1).node("a", 64L << 20).node("b", 64L << 20).node("c", 64L << 20);
+    PoolFixture f =
+        new PoolFixture(1.0, 0.1).node("a", 64L << 20).node("b", 64L << 20).node("c", 64L << 20);
     for (int i = 0; i < 300; i++) {
       f.put("old" + i, 128 << 10, 1); // ~37 MiB across three nodes: each about 60% full
     }
     f.node("fresh", 64L << 20);
-    assertThat(sharesOf(f, "fresh", 200)).as("the empty node gets more than its share, not everything")
-        .isGreaterThan(50).isLessThan(150);
+    assertThat(sharesOf(f, "fresh", 200))
+        .as("the empty node gets more than its share, not everything")
+        .isGreaterThan(50)
+        .isLessThan(150);
   }
 
   private static int sharesOf(PoolFixture f, String node, int puts) {
@@ -55,9 +60,10 @@ class ReplicaPlacementTest {
   }
 
   /**
-   * Issue 33's goal: an empty node joining a loaded pool takes no more than twice its fair share of new puts in any
-   * 10 s interval, and still fills up. Eight nodes half full, one joins; 100 puts of 16 KiB a second for three minutes
-   * of master time (the joined node stays the emptiest throughout); the share per interval is printed.
+   * Issue 33's goal: an empty node joining a loaded pool takes no more than twice its fair share of
+   * new puts in any 10 s interval, and still fills up. Eight nodes half full, one joins; 100 puts
+   * of 16 KiB a second for three minutes of master time (the joined node stays the emptiest
+   * throughout); the share per interval is printed.
    */
   @Test
   void anEmptyNodeJoiningALoadedPoolTakesAtMostTwiceItsFairShareInAnyTenSeconds() {
@@ -95,9 +101,12 @@ class ReplicaPlacementTest {
       fresh += inWindow;
       shares.append(String.format(" %.2f", ratio));
     }
-    System.out.println("share of the joined node per 10 s, as a multiple of its fair share:" + shares);
+    System.out.println(
+        "share of the joined node per 10 s, as a multiple of its fair share:" + shares);
     assertThat(worst).as("share per 10 s:%s", shares).isLessThanOrEqualTo(2.0);
-    assertThat(fresh / 18000.0).as("over three minutes it takes more than its fair share: it fills up").isGreaterThan(fair);
+    assertThat(fresh / 18000.0)
+        .as("over three minutes it takes more than its fair share: it fills up")
+        .isGreaterThan(fair);
   }
 
   @Test
@@ -110,14 +119,17 @@ class ReplicaPlacementTest {
 
   @Test
   void loadSpreadsEvenlyAcrossEqualNodes() {
-    PoolFixture f = new PoolFixture(1.0, 0.1).node("a", 64L << 20).node("b", 64L << 20).node("c", 64L << 20);
+    PoolFixture f =
+        new PoolFixture(1.0, 0.1).node("a", 64L << 20).node("b", 64L << 20).node("c", 64L << 20);
     for (int i = 0; i < 600; i++) {
       f.put("k" + i, 64 << 10, 1);
     }
     PoolSnapshot s = f.pool.snapshot();
     long min = s.nodes().stream().mapToLong(PoolSnapshot.Node::usedBytes).min().orElseThrow();
     long max = s.nodes().stream().mapToLong(PoolSnapshot.Node::usedBytes).max().orElseThrow();
-    assertThat(max - min).as("power of two choices keeps nodes within a few values").isLessThan(10L * (64 << 10));
+    assertThat(max - min)
+        .as("power of two choices keeps nodes within a few values")
+        .isLessThan(10L * (64 << 10));
   }
 
   @Test
@@ -140,7 +152,9 @@ class ReplicaPlacementTest {
       covered += s.slice().length();
     }
     assertThat(covered).isEqualTo(200_000);
-    assertThat(f.start("too-big", 400_000, 1).status()).as("about 320 KiB left").isEqualTo(ErrorCode.NO_SPACE);
+    assertThat(f.start("too-big", 400_000, 1).status())
+        .as("about 320 KiB left")
+        .isEqualTo(ErrorCode.NO_SPACE);
   }
 
   @Test

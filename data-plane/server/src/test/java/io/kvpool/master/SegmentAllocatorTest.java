@@ -85,6 +85,8 @@ class SegmentAllocatorTest {
   @Test
   void freeingAnUnknownOffsetIsAnError() {
     SegmentAllocator a = new SegmentAllocator(4096);
-    assertThatThrownBy(() -> a.free(64)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64");
+    assertThatThrownBy(() -> a.free(64))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("64");
   }
 }

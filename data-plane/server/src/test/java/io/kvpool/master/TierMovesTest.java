@@ -11,7 +11,10 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Eviction with disk tiers: replicas move to disk instead of going, count toward R, and come back after a restart. */
+/**
+ * Eviction with disk tiers: replicas move to disk instead of going, count toward R, and come back
+ * after a restart.
+ */
 class TierMovesTest {
   private static final int VALUE = 64 << 10;
   private static final long MIB = 1 << 20;
@@ -46,7 +49,8 @@ class TierMovesTest {
     assertThat(k0.replicas()).singleElement().satisfies(r -> assertThat(r.onDisk()).isTrue());
     assertThat(f.nodes.get("a").objects.get("k0").onDisk()).as("the node was told").isTrue();
     assertThat(f.pool.getReplicas(List.of("k0"), 2).get(0).status())
-        .as("a 2.2 client cannot read disk replicas: a miss for it").isEqualTo(ErrorCode.NOT_FOUND);
+        .as("a 2.2 client cannot read disk replicas: a miss for it")
+        .isEqualTo(ErrorCode.NOT_FOUND);
   }
 
   @Test
@@ -67,10 +71,13 @@ class TierMovesTest {
     f.pool.diskDrop(new DiskDrop("a", a.registrationId, List.of(new PutRef("k0", gen))));
     assertThat(f.replicas("k0")).isEqualTo(1);
     assertThat(f.evictions()).isZero();
-    f.pool.diskDrop(new DiskDrop("a", new byte[16], List.of(new PutRef("k0", gen)))) ; // another registration
-    f.pool.diskDrop(new DiskDrop("b", f.nodes.get("b").registrationId, List.of(new PutRef("k0", gen + 1))));
+    f.pool.diskDrop(
+        new DiskDrop("a", new byte[16], List.of(new PutRef("k0", gen)))); // another registration
+    f.pool.diskDrop(
+        new DiskDrop("b", f.nodes.get("b").registrationId, List.of(new PutRef("k0", gen + 1))));
     assertThat(f.replicas("k0")).as("ignored: wrong registration, other generation").isEqualTo(1);
-    f.pool.diskDrop(new DiskDrop("b", f.nodes.get("b").registrationId, List.of(new PutRef("k0", gen))));
+    f.pool.diskDrop(
+        new DiskDrop("b", f.nodes.get("b").registrationId, List.of(new PutRef("k0", gen))));
     assertThat(f.exists("k0")).isFalse();
     assertThat(f.evictions()).isEqualTo(1);
   }
@@ -78,7 +85,8 @@ class TierMovesTest {
   @Test
   void aNewMasterAdoptsDiskReplicasFromTheInventories() {
     PoolFixture f = filled(40, 1, "a");
-    long onDisk = f.nodes.get("a").objects.values().stream().filter(InventoryObject::onDisk).count();
+    long onDisk =
+        f.nodes.get("a").objects.values().stream().filter(InventoryObject::onDisk).count();
     assertThat(onDisk).isPositive();
     f.restartMaster();
     f.settle();

@@ -37,26 +37,35 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * PROTOCOL.md, "Authentication", "Request ids and order", against a real master over a socket: AUTH's request id is
- * echoed, a frame in AUTH's place closes the connection unanswered, requests pipelined behind AUTH are served, and
- * AUTH where none was asked for is an unknown opcode.
+ * PROTOCOL.md, "Authentication", "Request ids and order", against a real master over a socket:
+ * AUTH's request id is echoed, a frame in AUTH's place closes the connection unanswered, requests
+ * pipelined behind AUTH are served, and AUTH where none was asked for is an unknown opcode.
  */
 class AuthenticationOrderTest {
   private static final String CLIENT_KEY = "authentication-order-test-client-key-0123456789";
   private static final int READ_TIMEOUT_MILLIS = 10_000;
 
-  @TempDir
-  Path secrets;
+  @TempDir Path secrets;
   private Master secured;
   private Master open;
 
   @BeforeEach
   void start() throws Exception {
     Files.writeString(secrets.resolve("client-key"), CLIENT_KEY + "\n");
-    Files.writeString(secrets.resolve("cluster-key"), "authentication-order-test-cluster-key-0123456789");
+    Files.writeString(
+        secrets.resolve("cluster-key"), "authentication-order-test-cluster-key-0123456789");
     MasterSettings local = MasterSettings.local(MasterConfig.defaults("doc"), "127.0.0.1", 0, 0);
-    secured = new Master(new MasterSettings(local.config(), "127.0.0.1", 0, 0, "127.0.0.1",
-        PoolSecrets.fromDirectory(secrets.toString()), Optional.empty())).start();
+    secured =
+        new Master(
+                new MasterSettings(
+                    local.config(),
+                    "127.0.0.1",
+                    0,
+                    0,
+                    "127.0.0.1",
+                    PoolSecrets.fromDirectory(secrets.toString()),
+                    Optional.empty()))
+            .start();
     open = new Master(local).start();
   }
 
@@ -79,8 +88,14 @@ class AuthenticationOrderTest {
 
     void send(Opcode opcode, long requestId, byte[] body) throws IOException {
       ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.length);
-      new FrameHeader(VersionInfo.CURRENT.protocolMajor(), VersionInfo.CURRENT.protocolMinor(), opcode.code(), 0,
-          requestId, body.length).encode(frame);
+      new FrameHeader(
+              VersionInfo.CURRENT.protocolMajor(),
+              VersionInfo.CURRENT.protocolMinor(),
+              opcode.code(),
+              0,
+              requestId,
+              body.length)
+          .encode(frame);
       frame.put(body);
       socket.getOutputStream().write(frame.array());
     }
@@ -100,7 +115,9 @@ class AuthenticationOrderTest {
     }
 
     Frame reply() throws IOException {
-      return read().orElseThrow(() -> new AssertionError("the server closed the connection instead of answering"));
+      return read()
+          .orElseThrow(
+              () -> new AssertionError("the server closed the connection instead of answering"));
     }
 
     @Override
@@ -111,8 +128,12 @@ class AuthenticationOrderTest {
 
   private static byte[] handshakeBody(PoolKey key) {
     BodyWriter w = new BodyWriter();
-    new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "auth-order"), 0,
-        key == null ? new byte[0] : key.id(), new byte[HandshakeRequest.NONCE_BYTES]).encode(w);
+    new HandshakeRequest(
+            new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "auth-order"),
+            0,
+            key == null ? new byte[0] : key.id(),
+            new byte[HandshakeRequest.NONCE_BYTES])
+        .encode(w);
     ByteBuffer b = w.toBuffer();
     byte[] out = new byte[b.remaining()];
     b.get(out);

@@ -25,8 +25,8 @@ import io.kvpool.protocol.PutEndRequest;
 import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.PutRevokeRequest;
 import io.kvpool.protocol.PutStartItem;
-import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartMetaRequest;
+import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.ReadBatchReply;
 import io.kvpool.protocol.ReadBatchRequest;
@@ -35,11 +35,11 @@ import io.kvpool.protocol.ReadRequest;
 import io.kvpool.protocol.RegisterInventory;
 import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.RegisterReply;
+import io.kvpool.protocol.Release;
+import io.kvpool.protocol.ReleaseRequest;
 import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListReply;
-import io.kvpool.protocol.Release;
-import io.kvpool.protocol.ReleaseRequest;
 import io.kvpool.protocol.ReplicateRequest;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
@@ -71,22 +71,26 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * PROTOCOL.md against the code: the documented error codes and opcodes are exactly the code's, and every opcode
- * the document lists is served by the documented role over a real socket with the documented reply (or, for a
- * request the sender may not make, the documented refusal).
+ * PROTOCOL.md against the code: the documented error codes and opcodes are exactly the code's, and
+ * every opcode the document lists is served by the documented role over a real socket with the
+ * documented reply (or, for a request the sender may not make, the documented refusal).
  */
 class ProtocolDocumentTest {
   private static final Duration T = Duration.ofSeconds(10);
-  private static final Pattern ROW = Pattern.compile("^\\| (\\d+) \\| ([A-Z_]+) \\|", Pattern.MULTILINE);
+  private static final Pattern ROW =
+      Pattern.compile("^\\| (\\d+) \\| ([A-Z_]+) \\|", Pattern.MULTILINE);
 
   private Master master;
   private StorageNode node;
 
   @BeforeEach
   void start() throws Exception {
-    master = new Master(MasterSettings.local(MasterConfig.defaults("doc"), "127.0.0.1", 0, 0)).start();
-    node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "doc-node", "127.0.0.1", 1 << 20, 1))
-        .start(T);
+    master =
+        new Master(MasterSettings.local(MasterConfig.defaults("doc"), "127.0.0.1", 0, 0)).start();
+    node =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "doc-node", "127.0.0.1", 1 << 20, 1))
+            .start(T);
   }
 
   @AfterEach
@@ -134,7 +138,8 @@ class ProtocolDocumentTest {
   }
 
   private RpcConnection open(HostPort endpoint, Role role) throws IOException {
-    return RpcConnection.open(endpoint, new Handshake(VersionInfo.CURRENT, role, "", "doc-" + role), T);
+    return RpcConnection.open(
+        endpoint, new Handshake(VersionInfo.CURRENT, role, "", "doc-" + role), T);
   }
 
   /** The reply body of a request, or the error code it was refused with. */
@@ -150,90 +155,137 @@ class ProtocolDocumentTest {
   void everyDocumentedOpcodeIsServedWithItsDocumentedReply() throws Exception {
     Set<Opcode> walked = EnumSet.of(Opcode.HANDSHAKE); // every connection below starts with one
     try (RpcConnection client = open(master.rpcEndpoint(), Role.CLIENT);
-         RpcConnection storage = open(master.rpcEndpoint(), Role.STORAGE);
-         RpcConnection toNode = open(node.rpcEndpoint(), Role.CLIENT)) {
+        RpcConnection storage = open(master.rpcEndpoint(), Role.STORAGE);
+        RpcConnection toNode = open(node.rpcEndpoint(), Role.CLIENT)) {
       assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining()).isZero();
       assertThat(((Frame) exchange(toNode, Opcode.PING, null)).body().remaining()).isZero();
       walked.add(Opcode.PING);
 
       BodyWriter w = new BodyWriter();
-      new RegisterNode("doc-2", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)), 0, true).encode(w,
-          storage.agreedMinor());
-      assertThat(exchange(client, Opcode.REGISTER_NODE, w)).as("REGISTER_NODE from a client")
+      new RegisterNode("doc-2", "127.0.0.1:1", List.of(new SegmentInfo(0, 1 << 20)), 0, true)
+          .encode(w, storage.agreedMinor());
+      assertThat(exchange(client, Opcode.REGISTER_NODE, w))
+          .as("REGISTER_NODE from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
-      RegisterReply reg = RegisterReply.decode(((Frame) exchange(storage, Opcode.REGISTER_NODE, w)).reader());
+      RegisterReply reg =
+          RegisterReply.decode(((Frame) exchange(storage, Opcode.REGISTER_NODE, w)).reader());
       assertThat(reg.registrationId()).hasSize(16);
       assertThat(reg.nodeKey()).hasSize(32);
       walked.add(Opcode.REGISTER_NODE);
 
       w = new BodyWriter();
       new RegisterInventory(reg.registrationId(), true, List.of(), List.of()).encode(w);
-      assertThat(((Frame) exchange(storage, Opcode.REGISTER_INVENTORY, w)).body().remaining()).isZero();
-      assertThat(exchange(storage, Opcode.REGISTER_INVENTORY, w)).as("a finished registration")
+      assertThat(((Frame) exchange(storage, Opcode.REGISTER_INVENTORY, w)).body().remaining())
+          .isZero();
+      assertThat(exchange(storage, Opcode.REGISTER_INVENTORY, w))
+          .as("a finished registration")
           .isEqualTo(ErrorCode.UNKNOWN_NODE);
       walked.add(Opcode.REGISTER_INVENTORY);
 
       w = new BodyWriter();
       new Heartbeat("doc-2", reg.registrationId(), 0).encode(w);
-      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
-          storage.agreedMinor()).known()).isTrue();
+      assertThat(
+              HeartbeatReply.decode(
+                      ((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
+                      storage.agreedMinor())
+                  .known())
+          .isTrue();
       walked.add(Opcode.HEARTBEAT);
 
       BodyWriter commit = new BodyWriter();
-      new NodeCommit("doc-2", reg.registrationId(), List.of(new NodeCommit.Item("nothing-pending", 1, new byte[16])))
+      new NodeCommit(
+              "doc-2",
+              reg.registrationId(),
+              List.of(new NodeCommit.Item("nothing-pending", 1, new byte[16])))
           .encode(commit);
       storage.send(Opcode.COMMIT, commit);
-      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
-          storage.agreedMinor()).known())
-          .as("the next reply on the connection answers the heartbeat: a COMMIT gets none").isTrue();
-      assertThat(exchange(client, Opcode.COMMIT, commit)).as("COMMIT from a client")
+      assertThat(
+              HeartbeatReply.decode(
+                      ((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
+                      storage.agreedMinor())
+                  .known())
+          .as("the next reply on the connection answers the heartbeat: a COMMIT gets none")
+          .isTrue();
+      assertThat(exchange(client, Opcode.COMMIT, commit))
+          .as("COMMIT from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining())
-          .as("the client's connection after its refused COMMIT").isZero();
+          .as("the client's connection after its refused COMMIT")
+          .isZero();
       walked.add(Opcode.COMMIT);
 
       BodyWriter drop = new BodyWriter();
-      new DiskDrop("doc-2", reg.registrationId(), List.of(new PutRef("not-on-disk", 1))).encode(drop);
+      new DiskDrop("doc-2", reg.registrationId(), List.of(new PutRef("not-on-disk", 1)))
+          .encode(drop);
       storage.send(Opcode.DISK_DROP, drop);
-      assertThat(HeartbeatReply.decode(((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
-          storage.agreedMinor()).known()).as("a DISK_DROP gets no reply either").isTrue();
-      assertThat(exchange(client, Opcode.DISK_DROP, drop)).as("DISK_DROP from a client")
+      assertThat(
+              HeartbeatReply.decode(
+                      ((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),
+                      storage.agreedMinor())
+                  .known())
+          .as("a DISK_DROP gets no reply either")
+          .isTrue();
+      assertThat(exchange(client, Opcode.DISK_DROP, drop))
+          .as("DISK_DROP from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.DISK_DROP);
 
       w = new BodyWriter();
-      new PutStartRequest(List.of(new PutStartItem("k", 10, 0, 1, 1, List.of()),
-          new PutStartItem("x".repeat(5000), 10, 0, 1, 2, List.of()))).encode(w);
-      var started = PutStartReply.decode(((Frame) exchange(client, Opcode.PUT_START, w)).reader()).results();
+      new PutStartRequest(
+              List.of(
+                  new PutStartItem("k", 10, 0, 1, 1, List.of()),
+                  new PutStartItem("x".repeat(5000), 10, 0, 1, 2, List.of())))
+          .encode(w);
+      var started =
+          PutStartReply.decode(((Frame) exchange(client, Opcode.PUT_START, w)).reader()).results();
       assertThat(started.get(0).status()).isEqualTo(ErrorCode.OK);
-      assertThat(started.get(1).status()).as("an item over a limit, answered per item")
+      assertThat(started.get(1).status())
+          .as("an item over a limit, answered per item")
           .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
       walked.add(Opcode.PUT_START);
 
       w = new BodyWriter();
-      BlockMetadata blocks = new BlockMetadata(false, List.of(new byte[32]), new byte[0], new int[] {1, 2}, 16, 0);
-      BlockMetadata tooMany = new BlockMetadata(false, java.util.Collections.nCopies(65, new byte[8]), new byte[0],
-          new int[0], 16, 0);
-      new PutStartMetaRequest(List.of(new PutStartItem("meta", 10, 0, 1, 3, List.of()),
-          new PutStartItem("meta-over", 10, 0, 1, 4, List.of()), new PutStartItem("meta-none", 10, 0, 1, 5, List.of())),
-          java.util.Arrays.asList(blocks, tooMany, null)).encode(w);
-      var withMeta = PutStartReply.decode(((Frame) exchange(client, Opcode.PUT_START_META, w)).reader()).results();
+      BlockMetadata blocks =
+          new BlockMetadata(false, List.of(new byte[32]), new byte[0], new int[] {1, 2}, 16, 0);
+      BlockMetadata tooMany =
+          new BlockMetadata(
+              false,
+              java.util.Collections.nCopies(65, new byte[8]),
+              new byte[0],
+              new int[0],
+              16,
+              0);
+      new PutStartMetaRequest(
+              List.of(
+                  new PutStartItem("meta", 10, 0, 1, 3, List.of()),
+                  new PutStartItem("meta-over", 10, 0, 1, 4, List.of()),
+                  new PutStartItem("meta-none", 10, 0, 1, 5, List.of())),
+              java.util.Arrays.asList(blocks, tooMany, null))
+          .encode(w);
+      var withMeta =
+          PutStartReply.decode(((Frame) exchange(client, Opcode.PUT_START_META, w)).reader())
+              .results();
       assertThat(withMeta.get(0).status()).isEqualTo(ErrorCode.OK);
-      assertThat(withMeta.get(1).status()).as("metadata over a limit, answered per item")
+      assertThat(withMeta.get(1).status())
+          .as("metadata over a limit, answered per item")
           .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
       assertThat(withMeta.get(1).message()).contains("65 block hashes");
       assertThat(withMeta.get(2).status()).isEqualTo(ErrorCode.OK);
       walked.add(Opcode.PUT_START_META);
 
       w = new BodyWriter();
-      new PutEndRequest(List.of(new PutEndItem("k", started.get(0).generation(), List.of()))).encode(w);
-      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PUT_END, w)).reader()).statuses())
+      new PutEndRequest(List.of(new PutEndItem("k", started.get(0).generation(), List.of())))
+          .encode(w);
+      assertThat(
+              StatusList.decode(((Frame) exchange(client, Opcode.PUT_END, w)).reader()).statuses())
           .containsExactly(ErrorCode.WRITE_INCOMPLETE);
       walked.add(Opcode.PUT_END);
 
       w = new BodyWriter();
       new PutRevokeRequest(List.of(new PutRef("k", started.get(0).generation()))).encode(w);
-      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PUT_REVOKE, w)).reader()).statuses())
+      assertThat(
+              StatusList.decode(((Frame) exchange(client, Opcode.PUT_REVOKE, w)).reader())
+                  .statuses())
           .containsExactly(ErrorCode.NOT_FOUND);
       walked.add(Opcode.PUT_REVOKE);
 
@@ -241,23 +293,32 @@ class ProtocolDocumentTest {
         w = new BodyWriter();
         new KeyList(List.of("missing")).encode(w);
         Frame reply = (Frame) exchange(client, op, w);
-        ErrorCode status = op == Opcode.GET_REPLICAS ? ReplicaListReply.decode(reply.reader()).results().get(0).status()
-            : StatusList.decode(reply.reader()).statuses().get(0);
-        assertThat(status).as(op + " of a missing key").isIn(ErrorCode.NOT_FOUND, ErrorCode.RECOVERING);
+        ErrorCode status =
+            op == Opcode.GET_REPLICAS
+                ? ReplicaListReply.decode(reply.reader()).results().get(0).status()
+                : StatusList.decode(reply.reader()).statuses().get(0);
+        assertThat(status)
+            .as(op + " of a missing key")
+            .isIn(ErrorCode.NOT_FOUND, ErrorCode.RECOVERING);
         walked.add(op);
       }
-      assertThat(CountReply.decode(((Frame) exchange(client, Opcode.REMOVE_ALL, null)).reader()).count()).isZero();
+      assertThat(
+              CountReply.decode(((Frame) exchange(client, Opcode.REMOVE_ALL, null)).reader())
+                  .count())
+          .isZero();
       walked.add(Opcode.REMOVE_ALL);
       w = new BodyWriter();
       new PinRequest("missing", true).encode(w);
-      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PIN, w)).reader()).statuses()).hasSize(1);
+      assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PIN, w)).reader()).statuses())
+          .hasSize(1);
       walked.add(Opcode.PIN);
       StatsReply stats = StatsReply.decode(((Frame) exchange(client, Opcode.STATS, null)).reader());
       assertThat(stats.aliveNodes()).isEqualTo(2);
       walked.add(Opcode.STATS);
 
       w = new BodyWriter();
-      new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16]).encode(w);
+      new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16])
+          .encode(w);
       try (RpcConnection.Deadline d = toNode.deadline(T)) {
         toNode.call(Opcode.WRITE, w, ByteBuffer.allocateDirect(16));
         throw new AssertionError("a WRITE without a grant was accepted");
@@ -270,31 +331,54 @@ class ProtocolDocumentTest {
       assertThat(exchange(toNode, Opcode.READ, w)).isEqualTo(ErrorCode.TOKEN_REJECTED);
       walked.add(Opcode.READ);
       w = new BodyWriter();
-      new ReadBatchRequest(List.of(new ReadRequest("k", 1, 0, 0, 16, Long.MAX_VALUE, new byte[16]))).encode(w);
-      assertThat(ReadBatchReply.decode(((Frame) exchange(toNode, Opcode.READ_BATCH, w)).reader()).results())
-          .extracting(ReadBatchReply.Result::status).containsExactly(ErrorCode.TOKEN_REJECTED);
+      new ReadBatchRequest(List.of(new ReadRequest("k", 1, 0, 0, 16, Long.MAX_VALUE, new byte[16])))
+          .encode(w);
+      assertThat(
+              ReadBatchReply.decode(((Frame) exchange(toNode, Opcode.READ_BATCH, w)).reader())
+                  .results())
+          .extracting(ReadBatchReply.Result::status)
+          .containsExactly(ErrorCode.TOKEN_REJECTED);
       walked.add(Opcode.READ_BATCH);
       w = new BodyWriter();
       new ReadObjectRequest("k", 1, Long.MAX_VALUE, new byte[16]).encode(w);
       assertThat(exchange(toNode, Opcode.READ_OBJECT, w)).isEqualTo(ErrorCode.TOKEN_REJECTED);
       walked.add(Opcode.READ_OBJECT);
       w = new BodyWriter();
-      new WriteBatchRequest(List.of(new WriteRequest("k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE,
-          new byte[16]))).encode(w);
+      new WriteBatchRequest(
+              List.of(
+                  new WriteRequest(
+                      "k", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16])))
+          .encode(w);
       try (RpcConnection.Deadline d = toNode.deadline(T)) {
-        assertThat(WriteBatchReply.decode(toNode.call(Opcode.WRITE_BATCH, w, ByteBuffer.allocateDirect(16)).reader(),
-            toNode.agreedMinor()).results()).extracting(WriteBatchReply.Result::status).containsExactly(ErrorCode.GRANT_REJECTED);
+        assertThat(
+                WriteBatchReply.decode(
+                        toNode.call(Opcode.WRITE_BATCH, w, ByteBuffer.allocateDirect(16)).reader(),
+                        toNode.agreedMinor())
+                    .results())
+            .extracting(WriteBatchReply.Result::status)
+            .containsExactly(ErrorCode.GRANT_REJECTED);
       }
       walked.add(Opcode.WRITE_BATCH);
       w = new BodyWriter();
-      new ReplicateRequest("k", 1, 16, 0, 1, List.of(new Slice(0, 0, 16, 0)), Long.MAX_VALUE,
-          new ReplicaGrant("x", "127.0.0.1:1", List.of())).encode(w);
-      assertThat(exchange(toNode, Opcode.REPLICATE, w)).as("REPLICATE from a client")
+      new ReplicateRequest(
+              "k",
+              1,
+              16,
+              0,
+              1,
+              List.of(new Slice(0, 0, 16, 0)),
+              Long.MAX_VALUE,
+              new ReplicaGrant("x", "127.0.0.1:1", List.of()))
+          .encode(w);
+      assertThat(exchange(toNode, Opcode.REPLICATE, w))
+          .as("REPLICATE from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.REPLICATE);
       w = new BodyWriter();
       new ReleaseRequest(List.of(new Release("k", 1, true))).encode(w, toNode.agreedMinor());
-      assertThat(exchange(toNode, Opcode.RELEASE, w)).as("RELEASE from a client").isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      assertThat(exchange(toNode, Opcode.RELEASE, w))
+          .as("RELEASE from a client")
+          .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.RELEASE);
 
       // served by the other role only, and unknown opcodes: refused, the connection stays open
@@ -303,7 +387,8 @@ class ProtocolDocumentTest {
       assertThat(((Frame) exchange(client, Opcode.PING, null)).body().remaining()).isZero();
     }
     List<Opcode> notWalked = new ArrayList<>(EnumSet.complementOf(EnumSet.copyOf(walked)));
-    notWalked.remove(Opcode.AUTH); // pools without secrets answer auth=0 and never take AUTH (AuthIT covers it)
+    notWalked.remove(
+        Opcode.AUTH); // pools without secrets answer auth=0 and never take AUTH (AuthIT covers it)
     assertThat(notWalked).as("documented opcodes this test did not exercise").isEmpty();
   }
 }

@@ -27,10 +27,11 @@ import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 /**
- * PROTOCOL.md, "Test vectors", against the code: the documented bytes of a key, its id, a HANDSHAKE request body, the
- * server's and the client's proofs and a node key's grant, token and receipt are what {@link PoolKey},
- * {@link HandshakeRequest} and {@link NodeKey} compute — and each documented HMAC input, fed to a plain HMAC-SHA256,
- * gives the documented value, so the byte layout the document spells out is the one the code uses.
+ * PROTOCOL.md, "Test vectors", against the code: the documented bytes of a key, its id, a HANDSHAKE
+ * request body, the server's and the client's proofs and a node key's grant, token and receipt are
+ * what {@link PoolKey}, {@link HandshakeRequest} and {@link NodeKey} compute — and each documented
+ * HMAC input, fed to a plain HMAC-SHA256, gives the documented value, so the byte layout the
+ * document spells out is the one the code uses.
  */
 class ProtocolTestVectorsTest {
   private static final HexFormat HEX = HexFormat.of();
@@ -79,33 +80,64 @@ class ProtocolTestVectorsTest {
     assertThat(PoolKey.of(v.get("key")).id()).as("key id of the key").isEqualTo(v.get("key id"));
 
     BodyWriter h = new BodyWriter();
-    new HandshakeRequest(new Handshake(new VersionInfo("0.2.0", 2, 2), Role.CLIENT, "doc", "client-1"), 0,
-        key.id(), v.get("client nonce")).encode(h);
+    new HandshakeRequest(
+            new Handshake(new VersionInfo("0.2.0", 2, 2), Role.CLIENT, "doc", "client-1"),
+            0,
+            key.id(),
+            v.get("client nonce"))
+        .encode(h);
     byte[] body = bytes(h);
     assertThat(HEX.formatHex(body)).as("H").isEqualTo(HEX.formatHex(v.get("H")));
 
     byte[] serverProof = key.serverProof(body, v.get("server nonce"));
     byte[] clientProof = key.clientProof(body, v.get("server nonce"));
-    assertThat(HEX.formatHex(serverProof)).as("server proof").isEqualTo(HEX.formatHex(v.get("server proof")));
-    assertThat(HEX.formatHex(clientProof)).as("client proof").isEqualTo(HEX.formatHex(v.get("client proof")));
+    assertThat(HEX.formatHex(serverProof))
+        .as("server proof")
+        .isEqualTo(HEX.formatHex(v.get("server proof")));
+    assertThat(HEX.formatHex(clientProof))
+        .as("client proof")
+        .isEqualTo(HEX.formatHex(v.get("client proof")));
     BodyWriter auth = new BodyWriter();
     new AuthRequest(clientProof).encode(auth);
-    assertThat(bytes(auth)).as("AUTH body: u16 32, then the proof").startsWith((byte) 0, (byte) 32)
-        .endsWith(clientProof).hasSize(34);
+    assertThat(bytes(auth))
+        .as("AUTH body: u16 32, then the proof")
+        .startsWith((byte) 0, (byte) 32)
+        .endsWith(clientProof)
+        .hasSize(34);
   }
 
   @Test
   void theDocumentedLayoutIsPlainConcatenation() throws Exception {
     Map<String, byte[]> v = vectors();
     byte[] key = v.get("key");
-    assertThat(Arrays.copyOf(MessageDigest.getInstance("SHA-256")
-        .digest(concat("kvpool-key-id".getBytes(StandardCharsets.US_ASCII), key)), 8)).isEqualTo(v.get("key id"));
-    assertThat(hmac(key, concat("kvpool-server-proof".getBytes(StandardCharsets.US_ASCII), v.get("H"),
-        v.get("server nonce")), 32)).isEqualTo(v.get("server proof"));
-    assertThat(hmac(key, concat("kvpool-client-proof".getBytes(StandardCharsets.US_ASCII), v.get("H"),
-        v.get("server nonce")), 32)).isEqualTo(v.get("client proof"));
+    assertThat(
+            Arrays.copyOf(
+                MessageDigest.getInstance("SHA-256")
+                    .digest(concat("kvpool-key-id".getBytes(StandardCharsets.US_ASCII), key)),
+                8))
+        .isEqualTo(v.get("key id"));
+    assertThat(
+            hmac(
+                key,
+                concat(
+                    "kvpool-server-proof".getBytes(StandardCharsets.US_ASCII),
+                    v.get("H"),
+                    v.get("server nonce")),
+                32))
+        .isEqualTo(v.get("server proof"));
+    assertThat(
+            hmac(
+                key,
+                concat(
+                    "kvpool-client-proof".getBytes(StandardCharsets.US_ASCII),
+                    v.get("H"),
+                    v.get("server nonce")),
+                32))
+        .isEqualTo(v.get("client proof"));
     for (String token : new String[] {"write grant", "read token", "receipt"}) {
-      assertThat(hmac(v.get("node key"), v.get(token + " input"), 16)).as(token).isEqualTo(v.get(token));
+      assertThat(hmac(v.get("node key"), v.get(token + " input"), 16))
+          .as(token)
+          .isEqualTo(v.get(token));
     }
   }
 
@@ -114,11 +146,17 @@ class ProtocolTestVectorsTest {
     Map<String, byte[]> v = vectors();
     NodeKey nodeKey = new NodeKey(v.get("node key"));
     long expiresAt = 1_700_000_000_000L;
-    assertThat(HEX.formatHex(nodeKey.writeGrant("k/1", 7, new Slice(0, 4096, 65536, 0), 65536, 0x1234abcd, 2,
-        expiresAt))).as("write grant").isEqualTo(HEX.formatHex(v.get("write grant")));
-    assertThat(HEX.formatHex(nodeKey.readToken("k/1", 7, expiresAt))).as("read token")
+    assertThat(
+            HEX.formatHex(
+                nodeKey.writeGrant(
+                    "k/1", 7, new Slice(0, 4096, 65536, 0), 65536, 0x1234abcd, 2, expiresAt)))
+        .as("write grant")
+        .isEqualTo(HEX.formatHex(v.get("write grant")));
+    assertThat(HEX.formatHex(nodeKey.readToken("k/1", 7, expiresAt)))
+        .as("read token")
         .isEqualTo(HEX.formatHex(v.get("read token")));
-    assertThat(HEX.formatHex(nodeKey.receipt("k/1", 7, 65536, 0x1234abcd))).as("receipt")
+    assertThat(HEX.formatHex(nodeKey.receipt("k/1", 7, 65536, 0x1234abcd)))
+        .as("receipt")
         .isEqualTo(HEX.formatHex(v.get("receipt")));
   }
 

@@ -15,10 +15,10 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ArrayList;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
@@ -30,44 +30,59 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real server on loopback answers with a 1 MiB value (PING here; EXISTS once three of them are in service) or the
- * same bytes in two pieces (STATS, the shape of a batch), and records the send buffer the kernel had for each reply:
- * the larger one goes only to a connection that has asked several times in a row with no one else's request between
- * or beside its own, and only for a reply of one value; the smallest one goes to every large reply while the server
- * answers three requests at once.
+ * A real server on loopback answers with a 1 MiB value (PING here; EXISTS once three of them are in
+ * service) or the same bytes in two pieces (STATS, the shape of a batch), and records the send
+ * buffer the kernel had for each reply: the larger one goes only to a connection that has asked
+ * several times in a row with no one else's request between or beside its own, and only for a reply
+ * of one value; the smallest one goes to every large reply while the server answers three requests
+ * at once.
  */
 class LargeReplyBufferTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final int VALUE_BYTES = 1 << 20;
   private final ByteBuffer value = ByteBuffer.allocateDirect(VALUE_BYTES);
-  /** The kernel's send buffer after each reply, as the server thread recorded it once the reply was written. */
+
+  /**
+   * The kernel's send buffer after each reply, as the server thread recorded it once the reply was
+   * written.
+   */
   private final BlockingQueue<Integer> recorded = new LinkedBlockingQueue<>();
+
   /** Where the requests of a crowd (EXISTS) wait for each other in the server. */
   private final CyclicBarrier crowd = new CyclicBarrier(ServingLoad.CROWDED);
+
   /** What each reply got, in the order the test asked. */
   private final List<String> sizes = new ArrayList<>();
+
   private RpcServer server;
   private HostPort endpoint;
 
   @BeforeEach
   void start() throws IOException {
-    server = LoopbackServers.start("sole", Role.STORAGE, (session, frame) -> {
-      frame.reader().finish();
-      boolean crowded = frame.opcode() == Opcode.EXISTS;
-      if (crowded) {
-        together(); // every request of the crowd is in service before any is answered
-      }
-      if (frame.opcode() != Opcode.STATS) {
-        session.reply(frame, null, value.duplicate());
-      } else {
-        session.reply(frame, null, value.duplicate().limit(VALUE_BYTES / 2),
-            value.duplicate().position(VALUE_BYTES / 2));
-      }
-      recorded.add(session.sendBufferBytes());
-      if (crowded) {
-        together(); // and none leaves service before all are answered
-      }
-    });
+    server =
+        LoopbackServers.start(
+            "sole",
+            Role.STORAGE,
+            (session, frame) -> {
+              frame.reader().finish();
+              boolean crowded = frame.opcode() == Opcode.EXISTS;
+              if (crowded) {
+                together(); // every request of the crowd is in service before any is answered
+              }
+              if (frame.opcode() != Opcode.STATS) {
+                session.reply(frame, null, value.duplicate());
+              } else {
+                session.reply(
+                    frame,
+                    null,
+                    value.duplicate().limit(VALUE_BYTES / 2),
+                    value.duplicate().position(VALUE_BYTES / 2));
+              }
+              recorded.add(session.sendBufferBytes());
+              if (crowded) {
+                together(); // and none leaves service before all are answered
+              }
+            });
     endpoint = server.endpoint();
   }
 
@@ -77,10 +92,14 @@ class LargeReplyBufferTest {
   }
 
   private RpcConnection connect(String name) throws IOException {
-    return RpcConnection.open(endpoint, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "pool", name), TIMEOUT);
+    return RpcConnection.open(
+        endpoint, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "pool", name), TIMEOUT);
   }
 
-  /** One request and its reply; notes the send buffer the server recorded for it (the client may see it first). */
+  /**
+   * One request and its reply; notes the send buffer the server recorded for it (the client may see
+   * it first).
+   */
   private void ask(RpcConnection c, Opcode opcode) throws Exception {
     try (RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
       Frame reply = c.call(opcode, null);
@@ -90,7 +109,8 @@ class LargeReplyBufferTest {
     Integer kernelBytes = recorded.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     assertThat(kernelBytes).as("the server recorded the reply's send buffer").isNotNull();
     sizes.add(size(kernelBytes));
-    // the server's thread counts the request answered just after recording it; the next request must not race that
+    // the server's thread counts the request answered just after recording it; the next request
+    // must not race that
     long end = System.nanoTime() + TIMEOUT.toNanos();
     while (server.requestsInService() != 0) {
       assertThat(System.nanoTime() - end).as("the server finished answering").isNegative();
@@ -98,7 +118,10 @@ class LargeReplyBufferTest {
     }
   }
 
-  /** The name of the buffer the kernel reports as {@code kernelBytes} (as it reports each size asked for). */
+  /**
+   * The name of the buffer the kernel reports as {@code kernelBytes} (as it reports each size asked
+   * for).
+   */
   private static String size(int kernelBytes) throws IOException {
     Map<Integer, String> names = new HashMap<>();
     names.put(reported(SocketBuffers.LOCAL_PEER_CROWDED_SEND_BYTES), "smallest");
@@ -108,7 +131,9 @@ class LargeReplyBufferTest {
     return names.getOrDefault(kernelBytes, kernelBytes + " bytes");
   }
 
-  /** What the kernel reports for a send buffer of {@code bytes} (Linux may double it and caps it). */
+  /**
+   * What the kernel reports for a send buffer of {@code bytes} (Linux may double it and caps it).
+   */
   private static int reported(int bytes) throws IOException {
     try (SocketChannel probe = SocketChannel.open()) {
       probe.setOption(StandardSocketOptions.SO_SNDBUF, bytes);
@@ -116,7 +141,10 @@ class LargeReplyBufferTest {
     }
   }
 
-  /** Waits on a server thread until the other requests of the crowd arrive here too (bounded by the timeout). */
+  /**
+   * Waits on a server thread until the other requests of the crowd arrive here too (bounded by the
+   * timeout).
+   */
   private void together() throws IOException {
     try {
       crowd.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
@@ -131,10 +159,14 @@ class LargeReplyBufferTest {
     }
   }
 
-  /** What a connection's requests in a row get: small ones until the run is long enough, then large ones. */
+  /**
+   * What a connection's requests in a row get: small ones until the run is long enough, then large
+   * ones.
+   */
   private static List<String> run(int requests) {
     return java.util.stream.IntStream.rangeClosed(1, requests)
-        .mapToObj(i -> i < ServingLoad.SOLE_RUN ? "small" : "large").toList();
+        .mapToObj(i -> i < ServingLoad.SOLE_RUN ? "small" : "large")
+        .toList();
   }
 
   @Test
@@ -148,7 +180,8 @@ class LargeReplyBufferTest {
 
   @Test
   void anotherConnectionsRequestBetweenGivesTheSmallBufferBack() throws Exception {
-    try (RpcConnection a = connect("a"); RpcConnection b = connect("b")) {
+    try (RpcConnection a = connect("a");
+        RpcConnection b = connect("b")) {
       askTimes(a, Opcode.PING, ServingLoad.SOLE_RUN);
       ask(b, Opcode.PING);
       askTimes(a, Opcode.PING, ServingLoad.SOLE_RUN);
@@ -168,7 +201,8 @@ class LargeReplyBufferTest {
       ask(c, Opcode.STATS);
     }
 
-    List<String> expected = new ArrayList<>(java.util.Collections.nCopies(ServingLoad.SOLE_RUN + 1, "small"));
+    List<String> expected =
+        new ArrayList<>(java.util.Collections.nCopies(ServingLoad.SOLE_RUN + 1, "small"));
     expected.add("large");
     expected.add("small");
     assertThat(sizes).isEqualTo(expected);
@@ -181,7 +215,8 @@ class LargeReplyBufferTest {
       for (int i = 0; i < ServingLoad.CROWDED; i++) {
         connections.add(connect("crowd-" + i));
       }
-      // each EXISTS waits in the server until all of them are in service, then each is answered with a value
+      // each EXISTS waits in the server until all of them are in service, then each is answered
+      // with a value
       long[] ids = new long[connections.size()];
       for (int i = 0; i < ids.length; i++) {
         ids[i] = connections.get(i).send(Opcode.EXISTS, null);
@@ -198,11 +233,14 @@ class LargeReplyBufferTest {
         assertThat(kernelBytes).as("the server recorded reply %s's send buffer", i).isNotNull();
         sizes.add(size(kernelBytes));
       }
-      // once the crowd is gone, a lone request gets the small buffer back: the crowd's server threads end their
+      // once the crowd is gone, a lone request gets the small buffer back: the crowd's server
+      // threads end their
       // requests just after their replies went out, so wait until the server counts none in service
       long deadline = System.nanoTime() + TIMEOUT.toNanos();
       while (server.requestsInService() > 0) {
-        assertThat(System.nanoTime() - deadline).as("the crowd's requests end in the server").isNegative();
+        assertThat(System.nanoTime() - deadline)
+            .as("the crowd's requests end in the server")
+            .isNegative();
         Thread.onSpinWait();
       }
       ask(connections.get(0), Opcode.PING);

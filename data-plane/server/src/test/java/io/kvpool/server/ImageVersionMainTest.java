@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** What an image declares reaches the termination message file as the shared document. */
 class ImageVersionMainTest {
   @Test
-  void writesReleaseProtocolAndInventoryFormatToTheTerminationMessage(@TempDir Path dir) throws Exception {
+  void writesReleaseProtocolAndInventoryFormatToTheTerminationMessage(@TempDir Path dir)
+      throws Exception {
     Path log = Files.createFile(dir.resolve("termination-log"));
     ImageVersionMain.main(new String[] {log.toString()});
     ImageVersion declared = AdminJson.read(Files.readString(log), ImageVersion.class);

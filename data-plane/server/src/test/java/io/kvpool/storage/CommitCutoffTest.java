@@ -33,9 +33,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A storage node commits a replica at the master only while its put may still be acknowledged: a write that completes
- * after the cut-off (PutDeadline) is answered {@code committed = 0}, and its writer's PUT_END decides, as before
- * protocol 2.2. A real master and node on loopback; the writer speaks the protocol by hand.
+ * A storage node commits a replica at the master only while its put may still be acknowledged: a
+ * write that completes after the cut-off (PutDeadline) is answered {@code committed = 0}, and its
+ * writer's PUT_END decides, as before protocol 2.2. A real master and node on loopback; the writer
+ * speaks the protocol by hand.
  */
 class CommitCutoffTest {
   private static final Duration T = Duration.ofSeconds(10);
@@ -46,8 +47,11 @@ class CommitCutoffTest {
   void start() throws Exception {
     MasterConfig config = MasterConfig.defaults("cutoff").withPendingTimeout(Duration.ofSeconds(4));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
-    node = new StorageNode(StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 4L << 20, 1)
-        .withHeartbeat(Duration.ofMillis(200))).start(T);
+    node =
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 4L << 20, 1)
+                    .withHeartbeat(Duration.ofMillis(200)))
+            .start(T);
   }
 
   @AfterEach
@@ -64,27 +68,47 @@ class CommitCutoffTest {
     CRC32C crc = new CRC32C();
     crc.update(value.duplicate());
     int checksum = (int) crc.getValue();
-    try (RpcConnection m = open(master.rpcEndpoint()); RpcConnection n = open(node.rpcEndpoint());
-         RpcConnection.Deadline dm = m.deadline(T.multipliedBy(2)); RpcConnection.Deadline dn = n.deadline(T)) {
+    try (RpcConnection m = open(master.rpcEndpoint());
+        RpcConnection n = open(node.rpcEndpoint());
+        RpcConnection.Deadline dm = m.deadline(T.multipliedBy(2));
+        RpcConnection.Deadline dn = n.deadline(T)) {
       BodyWriter w = new BodyWriter();
-      new PutStartRequest(List.of(new PutStartItem(key, value.remaining(), checksum, 1, 1, List.of()))).encode(w);
-      PutStartResult p = PutStartReply.decode(m.call(Opcode.PUT_START, w).reader()).results().get(0);
+      new PutStartRequest(
+              List.of(new PutStartItem(key, value.remaining(), checksum, 1, 1, List.of())))
+          .encode(w);
+      PutStartResult p =
+          PutStartReply.decode(m.call(Opcode.PUT_START, w).reader()).results().get(0);
       assertThat(p.status()).isEqualTo(ErrorCode.OK);
       long cutoff = PutDeadline.ackCutoffMillis(p.generation(), p.expiresAtMillis());
-      assertThat(p.expiresAtMillis() - cutoff).as("the margin: a quarter of the 4 s pending time").isEqualTo(1000);
-      while (afterCutoff && System.currentTimeMillis() <= cutoff + 50) { // master and node share this JVM's clock
+      assertThat(p.expiresAtMillis() - cutoff)
+          .as("the margin: a quarter of the 4 s pending time")
+          .isEqualTo(1000);
+      while (afterCutoff
+          && System.currentTimeMillis() <= cutoff + 50) { // master and node share this JVM's clock
         Thread.sleep(10);
       }
       w = new BodyWriter();
-      WriteRequest.of(key, p.generation(), p.replicas().get(0).slices().get(0), value.remaining(), checksum, 1,
-          p.expiresAtMillis()).encode(w);
-      WriteReply reply = WriteReply.decode(n.call(Opcode.WRITE, w, value.duplicate()).reader(), n.agreedMinor());
+      WriteRequest.of(
+              key,
+              p.generation(),
+              p.replicas().get(0).slices().get(0),
+              value.remaining(),
+              checksum,
+              1,
+              p.expiresAtMillis())
+          .encode(w);
+      WriteReply reply =
+          WriteReply.decode(n.call(Opcode.WRITE, w, value.duplicate()).reader(), n.agreedMinor());
       assertThat(reply.receipt()).isNotEmpty();
       if (!reply.committed()) {
         w = new BodyWriter();
-        new PutEndRequest(List.of(new PutEndItem(key, p.generation(), List.of(new Receipt("n1", reply.receipt())))))
+        new PutEndRequest(
+                List.of(
+                    new PutEndItem(
+                        key, p.generation(), List.of(new Receipt("n1", reply.receipt())))))
             .encode(w);
-        assertThat(StatusList.decode(m.call(Opcode.PUT_END, w).reader()).statuses()).containsExactly(ErrorCode.OK);
+        assertThat(StatusList.decode(m.call(Opcode.PUT_END, w).reader()).statuses())
+            .containsExactly(ErrorCode.OK);
       }
       return reply;
     }

@@ -43,36 +43,53 @@ class ObjectInventoryTest {
     complete("a", 1, new Slice(0, 0, 128, 0));
     complete("b", 2, new Slice(0, 128, 64, 0));
     complete("c", 3, new Slice(1, 0, 64, 0));
-    assertThat(inv.admitWrite(new ObjectId("d", 4), new Slice(0, 64, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0)).isNull();
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("d", 4), new Slice(0, 64, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0))
+        .isNull();
     assertThat(inv.snapshot().objects()).extracting(InventoryObject::key).containsExactly("c");
-    assertThat(inv.admitWrite(new ObjectId("a", 1), new Slice(0, 0, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0))
-        .as("a late writer of an overwritten object").contains("overwritten");
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("a", 1), new Slice(0, 0, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0))
+        .as("a late writer of an overwritten object")
+        .contains("overwritten");
   }
 
   /**
-   * The master reuses a range as soon as it dropped the copy there (a surplus copy, a put's unproven replica), and the
-   * release may reach the node after the write that reuses it. The object lives on its other nodes: reported as a
-   * deletion, the next leader would delete it there too (the chaos soak lost acknowledged objects so).
+   * The master reuses a range as soon as it dropped the copy there (a surplus copy, a put's
+   * unproven replica), and the release may reach the node after the write that reuses it. The
+   * object lives on its other nodes: reported as a deletion, the next leader would delete it there
+   * too (the chaos soak lost acknowledged objects so).
    */
   @Test
   void anOverwrittenCopyIsNotReportedAsDeletedSoTheObjectsOtherCopiesSurviveANewLeader() {
     complete("surplus", 1, new Slice(0, 0, 128, 0));
     complete("reused", 2, new Slice(0, 0, 128, 0));
-    inv.release(new Release("surplus", 1, false), 0); // the late release of the copy the master dropped
+    inv.release(
+        new Release("surplus", 1, false), 0); // the late release of the copy the master dropped
     assertThat(inv.snapshot().tombstones()).as("nothing was deleted").isEmpty();
     assertThat(inv.savedTombstones()).as("nor kept for a warm restart").isEmpty();
     assertThat(inv.snapshot().objects()).extracting(InventoryObject::key).containsExactly("reused");
 
     inv.release(new Release("surplus", 1, true), 1); // later the master does delete it
     assertThat(inv.snapshot().tombstones()).containsExactly(new Tombstone("surplus", 1));
-    assertThat(inv.admitWrite(new ObjectId("surplus", 1), new Slice(0, 256, 128, 0), 128, 0, 1, Long.MAX_VALUE, 1))
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("surplus", 1),
+                new Slice(0, 256, 128, 0),
+                128,
+                0,
+                1,
+                Long.MAX_VALUE,
+                1))
         .contains("deleted");
   }
 
   @Test
   void releasesNameTheObjectSoAReusedRangeKeepsItsNewObject() {
     complete("old", 1, new Slice(0, 0, 128, 0));
-    complete("new", 5, new Slice(0, 0, 128, 0)); // the master reused the range after releasing "old"
+    complete(
+        "new", 5, new Slice(0, 0, 128, 0)); // the master reused the range after releasing "old"
     inv.release(new Release("old", 1, true), 0); // the release arrives late
     assertThat(inv.holds(new ObjectId("new", 5), 0, 0, 128)).isTrue();
     assertThat(inv.snapshot().objects()).extracting(InventoryObject::key).containsExactly("new");
@@ -128,7 +145,9 @@ class ObjectInventoryTest {
     Reply rb = new Reply();
     assertThat(inv.pin(ra.pin, new ObjectId("a", 1), 0, 32, 64)).isTrue();
     assertThat(inv.pin(rb.pin, new ObjectId("b", 2), 0, 128, 64)).isTrue();
-    assertThat(inv.pin(new Reply().pin, new ObjectId("a", 2), 0, 0, 128)).as("another generation").isFalse();
+    assertThat(inv.pin(new Reply().pin, new ObjectId("a", 2), 0, 0, 128))
+        .as("another generation")
+        .isFalse();
     inv.release(new Release("a", 1, true), 0);
     inv.release(new Release("a", 1, true), 0);
     assertThat(ra.stops).hasValue(1);
@@ -147,24 +166,33 @@ class ObjectInventoryTest {
     Reply other = new Reply();
     assertThat(inv.pin(old.pin, new ObjectId("old", 1), 0, 0, 128)).isTrue();
     assertThat(inv.pin(other.pin, new ObjectId("other", 2), 0, 256, 64)).isTrue();
-    // the master reused the range before the node learned of the release: the WRITE drops "old" and stops its reply
+    // the master reused the range before the node learned of the release: the WRITE drops "old" and
+    // stops its reply
     Slice fresh = new Slice(0, 64, 128, 0);
-    assertThat(inv.admitWrite(new ObjectId("new", 3), fresh, 128, 0, 1, Long.MAX_VALUE, 0)).isNull();
+    assertThat(inv.admitWrite(new ObjectId("new", 3), fresh, 128, 0, 1, Long.MAX_VALUE, 0))
+        .isNull();
     assertThat(old.stops).hasValue(1);
-    assertThat(inv.awaitUnpinned(fresh, Duration.ofMillis(50).toNanos())).as("the reply still holds the range")
+    assertThat(inv.awaitUnpinned(fresh, Duration.ofMillis(50).toNanos()))
+        .as("the reply still holds the range")
         .isFalse();
-    CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
-      try {
-        return inv.awaitUnpinned(fresh, Duration.ofSeconds(30).toNanos());
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Boolean> waiting =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return inv.awaitUnpinned(fresh, Duration.ofSeconds(30).toNanos());
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     inv.unpin(old.pin); // the stopped reply's send failed and it let go
     assertThat(waiting.get(30, TimeUnit.SECONDS)).isTrue();
     assertThat(other.stops).as("a reply of a range the write does not touch").hasValue(0);
-    assertThat(inv.awaitUnpinned(new Slice(0, 256, 64, 0), 0)).as("a range still being sent").isFalse();
-    assertThat(other.stops).as("whatever still sends a range a write waits for is stopped").hasValue(1);
+    assertThat(inv.awaitUnpinned(new Slice(0, 256, 64, 0), 0))
+        .as("a range still being sent")
+        .isFalse();
+    assertThat(other.stops)
+        .as("whatever still sends a range a write waits for is stopped")
+        .hasValue(1);
     inv.unpin(other.pin);
     assertThat(inv.pinnedSlices()).isZero();
   }
@@ -175,9 +203,12 @@ class ObjectInventoryTest {
     Reply stalled = new Reply();
     assertThat(inv.pin(stalled.pin, new ObjectId("old", 1), 0, 0, 128)).isTrue();
     inv.release(new Release("old", 1, true), 0);
-    // WRITEs wait for the stalled reply, so nothing completes there meanwhile; should a replica be there all the same
+    // WRITEs wait for the stalled reply, so nothing completes there meanwhile; should a replica be
+    // there all the same
     // (here: adopted), a reply of it is refused until the old reply let go, never sent alongside it
-    assertThat(inv.adopt(new InventoryObject("new", 2, 1, 128, 0, List.of(new Slice(0, 0, 128, 0))))).isNull();
+    assertThat(
+            inv.adopt(new InventoryObject("new", 2, 1, 128, 0, List.of(new Slice(0, 0, 128, 0)))))
+        .isNull();
     assertThat(inv.pin(new Reply().pin, new ObjectId("new", 2), 0, 0, 128)).isFalse();
     inv.unpin(stalled.pin);
     assertThat(inv.pin(new Reply().pin, new ObjectId("new", 2), 0, 0, 128)).isTrue();

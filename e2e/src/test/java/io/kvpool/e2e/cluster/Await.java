@@ -6,20 +6,25 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Polling with a deadline, the suite's only way of waiting: no fixed sleeps. A probe that throws (an API
- * server hiccup, a pod not yet there) counts as "not yet" and its error is what the timeout reports.
+ * Polling with a deadline, the suite's only way of waiting: no fixed sleeps. A probe that throws
+ * (an API server hiccup, a pod not yet there) counts as "not yet" and its error is what the timeout
+ * reports.
  */
 public final class Await {
-  private Await() {
-  }
+  private Await() {}
 
   private static final int SHOWN = 2000;
 
   /**
-   * Polls {@code probe} every {@code interval} until {@code done} accepts its value; returns that value. At the
-   * deadline the error says what was last seen, as {@code describe} puts it.
+   * Polls {@code probe} every {@code interval} until {@code done} accepts its value; returns that
+   * value. At the deadline the error says what was last seen, as {@code describe} puts it.
    */
-  public static <T> T until(String what, Duration limit, Duration interval, Supplier<T> probe, Predicate<T> done,
+  public static <T> T until(
+      String what,
+      Duration limit,
+      Duration interval,
+      Supplier<T> probe,
+      Predicate<T> done,
       Function<T, String> describe) {
     long deadline = System.nanoTime() + limit.toNanos();
     String last = "nothing yet";
@@ -37,19 +42,26 @@ public final class Await {
         last = last.substring(0, SHOWN) + "...";
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + E2eLog.seconds(limit) + " waiting for " + what
-            + "; last seen: " + last);
+        throw new AssertionError(
+            "timed out after "
+                + E2eLog.seconds(limit)
+                + " waiting for "
+                + what
+                + "; last seen: "
+                + last);
       }
       try {
         Thread.sleep(interval.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted while waiting for " + what + "; last seen: " + last, e);
+        throw new AssertionError(
+            "interrupted while waiting for " + what + "; last seen: " + last, e);
       }
     }
   }
 
-  public static <T> T until(String what, Duration limit, Duration interval, Supplier<T> probe, Predicate<T> done) {
+  public static <T> T until(
+      String what, Duration limit, Duration interval, Supplier<T> probe, Predicate<T> done) {
     return until(what, limit, interval, probe, done, String::valueOf);
   }
 
@@ -57,7 +69,11 @@ public final class Await {
     return until(what, limit, Duration.ofSeconds(1), probe, done, String::valueOf);
   }
 
-  public static <T> T until(String what, Duration limit, Supplier<T> probe, Predicate<T> done,
+  public static <T> T until(
+      String what,
+      Duration limit,
+      Supplier<T> probe,
+      Predicate<T> done,
       Function<T, String> describe) {
     return until(what, limit, Duration.ofSeconds(1), probe, done, describe);
   }

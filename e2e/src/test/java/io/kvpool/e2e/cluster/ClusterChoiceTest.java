@@ -18,7 +18,8 @@ class ClusterChoiceTest {
   private static final Local LOCAL_OK = new Local(true, null);
   private static final Local NOT_ROOT = new Local(false, "it needs root");
 
-  private static Findings findings(String e2eKubeconfig, String kubeconfig, Docker docker, Local local) {
+  private static Findings findings(
+      String e2eKubeconfig, String kubeconfig, Docker docker, Local local) {
     List<String> readable = new java.util.ArrayList<>();
     for (String f : new String[] {e2eKubeconfig, kubeconfig}) {
       if (f != null && f.startsWith("/readable/")) {
@@ -30,7 +31,8 @@ class ClusterChoiceTest {
 
   @Test
   void theSuitesOwnVariableComesFirst() {
-    Decision d = ClusterChoice.decide(findings("/readable/e2e", "/readable/dev", K3S_READY, LOCAL_OK));
+    Decision d =
+        ClusterChoice.decide(findings("/readable/e2e", "/readable/dev", K3S_READY, LOCAL_OK));
     assertThat(d.kind()).isEqualTo(Kind.KUBECONFIG);
     assertThat(d.kubeconfig()).isEqualTo("/readable/e2e");
     assertThat(d.reason()).contains(ClusterChoice.KUBECONFIG_ENV);
@@ -45,8 +47,10 @@ class ClusterChoiceTest {
 
   @Test
   void aKubeconfigThatCannotBeReadIsAnErrorNotASilentFallback() {
-    assertThatThrownBy(() -> ClusterChoice.decide(findings("/missing/e2e", null, K3S_READY, LOCAL_OK)))
-        .hasMessageContaining("/missing/e2e").hasMessageContaining("not a readable file");
+    assertThatThrownBy(
+            () -> ClusterChoice.decide(findings("/missing/e2e", null, K3S_READY, LOCAL_OK)))
+        .hasMessageContaining("/missing/e2e")
+        .hasMessageContaining("not a readable file");
   }
 
   @Test
@@ -78,7 +82,8 @@ class ClusterChoiceTest {
 
   @Test
   void localClusterWhenTheK3sImageCannotBePulled() {
-    Docker noImage = new Docker(true, true, false, "rancher/k3s is not present and Docker Hub is not reachable");
+    Docker noImage =
+        new Docker(true, true, false, "rancher/k3s is not present and Docker Hub is not reachable");
     Decision d = ClusterChoice.decide(findings(null, null, noImage, LOCAL_OK));
     assertThat(d.kind()).isEqualTo(Kind.LOCAL);
   }
@@ -93,13 +98,15 @@ class ClusterChoiceTest {
 
   @Test
   void forcingSkipsTheOrderButNotTheChecks() {
-    Findings local = new Findings("local", null, "/readable/dev", List.of("/readable/dev"), K3S_READY, LOCAL_OK);
+    Findings local =
+        new Findings("local", null, "/readable/dev", List.of("/readable/dev"), K3S_READY, LOCAL_OK);
     assertThat(ClusterChoice.decide(local).kind()).isEqualTo(Kind.LOCAL);
 
     Findings k3s = new Findings("K3S", null, null, List.of(), NO_DOCKER, LOCAL_OK);
     assertThatThrownBy(() -> ClusterChoice.decide(k3s)).hasMessageContaining("no Docker daemon");
 
     Findings unknown = new Findings("kind", null, null, List.of(), NO_DOCKER, LOCAL_OK);
-    assertThatThrownBy(() -> ClusterChoice.decide(unknown)).hasMessageContaining("none of kubeconfig, k3s, local");
+    assertThatThrownBy(() -> ClusterChoice.decide(unknown))
+        .hasMessageContaining("none of kubeconfig, k3s, local");
   }
 }

@@ -17,16 +17,16 @@ import java.util.Locale;
 import org.testcontainers.DockerClientFactory;
 
 /**
- * Finds what {@link ClusterChoice} decides on: the kubeconfig variables, whether Docker could run K3s, and
- * whether the local cluster can start. Cheap: Docker is only asked when a socket or DOCKER_HOST exists and no
- * kubeconfig already decides, and the K3s image is looked up, never pulled here.
+ * Finds what {@link ClusterChoice} decides on: the kubeconfig variables, whether Docker could run
+ * K3s, and whether the local cluster can start. Cheap: Docker is only asked when a socket or
+ * DOCKER_HOST exists and no kubeconfig already decides, and the K3s image is looked up, never
+ * pulled here.
  */
 final class ClusterProbe {
   /** K3s of the Kubernetes minor the project pins; KVPOOL_E2E_K3S_IMAGE overrides it. */
   static final String DEFAULT_K3S_IMAGE = "rancher/k3s:v1.35.4-k3s1";
 
-  private ClusterProbe() {
-  }
+  private ClusterProbe() {}
 
   static String k3sImage() {
     String image = System.getenv("KVPOOL_E2E_K3S_IMAGE");
@@ -39,14 +39,20 @@ final class ClusterProbe {
     String kubeconfig = System.getenv("KUBECONFIG");
     List<String> readable = new ArrayList<>();
     for (String file : new String[] {e2eKubeconfig, kubeconfig}) {
-      if (file != null && !file.isBlank() && Files.isRegularFile(Path.of(file)) && Files.isReadable(Path.of(file))) {
+      if (file != null
+          && !file.isBlank()
+          && Files.isRegularFile(Path.of(file))
+          && Files.isReadable(Path.of(file))) {
         readable.add(file);
       }
     }
     boolean kubeconfigDecides = forced == null && !readable.isEmpty();
-    boolean dockerNeeded = !kubeconfigDecides && (forced == null || forced.trim().equalsIgnoreCase("k3s"));
-    ClusterChoice.Docker docker = dockerNeeded ? docker(k3sImage()) : ClusterChoice.Docker.unreachable("not asked");
-    return new ClusterChoice.Findings(forced, e2eKubeconfig, kubeconfig, readable, docker, local(repoRoot));
+    boolean dockerNeeded =
+        !kubeconfigDecides && (forced == null || forced.trim().equalsIgnoreCase("k3s"));
+    ClusterChoice.Docker docker =
+        dockerNeeded ? docker(k3sImage()) : ClusterChoice.Docker.unreachable("not asked");
+    return new ClusterChoice.Findings(
+        forced, e2eKubeconfig, kubeconfig, readable, docker, local(repoRoot));
   }
 
   static ClusterChoice.Local local(Path repoRoot) {
@@ -65,7 +71,8 @@ final class ClusterProbe {
   static ClusterChoice.Docker docker(String k3sImage) {
     String host = System.getenv("DOCKER_HOST");
     if ((host == null || host.isBlank()) && !Files.exists(Path.of("/var/run/docker.sock"))) {
-      return ClusterChoice.Docker.unreachable("no Docker daemon (DOCKER_HOST is unset and /var/run/docker.sock is absent)");
+      return ClusterChoice.Docker.unreachable(
+          "no Docker daemon (DOCKER_HOST is unset and /var/run/docker.sock is absent)");
     }
     try {
       if (!DockerClientFactory.instance().isDockerAvailable()) {
@@ -73,10 +80,12 @@ final class ClusterProbe {
       }
       DockerClient client = DockerClientFactory.lazyClient();
       Info info = client.infoCmd().exec();
-      List<String> security = info.getSecurityOptions() == null ? List.of() : info.getSecurityOptions();
+      List<String> security =
+          info.getSecurityOptions() == null ? List.of() : info.getSecurityOptions();
       for (String option : security) {
         if (option.contains("rootless")) {
-          return new ClusterChoice.Docker(true, false, false, "Docker runs rootless: no privileged containers for K3s");
+          return new ClusterChoice.Docker(
+              true, false, false, "Docker runs rootless: no privileged containers for K3s");
         }
       }
       boolean present;
@@ -87,7 +96,8 @@ final class ClusterProbe {
         present = false;
       }
       if (!present && !registryReachable()) {
-        return new ClusterChoice.Docker(true, true, false, k3sImage + " is not present and Docker Hub is not reachable");
+        return new ClusterChoice.Docker(
+            true, true, false, k3sImage + " is not present and Docker Hub is not reachable");
       }
       return new ClusterChoice.Docker(true, true, true, null);
     } catch (RuntimeException | Error e) {
@@ -98,9 +108,13 @@ final class ClusterProbe {
   private static boolean registryReachable() {
     try {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
-      HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create("https://registry-1.docker.io/v2/"))
-          .timeout(Duration.ofSeconds(5)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
-          HttpResponse.BodyHandlers.discarding());
+      HttpResponse<Void> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create("https://registry-1.docker.io/v2/"))
+                  .timeout(Duration.ofSeconds(5))
+                  .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.discarding());
       return response.statusCode() > 0;
     } catch (IOException e) {
       return false;

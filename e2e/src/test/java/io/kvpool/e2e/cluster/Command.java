@@ -19,45 +19,55 @@ public final class Command {
     }
   }
 
-  private Command() {
-  }
+  private Command() {}
 
   /**
-   * Runs {@code command}; with {@code echo} every line is also written to the suite's log as it comes. A
-   * command still running at the deadline is stopped with its child processes, and that is an error.
+   * Runs {@code command}; with {@code echo} every line is also written to the suite's log as it
+   * comes. A command still running at the deadline is stopped with its child processes, and that is
+   * an error.
    */
-  public static Result run(List<String> command, Map<String, String> env, Duration limit, boolean echo) {
+  public static Result run(
+      List<String> command, Map<String, String> env, Duration limit, boolean echo) {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);
     Process process;
     try {
       process = builder.start();
     } catch (IOException e) {
-      throw new IllegalStateException("cannot start " + String.join(" ", command) + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot start " + String.join(" ", command) + ": " + e.getMessage(), e);
     }
     StringBuilder output = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader lines = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = lines.readLine()) != null; ) {
-          synchronized (output) {
-            output.append(line).append('\n');
-          }
-          if (echo) {
-            E2eLog.info(line);
-          }
-        }
-      } catch (IOException ignored) {
-        // the process was stopped
-      }
-    }, "output of " + Path.of(command.get(0)).getFileName());
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = lines.readLine()) != null; ) {
+                  synchronized (output) {
+                    output.append(line).append('\n');
+                  }
+                  if (echo) {
+                    E2eLog.info(line);
+                  }
+                }
+              } catch (IOException ignored) {
+                // the process was stopped
+              }
+            },
+            "output of " + Path.of(command.get(0)).getFileName());
     reader.setDaemon(true);
     reader.start();
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
         stop(process);
-        throw new IllegalStateException(String.join(" ", command) + " did not finish within " + E2eLog.seconds(limit)
-            + "; its output:\n" + output);
+        throw new IllegalStateException(
+            String.join(" ", command)
+                + " did not finish within "
+                + E2eLog.seconds(limit)
+                + "; its output:\n"
+                + output);
       }
       reader.join(TimeUnit.SECONDS.toMillis(10));
     } catch (InterruptedException e) {
@@ -76,8 +86,12 @@ public final class Command {
     command.addAll(List.of(args));
     Result result = run(command, Map.of(), limit, true);
     if (!result.ok()) {
-      throw new IllegalStateException(script.getFileName() + " failed with exit code " + result.exitCode()
-          + "; the end of its output:\n" + lastLines(result.output(), 40));
+      throw new IllegalStateException(
+          script.getFileName()
+              + " failed with exit code "
+              + result.exitCode()
+              + "; the end of its output:\n"
+              + lastLines(result.output(), 40));
     }
     return result.output();
   }

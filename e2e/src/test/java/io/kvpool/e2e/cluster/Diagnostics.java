@@ -9,9 +9,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What a failed scenario leaves for a person: for each namespace involved, the objects ({@code get -o wide}),
- * events, {@code kubectl describe} of pools and pods, and every container's log (and the previous one after a
- * restart). Written to the suite's log and to {@code target/e2e-diagnostics/<scenario>.txt}.
+ * What a failed scenario leaves for a person: for each namespace involved, the objects ({@code get
+ * -o wide}), events, {@code kubectl describe} of pools and pods, and every container's log (and the
+ * previous one after a restart). Written to the suite's log and to {@code
+ * target/e2e-diagnostics/<scenario>.txt}.
  */
 public final class Diagnostics {
   private final KubernetesClient client;
@@ -29,13 +30,28 @@ public final class Diagnostics {
     out.append("==== diagnostics of scenario '").append(scenario).append("' ====\n");
     section(out, "kubectl get nodes -o wide", kubectl.run("get", "nodes", "-o", "wide"));
     for (String ns : namespaces) {
-      section(out, "kubectl -n " + ns + " get kvcachepools,statefulsets,deployments,pods,services,endpointslices,configmaps,leases -o wide",
-          kubectl.run("-n", ns, "get", "kvcachepools,statefulsets,deployments,pods,services,endpointslices,configmaps,leases",
-              "-o", "wide"));
-      section(out, "kubectl -n " + ns + " get events --sort-by=.lastTimestamp",
+      section(
+          out,
+          "kubectl -n "
+              + ns
+              + " get kvcachepools,statefulsets,deployments,pods,services,endpointslices,configmaps,leases -o wide",
+          kubectl.run(
+              "-n",
+              ns,
+              "get",
+              "kvcachepools,statefulsets,deployments,pods,services,endpointslices,configmaps,leases",
+              "-o",
+              "wide"));
+      section(
+          out,
+          "kubectl -n " + ns + " get events --sort-by=.lastTimestamp",
           kubectl.run("-n", ns, "get", "events", "--sort-by=.lastTimestamp"));
-      section(out, "kubectl -n " + ns + " describe kvcachepools", kubectl.run("-n", ns, "describe", "kvcachepools"));
-      section(out, "kubectl -n " + ns + " describe pods", kubectl.run("-n", ns, "describe", "pods"));
+      section(
+          out,
+          "kubectl -n " + ns + " describe kvcachepools",
+          kubectl.run("-n", ns, "describe", "kvcachepools"));
+      section(
+          out, "kubectl -n " + ns + " describe pods", kubectl.run("-n", ns, "describe", "pods"));
       List<Pod> pods;
       try {
         pods = client.pods().inNamespace(ns).list().getItems();
@@ -45,13 +61,25 @@ public final class Diagnostics {
       }
       for (Pod pod : pods) {
         String name = pod.getMetadata().getName();
-        List<ContainerStatus> statuses = pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
-            ? List.of() : pod.getStatus().getContainerStatuses();
+        List<ContainerStatus> statuses =
+            pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
+                ? List.of()
+                : pod.getStatus().getContainerStatuses();
         for (ContainerStatus c : statuses) {
-          section(out, "kubectl -n " + ns + " logs " + name + " -c " + c.getName() + " --tail=300",
+          section(
+              out,
+              "kubectl -n " + ns + " logs " + name + " -c " + c.getName() + " --tail=300",
               kubectl.run("-n", ns, "logs", name, "-c", c.getName(), "--tail=300"));
           if (c.getRestartCount() != null && c.getRestartCount() > 0) {
-            section(out, "kubectl -n " + ns + " logs " + name + " -c " + c.getName() + " --previous --tail=300",
+            section(
+                out,
+                "kubectl -n "
+                    + ns
+                    + " logs "
+                    + name
+                    + " -c "
+                    + c.getName()
+                    + " --previous --tail=300",
                 kubectl.run("-n", ns, "logs", name, "-c", c.getName(), "--previous", "--tail=300"));
           }
         }

@@ -3,19 +3,24 @@ package io.kvpool.e2e.cluster;
 import java.nio.file.Path;
 import java.util.List;
 
-/** A Kubernetes cluster the suite runs on; closing it stops what the suite started (nothing for a given cluster). */
+/**
+ * A Kubernetes cluster the suite runs on; closing it stops what the suite started (nothing for a
+ * given cluster).
+ */
 public interface E2eCluster extends AutoCloseable {
   /** What it is, for the log (e.g. "local cluster of e2e/cluster/up.sh"). */
   String description();
 
   Path kubeconfig();
 
-  /** Makes image tarballs available to the cluster's runtime, so pods start them without a registry. */
+  /**
+   * Makes image tarballs available to the cluster's runtime, so pods start them without a registry.
+   */
   void loadImages(List<Path> tarballs);
 
   /**
-   * A node folder on tmpfs for storage pods' memory files (spec.storage.warmRestart.hostPath of the upgrade
-   * scenarios): {@code /dev/shm} is the host's tmpfs here.
+   * A node folder on tmpfs for storage pods' memory files (spec.storage.warmRestart.hostPath of the
+   * upgrade scenarios): {@code /dev/shm} is the host's tmpfs here.
    */
   default String memoryFolder() {
     return "/dev/shm/kvpool-e2e";

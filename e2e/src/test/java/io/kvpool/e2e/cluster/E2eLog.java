@@ -7,8 +7,7 @@ import java.util.Locale;
 public final class E2eLog {
   private static final long STARTED = System.nanoTime();
 
-  private E2eLog() {
-  }
+  private E2eLog() {}
 
   public static synchronized void info(String message) {
     double seconds = (System.nanoTime() - STARTED) / 1e9;

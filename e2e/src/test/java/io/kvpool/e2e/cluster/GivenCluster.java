@@ -4,9 +4,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A cluster someone else runs, given by a kubeconfig. The suite cannot load images into it: they must be
- * there already (e.g. {@code kind load image-archive}, {@code k3s ctr images import}, or pushed to a registry
- * the nodes pull from, with the same names). The suite leaves the cluster running.
+ * A cluster someone else runs, given by a kubeconfig. The suite cannot load images into it: they
+ * must be there already (e.g. {@code kind load image-archive}, {@code k3s ctr images import}, or
+ * pushed to a registry the nodes pull from, with the same names). The suite leaves the cluster
+ * running.
  */
 final class GivenCluster implements E2eCluster {
   private final Path kubeconfig;
@@ -27,8 +28,10 @@ final class GivenCluster implements E2eCluster {
 
   @Override
   public void loadImages(List<Path> tarballs) {
-    E2eLog.info("a given cluster: not loading " + tarballs.stream().map(p -> p.getFileName().toString()).toList()
-        + "; its nodes must already have these images (or pull them)");
+    E2eLog.info(
+        "a given cluster: not loading "
+            + tarballs.stream().map(p -> p.getFileName().toString()).toList()
+            + "; its nodes must already have these images (or pull them)");
   }
 
   @Override

@@ -11,8 +11,9 @@ import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.MountableFile;
 
 /**
- * K3s in a privileged Docker container (Testcontainers), for machines with a Docker daemon and a registry
- * (developers' laptops, their CI). Images go into K3s' own containerd with {@code ctr images import}.
+ * K3s in a privileged Docker container (Testcontainers), for machines with a Docker daemon and a
+ * registry (developers' laptops, their CI). Images go into K3s' own containerd with {@code ctr
+ * images import}.
  */
 final class K3sCluster implements E2eCluster {
   private final K3sContainer k3s;
@@ -25,7 +26,8 @@ final class K3sCluster implements E2eCluster {
 
   static K3sCluster start(String image) {
     E2eLog.info("starting K3s (" + image + ") in Docker");
-    K3sContainer k3s = new K3sContainer(DockerImageName.parse(image).asCompatibleSubstituteFor("rancher/k3s"));
+    K3sContainer k3s =
+        new K3sContainer(DockerImageName.parse(image).asCompatibleSubstituteFor("rancher/k3s"));
     k3s.start();
     try {
       Path kubeconfig = Files.createTempFile("kvpool-e2e-k3s", ".kubeconfig");
@@ -53,9 +55,11 @@ final class K3sCluster implements E2eCluster {
       String inside = "/tmp/" + tarball.getFileName();
       k3s.copyFileToContainer(MountableFile.forHostPath(tarball), inside);
       try {
-        Container.ExecResult r = k3s.execInContainer("ctr", "-n", "k8s.io", "images", "import", inside);
+        Container.ExecResult r =
+            k3s.execInContainer("ctr", "-n", "k8s.io", "images", "import", inside);
         if (r.getExitCode() != 0) {
-          throw new IllegalStateException("ctr images import " + tarball + " in K3s failed: " + r.getStderr());
+          throw new IllegalStateException(
+              "ctr images import " + tarball + " in K3s failed: " + r.getStderr());
         }
         k3s.execInContainer("rm", "-f", inside);
       } catch (IOException e) {
@@ -68,7 +72,10 @@ final class K3sCluster implements E2eCluster {
     }
   }
 
-  /** Docker gives a container a /dev/shm of 64 MB, less than the upgrade pool's memory files: a folder of its disk. */
+  /**
+   * Docker gives a container a /dev/shm of 64 MB, less than the upgrade pool's memory files: a
+   * folder of its disk.
+   */
   @Override
   public String memoryFolder() {
     return "/var/lib/kvpool-e2e/memory";

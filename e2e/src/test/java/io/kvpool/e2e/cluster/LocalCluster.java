@@ -8,9 +8,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The single-node cluster of {@code e2e/cluster/up.sh} on this machine: node-binaries.sh (a no-op when
- * built), then up.sh; images go in with import-images.sh; {@link #close} runs down.sh. A JVM shutdown hook runs
- * down.sh too, so a run stopped by a timeout or Ctrl-C still leaves nothing behind.
+ * The single-node cluster of {@code e2e/cluster/up.sh} on this machine: node-binaries.sh (a no-op
+ * when built), then up.sh; images go in with import-images.sh; {@link #close} runs down.sh. A JVM
+ * shutdown hook runs down.sh too, so a run stopped by a timeout or Ctrl-C still leaves nothing
+ * behind.
  */
 final class LocalCluster implements E2eCluster {
   private static final Pattern KUBECONFIG_LINE = Pattern.compile("export KUBECONFIG=(\\S+)");
@@ -28,7 +29,8 @@ final class LocalCluster implements E2eCluster {
   /** down.sh once, from close() or from the shutdown hook, whichever comes first. */
   private static final class Teardown implements Runnable {
     private final Path scripts;
-    private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean();
     private final Thread hook = new Thread(this, "e2e cluster down");
 
     Teardown(Path scripts) {
@@ -59,7 +61,8 @@ final class LocalCluster implements E2eCluster {
 
   static LocalCluster start(Path repoRoot) {
     Path scripts = repoRoot.resolve("e2e/cluster");
-    // Cold, this builds kubelet and friends from the Go module proxy (minutes); warm it only checks them.
+    // Cold, this builds kubelet and friends from the Go module proxy (minutes); warm it only checks
+    // them.
     Command.script(scripts.resolve("node-binaries.sh"), Duration.ofMinutes(45));
     Teardown teardown = new Teardown(scripts);
     try {

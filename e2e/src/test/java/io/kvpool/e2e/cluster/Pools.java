@@ -27,16 +27,23 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
-/** Pools as the suite creates them (small: 2 cores run everything), and what it reads back from them. */
+/**
+ * Pools as the suite creates them (small: 2 cores run everything), and what it reads back from
+ * them.
+ */
 public final class Pools {
   /** The admin port of masters (the CRD default); the suite leaves it alone. */
   static final int MASTER_ADMIN_PORT = 8080;
 
-  private Pools() {
-  }
+  private Pools() {}
 
   /** A TCP pool with small nodes and small CPU requests, running the given image tag. */
-  public static KvCachePool pool(String name, String version, int masters, int storageNodes, String memoryPerNode,
+  public static KvCachePool pool(
+      String name,
+      String version,
+      int masters,
+      int storageNodes,
+      String memoryPerNode,
       int objectReplicas) {
     KvCachePoolSpec spec = new KvCachePoolSpec();
     spec.setVersion(version);
@@ -59,11 +66,18 @@ public final class Pools {
   }
 
   /**
-   * Turns spec.storage.autoscaling on: {@code min} to {@code max} storage nodes, the fullness target, and each
-   * direction's stabilization window (seconds) and step.
+   * Turns spec.storage.autoscaling on: {@code min} to {@code max} storage nodes, the fullness
+   * target, and each direction's stabilization window (seconds) and step.
    */
-  public static KvCachePool autoscaled(KvCachePool pool, int min, int max, int fullnessPercent, int upWindow,
-      int upStep, int downWindow, int downStep) {
+  public static KvCachePool autoscaled(
+      KvCachePool pool,
+      int min,
+      int max,
+      int fullnessPercent,
+      int upWindow,
+      int upStep,
+      int downWindow,
+      int downStep) {
     AutoscalingSpec autoscaling = new AutoscalingSpec();
     autoscaling.setEnabled(true);
     autoscaling.setMinReplicas(min);
@@ -85,13 +99,15 @@ public final class Pools {
 
   /** spec.storage.replicas, what an autoscaler writes. */
   public static int storageReplicas(KvCachePool pool) {
-    return pool.getSpec().getStorage().getReplicas() == null ? StorageSpec.DEFAULT_REPLICAS
+    return pool.getSpec().getStorage().getReplicas() == null
+        ? StorageSpec.DEFAULT_REPLICAS
         : pool.getSpec().getStorage().getReplicas();
   }
 
   /** status.autoscaling's scalings, newest first; empty when there are none. */
   public static List<ScalingDecision> recentScaling(KvCachePool pool) {
-    AutoscalingStatus a = pool == null || pool.getStatus() == null ? null : pool.getStatus().getAutoscaling();
+    AutoscalingStatus a =
+        pool == null || pool.getStatus() == null ? null : pool.getStatus().getAutoscaling();
     return a == null || a.getRecentScaling() == null ? List.of() : a.getRecentScaling();
   }
 
@@ -102,17 +118,45 @@ public final class Pools {
     }
     CacheSignalsStatus signals = pool.getStatus().getCacheSignals();
     AutoscalingStatus a = pool.getStatus().getAutoscaling();
-    return "spec.storage.replicas=" + storageReplicas(pool) + " storage=" + pool.getStatus().getStorage()
-        + " phase=" + pool.getStatus().getPhase() + " fullness=" + (signals == null ? null
-        : signals.getFullnessPercent() + "% evicted=" + signals.getEvictedBytesPerSecond() + "B/s")
-        + " last decision: " + (a == null || a.getLastDecision() == null ? "none" : decision(a.getLastDecision()));
+    return "spec.storage.replicas="
+        + storageReplicas(pool)
+        + " storage="
+        + pool.getStatus().getStorage()
+        + " phase="
+        + pool.getStatus().getPhase()
+        + " fullness="
+        + (signals == null
+            ? null
+            : signals.getFullnessPercent()
+                + "% evicted="
+                + signals.getEvictedBytesPerSecond()
+                + "B/s")
+        + " last decision: "
+        + (a == null || a.getLastDecision() == null ? "none" : decision(a.getLastDecision()));
   }
 
-  /** One status.autoscaling entry: time, action, reason, counts, the signals it decided on, and its message. */
+  /**
+   * One status.autoscaling entry: time, action, reason, counts, the signals it decided on, and its
+   * message.
+   */
   public static String decision(ScalingDecision d) {
-    return d.getTime() + " " + d.getAction() + " " + d.getReason() + " " + d.getFromReplicas() + " -> "
-        + d.getToReplicas() + " (fullness " + d.getFullnessPercent() + "%, evicted " + d.getEvictedBytesPerSecond()
-        + " B/s, capacity misses " + d.getCapacityMissesPerSecond() + "/s): " + d.getMessage();
+    return d.getTime()
+        + " "
+        + d.getAction()
+        + " "
+        + d.getReason()
+        + " "
+        + d.getFromReplicas()
+        + " -> "
+        + d.getToReplicas()
+        + " (fullness "
+        + d.getFullnessPercent()
+        + "%, evicted "
+        + d.getEvictedBytesPerSecond()
+        + " B/s, capacity misses "
+        + d.getCapacityMissesPerSecond()
+        + "/s): "
+        + d.getMessage();
   }
 
   private static ComputeResources cpu(String request) {
@@ -129,7 +173,9 @@ public final class Pools {
     if (pool == null || pool.getStatus() == null || pool.getStatus().getConditions() == null) {
       return Optional.empty();
     }
-    return pool.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+    return pool.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst();
   }
 
   /** Ready=True for the pool's current generation. */
@@ -148,23 +194,68 @@ public final class Pools {
     if (s == null) {
       return pool.getMetadata().getName() + ": no status yet";
     }
-    return pool.getMetadata().getName() + ": phase=" + s.getPhase() + " leader=" + s.getLeader() + " masters="
-        + s.getMasters() + " storage=" + s.getStorage() + " capacity=" + s.getCapacity() + " used=" + s.getUsed()
-        + " objects=" + s.getObjectCount() + " message=" + s.getMessage() + " conditions="
-        + (s.getConditions() == null ? "[]" : s.getConditions().stream()
-            .map(c -> c.getType() + "=" + c.getStatus() + "(" + c.getReason() + ": " + c.getMessage() + ")").toList());
+    return pool.getMetadata().getName()
+        + ": phase="
+        + s.getPhase()
+        + " leader="
+        + s.getLeader()
+        + " masters="
+        + s.getMasters()
+        + " storage="
+        + s.getStorage()
+        + " capacity="
+        + s.getCapacity()
+        + " used="
+        + s.getUsed()
+        + " objects="
+        + s.getObjectCount()
+        + " message="
+        + s.getMessage()
+        + " conditions="
+        + (s.getConditions() == null
+            ? "[]"
+            : s.getConditions().stream()
+                .map(
+                    c ->
+                        c.getType()
+                            + "="
+                            + c.getStatus()
+                            + "("
+                            + c.getReason()
+                            + ": "
+                            + c.getMessage()
+                            + ")")
+                .toList());
   }
 
-  public static List<Pod> pods(KubernetesClient client, String namespace, String pool, String component) {
-    return client.pods().inNamespace(namespace)
-        .withLabel("app.kubernetes.io/instance", pool).withLabel("app.kubernetes.io/component", component)
-        .list().getItems().stream().sorted(Comparator.comparing(p -> p.getMetadata().getName())).toList();
+  public static List<Pod> pods(
+      KubernetesClient client, String namespace, String pool, String component) {
+    return client
+        .pods()
+        .inNamespace(namespace)
+        .withLabel("app.kubernetes.io/instance", pool)
+        .withLabel("app.kubernetes.io/component", component)
+        .list()
+        .getItems()
+        .stream()
+        .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+        .toList();
   }
 
-  /** A master's {@code GET /status}, read through the API server's pod proxy (no port-forward, no shell in the image). */
+  /**
+   * A master's {@code GET /status}, read through the API server's pod proxy (no port-forward, no
+   * shell in the image).
+   */
   public static MasterStatus masterStatus(KubernetesClient client, String namespace, String pod) {
-    String url = client.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + namespace + "/pods/"
-        + pod + ":" + MASTER_ADMIN_PORT + "/proxy/status";
+    String url =
+        client.getMasterUrl().toString().replaceAll("/$", "")
+            + "/api/v1/namespaces/"
+            + namespace
+            + "/pods/"
+            + pod
+            + ":"
+            + MASTER_ADMIN_PORT
+            + "/proxy/status";
     String json = client.raw(url);
     if (json == null) {
       throw new IllegalStateException("no /status from " + namespace + "/" + pod);
@@ -177,19 +268,21 @@ public final class Pools {
   }
 
   /** A master pod that answered {@code /status}, and what it said. */
-  public record Answer(String pod, MasterStatus status) {
-  }
+  public record Answer(String pod, MasterStatus status) {}
 
   /** The status of the master that leads and serves, asked of every master pod. */
-  public static Optional<MasterStatus> servingLeader(KubernetesClient client, String namespace, String pool) {
+  public static Optional<MasterStatus> servingLeader(
+      KubernetesClient client, String namespace, String pool) {
     return servingLeaderPod(client, namespace, pool).map(Answer::status);
   }
 
   /** The master pod that leads and serves, and its status, asked of every master pod. */
-  public static Optional<Answer> servingLeaderPod(KubernetesClient client, String namespace, String pool) {
+  public static Optional<Answer> servingLeaderPod(
+      KubernetesClient client, String namespace, String pool) {
     for (Pod pod : pods(client, namespace, pool, "master")) {
       if (pod.getMetadata().getDeletionTimestamp() != null) {
-        // terminating: it leads no new view, and a proxied request to it can hang for the client's whole timeout,
+        // terminating: it leads no new view, and a proxied request to it can hang for the client's
+        // whole timeout,
         // which would be counted as failover time
         continue;
       }

@@ -16,10 +16,11 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * What a pool's rollout did to its data-plane pods, seen through an informer (which re-lists after a dropped watch):
- * each pod that started terminating (by UID, in order) and each pod that was not there at the start becoming Ready.
- * From that sequence: which pods were replaced, in which order, and whether one was replaced before the previous
- * replacement was ready again ({@link #oneAtATimeProblem}).
+ * What a pool's rollout did to its data-plane pods, seen through an informer (which re-lists after
+ * a dropped watch): each pod that started terminating (by UID, in order) and each pod that was not
+ * there at the start becoming Ready. From that sequence: which pods were replaced, in which order,
+ * and whether one was replaced before the previous replacement was ready again ({@link
+ * #oneAtATimeProblem}).
  */
 final class RolloutWatch implements AutoCloseable {
   /** A pod starting to terminate ({@code deleting}) or a new pod becoming Ready. */
@@ -39,25 +40,36 @@ final class RolloutWatch implements AutoCloseable {
 
   RolloutWatch(KubernetesClient client, String namespace, String pool) {
     dataPlanePod = Pattern.compile(Pattern.quote(pool) + "-(master|storage)-[0-9]+");
-    client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", pool).list().getItems()
+    client
+        .pods()
+        .inNamespace(namespace)
+        .withLabel("app.kubernetes.io/instance", pool)
+        .list()
+        .getItems()
         .forEach(p -> initialUids.add(p.getMetadata().getUid()));
-    informer = client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", pool)
-        .inform(new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            see(pod, false);
-          }
+    informer =
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withLabel("app.kubernetes.io/instance", pool)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    see(pod, false);
+                  }
 
-          @Override
-          public void onUpdate(Pod before, Pod pod) {
-            see(pod, false);
-          }
+                  @Override
+                  public void onUpdate(Pod before, Pod pod) {
+                    see(pod, false);
+                  }
 
-          @Override
-          public void onDelete(Pod pod, boolean finalStateUnknown) {
-            see(pod, true);
-          }
-        }, Duration.ofMinutes(1).toMillis());
+                  @Override
+                  public void onDelete(Pod pod, boolean finalStateUnknown) {
+                    see(pod, true);
+                  }
+                },
+                Duration.ofMinutes(1).toMillis());
   }
 
   private synchronized void see(Pod pod, boolean gone) {
@@ -76,29 +88,39 @@ final class RolloutWatch implements AutoCloseable {
   }
 
   static boolean ready(Pod pod) {
-    return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
-        .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    return pod.getStatus() != null
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   synchronized List<Transition> transitions() {
     return List.copyOf(transitions);
   }
 
-  /** Names of the pods that were deleted, in the order they started terminating (a pod deleted twice shows twice). */
+  /**
+   * Names of the pods that were deleted, in the order they started terminating (a pod deleted twice
+   * shows twice).
+   */
   synchronized List<String> deleted() {
     return transitions.stream().filter(Transition::deleting).map(Transition::pod).toList();
   }
 
   /**
-   * Null when every deletion came after the pod deleted before it was back and Ready, and every deleted pod came
-   * back; else what broke that.
+   * Null when every deletion came after the pod deleted before it was back and Ready, and every
+   * deleted pod came back; else what broke that.
    */
   synchronized String oneAtATimeProblem() {
     Set<String> away = new LinkedHashSet<>();
     for (Transition t : transitions) {
       if (t.deleting()) {
         if (!away.isEmpty()) {
-          return t.pod() + " was deleted at " + t.at() + " while " + away + " was not Ready again; transitions: "
+          return t.pod()
+              + " was deleted at "
+              + t.at()
+              + " while "
+              + away
+              + " was not Ready again; transitions: "
               + transitions;
         }
         away.add(t.pod());
@@ -115,17 +137,26 @@ final class RolloutWatch implements AutoCloseable {
   }
 
   /**
-   * The Events published about {@code pool} since {@code since} (Events carry seconds: one second earlier counts),
-   * oldest first.
+   * The Events published about {@code pool} since {@code since} (Events carry seconds: one second
+   * earlier counts), oldest first.
    */
   static List<Event> events(KubernetesClient client, String namespace, String pool, Instant since) {
     Instant from = since.minusSeconds(1);
-    return client.v1().events().inNamespace(namespace).withField("involvedObject.name", pool).list().getItems()
+    return client
+        .v1()
+        .events()
+        .inNamespace(namespace)
+        .withField("involvedObject.name", pool)
+        .list()
+        .getItems()
         .stream()
-        .filter(e -> e.getMetadata().getCreationTimestamp() != null
-            && !Instant.parse(e.getMetadata().getCreationTimestamp()).isBefore(from))
-        .sorted(Comparator.comparing((Event e) -> Instant.parse(e.getMetadata().getCreationTimestamp()))
-            .thenComparing(RolloutWatch::resourceVersion))
+        .filter(
+            e ->
+                e.getMetadata().getCreationTimestamp() != null
+                    && !Instant.parse(e.getMetadata().getCreationTimestamp()).isBefore(from))
+        .sorted(
+            Comparator.comparing((Event e) -> Instant.parse(e.getMetadata().getCreationTimestamp()))
+                .thenComparing(RolloutWatch::resourceVersion))
         .toList();
   }
 

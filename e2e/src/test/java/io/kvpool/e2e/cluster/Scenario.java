@@ -9,13 +9,13 @@ import java.util.Locale;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Runs one scenario of the suite with a deadline, logs its duration and what it measured, and on failure
- * (or at the deadline) dumps the diagnostics of the namespaces it used before failing the test.
+ * Runs one scenario of the suite with a deadline, logs its duration and what it measured, and on
+ * failure (or at the deadline) dumps the diagnostics of the namespaces it used before failing the
+ * test.
  */
 public final class Scenario {
   /** One line of the suite's closing summary. */
-  public record Outcome(String name, String result, Duration took, String measured) {
-  }
+  public record Outcome(String name, String result, Duration took, String measured) {}
 
   private static final List<Outcome> OUTCOMES = new ArrayList<>();
 
@@ -26,7 +26,9 @@ public final class Scenario {
     this.name = name;
   }
 
-  /** Something this scenario measured (a failover time, objects lost), for the log and the summary. */
+  /**
+   * Something this scenario measured (a failover time, objects lost), for the log and the summary.
+   */
   public void measured(String what) {
     synchronized (measured) {
       measured.add(what);
@@ -34,21 +36,33 @@ public final class Scenario {
     E2eLog.info("  measured: " + what);
   }
 
-  public static void run(String name, Duration deadline, Diagnostics diagnostics, List<String> namespaces,
+  public static void run(
+      String name,
+      Duration deadline,
+      Diagnostics diagnostics,
+      List<String> namespaces,
       ScenarioBody body) {
     Scenario scenario = new Scenario(name);
     E2eLog.info("scenario '" + name + "' started (deadline " + E2eLog.seconds(deadline) + ")");
     long started = System.nanoTime();
     try {
       Executable run = () -> body.run(scenario);
-      assertTimeoutPreemptively(deadline, run, () -> "scenario '" + name + "' exceeded its deadline of "
-          + E2eLog.seconds(deadline));
+      assertTimeoutPreemptively(
+          deadline,
+          run,
+          () -> "scenario '" + name + "' exceeded its deadline of " + E2eLog.seconds(deadline));
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       E2eLog.info("scenario '" + name + "' PASSED in " + E2eLog.seconds(took));
       record(new Outcome(name, "passed", took, scenario.summary()));
     } catch (Throwable failure) {
       Duration took = Duration.ofNanos(System.nanoTime() - started);
-      E2eLog.info("scenario '" + name + "' FAILED after " + E2eLog.seconds(took) + ": " + failure.getMessage());
+      E2eLog.info(
+          "scenario '"
+              + name
+              + "' FAILED after "
+              + E2eLog.seconds(took)
+              + ": "
+              + failure.getMessage());
       String why = String.valueOf(failure.getMessage());
       why = why.length() > 160 ? why.substring(0, 160) + "..." : why;
       synchronized (scenario.measured) {
@@ -75,11 +89,19 @@ public final class Scenario {
   }
 
   public static String summaryTable() {
-    StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%-76s %-8s %9s  %s%n", "SCENARIO", "RESULT",
-        "DURATION", "MEASURED"));
+    StringBuilder table =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT, "%-76s %-8s %9s  %s%n", "SCENARIO", "RESULT", "DURATION", "MEASURED"));
     for (Outcome o : outcomes()) {
-      table.append(String.format(Locale.ROOT, "%-76s %-8s %9s  %s%n", o.name(), o.result(), E2eLog.seconds(o.took()),
-          o.measured()));
+      table.append(
+          String.format(
+              Locale.ROOT,
+              "%-76s %-8s %9s  %s%n",
+              o.name(),
+              o.result(),
+              E2eLog.seconds(o.took()),
+              o.measured()));
     }
     return table.toString();
   }

@@ -9,22 +9,23 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Gets a node folder ready for storage pods' memory files (warm restarts), run by the suite in a short-lived root pod
- * of the data-plane image that mounts the folder (the images have no shell):
+ * Gets a node folder ready for storage pods' memory files (warm restarts), run by the suite in a
+ * short-lived root pod of the data-plane image that mounts the folder (the images have no shell):
  *
- * <pre>HostFolder prepare DIR UID   # empties DIR (files of an earlier run would be adopted) and hands it to UID
+ * <pre>
+ * HostFolder prepare DIR UID   # empties DIR (files of an earlier run would be adopted) and hands it to UID
  * HostFolder clear DIR           # empties DIR (a pool's memory files outlive its pods)</pre>
  *
- * <p>{@code spec.storage.warmRestart.hostPath} must be writable by the storage pods' user; Kubernetes creates a
- * missing hostPath folder owned by root. The last line is {@code WORKLOAD op=... removed=N bytes=B}, as
- * {@link PoolWorkload} prints it.
+ * <p>{@code spec.storage.warmRestart.hostPath} must be writable by the storage pods' user;
+ * Kubernetes creates a missing hostPath folder owned by root. The last line is {@code WORKLOAD
+ * op=... removed=N bytes=B}, as {@link PoolWorkload} prints it.
  */
 public final class HostFolder {
-  private HostFolder() {
-  }
+  private HostFolder() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length < 2 || !List.of("prepare", "clear").contains(args[0])
+    if (args.length < 2
+        || !List.of("prepare", "clear").contains(args[0])
         || args[0].equals("prepare") && args.length < 3) {
       System.err.println("usage: HostFolder prepare DIR UID | HostFolder clear DIR");
       System.exit(2);
@@ -37,12 +38,25 @@ public final class HostFolder {
       Files.setAttribute(dir, "unix:gid", uid);
       Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-x---"));
     }
-    System.out.println("WORKLOAD op=" + args[0] + " dir=" + dir + " removed=" + removed[0] + " bytes=" + removed[1]
-        + " owner=" + Files.getAttribute(dir, "unix:uid") + " mode="
-        + PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+    System.out.println(
+        "WORKLOAD op="
+            + args[0]
+            + " dir="
+            + dir
+            + " removed="
+            + removed[0]
+            + " bytes="
+            + removed[1]
+            + " owner="
+            + Files.getAttribute(dir, "unix:uid")
+            + " mode="
+            + PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
   }
 
-  /** Deletes everything inside {@code dir}, not {@code dir}; returns {files and folders removed, bytes of files}. */
+  /**
+   * Deletes everything inside {@code dir}, not {@code dir}; returns {files and folders removed,
+   * bytes of files}.
+   */
   static long[] clear(Path dir) throws IOException {
     long[] removed = new long[2];
     List<Path> inside;

@@ -12,28 +12,30 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The client of the end-to-end suite. It runs in a pod of the data-plane image (the suite ships this class
- * in a ConfigMap and runs {@code java -cp '/opt/kvpool/lib/*:/opt/e2e/workload.jar'}), reads the pool's address
- * from the pool's client ConfigMap ({@code envFrom}: {@code KVPOOL_MASTER_ADDRESS}, {@code KVPOOL_POOL_ID}) and
- * either puts deterministic values, reads them back and compares every byte, or removes them.
+ * The client of the end-to-end suite. It runs in a pod of the data-plane image (the suite ships
+ * this class in a ConfigMap and runs {@code java -cp '/opt/kvpool/lib/*:/opt/e2e/workload.jar'}),
+ * reads the pool's address from the pool's client ConfigMap ({@code envFrom}: {@code
+ * KVPOOL_MASTER_ADDRESS}, {@code KVPOOL_POOL_ID}) and either puts deterministic values, reads them
+ * back and compares every byte, or removes them.
  *
- * <pre>PoolWorkload put|verify|remove --keys N --prefix P [--from F] [--replicas R] [--seed S]</pre>
+ * <pre>PoolWorkload put|verify|remove --keys N --prefix P [--from F] [--replicas R] [--seed S]
+ * </pre>
  *
- * <p>The keys are {@code P-F} to {@code P-(F+N-1)} ({@code --from} 0 unless given). {@code remove} counts a key
- * {@code ok} when it was removed, {@code missing} when the pool did not hold it.
+ * <p>The keys are {@code P-F} to {@code P-(F+N-1)} ({@code --from} 0 unless given). {@code remove}
+ * counts a key {@code ok} when it was removed, {@code missing} when the pool did not hold it.
  *
- * <p>Value {@code i} is 1 to 32 KiB of pseudo-random bytes derived from the seed and {@code i}, so a later pod
- * can check what an earlier one stored. {@code verify} only reads: it counts {@code lost} objects (not found, or
- * read back with other bytes) apart from reads that failed otherwise (e.g. a timeout). The last line is
- * {@code WORKLOAD key=value ...}, which the suite parses; the exit code is 0 only when every key succeeded.
+ * <p>Value {@code i} is 1 to 32 KiB of pseudo-random bytes derived from the seed and {@code i}, so
+ * a later pod can check what an earlier one stored. {@code verify} only reads: it counts {@code
+ * lost} objects (not found, or read back with other bytes) apart from reads that failed otherwise
+ * (e.g. a timeout). The last line is {@code WORKLOAD key=value ...}, which the suite parses; the
+ * exit code is 0 only when every key succeeded.
  */
 public final class PoolWorkload {
   static final int MIN_SIZE = 1024;
   static final int MAX_SIZE = 32 * 1024;
   private static final int ERRORS_SHOWN = 10;
 
-  private PoolWorkload() {
-  }
+  private PoolWorkload() {}
 
   public static void main(String[] args) {
     Map<String, String> options = options(args);
@@ -45,9 +47,10 @@ public final class PoolWorkload {
     long seed = Long.parseLong(options.getOrDefault("seed", "1"));
     String master = System.getenv("KVPOOL_MASTER_ADDRESS");
     if (master == null || master.isBlank() || !List.of("put", "verify", "remove").contains(op)) {
-      System.err.println("usage: PoolWorkload put|verify|remove --keys N --prefix P [--from F] [--replicas R]"
-          + " [--seed S]"
-          + " (with KVPOOL_MASTER_ADDRESS from the pool's client ConfigMap)");
+      System.err.println(
+          "usage: PoolWorkload put|verify|remove --keys N --prefix P [--from F] [--replicas R]"
+              + " [--seed S]"
+              + " (with KVPOOL_MASTER_ADDRESS from the pool's client ConfigMap)");
       System.exit(2);
     }
     long started = System.nanoTime();
@@ -60,10 +63,14 @@ public final class PoolWorkload {
     int missing = 0;
     int mismatched = 0;
     long bytes = 0;
-    ClientConfig config = ClientConfig.builder().master(master)
-        .poolId(System.getenv().getOrDefault("KVPOOL_POOL_ID", ""))
-        .poolKey(System.getenv("KVPOOL_CLIENT_KEY"))
-        .clientId("e2e-workload").operationTimeout(Duration.ofSeconds(60)).build();
+    ClientConfig config =
+        ClientConfig.builder()
+            .master(master)
+            .poolId(System.getenv().getOrDefault("KVPOOL_POOL_ID", ""))
+            .poolKey(System.getenv("KVPOOL_CLIENT_KEY"))
+            .clientId("e2e-workload")
+            .operationTimeout(Duration.ofSeconds(60))
+            .build();
     try (KvPoolClient client = KvPoolClient.connect(config)) {
       summary.put("server", client.serverVersion().toString());
       for (int i = from; i < from + keys; i++) {
@@ -89,8 +96,14 @@ public final class PoolWorkload {
               ok++;
             } else {
               mismatched++;
-              note(errors, key + ": read " + read.length + " bytes that differ from the " + expected.length
-                  + " bytes put");
+              note(
+                  errors,
+                  key
+                      + ": read "
+                      + read.length
+                      + " bytes that differ from the "
+                      + expected.length
+                      + " bytes put");
             }
           }
           bytes += expected.length;

@@ -11,21 +11,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Whether this pod can open TCP connections to the given endpoints: what a NetworkPolicy decides, below any
- * protocol or key. Runs in a pod of the data-plane image like {@link PoolWorkload}.
+ * Whether this pod can open TCP connections to the given endpoints: what a NetworkPolicy decides,
+ * below any protocol or key. Runs in a pod of the data-plane image like {@link PoolWorkload}.
  *
  * <pre>ReachProbe open|closed SECONDS HOST:PORT...</pre>
  *
- * <p>{@code open}: every endpoint must accept a connection within SECONDS (tried again and again: a policy
- * enforcer admits a new pod's address a moment after the pod starts). {@code closed}: no endpoint may accept one
- * during SECONDS of tries. Prints {@code REACH endpoint=open|refused|timeout|...} per endpoint and last the
- * {@code WORKLOAD} line the suite parses ({@code ok} = endpoints as expected); exit code 0 when all are.
+ * <p>{@code open}: every endpoint must accept a connection within SECONDS (tried again and again: a
+ * policy enforcer admits a new pod's address a moment after the pod starts). {@code closed}: no
+ * endpoint may accept one during SECONDS of tries. Prints {@code REACH
+ * endpoint=open|refused|timeout|...} per endpoint and last the {@code WORKLOAD} line the suite
+ * parses ({@code ok} = endpoints as expected); exit code 0 when all are.
  */
 public final class ReachProbe {
   private static final int CONNECT_TIMEOUT_MILLIS = 2000;
 
-  private ReachProbe() {
-  }
+  private ReachProbe() {}
 
   public static void main(String[] args) throws InterruptedException {
     if (args.length < 3 || !(args[0].equals("open") || args[0].equals("closed"))) {
@@ -59,8 +59,15 @@ public final class ReachProbe {
       System.out.println("REACH " + endpoint + "=" + (open ? "open" : outcome));
       ok += open == wantOpen ? 1 : 0;
     }
-    System.out.println("WORKLOAD op=reach-" + args[0] + " endpoints=" + endpoints.size() + " ok=" + ok
-        + " attempts=" + attempts);
+    System.out.println(
+        "WORKLOAD op=reach-"
+            + args[0]
+            + " endpoints="
+            + endpoints.size()
+            + " ok="
+            + ok
+            + " attempts="
+            + attempts);
     System.out.flush();
     System.exit(ok == endpoints.size() ? 0 : 1);
   }
@@ -68,8 +75,10 @@ public final class ReachProbe {
   private static String connect(String endpoint) {
     int colon = endpoint.lastIndexOf(':');
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(endpoint.substring(0, colon),
-          Integer.parseInt(endpoint.substring(colon + 1))), CONNECT_TIMEOUT_MILLIS);
+      socket.connect(
+          new InetSocketAddress(
+              endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1))),
+          CONNECT_TIMEOUT_MILLIS);
       return "open";
     } catch (SocketTimeoutException e) {
       return "timeout";

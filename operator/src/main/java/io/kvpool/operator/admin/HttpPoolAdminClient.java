@@ -12,8 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * {@link PoolAdminClient} over the master's admin HTTP API, with short timeouts: status polling, and the drain and
- * step-down calls of a rollout (both return at once; their effect is followed through the status).
+ * {@link PoolAdminClient} over the master's admin HTTP API, with short timeouts: status polling,
+ * and the drain and step-down calls of a rollout (both return at once; their effect is followed
+ * through the status).
  */
 public final class HttpPoolAdminClient implements PoolAdminClient {
   private final HttpClient http;
@@ -29,8 +30,10 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
     URI uri = adminBase.resolve("/status");
     HttpResponse<String> response;
     try {
-      response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-          HttpResponse.BodyHandlers.ofString());
+      response =
+          http.send(
+              HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
+              HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new PoolAdminException("master admin " + uri + " unreachable: " + describe(e), e);
     } catch (InterruptedException e) {
@@ -38,20 +41,31 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
       throw new PoolAdminException("interrupted while reading " + uri, e);
     }
     if (response.statusCode() != 200) {
-      throw new PoolAdminException("master admin " + uri + " answered HTTP " + response.statusCode()
-          + " (expected 200): " + abbreviate(response.body()));
+      throw new PoolAdminException(
+          "master admin "
+              + uri
+              + " answered HTTP "
+              + response.statusCode()
+              + " (expected 200): "
+              + abbreviate(response.body()));
     }
     try {
       return AdminJson.read(response.body(), MasterStatus.class);
     } catch (IOException e) {
-      throw new PoolAdminException("master admin " + uri + " returned no usable status document: "
-          + abbreviate(e.getMessage()), e);
+      throw new PoolAdminException(
+          "master admin "
+              + uri
+              + " returned no usable status document: "
+              + abbreviate(e.getMessage()),
+          e);
     }
   }
 
   @Override
   public void drain(URI adminBase, String nodeId, String adminToken) throws PoolAdminException {
-    post(adminBase.resolve("/nodes/" + URLEncoder.encode(nodeId, StandardCharsets.UTF_8) + "/drain"), adminToken);
+    post(
+        adminBase.resolve("/nodes/" + URLEncoder.encode(nodeId, StandardCharsets.UTF_8) + "/drain"),
+        adminToken);
   }
 
   @Override
@@ -60,8 +74,8 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
   }
 
   private void post(URI uri, String adminToken) throws PoolAdminException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout)
-        .POST(HttpRequest.BodyPublishers.noBody());
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri).timeout(timeout).POST(HttpRequest.BodyPublishers.noBody());
     if (adminToken != null && !adminToken.isEmpty()) {
       request.header("Authorization", "Bearer " + adminToken);
     }
@@ -75,13 +89,20 @@ public final class HttpPoolAdminClient implements PoolAdminClient {
       throw new PoolAdminException("interrupted while calling " + uri, e);
     }
     if (response.statusCode() != 200) {
-      throw new PoolAdminException("master admin POST " + uri + " answered HTTP " + response.statusCode() + ": "
-          + abbreviate(response.body()));
+      throw new PoolAdminException(
+          "master admin POST "
+              + uri
+              + " answered HTTP "
+              + response.statusCode()
+              + ": "
+              + abbreviate(response.body()));
     }
   }
 
   private static String describe(IOException e) {
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + " " + e.getMessage();
+    return e.getMessage() == null
+        ? e.getClass().getSimpleName()
+        : e.getClass().getSimpleName() + " " + e.getMessage();
   }
 
   private static String abbreviate(String body) {

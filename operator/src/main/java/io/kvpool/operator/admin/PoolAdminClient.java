@@ -4,8 +4,9 @@ import io.kvpool.admin.MasterStatus;
 import java.net.URI;
 
 /**
- * Every call the operator makes to a pool's data plane goes through here (real: HTTP; tests: a fake): the leader's
- * status, and the two mutating admin calls a rollout makes, with the pool's admin token.
+ * Every call the operator makes to a pool's data plane goes through here (real: HTTP; tests: a
+ * fake): the leader's status, and the two mutating admin calls a rollout makes, with the pool's
+ * admin token.
  */
 public interface PoolAdminClient {
 
@@ -17,18 +18,20 @@ public interface PoolAdminClient {
   MasterStatus status(URI adminBase) throws PoolAdminException;
 
   /**
-   * {@code POST <adminBase>/nodes/<nodeId>/drain}: the leader stops placing on the node and copies its replicas to
-   * the other nodes.
+   * {@code POST <adminBase>/nodes/<nodeId>/drain}: the leader stops placing on the node and copies
+   * its replicas to the other nodes.
    *
    * @param adminToken the pool's admin token, or empty for a pool without keys
-   * @throws PoolAdminException when the call fails or the leader refuses (its reason is the message)
+   * @throws PoolAdminException when the call fails or the leader refuses (its reason is the
+   *     message)
    */
   void drain(URI adminBase, String nodeId, String adminToken) throws PoolAdminException;
 
   /**
    * {@code POST <adminBase>/step-down}: the leader gives its Lease up so that a standby leads.
    *
-   * @throws PoolAdminException when the call fails or the master refuses (not the leader, no standby)
+   * @throws PoolAdminException when the call fails or the master refuses (not the leader, no
+   *     standby)
    */
   void stepDown(URI adminBase, String adminToken) throws PoolAdminException;
 }

@@ -11,25 +11,27 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * status.autoscaling after a decision, and its Events; pure. A scaling is an Event ({@code StorageAutoscaled}) and the
- * newest of {@code recentScaling}; finding another writer is an Event ({@code AutoscalingYielded}) once; a hold
- * replaces {@code lastDecision} only when its reason changes, so a steady pool does not rewrite its status.
+ * status.autoscaling after a decision, and its Events; pure. A scaling is an Event ({@code
+ * StorageAutoscaled}) and the newest of {@code recentScaling}; finding another writer is an Event
+ * ({@code AutoscalingYielded}) once; a hold replaces {@code lastDecision} only when its reason
+ * changes, so a steady pool does not rewrite its status.
  */
 public final class AutoscalingRecord {
   static final int RECENT = 5;
   public static final String OPERATOR = "Operator";
   public static final String EXTERNAL = "External";
 
-  private AutoscalingRecord() {
-  }
+  private AutoscalingRecord() {}
 
-  public static AutoscalingOutcome next(AutoscalingStatus previous, ScalingVerdict verdict, Instant now) {
+  public static AutoscalingOutcome next(
+      AutoscalingStatus previous, ScalingVerdict verdict, Instant now) {
     AutoscalingStatus prev = previous == null ? new AutoscalingStatus() : previous;
     AutoscalingStatus next = new AutoscalingStatus();
     List<PoolEvent> events = new ArrayList<>();
     ScalingDecision entry = entry(verdict, now);
-    boolean newExternal = "ExternalOwner".equals(verdict.reason())
-        && (prev.getDesiredReplicas() != null && prev.getDesiredReplicas() != verdict.from());
+    boolean newExternal =
+        "ExternalOwner".equals(verdict.reason())
+            && (prev.getDesiredReplicas() != null && prev.getDesiredReplicas() != verdict.from());
     next.setDesiredReplicas(verdict.scales() ? verdict.to() : verdict.from());
     next.setExternalChangeSeen(newExternal ? now.toString() : prev.getExternalChangeSeen());
     next.setOwner("ExternalOwner".equals(verdict.reason()) ? EXTERNAL : OPERATOR);
@@ -39,13 +41,25 @@ public final class AutoscalingRecord {
       List<ScalingDecision> recent = new ArrayList<>();
       recent.add(entry);
       if (prev.getRecentScaling() != null) {
-        recent.addAll(prev.getRecentScaling().subList(0, Math.min(RECENT - 1, prev.getRecentScaling().size())));
+        recent.addAll(
+            prev.getRecentScaling()
+                .subList(0, Math.min(RECENT - 1, prev.getRecentScaling().size())));
       }
       next.setRecentScaling(recent);
       next.setLastDecision(entry);
-      events.add(new PoolEvent(PoolEventReason.StorageAutoscaled, "storage nodes " + verdict.from() + " -> "
-          + verdict.to() + " (" + verdict.reason() + "): " + verdict.message()));
-    } else if (prev.getLastDecision() == null || !Objects.equals(prev.getLastDecision().getReason(), verdict.reason())) {
+      events.add(
+          new PoolEvent(
+              PoolEventReason.StorageAutoscaled,
+              "storage nodes "
+                  + verdict.from()
+                  + " -> "
+                  + verdict.to()
+                  + " ("
+                  + verdict.reason()
+                  + "): "
+                  + verdict.message()));
+    } else if (prev.getLastDecision() == null
+        || !Objects.equals(prev.getLastDecision().getReason(), verdict.reason())) {
       next.setLastDecision(entry);
     }
     if (newExternal) {
@@ -62,11 +76,14 @@ public final class AutoscalingRecord {
     d.setFromReplicas(verdict.from());
     d.setToReplicas(verdict.to());
     d.setMessage(StatusMessage.bound(verdict.message()));
-    verdict.latest().ifPresent(s -> {
-      d.setFullnessPercent(Math.round(1000 * s.fullness()) / 10.0);
-      d.setCapacityMissesPerSecond(Math.round(100 * s.capacityMissesPerSecond()) / 100.0);
-      d.setEvictedBytesPerSecond(Math.round(s.evictedBytesPerSecond()));
-    });
+    verdict
+        .latest()
+        .ifPresent(
+            s -> {
+              d.setFullnessPercent(Math.round(1000 * s.fullness()) / 10.0);
+              d.setCapacityMissesPerSecond(Math.round(100 * s.capacityMissesPerSecond()) / 100.0);
+              d.setEvictedBytesPerSecond(Math.round(s.evictedBytesPerSecond()));
+            });
     return d;
   }
 }

@@ -7,9 +7,10 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The readings of one pool the operator took, oldest first, kept in the operator's memory for the longest window
- * (bounded: at most {@link #MAX_SAMPLES}). An operator restart starts it empty, which only delays a decision by one
- * window. Thread-safe: reconciliations of one pool do not overlap, but the map holding histories is shared.
+ * The readings of one pool the operator took, oldest first, kept in the operator's memory for the
+ * longest window (bounded: at most {@link #MAX_SAMPLES}). An operator restart starts it empty,
+ * which only delays a decision by one window. Thread-safe: reconciliations of one pool do not
+ * overlap, but the map holding histories is shared.
  */
 public final class SignalHistory {
   static final int MAX_SAMPLES = 1024;

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Builds a status' condition list. A condition keeps its {@code lastTransitionTime} unless its status changed:
- * that time says since when the condition has been True (or False), what {@code kubectl wait} and humans rely on,
- * even while its reason or message follow what is observed now. Messages are bounded ({@link StatusMessage}).
+ * Builds a status' condition list. A condition keeps its {@code lastTransitionTime} unless its
+ * status changed: that time says since when the condition has been True (or False), what {@code
+ * kubectl wait} and humans rely on, even while its reason or message follow what is observed now.
+ * Messages are bounded ({@link StatusMessage}).
  */
 public final class Conditions {
   public static final String TRUE = "True";
@@ -31,16 +32,19 @@ public final class Conditions {
   public Conditions set(String type, boolean status, String reason, String message) {
     String statusText = status ? TRUE : FALSE;
     Optional<Condition> old = find(previous, type);
-    boolean sameStatus = old.isPresent() && statusText.equals(old.get().getStatus())
-        && old.get().getLastTransitionTime() != null;
-    result.add(new ConditionBuilder()
-        .withType(type)
-        .withStatus(statusText)
-        .withReason(reason)
-        .withMessage(StatusMessage.bound(message))
-        .withObservedGeneration(observedGeneration)
-        .withLastTransitionTime(sameStatus ? old.get().getLastTransitionTime() : now.toString())
-        .build());
+    boolean sameStatus =
+        old.isPresent()
+            && statusText.equals(old.get().getStatus())
+            && old.get().getLastTransitionTime() != null;
+    result.add(
+        new ConditionBuilder()
+            .withType(type)
+            .withStatus(statusText)
+            .withReason(reason)
+            .withMessage(StatusMessage.bound(message))
+            .withObservedGeneration(observedGeneration)
+            .withLastTransitionTime(sameStatus ? old.get().getLastTransitionTime() : now.toString())
+            .build());
     return this;
   }
 

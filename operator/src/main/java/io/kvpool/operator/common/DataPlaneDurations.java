@@ -6,12 +6,15 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Durations as the data plane reads them: whole milliseconds, seconds or minutes ("500ms", "5s", "10m"). */
+/**
+ * Durations as the data plane reads them: whole milliseconds, seconds or minutes ("500ms", "5s",
+ * "10m").
+ */
 public final class DataPlaneDurations {
-  private static final Pattern FORMAT = Pattern.compile(ApiLimits.DURATION_PATTERN.replace("[0-9]{1,7}", "([0-9]{1,7})"));
+  private static final Pattern FORMAT =
+      Pattern.compile(ApiLimits.DURATION_PATTERN.replace("[0-9]{1,7}", "([0-9]{1,7})"));
 
-  private DataPlaneDurations() {
-  }
+  private DataPlaneDurations() {}
 
   public static Optional<Duration> parse(String text) {
     Matcher matcher = text == null ? null : FORMAT.matcher(text);
@@ -19,11 +22,12 @@ public final class DataPlaneDurations {
       return Optional.empty();
     }
     long amount = Long.parseLong(matcher.group(1));
-    return Optional.of(switch (matcher.group(2)) {
-      case "ms" -> Duration.ofMillis(amount);
-      case "s" -> Duration.ofSeconds(amount);
-      default -> Duration.ofMinutes(amount);
-    });
+    return Optional.of(
+        switch (matcher.group(2)) {
+          case "ms" -> Duration.ofMillis(amount);
+          case "s" -> Duration.ofSeconds(amount);
+          default -> Duration.ofMinutes(amount);
+        });
   }
 
   /** The shortest exact form: 10m, 3s or 500ms. */

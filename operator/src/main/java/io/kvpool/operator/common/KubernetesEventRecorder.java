@@ -27,40 +27,57 @@ public final class KubernetesEventRecorder {
     this.client = client;
   }
 
-  /** Publishes one Event; the message is bounded like every status message ({@link StatusMessage}). */
+  /**
+   * Publishes one Event; the message is bounded like every status message ({@link StatusMessage}).
+   */
   public void record(HasMetadata about, Type type, String reason, String text) {
     String message = StatusMessage.bound(text);
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    var event = new EventBuilder()
-        .withNewMetadata()
-        .withName(about.getMetadata().getName() + "." + UUID.randomUUID().toString().substring(0, 13))
-        .withNamespace(about.getMetadata().getNamespace())
-        .endMetadata()
-        .withInvolvedObject(new ObjectReferenceBuilder()
-            .withApiVersion(about.getApiVersion())
-            .withKind(about.getKind())
-            .withName(about.getMetadata().getName())
+    var event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName(
+                about.getMetadata().getName() + "." + UUID.randomUUID().toString().substring(0, 13))
             .withNamespace(about.getMetadata().getNamespace())
-            .withUid(about.getMetadata().getUid())
-            .withResourceVersion(about.getMetadata().getResourceVersion())
-            .build())
-        .withType(type.name())
-        .withReason(reason)
-        .withMessage(message)
-        .withFirstTimestamp(now)
-        .withLastTimestamp(now)
-        .withCount(1)
-        .withNewSource().withComponent(PoolLabels.OPERATOR).endSource()
-        .withReportingComponent(PoolLabels.OPERATOR)
-        .build();
+            .endMetadata()
+            .withInvolvedObject(
+                new ObjectReferenceBuilder()
+                    .withApiVersion(about.getApiVersion())
+                    .withKind(about.getKind())
+                    .withName(about.getMetadata().getName())
+                    .withNamespace(about.getMetadata().getNamespace())
+                    .withUid(about.getMetadata().getUid())
+                    .withResourceVersion(about.getMetadata().getResourceVersion())
+                    .build())
+            .withType(type.name())
+            .withReason(reason)
+            .withMessage(message)
+            .withFirstTimestamp(now)
+            .withLastTimestamp(now)
+            .withCount(1)
+            .withNewSource()
+            .withComponent(PoolLabels.OPERATOR)
+            .endSource()
+            .withReportingComponent(PoolLabels.OPERATOR)
+            .build();
     try {
       client.v1().events().inNamespace(about.getMetadata().getNamespace()).resource(event).create();
-      LOG.info("event kind={} name={} type={} reason={} message=\"{}\"", about.getKind(),
-          about.getMetadata().getName(), type, reason, message);
+      LOG.info(
+          "event kind={} name={} type={} reason={} message=\"{}\"",
+          about.getKind(),
+          about.getMetadata().getName(),
+          type,
+          reason,
+          message);
     } catch (KubernetesClientException e) {
       // An event is a notification; failing to publish one must not fail the reconciliation.
-      LOG.warn("event not published kind={} name={} reason={} code={} error=\"{}\"", about.getKind(),
-          about.getMetadata().getName(), reason, e.getCode(), e.getMessage());
+      LOG.warn(
+          "event not published kind={} name={} reason={} code={} error=\"{}\"",
+          about.getKind(),
+          about.getMetadata().getName(),
+          reason,
+          e.getCode(),
+          e.getMessage());
     }
   }
 }

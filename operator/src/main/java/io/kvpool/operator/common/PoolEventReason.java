@@ -3,8 +3,8 @@ package io.kvpool.operator.common;
 import io.kvpool.operator.common.KubernetesEventRecorder.Type;
 
 /**
- * Reasons of the Events published about a pool; each is emitted once per status transition, or once per rollout
- * action the operator takes (a drain, a pod replaced, a step-down).
+ * Reasons of the Events published about a pool; each is emitted once per status transition, or once
+ * per rollout action the operator takes (a drain, a pod replaced, a step-down).
  */
 public enum PoolEventReason {
   PoolReady(Type.Normal),

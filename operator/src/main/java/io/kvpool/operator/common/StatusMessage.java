@@ -1,17 +1,19 @@
 package io.kvpool.operator.common;
 
 /**
- * Text that goes into a status condition, {@code status.message} or an Event: one line, whitespace collapsed,
- * at most {@link #MAX_LENGTH} characters. A message is a readable sentence for {@code kubectl describe}; stack
- * traces and server responses of any size stay in the operator's log.
+ * Text that goes into a status condition, {@code status.message} or an Event: one line, whitespace
+ * collapsed, at most {@link #MAX_LENGTH} characters. A message is a readable sentence for {@code
+ * kubectl describe}; stack traces and server responses of any size stay in the operator's log.
  */
 public final class StatusMessage {
-  /** Longest message written to the API server; longer text is cut at a word boundary and marked. */
+  /**
+   * Longest message written to the API server; longer text is cut at a word boundary and marked.
+   */
   public static final int MAX_LENGTH = 512;
+
   private static final String CUT = " [...]";
 
-  private StatusMessage() {
-  }
+  private StatusMessage() {}
 
   /** {@code text} on one line and within {@link #MAX_LENGTH}; null becomes the empty string. */
   public static String bound(String text) {

@@ -15,10 +15,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads, once per reconciliation and before anything is applied, what the reconciliation decides from: the pool's two
- * StatefulSets and its pods (from the informer caches), and the leader's {@code /status} (one admin call, only once a
- * master is ready). The spec check, the rollout and the status all take what they need from that one
- * {@link Snapshot}, so they never disagree about what they saw.
+ * Reads, once per reconciliation and before anything is applied, what the reconciliation decides
+ * from: the pool's two StatefulSets and its pods (from the informer caches), and the leader's
+ * {@code /status} (one admin call, only once a master is ready). The spec check, the rollout and
+ * the status all take what they need from that one {@link Snapshot}, so they never disagree about
+ * what they saw.
  */
 public final class PoolObserver {
   private final PoolAdminClient admin;
@@ -55,7 +56,9 @@ public final class PoolObserver {
     try {
       base = addresses.adminBase(pool);
     } catch (RuntimeException e) {
-      return new Snapshot.Leader(Optional.empty(), "the leader's admin address cannot be built: " + e.getMessage(),
+      return new Snapshot.Leader(
+          Optional.empty(),
+          "the leader's admin address cannot be built: " + e.getMessage(),
           Optional.empty());
     }
     try {

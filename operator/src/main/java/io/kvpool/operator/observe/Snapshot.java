@@ -23,15 +23,20 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * What one reconciliation of a pool read ({@link PoolObserver}), and the two views made of it: the pool as a rollout
- * round finds it ({@link #rollout()}) and the observation its status is computed from ({@link #status}).
+ * What one reconciliation of a pool read ({@link PoolObserver}), and the two views made of it: the
+ * pool as a rollout round finds it ({@link #rollout()}) and the observation its status is computed
+ * from ({@link #status}).
  *
  * @param masters the master StatefulSet, absent before it exists
  * @param storage the storage StatefulSet, absent before it exists
  * @param pods every pod of the pool: masters, storage nodes and image check pods
  */
-public record Snapshot(KvCachePool pool, Optional<StatefulSet> masters, Optional<StatefulSet> storage, List<Pod> pods,
-                       Leader leader) {
+public record Snapshot(
+    KvCachePool pool,
+    Optional<StatefulSet> masters,
+    Optional<StatefulSet> storage,
+    List<Pod> pods,
+    Leader leader) {
   public Snapshot {
     pods = List.copyOf(pods);
   }
@@ -43,8 +48,7 @@ public record Snapshot(KvCachePool pool, Optional<StatefulSet> masters, Optional
    * @param error why it could not be read, or null
    * @param adminBase where its admin API is, once that address could be built
    */
-  public record Leader(Optional<MasterStatus> status, String error, Optional<URI> adminBase) {
-  }
+  public record Leader(Optional<MasterStatus> status, String error, Optional<URI> adminBase) {}
 
   /** The pool's pods and StatefulSets as the rollout reads them. */
   public LivePool rollout() {
@@ -52,29 +56,39 @@ public record Snapshot(KvCachePool pool, Optional<StatefulSet> masters, Optional
   }
 
   /**
-   * The observation the pool's status is computed from; reads the spec only where any value the API server admits
-   * is safe to read.
+   * The observation the pool's status is computed from; reads the spec only where any value the API
+   * server admits is safe to read.
    *
    * @param problems what makes the spec invalid; empty when valid
    * @param reconcileError why applying the objects failed, or null
-   * @param rollout what the rollout decided and did; empty when the spec is invalid or the apply failed
+   * @param rollout what the rollout decided and did; empty when the spec is invalid or the apply
+   *     failed
    */
-  public PoolObservation status(List<String> problems, String reconcileError, Optional<RolloutRound.Result> rollout) {
+  public PoolObservation status(
+      List<String> problems, String reconcileError, Optional<RolloutRound.Result> rollout) {
     List<Pod> dataPlane = pods.stream().filter(p -> !ImageCheck.isCheckPod(p)).toList();
     KvCachePoolSpec spec = pool.getSpec();
     Integer objectReplicas = spec == null ? null : spec.getObjectReplicas();
-    Set<String> releases = dataPlane.stream()
-        .map(pod -> pod.getMetadata().getAnnotations() == null ? null
-            : pod.getMetadata().getAnnotations().get(PoolLabels.RELEASE_ANNOTATION))
-        .filter(Objects::nonNull)
-        .collect(Collectors.toSet());
+    Set<String> releases =
+        dataPlane.stream()
+            .map(
+                pod ->
+                    pod.getMetadata().getAnnotations() == null
+                        ? null
+                        : pod.getMetadata().getAnnotations().get(PoolLabels.RELEASE_ANNOTATION))
+            .filter(Objects::nonNull)
+            .collect(Collectors.toSet());
     List<FailingPod> failing = PodFailures.of(dataPlane);
-    String labelledLeader = dataPlane.stream()
-        .filter(pod -> PoolLabels.ROLE_LEADER.equals(pod.getMetadata().getLabels().get(PoolLabels.ROLE)))
-        .map(pod -> pod.getMetadata().getName())
-        .sorted()
-        .findFirst()
-        .orElse(null);
+    String labelledLeader =
+        dataPlane.stream()
+            .filter(
+                pod ->
+                    PoolLabels.ROLE_LEADER.equals(
+                        pod.getMetadata().getLabels().get(PoolLabels.ROLE)))
+            .map(pod -> pod.getMetadata().getName())
+            .sorted()
+            .findFirst()
+            .orElse(null);
     return new PoolObservation(
         pool.getMetadata().getName(),
         pool.getMetadata().getGeneration() == null ? 0 : pool.getMetadata().getGeneration(),

@@ -11,14 +11,19 @@ import java.time.Clock;
 import java.time.Duration;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Wires the reconcilers' collaborators for the Quarkus application from {@code kvpool.operator.*} settings. */
+/**
+ * Wires the reconcilers' collaborators for the Quarkus application from {@code kvpool.operator.*}
+ * settings.
+ */
 public class OperatorBeans {
 
   @Produces
   @Singleton
   PoolOperatorSettings settings(
-      @ConfigProperty(name = "kvpool.operator.status-interval", defaultValue = "10s") Duration statusInterval,
-      @ConfigProperty(name = "kvpool.operator.admin-timeout", defaultValue = "3s") Duration adminTimeout) {
+      @ConfigProperty(name = "kvpool.operator.status-interval", defaultValue = "10s")
+          Duration statusInterval,
+      @ConfigProperty(name = "kvpool.operator.admin-timeout", defaultValue = "3s")
+          Duration adminTimeout) {
     return new PoolOperatorSettings(statusInterval, adminTimeout);
   }
 
@@ -31,8 +36,10 @@ public class OperatorBeans {
   @Produces
   @Singleton
   MasterAddressResolver masterAddressResolver(
-      @ConfigProperty(name = "kvpool.operator.master-admin-url",
-          defaultValue = MasterAddressResolver.LEADER_SERVICE_TEMPLATE) String template) {
+      @ConfigProperty(
+              name = "kvpool.operator.master-admin-url",
+              defaultValue = MasterAddressResolver.LEADER_SERVICE_TEMPLATE)
+          String template) {
     return MasterAddressResolver.fromTemplate(template);
   }
 
@@ -43,17 +50,25 @@ public class OperatorBeans {
   }
 
   /**
-   * One active operator per cluster; QOSDK activates it only in the profiles listed in
-   * {@code quarkus.operator-sdk.activate-leader-election-for-profiles} (prod), so dev mode runs alone. The SDK's
-   * own exit on losing the lease is off: {@link LeadershipLoss} exits instead, but never from the shutdown hook.
+   * One active operator per cluster; QOSDK activates it only in the profiles listed in {@code
+   * quarkus.operator-sdk.activate-leader-election-for-profiles} (prod), so dev mode runs alone. The
+   * SDK's own exit on losing the lease is off: {@link LeadershipLoss} exits instead, but never from
+   * the shutdown hook.
    */
   @Produces
   @Singleton
   LeaderElectionConfiguration leaderElection(
-      @ConfigProperty(name = "kvpool.operator.lease-name", defaultValue = "kvpool-operator") String leaseName,
+      @ConfigProperty(name = "kvpool.operator.lease-name", defaultValue = "kvpool-operator")
+          String leaseName,
       LeadershipLoss leadershipLoss) {
-    return new LeaderElectionConfiguration(leaseName, null, LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
-        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE, LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
-        null, leadershipLoss.callbacks(), false);
+    return new LeaderElectionConfiguration(
+        leaseName,
+        null,
+        LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+        LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
+        null,
+        leadershipLoss.callbacks(),
+        false);
   }
 }

@@ -8,5 +8,4 @@ import java.time.Duration;
  * @param statusInterval how often a pool's status is re-read from its leader without any event
  * @param adminTimeout connect and read timeout of one admin call
  */
-public record PoolOperatorSettings(Duration statusInterval, Duration adminTimeout) {
-}
+public record PoolOperatorSettings(Duration statusInterval, Duration adminTimeout) {}

@@ -11,32 +11,44 @@ import java.util.stream.Collectors;
 
 /**
  * Watches TransferEngines for the pool controller: a change of an engine reconciles every pool that
- * references it (so their ConfigMaps and storage pods follow), and a pool finds its engine by reference.
+ * references it (so their ConfigMaps and storage pods follow), and a pool finds its engine by
+ * reference.
  */
 public final class TransferEngineToPools {
   public static final String EVENT_SOURCE = "transfer-engines";
 
-  private TransferEngineToPools() {
-  }
+  private TransferEngineToPools() {}
 
-  public static InformerEventSource<TransferEngine, KvCachePool> eventSource(EventSourceContext<KvCachePool> context) {
-    var configuration = InformerEventSourceConfiguration.from(TransferEngine.class, KvCachePool.class)
-        .withName(EVENT_SOURCE)
-        .withNamespacesInheritedFromController()
-        .withSecondaryToPrimaryMapper(engine -> poolsReferencing(context, engine))
-        .withPrimaryToSecondaryMapper((KvCachePool pool) -> pool.getSpec() == null
-            || pool.getSpec().getTransferEngineRef() == null
-            ? Set.of()
-            : Set.of(new ResourceID(pool.getSpec().getTransferEngineRef().getName(), pool.getMetadata().getNamespace())))
-        .build();
+  public static InformerEventSource<TransferEngine, KvCachePool> eventSource(
+      EventSourceContext<KvCachePool> context) {
+    var configuration =
+        InformerEventSourceConfiguration.from(TransferEngine.class, KvCachePool.class)
+            .withName(EVENT_SOURCE)
+            .withNamespacesInheritedFromController()
+            .withSecondaryToPrimaryMapper(engine -> poolsReferencing(context, engine))
+            .withPrimaryToSecondaryMapper(
+                (KvCachePool pool) ->
+                    pool.getSpec() == null || pool.getSpec().getTransferEngineRef() == null
+                        ? Set.of()
+                        : Set.of(
+                            new ResourceID(
+                                pool.getSpec().getTransferEngineRef().getName(),
+                                pool.getMetadata().getNamespace())))
+            .build();
     return new InformerEventSource<>(configuration, context);
   }
 
-  private static Set<ResourceID> poolsReferencing(EventSourceContext<KvCachePool> context, TransferEngine engine) {
+  private static Set<ResourceID> poolsReferencing(
+      EventSourceContext<KvCachePool> context, TransferEngine engine) {
     String name = engine.getMetadata().getName();
-    return context.getPrimaryCache().list(engine.getMetadata().getNamespace())
-        .filter(pool -> pool.getSpec() != null && pool.getSpec().getTransferEngineRef() != null
-            && name.equals(pool.getSpec().getTransferEngineRef().getName()))
+    return context
+        .getPrimaryCache()
+        .list(engine.getMetadata().getNamespace())
+        .filter(
+            pool ->
+                pool.getSpec() != null
+                    && pool.getSpec().getTransferEngineRef() != null
+                    && name.equals(pool.getSpec().getTransferEngineRef().getName()))
         .map(ResourceID::fromResource)
         .collect(Collectors.toSet());
   }

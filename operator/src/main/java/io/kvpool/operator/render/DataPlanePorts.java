@@ -8,16 +8,15 @@ import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import java.util.List;
 
 /**
- * The named ports of the data-plane processes. Services target them by name and the probes use the admin
- * port by name, so the numbers live only in the spec.
+ * The named ports of the data-plane processes. Services target them by name and the probes use the
+ * admin port by name, so the numbers live only in the spec.
  */
 public final class DataPlanePorts {
   public static final String RPC = "rpc";
   public static final String ADMIN = "admin";
   public static final String TRANSFER = "transfer";
 
-  private DataPlanePorts() {
-  }
+  private DataPlanePorts() {}
 
   /** The RPC and admin ports every data-plane container exposes. */
   public static List<ContainerPort> containerPorts(int rpcPort, int adminPort) {
@@ -30,11 +29,19 @@ public final class DataPlanePorts {
   }
 
   public static ContainerPort containerPort(String name, int port) {
-    return new ContainerPortBuilder().withName(name).withContainerPort(port).withProtocol("TCP").build();
+    return new ContainerPortBuilder()
+        .withName(name)
+        .withContainerPort(port)
+        .withProtocol("TCP")
+        .build();
   }
 
   public static ServicePort servicePort(String name, int port) {
-    return new ServicePortBuilder().withName(name).withProtocol("TCP").withPort(port)
-        .withTargetPort(new IntOrString(name)).build();
+    return new ServicePortBuilder()
+        .withName(name)
+        .withProtocol("TCP")
+        .withPort(port)
+        .withTargetPort(new IntOrString(name))
+        .build();
   }
 }

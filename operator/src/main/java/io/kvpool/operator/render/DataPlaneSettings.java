@@ -15,10 +15,10 @@ import java.util.Locale;
 
 /**
  * The data-plane settings of a pool, read from its spec. The API server fills the CRD defaults; the
- * fallbacks here are the same constants the CRD's defaults are generated from, so that objects built outside an API
- * server (unit tests, a pool written before a default was added) still get the documented values. Nothing is
- * written back.
- * Reading never fails with anything but an {@link InvalidSpecException} naming the field.
+ * fallbacks here are the same constants the CRD's defaults are generated from, so that objects
+ * built outside an API server (unit tests, a pool written before a default was added) still get the
+ * documented values. Nothing is written back. Reading never fails with anything but an {@link
+ * InvalidSpecException} naming the field.
  */
 public record DataPlaneSettings(
     String poolId,
@@ -47,21 +47,25 @@ public record DataPlaneSettings(
   /**
    * The settings of {@code pool}.
    *
-   * @throws InvalidSpecException when a required field is missing or a quantity cannot be a byte count
+   * @throws InvalidSpecException when a required field is missing or a quantity cannot be a byte
+   *     count
    */
   public static DataPlaneSettings of(KvCachePool pool) {
     KvCachePoolSpec spec = pool.getSpec();
     if (spec == null) {
-      throw new InvalidSpecException("spec is missing; set at least spec.version and spec.storage.memoryPerNode");
+      throw new InvalidSpecException(
+          "spec is missing; set at least spec.version and spec.storage.memoryPerNode");
     }
     if (spec.getVersion() == null) {
-      throw new InvalidSpecException("spec.version is missing; set the data-plane release, e.g. 1.2.0");
+      throw new InvalidSpecException(
+          "spec.version is missing; set the data-plane release, e.g. 1.2.0");
     }
     MasterSpec master = spec.getMaster() == null ? new MasterSpec() : spec.getMaster();
     StorageSpec storage = spec.getStorage();
     if (storage == null || storage.getMemoryPerNode() == null) {
-      throw new InvalidSpecException("spec.storage.memoryPerNode is missing; set the memory each storage node"
-          + " offers, e.g. 4Gi");
+      throw new InvalidSpecException(
+          "spec.storage.memoryPerNode is missing; set the memory each storage node"
+              + " offers, e.g. 4Gi");
     }
     EvictionSpec eviction = spec.getEviction() == null ? new EvictionSpec() : spec.getEviction();
     Quantity memory = storage.getMemoryPerNode();
@@ -69,7 +73,10 @@ public record DataPlaneSettings(
         pool.getMetadata().getName(),
         spec.getVersion(),
         imageOf(spec),
-        or(spec.getImagePullPolicy(), ImagePullPolicy.valueOf(KvCachePoolSpec.DEFAULT_IMAGE_PULL_POLICY)).name(),
+        or(
+                spec.getImagePullPolicy(),
+                ImagePullPolicy.valueOf(KvCachePoolSpec.DEFAULT_IMAGE_PULL_POLICY))
+            .name(),
         or(master.getReplicas(), MasterSpec.DEFAULT_REPLICAS),
         or(master.getPort(), MasterSpec.DEFAULT_PORT),
         or(master.getAdminPort(), MasterSpec.DEFAULT_ADMIN_PORT),
@@ -77,7 +84,9 @@ public record DataPlaneSettings(
         or(storage.getReplicas(), StorageSpec.DEFAULT_REPLICAS),
         ByteQuantity.bytes("spec.storage.memoryPerNode", memory),
         Math.max(1, or(storage.getSegments(), StorageSpec.DEFAULT_SEGMENTS)),
-        or(storage.getHugePages(), HugePages.valueOf(StorageSpec.DEFAULT_HUGE_PAGES.toUpperCase(Locale.ROOT))),
+        or(
+            storage.getHugePages(),
+            HugePages.valueOf(StorageSpec.DEFAULT_HUGE_PAGES.toUpperCase(Locale.ROOT))),
         or(storage.getPort(), StorageSpec.DEFAULT_PORT),
         or(storage.getAdminPort(), StorageSpec.DEFAULT_ADMIN_PORT),
         storage.getResources(),
@@ -89,14 +98,32 @@ public record DataPlaneSettings(
   }
 
   /**
-   * These settings with the release the rollout renders ({@link PoolRollout}) instead of spec.version, and the
-   * storage replica count a scale-down has reached instead of spec.storage.replicas.
+   * These settings with the release the rollout renders ({@link PoolRollout}) instead of
+   * spec.version, and the storage replica count a scale-down has reached instead of
+   * spec.storage.replicas.
    */
   public DataPlaneSettings rendered(PoolRollout rollout) {
-    return new DataPlaneSettings(poolId, rollout.version(), rollout.image(), imagePullPolicy, masterReplicas,
-        masterPort, masterAdminPort, masterResources, rollout.storageReplicas().orElse(storageReplicas),
-        memoryPerNodeBytes, segments, hugePages, storagePort, storageAdminPort, storageResources, objectReplicas,
-        leaseTtl, nodeTtl, highWatermark, evictRatio);
+    return new DataPlaneSettings(
+        poolId,
+        rollout.version(),
+        rollout.image(),
+        imagePullPolicy,
+        masterReplicas,
+        masterPort,
+        masterAdminPort,
+        masterResources,
+        rollout.storageReplicas().orElse(storageReplicas),
+        memoryPerNodeBytes,
+        segments,
+        hugePages,
+        storagePort,
+        storageAdminPort,
+        storageResources,
+        objectReplicas,
+        leaseTtl,
+        nodeTtl,
+        highWatermark,
+        evictRatio);
   }
 
   /** The image pods run: spec.image, else the release image of spec.version. */

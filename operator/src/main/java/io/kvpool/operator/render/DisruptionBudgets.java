@@ -9,22 +9,25 @@ import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.common.PoolObjectMeta;
 
 /**
- * The disruption budget of each data-plane component: at most one of its pods voluntarily evicted at a time.
- * maxUnavailable (not minAvailable) keeps the budget independent of the replica count, so scaling never rewrites it.
+ * The disruption budget of each data-plane component: at most one of its pods voluntarily evicted
+ * at a time. maxUnavailable (not minAvailable) keeps the budget independent of the replica count,
+ * so scaling never rewrites it.
  */
 public final class DisruptionBudgets {
-  private DisruptionBudgets() {
-  }
+  private DisruptionBudgets() {}
 
   /**
-   * {@code <pool>-master}: with three masters a node drain never takes the leader and a standby together; a single
-   * master stays evictable so drains do not hang forever.
+   * {@code <pool>-master}: with three masters a node drain never takes the leader and a standby
+   * together; a single master stays evictable so drains do not hang forever.
    */
   public static PodDisruptionBudget master(KvCachePool pool) {
     return of(pool, Component.MASTER);
   }
 
-  /** {@code <pool>-storage}: an object with two or more replicas keeps one while the master repairs the other. */
+  /**
+   * {@code <pool>-storage}: an object with two or more replicas keeps one while the master repairs
+   * the other.
+   */
   public static PodDisruptionBudget storage(KvCachePool pool) {
     return of(pool, Component.STORAGE);
   }
@@ -34,7 +37,9 @@ public final class DisruptionBudgets {
         .withMetadata(PoolObjectMeta.of(pool, PoolNames.of(pool, component)))
         .withNewSpec()
         .withMaxUnavailable(new IntOrString(1))
-        .withNewSelector().withMatchLabels(PoolLabels.selector(pool, component)).endSelector()
+        .withNewSelector()
+        .withMatchLabels(PoolLabels.selector(pool, component))
+        .endSelector()
         .endSpec()
         .build();
   }

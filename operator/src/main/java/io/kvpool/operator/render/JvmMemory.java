@@ -3,10 +3,11 @@ package io.kvpool.operator.render;
 import java.util.List;
 
 /**
- * Heap and direct-memory limits of a data-plane JVM, derived from the memory its container gives the JVM (the
- * container's memory limit, less what native segments take in the storage nodes): half for the heap, a quarter for
- * direct buffers, the rest for metaspace, code cache, thread stacks and malloc arenas. A fixed -Xmx ignores the
- * container: too large and the kernel OOM-kills the pod, too small and memory the pod reserved stays unused.
+ * Heap and direct-memory limits of a data-plane JVM, derived from the memory its container gives
+ * the JVM (the container's memory limit, less what native segments take in the storage nodes): half
+ * for the heap, a quarter for direct buffers, the rest for metaspace, code cache, thread stacks and
+ * malloc arenas. A fixed -Xmx ignores the container: too large and the kernel OOM-kills the pod,
+ * too small and memory the pod reserved stays unused.
  *
  * @param heapMiB value of -Xmx, in MiB
  * @param directMiB value of -XX:MaxDirectMemorySize, in MiB

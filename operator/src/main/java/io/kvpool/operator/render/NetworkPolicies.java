@@ -19,14 +19,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code <pool>}: who reaches the pool's pods. Every port from the pool's own pods (masters, storage nodes and their
- * copies); the RPC ports from pods labelled {@code kvpool.io/client: <pool>} (the pool's namespace, or every
- * namespace when asked); the admin ports from the operator's namespace (status, drain, step-down) and the
- * monitoring namespace when one is named. Anything else is dropped by a CNI that enforces NetworkPolicies.
+ * {@code <pool>}: who reaches the pool's pods. Every port from the pool's own pods (masters,
+ * storage nodes and their copies); the RPC ports from pods labelled {@code kvpool.io/client:
+ * <pool>} (the pool's namespace, or every namespace when asked); the admin ports from the
+ * operator's namespace (status, drain, step-down) and the monitoring namespace when one is named.
+ * Anything else is dropped by a CNI that enforces NetworkPolicies.
  */
 public final class NetworkPolicies {
-  private NetworkPolicies() {
-  }
+  private NetworkPolicies() {}
 
   /** The policy of {@code pool}, letting the operator in from {@code operatorNamespace}. */
   public static NetworkPolicy of(KvCachePool pool, String operatorNamespace) {
@@ -36,12 +36,17 @@ public final class NetworkPolicies {
     List<NetworkPolicyPort> rpc = ports(settings.masterPort(), settings.storagePort());
     List<NetworkPolicyPort> admin = ports(settings.masterAdminPort(), settings.storageAdminPort());
     List<NetworkPolicyIngressRule> rules = new ArrayList<>();
-    rules.add(new NetworkPolicyIngressRuleBuilder()
-        .withFrom(pods(Map.of(PoolLabels.INSTANCE, name, PoolLabels.NAME, PoolLabels.APP))).build());
-    NetworkPolicyPeer clients = security.clientsFromAllNamespaces()
-        ? new NetworkPolicyPeerBuilder().withPodSelector(labels(Map.of(PoolSecurity.CLIENT_LABEL, name)))
-            .withNamespaceSelector(new LabelSelector()).build()
-        : pods(Map.of(PoolSecurity.CLIENT_LABEL, name));
+    rules.add(
+        new NetworkPolicyIngressRuleBuilder()
+            .withFrom(pods(Map.of(PoolLabels.INSTANCE, name, PoolLabels.NAME, PoolLabels.APP)))
+            .build());
+    NetworkPolicyPeer clients =
+        security.clientsFromAllNamespaces()
+            ? new NetworkPolicyPeerBuilder()
+                .withPodSelector(labels(Map.of(PoolSecurity.CLIENT_LABEL, name)))
+                .withNamespaceSelector(new LabelSelector())
+                .build()
+            : pods(Map.of(PoolSecurity.CLIENT_LABEL, name));
     rules.add(new NetworkPolicyIngressRuleBuilder().withFrom(clients).withPorts(rpc).build());
     List<NetworkPolicyPeer> watchers = new ArrayList<>();
     if (operatorNamespace != null && !operatorNamespace.isBlank()) {
@@ -66,7 +71,8 @@ public final class NetworkPolicies {
   private static List<NetworkPolicyPort> ports(int... numbers) {
     List<NetworkPolicyPort> ports = new ArrayList<>();
     for (int n : numbers) {
-      ports.add(new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(n)).build());
+      ports.add(
+          new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(n)).build());
     }
     return ports;
   }
@@ -77,7 +83,8 @@ public final class NetworkPolicies {
 
   private static NetworkPolicyPeer namespace(String name) {
     return new NetworkPolicyPeerBuilder()
-        .withNamespaceSelector(labels(Map.of("kubernetes.io/metadata.name", name))).build();
+        .withNamespaceSelector(labels(Map.of("kubernetes.io/metadata.name", name)))
+        .build();
   }
 
   private static LabelSelector labels(Map<String, String> labels) {

@@ -5,10 +5,11 @@ import io.kvpool.operator.common.PoolLabels.Component;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Names of the objects the operator creates for a pool; one place so tests and dependents agree. */
+/**
+ * Names of the objects the operator creates for a pool; one place so tests and dependents agree.
+ */
 public final class PoolNames {
-  private PoolNames() {
-  }
+  private PoolNames() {}
 
   public static String master(KvCachePool pool) {
     return pool.getMetadata().getName() + "-master";
@@ -35,7 +36,10 @@ public final class PoolNames {
     return pool.getMetadata().getName() + "-client";
   }
 
-  /** The Secret with the pool's cluster key, client key and admin token, mounted into masters and storage nodes. */
+  /**
+   * The Secret with the pool's cluster key, client key and admin token, mounted into masters and
+   * storage nodes.
+   */
   public static String keysSecret(KvCachePool pool) {
     return pool.getMetadata().getName() + "-keys";
   }
@@ -51,15 +55,24 @@ public final class PoolNames {
   }
 
   /**
-   * Every master's stable DNS name under the headless peer Service, comma-separated, with {@code port}: what storage
-   * nodes and clients are given. Any master answers (a standby names the leader in its handshake), so a failover
-   * needs no DNS or Service change; the peer Service publishes names before pods are ready.
+   * Every master's stable DNS name under the headless peer Service, comma-separated, with {@code
+   * port}: what storage nodes and clients are given. Any master answers (a standby names the leader
+   * in its handshake), so a failover needs no DNS or Service change; the peer Service publishes
+   * names before pods are ready.
    */
   public static String masterEndpoints(KvCachePool pool, int masters, int port) {
     List<String> endpoints = new ArrayList<>();
     for (int i = 0; i < masters; i++) {
-      endpoints.add(master(pool) + "-" + i + "." + masterPeers(pool) + "." + pool.getMetadata().getNamespace()
-          + ".svc:" + port);
+      endpoints.add(
+          master(pool)
+              + "-"
+              + i
+              + "."
+              + masterPeers(pool)
+              + "."
+              + pool.getMetadata().getNamespace()
+              + ".svc:"
+              + port);
     }
     return String.join(",", endpoints);
   }

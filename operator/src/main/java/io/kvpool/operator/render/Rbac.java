@@ -12,10 +12,12 @@ import io.kvpool.operator.common.PoolObjectMeta;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The masters' identity ({@code <pool>-master}): a ServiceAccount, its Role and the binding between them. */
+/**
+ * The masters' identity ({@code <pool>-master}): a ServiceAccount, its Role and the binding between
+ * them.
+ */
 public final class Rbac {
-  private Rbac() {
-  }
+  private Rbac() {}
 
   /** The identity the masters use for leader election and for labelling their own pod. */
   public static ServiceAccount masterServiceAccount(KvCachePool pool) {
@@ -25,10 +27,10 @@ public final class Rbac {
   }
 
   /**
-   * Least privilege for the masters: the election Lease of their pool and their own pods, nothing else. Creating and
-   * listing cannot be narrowed by name in RBAC, so those verbs get their own rule; reading and updating (fabric8's
-   * elector renews and takes the Lease over with a patch) are limited to the pool's Lease and to the master pods by
-   * name.
+   * Least privilege for the masters: the election Lease of their pool and their own pods, nothing
+   * else. Creating and listing cannot be narrowed by name in RBAC, so those verbs get their own
+   * rule; reading and updating (fabric8's elector renews and takes the Lease over with a patch) are
+   * limited to the pool's Lease and to the master pods by name.
    */
   public static Role masterRole(KvCachePool pool) {
     int masters = DataPlaneSettings.of(pool).masterReplicas();
@@ -48,7 +50,8 @@ public final class Rbac {
                 .withApiGroups("coordination.k8s.io")
                 .withResources("leases")
                 .withResourceNames(PoolNames.leaderLease(pool))
-                .withVerbs("get", "update", "patch") // fabric8 renews and takes the Lease over with patch
+                .withVerbs(
+                    "get", "update", "patch") // fabric8 renews and takes the Lease over with patch
                 .build(),
             new PolicyRuleBuilder()
                 .withApiGroups("")

@@ -11,17 +11,19 @@ import java.util.Map;
 
 /** The pool's three Services: the masters' peers, the leader, the storage nodes. */
 public final class Services {
-  private Services() {
-  }
+  private Services() {}
 
   /**
-   * {@code <pool>-master-peers}: headless governing Service of the master StatefulSet; gives every master a stable DNS
-   * name, published before it is ready so standbys can reach a recovering leader.
+   * {@code <pool>-master-peers}: headless governing Service of the master StatefulSet; gives every
+   * master a stable DNS name, published before it is ready so standbys can reach a recovering
+   * leader.
    */
   public static Service masterPeers(KvCachePool pool) {
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
     return new ServiceBuilder()
-        .withMetadata(PoolObjectMeta.of(pool, PoolNames.masterPeers(pool), Component.MASTER, settings.version()))
+        .withMetadata(
+            PoolObjectMeta.of(
+                pool, PoolNames.masterPeers(pool), Component.MASTER, settings.version()))
         .withNewSpec()
         .withClusterIP("None")
         .withPublishNotReadyAddresses(true)
@@ -32,15 +34,17 @@ public final class Services {
   }
 
   /**
-   * {@code <pool>-master}: the address clients and storage nodes use. It selects only the pod the elected master
-   * labelled {@code kvpool.io/role=leader}, so a failover moves the address with the lease.
+   * {@code <pool>-master}: the address clients and storage nodes use. It selects only the pod the
+   * elected master labelled {@code kvpool.io/role=leader}, so a failover moves the address with the
+   * lease.
    */
   public static Service masterLeader(KvCachePool pool) {
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
     Map<String, String> selector = PoolLabels.selector(pool, Component.MASTER);
     selector.put(PoolLabels.ROLE, PoolLabels.ROLE_LEADER);
     return new ServiceBuilder()
-        .withMetadata(PoolObjectMeta.of(pool, PoolNames.master(pool), Component.MASTER, settings.version()))
+        .withMetadata(
+            PoolObjectMeta.of(pool, PoolNames.master(pool), Component.MASTER, settings.version()))
         .withNewSpec()
         .withType("ClusterIP")
         .withSelector(selector)
@@ -50,13 +54,14 @@ public final class Services {
   }
 
   /**
-   * {@code <pool>-storage}: headless governing Service of the storage StatefulSet. Clients reach storage nodes directly
-   * by the per-pod DNS names the master hands out in replica lists.
+   * {@code <pool>-storage}: headless governing Service of the storage StatefulSet. Clients reach
+   * storage nodes directly by the per-pod DNS names the master hands out in replica lists.
    */
   public static Service storage(KvCachePool pool, TransportSettings transport) {
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
     return new ServiceBuilder()
-        .withMetadata(PoolObjectMeta.of(pool, PoolNames.storage(pool), Component.STORAGE, settings.version()))
+        .withMetadata(
+            PoolObjectMeta.of(pool, PoolNames.storage(pool), Component.STORAGE, settings.version()))
         .withNewSpec()
         .withClusterIP("None")
         .withPublishNotReadyAddresses(true)

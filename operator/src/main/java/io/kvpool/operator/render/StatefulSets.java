@@ -11,16 +11,20 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.transferengine.TransportSettings;
 
 /**
- * The pool's two StatefulSets, each at the release (and, for the storage nodes, the replica count) a rollout renders
- * ({@link PoolRollout}); the rollout replaces the pods. What both share is assembled by {@link DataPlaneStatefulSet}.
+ * The pool's two StatefulSets, each at the release (and, for the storage nodes, the replica count)
+ * a rollout renders ({@link PoolRollout}); the rollout replaces the pods. What both share is
+ * assembled by {@link DataPlaneStatefulSet}.
+ *
  * <ul>
- *   <li>{@code <pool>-master}: 1 or 3 masters that elect a leader through the pool's Lease. Parallel pod management:
- *   standbys need not wait for the leader to be ready (it only reports ready once it leads).</li>
- *   <li>{@code <pool>-storage}: the storage nodes that own the memory segments. The replica count is the only field
- *   driven by spec.storage.replicas, so scaling never changes the pod template (no restart); a scale-down lowers it
- *   one drained pod at a time. With warm restarts the segments are memory files in a hostPath folder of the node
- *   ({@link MemoryFileVolume}). Transport settings are in the pod env, so a TransferEngine change rolls the storage
- *   nodes only.</li>
+ *   <li>{@code <pool>-master}: 1 or 3 masters that elect a leader through the pool's Lease.
+ *       Parallel pod management: standbys need not wait for the leader to be ready (it only reports
+ *       ready once it leads).
+ *   <li>{@code <pool>-storage}: the storage nodes that own the memory segments. The replica count
+ *       is the only field driven by spec.storage.replicas, so scaling never changes the pod
+ *       template (no restart); a scale-down lowers it one drained pod at a time. With warm restarts
+ *       the segments are memory files in a hostPath folder of the node ({@link MemoryFileVolume}).
+ *       Transport settings are in the pod env, so a TransferEngine change rolls the storage nodes
+ *       only.
  * </ul>
  */
 public final class StatefulSets {
@@ -28,8 +32,7 @@ public final class StatefulSets {
   public static final String STORAGE_MAIN = "io.kvpool.storage.StorageNodeMain";
   public static final String HUGEPAGES_VOLUME = ApiLimits.HUGEPAGES_VOLUME;
 
-  private StatefulSets() {
-  }
+  private StatefulSets() {}
 
   /** The masters at the release of the spec. */
   public static StatefulSet master(KvCachePool pool) {
@@ -39,11 +42,15 @@ public final class StatefulSets {
   /** The masters at the release the rollout renders. */
   public static StatefulSet master(KvCachePool pool, PoolRollout rollout) {
     DataPlaneStatefulSet masters = DataPlaneStatefulSet.master(pool, rollout);
-    Container container = masters.container(MASTER_MAIN, MasterResources.of(masters.settings())).build();
-    return masters.build(masters.podSpec(container)
-        // The masters' own identity: they elect through the pool's Lease and label their pod as leader.
-        .withServiceAccountName(PoolNames.master(pool))
-        .build());
+    Container container =
+        masters.container(MASTER_MAIN, MasterResources.of(masters.settings())).build();
+    return masters.build(
+        masters
+            .podSpec(container)
+            // The masters' own identity: they elect through the pool's Lease and label their pod as
+            // leader.
+            .withServiceAccountName(PoolNames.master(pool))
+            .build());
   }
 
   /** The storage nodes at the release and replica count of the spec. */
@@ -52,34 +59,52 @@ public final class StatefulSets {
   }
 
   /** The storage nodes at the release and replica count the rollout renders. */
-  public static StatefulSet storage(KvCachePool pool, TransportSettings transport, PoolRollout rollout) {
+  public static StatefulSet storage(
+      KvCachePool pool, TransportSettings transport, PoolRollout rollout) {
     DataPlaneStatefulSet storage = DataPlaneStatefulSet.storage(pool, rollout);
     boolean hugePages = storage.settings().hugePages() == HugePages.EXPLICIT;
-    PodSpecBuilder podSpec = storage.podSpec(storageContainer(pool, storage, transport, hugePages))
-        // Storage nodes never call the Kubernetes API: no token in the pod.
-        .withAutomountServiceAccountToken(false)
-        .withHostNetwork(transport.hostNetwork() ? Boolean.TRUE : null)
-        .withDnsPolicy(transport.hostNetwork() ? "ClusterFirstWithHostNet" : null);
+    PodSpecBuilder podSpec =
+        storage
+            .podSpec(storageContainer(pool, storage, transport, hugePages))
+            // Storage nodes never call the Kubernetes API: no token in the pod.
+            .withAutomountServiceAccountToken(false)
+            .withHostNetwork(transport.hostNetwork() ? Boolean.TRUE : null)
+            .withDnsPolicy(transport.hostNetwork() ? "ClusterFirstWithHostNet" : null);
     if (hugePages) {
-      podSpec.addToVolumes(new VolumeBuilder().withName(HUGEPAGES_VOLUME)
-          .withNewEmptyDir().withMedium("HugePages-2Mi").endEmptyDir().build());
+      podSpec.addToVolumes(
+          new VolumeBuilder()
+              .withName(HUGEPAGES_VOLUME)
+              .withNewEmptyDir()
+              .withMedium("HugePages-2Mi")
+              .endEmptyDir()
+              .build());
     }
     podSpec.addAllToVolumes(TransportAttachments.driverVolumes(transport));
-    MemoryFileVolume.of(pool).ifPresent(warm -> podSpec.addToVolumes(MemoryFileVolume.volume(warm)));
+    MemoryFileVolume.of(pool)
+        .ifPresent(warm -> podSpec.addToVolumes(MemoryFileVolume.volume(warm)));
     return storage.build(podSpec.build());
   }
 
-  private static Container storageContainer(KvCachePool pool, DataPlaneStatefulSet storage,
-      TransportSettings transport, boolean hugePages) {
+  private static Container storageContainer(
+      KvCachePool pool,
+      DataPlaneStatefulSet storage,
+      TransportSettings transport,
+      boolean hugePages) {
     DataPlaneSettings settings = storage.settings();
-    // No capability is added: the data plane does not mlock its segments, and explicit huge pages come from a
+    // No capability is added: the data plane does not mlock its segments, and explicit huge pages
+    // come from a
     // hugetlbfs emptyDir sized by the hugepages-2Mi resource, which needs no IPC_LOCK.
-    var container = storage.container(STORAGE_MAIN, StorageResources.of(settings, transport))
-        .addAllToEnv(TransportAttachments.env(transport))
-        .addToPorts(DataPlanePorts.containerPort(DataPlanePorts.TRANSFER, transport.port()));
+    var container =
+        storage
+            .container(STORAGE_MAIN, StorageResources.of(settings, transport))
+            .addAllToEnv(TransportAttachments.env(transport))
+            .addToPorts(DataPlanePorts.containerPort(DataPlanePorts.TRANSFER, transport.port()));
     if (hugePages) {
-      container.addToVolumeMounts(new VolumeMountBuilder().withName(HUGEPAGES_VOLUME)
-          .withMountPath(ApiLimits.HUGEPAGES_DIR).build());
+      container.addToVolumeMounts(
+          new VolumeMountBuilder()
+              .withName(HUGEPAGES_VOLUME)
+              .withMountPath(ApiLimits.HUGEPAGES_DIR)
+              .build());
     }
     if (MemoryFileVolume.of(pool).isPresent()) {
       // warm restarts: segments in memory files of a node folder that outlives the pod

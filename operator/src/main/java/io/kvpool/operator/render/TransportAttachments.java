@@ -10,45 +10,67 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a TransferEngine adds to a storage pod: the transport environment and, for devices, the driver
- * host-path volumes and their mounts. (Device resources are in {@link StorageResources}.)
+ * What a TransferEngine adds to a storage pod: the transport environment and, for devices, the
+ * driver host-path volumes and their mounts. (Device resources are in {@link StorageResources}.)
  */
 public final class TransportAttachments {
-  private TransportAttachments() {
-  }
+  private TransportAttachments() {}
 
   /**
-   * The transport settings the storage node reads (data-plane/README.md). The device plugin itself sets the
-   * visibility variable (e.g. ASCEND_VISIBLE_DEVICES) to the devices it allocated; the pod only learns its name,
-   * because setting it here would override the plugin's allocation.
+   * The transport settings the storage node reads (data-plane/README.md). The device plugin itself
+   * sets the visibility variable (e.g. ASCEND_VISIBLE_DEVICES) to the devices it allocated; the pod
+   * only learns its name, because setting it here would override the plugin's allocation.
    */
   public static List<EnvVar> env(TransportSettings transport) {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVar("KVPOOL_TRANSPORT_PROTOCOL", transport.protocolName(), null));
-    transport.devices().ifPresent(devices -> {
-      env.add(new EnvVar("KVPOOL_DEVICE_COUNT", Integer.toString(devices.count()), null));
-      env.add(new EnvVar("KVPOOL_VISIBLE_DEVICES_ENV", devices.visibleDevicesEnv(), null));
-    });
+    transport
+        .devices()
+        .ifPresent(
+            devices -> {
+              env.add(new EnvVar("KVPOOL_DEVICE_COUNT", Integer.toString(devices.count()), null));
+              env.add(new EnvVar("KVPOOL_VISIBLE_DEVICES_ENV", devices.visibleDevicesEnv(), null));
+            });
     return env;
   }
 
   public static List<Volume> driverVolumes(TransportSettings transport) {
     List<Volume> volumes = new ArrayList<>();
-    transport.devices().ifPresent(devices -> devices.driverMounts().forEach(mount ->
-        volumes.add(new VolumeBuilder().withName(mount.getName())
-            .withNewHostPath().withPath(mount.getHostPath()).endHostPath().build())));
+    transport
+        .devices()
+        .ifPresent(
+            devices ->
+                devices
+                    .driverMounts()
+                    .forEach(
+                        mount ->
+                            volumes.add(
+                                new VolumeBuilder()
+                                    .withName(mount.getName())
+                                    .withNewHostPath()
+                                    .withPath(mount.getHostPath())
+                                    .endHostPath()
+                                    .build())));
     return volumes;
   }
 
   /** Driver paths are always read-only (the CRD refuses readOnly: false). */
   public static List<VolumeMount> driverMounts(TransportSettings transport) {
     List<VolumeMount> mounts = new ArrayList<>();
-    transport.devices().ifPresent(devices -> devices.driverMounts().forEach(mount ->
-        mounts.add(new VolumeMountBuilder()
-            .withName(mount.getName())
-            .withMountPath(mount.getMountPath())
-            .withReadOnly(true)
-            .build())));
+    transport
+        .devices()
+        .ifPresent(
+            devices ->
+                devices
+                    .driverMounts()
+                    .forEach(
+                        mount ->
+                            mounts.add(
+                                new VolumeMountBuilder()
+                                    .withName(mount.getName())
+                                    .withMountPath(mount.getMountPath())
+                                    .withReadOnly(true)
+                                    .build())));
     return mounts;
   }
 }

@@ -33,27 +33,41 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The pre-flight check of an image (as Keycloak checks compatibility before a rollout): a short-lived pod runs the
- * image's {@code io.kvpool.server.ImageVersionMain}, which writes what the image declares (release, wire protocol,
- * inventory format) to the container's termination message, where the operator reads it from the pod's status. One
- * pod per pool and image, named after a hash of the image, owned by the pool; it stays while a rollout needs its
- * answer (state kept in the cluster, so an operator restart reads it again) and is deleted after.
+ * The pre-flight check of an image (as Keycloak checks compatibility before a rollout): a
+ * short-lived pod runs the image's {@code io.kvpool.server.ImageVersionMain}, which writes what the
+ * image declares (release, wire protocol, inventory format) to the container's termination message,
+ * where the operator reads it from the pod's status. One pod per pool and image, named after a hash
+ * of the image, owned by the pool; it stays while a rollout needs its answer (state kept in the
+ * cluster, so an operator restart reads it again) and is deleted after.
  */
 public final class ImageCheck {
   /** Component label of the check pods (the pool's pod informer watches them too). */
   public static final String COMPONENT = "version-check";
+
   public static final String MAIN_CLASS = "io.kvpool.server.ImageVersionMain";
+
   /** The image annotation on a check pod: which image it answers for. */
   public static final String IMAGE_ANNOTATION = PoolLabels.IMAGE_ANNOTATION;
-  private static final Set<String> PULL_PROBLEMS = Set.of("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull",
-      "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError");
 
-  private ImageCheck() {
-  }
+  private static final Set<String> PULL_PROBLEMS =
+      Set.of(
+          "ErrImagePull",
+          "ImagePullBackOff",
+          "ErrImageNeverPull",
+          "InvalidImageName",
+          "CreateContainerConfigError",
+          "CreateContainerError",
+          "RunContainerError");
+
+  private ImageCheck() {}
 
   /** What a check pod says now. */
   public record Result(State state, ImageVersion declared, String message) {
-    public enum State { PENDING, DECLARED, FAILED }
+    public enum State {
+      PENDING,
+      DECLARED,
+      FAILED
+    }
 
     static Result pending(String message) {
       return new Result(State.PENDING, null, message);
@@ -64,10 +78,14 @@ public final class ImageCheck {
     }
   }
 
-  /** {@code <pool>-image-<10 hex of the image's SHA-256>}: at most 61 characters for a 44-character pool name. */
+  /**
+   * {@code <pool>-image-<10 hex of the image's SHA-256>}: at most 61 characters for a 44-character
+   * pool name.
+   */
   public static String podName(KvCachePool pool, String image) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(image.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(image.getBytes(StandardCharsets.UTF_8));
       return pool.getMetadata().getName() + "-image-" + HexFormat.of().formatHex(digest, 0, 5);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
@@ -75,24 +93,35 @@ public final class ImageCheck {
   }
 
   /**
-   * The check pod of {@code image}: restricted security context, no service-account token, small resources, placed
-   * where the storage pods may run (the image must be pullable there), given at most 10 minutes.
+   * The check pod of {@code image}: restricted security context, no service-account token, small
+   * resources, placed where the storage pods may run (the image must be pullable there), given at
+   * most 10 minutes.
    */
   public static Pod pod(KvCachePool pool, String image, String pullPolicy) {
-    var container = new ContainerBuilder()
-        .withName(COMPONENT)
-        .withImage(image)
-        .withImagePullPolicy(pullPolicy)
-        .withCommand("java", "-Xmx64m", "-XX:-UsePerfData", "-Djna.tmpdir=" + ApiLimits.TMP_DIR, "-cp",
-            DataPlaneContainer.CLASSPATH, MAIN_CLASS)
-        .withTerminationMessagePath("/dev/termination-log")
-        .withTerminationMessagePolicy("FallbackToLogsOnError")
-        .withResources(new ResourceRequirementsBuilder()
-            .withRequests(Map.of("cpu", new Quantity("50m"), "memory", new Quantity("128Mi")))
-            .withLimits(Map.of("memory", new Quantity("256Mi"))).build())
-        .withSecurityContext(PodSecurity.container())
-        .withVolumeMounts(PodSecurity.tmpMount())
-        .build();
+    var container =
+        new ContainerBuilder()
+            .withName(COMPONENT)
+            .withImage(image)
+            .withImagePullPolicy(pullPolicy)
+            .withCommand(
+                "java",
+                "-Xmx64m",
+                "-XX:-UsePerfData",
+                "-Djna.tmpdir=" + ApiLimits.TMP_DIR,
+                "-cp",
+                DataPlaneContainer.CLASSPATH,
+                MAIN_CLASS)
+            .withTerminationMessagePath("/dev/termination-log")
+            .withTerminationMessagePolicy("FallbackToLogsOnError")
+            .withResources(
+                new ResourceRequirementsBuilder()
+                    .withRequests(
+                        Map.of("cpu", new Quantity("50m"), "memory", new Quantity("128Mi")))
+                    .withLimits(Map.of("memory", new Quantity("256Mi")))
+                    .build())
+            .withSecurityContext(PodSecurity.container())
+            .withVolumeMounts(PodSecurity.tmpMount())
+            .build();
     Map<String, String> labels = PoolLabels.common(pool);
     labels.put(PoolLabels.COMPONENT, COMPONENT);
     var meta = PoolObjectMeta.of(pool, podName(pool, image));
@@ -129,9 +158,10 @@ public final class ImageCheck {
   }
 
   /**
-   * What the check pod of an image says: still running, what the image declared, or why it could not tell. A check
-   * that has not answered {@code timeout} (spec.upgrade.stepTimeout) after its pod was created has failed: a pod that
-   * is never scheduled, for one, would otherwise keep the rollout checking for ever.
+   * What the check pod of an image says: still running, what the image declared, or why it could
+   * not tell. A check that has not answered {@code timeout} (spec.upgrade.stepTimeout) after its
+   * pod was created has failed: a pod that is never scheduled, for one, would otherwise keep the
+   * rollout checking for ever.
    */
   public static Result read(Pod pod, Instant now, Duration timeout) {
     String image = imageOf(pod).orElse("?");
@@ -139,49 +169,90 @@ public final class ImageCheck {
     ContainerStatus container = containerStatus(pod);
     ContainerState state = container == null ? null : container.getState();
     if ("Succeeded".equals(phase)) {
-      String message = state == null || state.getTerminated() == null ? null : state.getTerminated().getMessage();
+      String message =
+          state == null || state.getTerminated() == null
+              ? null
+              : state.getTerminated().getMessage();
       if (message == null || message.isBlank()) {
-        return Result.failed("the check of image " + image + " ended without declaring its versions (is it a kvpool"
-            + " data-plane image of release 0.3 or later?)");
+        return Result.failed(
+            "the check of image "
+                + image
+                + " ended without declaring its versions (is it a kvpool"
+                + " data-plane image of release 0.3 or later?)");
       }
       try {
         ImageVersion declared = AdminJson.read(message.strip(), ImageVersion.class);
-        return new Result(Result.State.DECLARED, declared, "image " + image + " declares release "
-            + declared.release() + ", protocol " + declared.protocol() + ", inventory format "
-            + declared.inventoryFormat());
+        return new Result(
+            Result.State.DECLARED,
+            declared,
+            "image "
+                + image
+                + " declares release "
+                + declared.release()
+                + ", protocol "
+                + declared.protocol()
+                + ", inventory format "
+                + declared.inventoryFormat());
       } catch (IOException e) {
-        return Result.failed("image " + image + " declared something unreadable: " + e.getMessage());
+        return Result.failed(
+            "image " + image + " declared something unreadable: " + e.getMessage());
       }
     }
     if ("Failed".equals(phase)) {
-      String detail = state != null && state.getTerminated() != null
-          ? "exit code " + state.getTerminated().getExitCode() + (state.getTerminated().getMessage() == null ? ""
-              : ": " + state.getTerminated().getMessage().strip())
-          : pod.getStatus().getReason() + " " + pod.getStatus().getMessage();
+      String detail =
+          state != null && state.getTerminated() != null
+              ? "exit code "
+                  + state.getTerminated().getExitCode()
+                  + (state.getTerminated().getMessage() == null
+                      ? ""
+                      : ": " + state.getTerminated().getMessage().strip())
+              : pod.getStatus().getReason() + " " + pod.getStatus().getMessage();
       return Result.failed("the check of image " + image + " failed (" + detail + ")");
     }
-    if (state != null && state.getWaiting() != null && PULL_PROBLEMS.contains(state.getWaiting().getReason())) {
-      return Result.failed("image " + image + " cannot run: " + state.getWaiting().getReason()
-          + (state.getWaiting().getMessage() == null ? "" : " (" + state.getWaiting().getMessage() + ")")
-          + "; the check retries while the image stays in spec");
+    if (state != null
+        && state.getWaiting() != null
+        && PULL_PROBLEMS.contains(state.getWaiting().getReason())) {
+      return Result.failed(
+          "image "
+              + image
+              + " cannot run: "
+              + state.getWaiting().getReason()
+              + (state.getWaiting().getMessage() == null
+                  ? ""
+                  : " (" + state.getWaiting().getMessage() + ")")
+              + "; the check retries while the image stays in spec");
     }
     String waiting = waitingFor(pod, state);
     Instant created = created(pod);
     if (created != null && Duration.between(created, now).compareTo(timeout) > 0) {
-      return Result.failed("the check of image " + image + " in pod " + pod.getMetadata().getName()
-          + " did not answer within " + timeout.toMinutes() + "m (spec.upgrade.stepTimeout)" + waiting
-          + "; delete the pod to check again");
+      return Result.failed(
+          "the check of image "
+              + image
+              + " in pod "
+              + pod.getMetadata().getName()
+              + " did not answer within "
+              + timeout.toMinutes()
+              + "m (spec.upgrade.stepTimeout)"
+              + waiting
+              + "; delete the pod to check again");
     }
-    return Result.pending("checking image " + image + " in pod " + pod.getMetadata().getName() + waiting);
+    return Result.pending(
+        "checking image " + image + " in pod " + pod.getMetadata().getName() + waiting);
   }
 
-  /** What holds a pod that has not run its container yet: the scheduler's or the container's reason, if any. */
+  /**
+   * What holds a pod that has not run its container yet: the scheduler's or the container's reason,
+   * if any.
+   */
   private static String waitingFor(Pod pod, ContainerState state) {
     if (state != null && state.getWaiting() != null && state.getWaiting().getReason() != null) {
-      return " (" + state.getWaiting().getReason() + (state.getWaiting().getMessage() == null ? ""
-          : ": " + state.getWaiting().getMessage()) + ")";
+      return " ("
+          + state.getWaiting().getReason()
+          + (state.getWaiting().getMessage() == null ? "" : ": " + state.getWaiting().getMessage())
+          + ")";
     }
-    List<PodCondition> conditions = pod.getStatus() == null ? null : pod.getStatus().getConditions();
+    List<PodCondition> conditions =
+        pod.getStatus() == null ? null : pod.getStatus().getConditions();
     if (conditions != null) {
       for (PodCondition c : conditions) {
         if ("PodScheduled".equals(c.getType()) && "False".equals(c.getStatus())) {

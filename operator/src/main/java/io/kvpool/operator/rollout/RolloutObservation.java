@@ -13,9 +13,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Everything the rollout planner decides from, observed now: the pods (with what they record), what the
- * StatefulSets render, the leader's view of the storage nodes, the policy, and the step under way as the status
- * recorded it (only for its start time: which step runs is found from the pods and the leader).
+ * Everything the rollout planner decides from, observed now: the pods (with what they record), what
+ * the StatefulSets render, the leader's view of the storage nodes, the policy, and the step under
+ * way as the status recorded it (only for its start time: which step runs is found from the pods
+ * and the leader).
  *
  * @param release the release the StatefulSets render now
  * @param image the image they render
@@ -23,7 +24,8 @@ import java.util.Set;
  * @param storageTemplate the template hash the storage StatefulSet renders
  * @param masterReplicas masters the pool has
  * @param storageDesired storage pods spec.storage.replicas asks for
- * @param storageRendered storage pods the StatefulSet has now (above storageDesired while scaling down)
+ * @param storageRendered storage pods the StatefulSet has now (above storageDesired while scaling
+ *     down)
  * @param leader the leader's /status, empty when it cannot be read
  * @param objectReplicas copies per object (spec.objectReplicas)
  * @param warmTemplate whether the storage template keeps segments in memory files
@@ -32,12 +34,25 @@ import java.util.Set;
  * @param policy spec.upgrade, and whether the gate is rolling back
  * @param step the step status.upgrade recorded as under way
  */
-public record RolloutObservation(String pool, String release, String image, String masterTemplate, String storageTemplate,
-                                 int masterReplicas, int storageDesired, int storageRendered, List<PodView> masters,
-                                 List<PodView> storage, Optional<MasterStatus> leader, int objectReplicas,
-                                 boolean warmTemplate, Map<String, Integer> inventoryFormats, Set<String> checking,
-                                 Policy policy,
-                                 Optional<RolloutStep> step, Instant now) {
+public record RolloutObservation(
+    String pool,
+    String release,
+    String image,
+    String masterTemplate,
+    String storageTemplate,
+    int masterReplicas,
+    int storageDesired,
+    int storageRendered,
+    List<PodView> masters,
+    List<PodView> storage,
+    Optional<MasterStatus> leader,
+    int objectReplicas,
+    boolean warmTemplate,
+    Map<String, Integer> inventoryFormats,
+    Set<String> checking,
+    Policy policy,
+    Optional<RolloutStep> step,
+    Instant now) {
   public RolloutObservation {
     masters = List.copyOf(masters);
     storage = List.copyOf(storage);
@@ -46,10 +61,14 @@ public record RolloutObservation(String pool, String release, String image, Stri
   }
 
   /** spec.upgrade as the planner uses it. */
-  public record Policy(boolean paused, Duration stepTimeout, UpgradeFailurePolicy onFailure, boolean rollingBack) {
+  public record Policy(
+      boolean paused, Duration stepTimeout, UpgradeFailurePolicy onFailure, boolean rollingBack) {
     public static Policy defaults() {
-      return new Policy(false, DataPlaneDurations.parse(UpgradeSpec.DEFAULT_STEP_TIMEOUT).orElseThrow(),
-          UpgradeFailurePolicy.valueOf(UpgradeSpec.DEFAULT_ON_FAILURE), false);
+      return new Policy(
+          false,
+          DataPlaneDurations.parse(UpgradeSpec.DEFAULT_STEP_TIMEOUT).orElseThrow(),
+          UpgradeFailurePolicy.valueOf(UpgradeSpec.DEFAULT_ON_FAILURE),
+          false);
     }
   }
 

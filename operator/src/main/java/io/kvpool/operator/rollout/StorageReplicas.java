@@ -4,13 +4,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The storage StatefulSet's replica count during a scale-down: it never drops below a pod that still holds replicas,
- * so the StatefulSet controller (which would delete every surplus pod at once) removes one drained pod at a time,
- * highest ordinal first. A scale-up is rendered at once: new nodes register and take placements.
+ * The storage StatefulSet's replica count during a scale-down: it never drops below a pod that
+ * still holds replicas, so the StatefulSet controller (which would delete every surplus pod at
+ * once) removes one drained pod at a time, highest ordinal first. A scale-up is rendered at once:
+ * new nodes register and take placements.
  */
 public final class StorageReplicas {
-  private StorageReplicas() {
-  }
+  private StorageReplicas() {}
 
   /**
    * @param desired spec.storage.replicas
@@ -18,7 +18,8 @@ public final class StorageReplicas {
    * @param storage the pool's storage pods
    * @return the replicas to render, empty for {@code desired}
    */
-  public static Optional<Integer> render(int desired, Optional<Integer> current, List<PodView> storage) {
+  public static Optional<Integer> render(
+      int desired, Optional<Integer> current, List<PodView> storage) {
     if (current.isEmpty() || desired >= current.get()) {
       return Optional.empty();
     }

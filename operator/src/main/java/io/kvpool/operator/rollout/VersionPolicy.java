@@ -6,28 +6,33 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which release changes a pool may take as a rolling upgrade, where old and new pods serve side by side: the same
- * major; one minor step at a time; any patch; a downgrade only where the pool allows it; and, once the images are
- * known, wire protocols the handshake accepts between them (same major, minors at most one apart:
- * {@link VersionInfo#incompatibilityWith}). Pure; every refusal says what was asked, why not, and what to do.
+ * Which release changes a pool may take as a rolling upgrade, where old and new pods serve side by
+ * side: the same major; one minor step at a time; any patch; a downgrade only where the pool allows
+ * it; and, once the images are known, wire protocols the handshake accepts between them (same
+ * major, minors at most one apart: {@link VersionInfo#incompatibilityWith}). Pure; every refusal
+ * says what was asked, why not, and what to do.
  */
 public final class VersionPolicy {
   private static final Pattern SEMVER =
       Pattern.compile("(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-([0-9A-Za-z.-]+))?");
 
-  private VersionPolicy() {
-  }
+  private VersionPolicy() {}
 
   /** A semantic version without build metadata, ordered as semver orders releases. */
-  public record Release(int major, int minor, int patch, String preRelease) implements Comparable<Release> {
+  public record Release(int major, int minor, int patch, String preRelease)
+      implements Comparable<Release> {
     public static Optional<Release> parse(String text) {
       Matcher m = text == null ? null : SEMVER.matcher(text.trim());
       if (m == null || !m.matches()) {
         return Optional.empty();
       }
       try {
-        return Optional.of(new Release(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-            Integer.parseInt(m.group(3)), m.group(4)));
+        return Optional.of(
+            new Release(
+                Integer.parseInt(m.group(1)),
+                Integer.parseInt(m.group(2)),
+                Integer.parseInt(m.group(3)),
+                m.group(4)));
       } catch (NumberFormatException e) {
         return Optional.empty(); // a part beyond int
       }
@@ -53,8 +58,10 @@ public final class VersionPolicy {
       for (int i = 0; i < Math.min(x.length, y.length); i++) {
         boolean xn = x[i].matches("\\d+");
         boolean yn = y[i].matches("\\d+");
-        int c = xn && yn ? Long.compare(Long.parseLong(x[i]), Long.parseLong(y[i]))
-            : xn ? -1 : yn ? 1 : x[i].compareTo(y[i]);
+        int c =
+            xn && yn
+                ? Long.compare(Long.parseLong(x[i]), Long.parseLong(y[i]))
+                : xn ? -1 : yn ? 1 : x[i].compareTo(y[i]);
         if (c != 0) {
           return c;
         }
@@ -64,14 +71,20 @@ public final class VersionPolicy {
   }
 
   /**
-   * Empty when the pool may go from release {@code from} to {@code to} one pod at a time, else the reason.
+   * Empty when the pool may go from release {@code from} to {@code to} one pod at a time, else the
+   * reason.
    */
   public static Optional<String> refusal(String from, String to, boolean allowDowngrade) {
     Optional<Release> a = Release.parse(from);
     Optional<Release> b = Release.parse(to);
     if (a.isEmpty() || b.isEmpty()) {
-      return Optional.of("cannot compare release " + from + " with " + to + ": both must be semantic versions such"
-          + " as 1.2.0");
+      return Optional.of(
+          "cannot compare release "
+              + from
+              + " with "
+              + to
+              + ": both must be semantic versions such"
+              + " as 1.2.0");
     }
     Release f = a.get();
     Release t = b.get();
@@ -80,47 +93,80 @@ public final class VersionPolicy {
       return Optional.empty();
     }
     if (f.major != t.major) {
-      return Optional.of("release " + from + " -> " + to + " changes the major version, which a rolling upgrade"
-          + " cannot cross (old and new pods must serve side by side); keep spec.version " + from
-          + " or migrate to a new pool");
+      return Optional.of(
+          "release "
+              + from
+              + " -> "
+              + to
+              + " changes the major version, which a rolling upgrade"
+              + " cannot cross (old and new pods must serve side by side); keep spec.version "
+              + from
+              + " or migrate to a new pool");
     }
     boolean downgrade = order < 0;
     if (downgrade && !allowDowngrade) {
-      return Optional.of("release " + from + " -> " + to + " is a downgrade; set spec.upgrade.allowDowngrade: true"
-          + " to allow it, or set spec.version back to " + from);
+      return Optional.of(
+          "release "
+              + from
+              + " -> "
+              + to
+              + " is a downgrade; set spec.upgrade.allowDowngrade: true"
+              + " to allow it, or set spec.version back to "
+              + from);
     }
     if (Math.abs(t.minor - f.minor) > 1) {
       String next = f.major + "." + (downgrade ? f.minor - 1 : f.minor + 1) + ".x";
-      return Optional.of("release " + from + " -> " + to + " skips minor versions; "
-          + (downgrade ? "downgrade" : "upgrade") + " one minor version at a time: go to " + next + " first");
+      return Optional.of(
+          "release "
+              + from
+              + " -> "
+              + to
+              + " skips minor versions; "
+              + (downgrade ? "downgrade" : "upgrade")
+              + " one minor version at a time: go to "
+              + next
+              + " first");
     }
     return Optional.empty();
   }
 
   /**
-   * Empty when nodes of protocol {@code fromProtocol} and {@code toProtocol} can talk (the handshake's rule), else
-   * the reason naming both images' releases and protocols.
+   * Empty when nodes of protocol {@code fromProtocol} and {@code toProtocol} can talk (the
+   * handshake's rule), else the reason naming both images' releases and protocols.
    */
-  public static Optional<String> protocolRefusal(String fromRelease, String fromProtocol, String toRelease,
-      String toProtocol) {
+  public static Optional<String> protocolRefusal(
+      String fromRelease, String fromProtocol, String toRelease, String toProtocol) {
     Optional<VersionInfo> a = versionInfo(fromRelease, fromProtocol);
     Optional<VersionInfo> b = versionInfo(toRelease, toProtocol);
     if (a.isEmpty() || b.isEmpty()) {
-      return Optional.of("cannot read the protocols declared by release " + fromRelease + " ('" + fromProtocol
-          + "') and " + toRelease + " ('" + toProtocol + "'): expected major.minor such as 2.0");
+      return Optional.of(
+          "cannot read the protocols declared by release "
+              + fromRelease
+              + " ('"
+              + fromProtocol
+              + "') and "
+              + toRelease
+              + " ('"
+              + toProtocol
+              + "'): expected major.minor such as 2.0");
     }
     String problem = a.get().incompatibilityWith(b.get());
-    return problem == null ? Optional.empty()
+    return problem == null
+        ? Optional.empty()
         : Optional.of("old and new pods could not talk during the rollout: " + problem);
   }
 
   private static Optional<VersionInfo> versionInfo(String release, String protocol) {
-    Matcher m = protocol == null ? null : Pattern.compile("(\\d{1,3})\\.(\\d{1,3})").matcher(protocol.trim());
+    Matcher m =
+        protocol == null
+            ? null
+            : Pattern.compile("(\\d{1,3})\\.(\\d{1,3})").matcher(protocol.trim());
     if (m == null || !m.matches()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(new VersionInfo(release, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
+      return Optional.of(
+          new VersionInfo(release, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }

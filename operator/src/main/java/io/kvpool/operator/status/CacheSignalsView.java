@@ -6,12 +6,11 @@ import io.kvpool.api.v1alpha1.TierUsage;
 import io.kvpool.operator.common.ByteQuantity;
 
 /**
- * status.cacheSignals from the leader's, rounded (percent to 0.1, rates to 0.01, bytes to whole) so that a pool at
- * rest does not rewrite its status on every read.
+ * status.cacheSignals from the leader's, rounded (percent to 0.1, rates to 0.01, bytes to whole) so
+ * that a pool at rest does not rewrite its status on every read.
  */
 final class CacheSignalsView {
-  private CacheSignalsView() {
-  }
+  private CacheSignalsView() {}
 
   /** Null for a leader that reports no signals. */
   static CacheSignalsStatus of(MasterStatus.CacheSignals s) {
@@ -20,14 +19,18 @@ final class CacheSignalsView {
     }
     CacheSignalsStatus out = new CacheSignalsStatus();
     out.setWindowSeconds(s.windowSeconds());
-    out.setTiers(s.tiers().stream().map(t -> {
-      TierUsage tier = new TierUsage();
-      tier.setName(t.name());
-      tier.setCapacity(ByteQuantity.display(t.capacityBytes()));
-      tier.setUsed(ByteQuantity.display(t.usedBytes()));
-      tier.setFullnessPercent(percent(t.fullness()));
-      return tier;
-    }).toList());
+    out.setTiers(
+        s.tiers().stream()
+            .map(
+                t -> {
+                  TierUsage tier = new TierUsage();
+                  tier.setName(t.name());
+                  tier.setCapacity(ByteQuantity.display(t.capacityBytes()));
+                  tier.setUsed(ByteQuantity.display(t.usedBytes()));
+                  tier.setFullnessPercent(percent(t.fullness()));
+                  return tier;
+                })
+            .toList());
     out.setFullnessPercent(percent(s.fullness()));
     out.setEvictedBytesPerSecond(Math.round(s.evictedBytesPerSecond()));
     out.setMissesPerSecond(hundredths(s.missesPerSecond()));

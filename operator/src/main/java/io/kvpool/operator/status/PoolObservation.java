@@ -3,17 +3,18 @@ package io.kvpool.operator.status;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.FailingPod;
 import io.kvpool.operator.autoscale.AutoscalingOutcome;
-import io.kvpool.operator.transferengine.EnginePreflight;
 import io.kvpool.operator.rollout.RolloutRound;
+import io.kvpool.operator.transferengine.EnginePreflight;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * Everything the status of a pool is computed from, gathered by the reconciler in one reconciliation: what is
- * observed now, never what an earlier status said.
+ * Everything the status of a pool is computed from, gathered by the reconciler in one
+ * reconciliation: what is observed now, never what an earlier status said.
  *
- * @param poolName metadata.name of the pool; its storage nodes are {@code <poolName>-storage-<ordinal>}
+ * @param poolName metadata.name of the pool; its storage nodes are {@code
+ *     <poolName>-storage-<ordinal>}
  * @param generation metadata.generation of the pool
  * @param specVersion spec.version as written now (valid or not)
  * @param objectReplicas copies per object; Available needs at least that many live storage nodes
@@ -24,11 +25,14 @@ import java.util.Set;
  * @param masterError why /status could not be read, when it could not
  * @param failingPods the pool's pods that cannot start, and why
  * @param podReleases the releases recorded on the pool's pods ({@code kvpool.io/release})
- * @param labelledLeader the pool's pod the elected master labelled {@code kvpool.io/role=leader}, or null
+ * @param labelledLeader the pool's pod the elected master labelled {@code kvpool.io/role=leader},
+ *     or null
  * @param storageSelector label selector of the storage pods, for the scale subresource
  * @param reconcileError why applying the objects failed in this reconciliation, or null
- * @param rollout what the rollout decided and did in this reconciliation; empty when the spec is invalid
- * @param autoscaling what autoscaling decided in this reconciliation; empty when it is off or the spec is invalid
+ * @param rollout what the rollout decided and did in this reconciliation; empty when the spec is
+ *     invalid
+ * @param autoscaling what autoscaling decided in this reconciliation; empty when it is off or the
+ *     spec is invalid
  * @param preflight the TransferEngine's preflight findings with this pool (none without an engine)
  */
 public record PoolObservation(
@@ -51,36 +55,118 @@ public record PoolObservation(
     List<EnginePreflight.Finding> preflight) {
 
   /** A reconciliation without an autoscaling decision. */
-  public PoolObservation(String poolName, long generation, String specVersion, int objectReplicas,
-      List<String> specProblems, Optional<ReplicaState> masters, Optional<ReplicaState> storage,
-      Optional<MasterStatus> master, String masterError, List<FailingPod> failingPods, Set<String> podReleases,
-      String labelledLeader, String storageSelector, String reconcileError, Optional<RolloutRound.Result> rollout) {
-    this(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage, master, masterError,
-        failingPods, podReleases, labelledLeader, storageSelector, reconcileError, rollout, Optional.empty(),
+  public PoolObservation(
+      String poolName,
+      long generation,
+      String specVersion,
+      int objectReplicas,
+      List<String> specProblems,
+      Optional<ReplicaState> masters,
+      Optional<ReplicaState> storage,
+      Optional<MasterStatus> master,
+      String masterError,
+      List<FailingPod> failingPods,
+      Set<String> podReleases,
+      String labelledLeader,
+      String storageSelector,
+      String reconcileError,
+      Optional<RolloutRound.Result> rollout) {
+    this(
+        poolName,
+        generation,
+        specVersion,
+        objectReplicas,
+        specProblems,
+        masters,
+        storage,
+        master,
+        masterError,
+        failingPods,
+        podReleases,
+        labelledLeader,
+        storageSelector,
+        reconcileError,
+        rollout,
+        Optional.empty(),
         List.of());
   }
 
   /** A reconciliation without a rollout decision (an invalid spec, a failed apply). */
-  public PoolObservation(String poolName, long generation, String specVersion, int objectReplicas,
-      List<String> specProblems, Optional<ReplicaState> masters, Optional<ReplicaState> storage,
-      Optional<MasterStatus> master, String masterError, List<FailingPod> failingPods, Set<String> podReleases,
-      String labelledLeader, String storageSelector, String reconcileError) {
-    this(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage, master, masterError,
-        failingPods, podReleases, labelledLeader, storageSelector, reconcileError, Optional.empty());
+  public PoolObservation(
+      String poolName,
+      long generation,
+      String specVersion,
+      int objectReplicas,
+      List<String> specProblems,
+      Optional<ReplicaState> masters,
+      Optional<ReplicaState> storage,
+      Optional<MasterStatus> master,
+      String masterError,
+      List<FailingPod> failingPods,
+      Set<String> podReleases,
+      String labelledLeader,
+      String storageSelector,
+      String reconcileError) {
+    this(
+        poolName,
+        generation,
+        specVersion,
+        objectReplicas,
+        specProblems,
+        masters,
+        storage,
+        master,
+        masterError,
+        failingPods,
+        podReleases,
+        labelledLeader,
+        storageSelector,
+        reconcileError,
+        Optional.empty());
   }
 
   /** This observation with autoscaling's decision. */
   public PoolObservation withAutoscaling(Optional<AutoscalingOutcome> outcome) {
-    return new PoolObservation(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage,
-        master, masterError, failingPods, podReleases, labelledLeader, storageSelector, reconcileError, rollout,
-        outcome, preflight);
+    return new PoolObservation(
+        poolName,
+        generation,
+        specVersion,
+        objectReplicas,
+        specProblems,
+        masters,
+        storage,
+        master,
+        masterError,
+        failingPods,
+        podReleases,
+        labelledLeader,
+        storageSelector,
+        reconcileError,
+        rollout,
+        outcome,
+        preflight);
   }
 
   /** This observation with the preflight's findings. */
   public PoolObservation withPreflight(List<EnginePreflight.Finding> findings) {
-    return new PoolObservation(poolName, generation, specVersion, objectReplicas, specProblems, masters, storage,
-        master, masterError, failingPods, podReleases, labelledLeader, storageSelector, reconcileError, rollout,
-        autoscaling, List.copyOf(findings));
+    return new PoolObservation(
+        poolName,
+        generation,
+        specVersion,
+        objectReplicas,
+        specProblems,
+        masters,
+        storage,
+        master,
+        masterError,
+        failingPods,
+        podReleases,
+        labelledLeader,
+        storageSelector,
+        reconcileError,
+        rollout,
+        autoscaling,
+        List.copyOf(findings));
   }
 
   public boolean specValid() {

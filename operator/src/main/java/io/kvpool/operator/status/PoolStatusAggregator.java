@@ -30,26 +30,30 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Computes a pool's status from what is observed now; pure (the clock is injected), so every rule is unit tested.
- * No rule looks at the previous status except to keep a condition's lastTransitionTime and to find the transitions
- * that call for an Event, so a pool that never ran cannot be shown as running and an operator restart changes
- * nothing. Conditions:
+ * Computes a pool's status from what is observed now; pure (the clock is injected), so every rule
+ * is unit tested. No rule looks at the previous status except to keep a condition's
+ * lastTransitionTime and to find the transitions that call for an Event, so a pool that never ran
+ * cannot be shown as running and an operator restart changes nothing. Conditions:
+ *
  * <ul>
- *   <li>Ready: the spec is valid, every master and storage pod is ready on the current template, the leader answers
- *   /status, serves, and counts every storage node ALIVE.</li>
- *   <li>Available: the pool serves: a serving leader and at least objectReplicas storage nodes that are ready and
- *   ALIVE in the leader's view.</li>
- *   <li>Progressing: objects are being created, rolled or scaled.</li>
- *   <li>Degraded: something is wrong that waiting alone will not fix: an invalid spec (the last valid state keeps
- *   running), objects that could not be applied, pods that cannot start, a leader that does not answer while
- *   master pods are ready, or storage nodes the leader declared dead.</li>
- *   <li>UpgradeBlocked: the release gate refused spec.version (or a rollout was rolled back): the pool keeps running
- *   what it runs, with the reason.</li>
+ *   <li>Ready: the spec is valid, every master and storage pod is ready on the current template,
+ *       the leader answers /status, serves, and counts every storage node ALIVE.
+ *   <li>Available: the pool serves: a serving leader and at least objectReplicas storage nodes that
+ *       are ready and ALIVE in the leader's view.
+ *   <li>Progressing: objects are being created, rolled or scaled.
+ *   <li>Degraded: something is wrong that waiting alone will not fix: an invalid spec (the last
+ *       valid state keeps running), objects that could not be applied, pods that cannot start, a
+ *       leader that does not answer while master pods are ready, or storage nodes the leader
+ *       declared dead.
+ *   <li>UpgradeBlocked: the release gate refused spec.version (or a rollout was rolled back): the
+ *       pool keeps running what it runs, with the reason.
  * </ul>
- * While a rollout runs, Progressing follows it (its step, or why it is paused, timed out or refused).
- * Phase: Failed (invalid, nothing created), Degraded, Pending (no StatefulSets), Upgrading (pods run another
- * release than the one rendered), Running (Available), else Creating. Figures read from the leader (leader, view,
- * capacity, usage, objects) are cleared when it cannot be read rather than shown stale. Every message is bounded.
+ *
+ * While a rollout runs, Progressing follows it (its step, or why it is paused, timed out or
+ * refused). Phase: Failed (invalid, nothing created), Degraded, Pending (no StatefulSets),
+ * Upgrading (pods run another release than the one rendered), Running (Available), else Creating.
+ * Figures read from the leader (leader, view, capacity, usage, objects) are cleared when it cannot
+ * be read rather than shown stale. Every message is bounded.
  */
 public final class PoolStatusAggregator {
   private final Clock clock;
@@ -65,34 +69,49 @@ public final class PoolStatusAggregator {
     next.setUpgrade(observed.rollout().map(RolloutRound.Result::status).orElse(prev.getUpgrade()));
     next.setStorageSelector(observed.storageSelector());
     next.setTargetVersion(observed.specValid() ? observed.specVersion() : prev.getTargetVersion());
-    observed.masters().ifPresent(m -> {
-      next.setMasters(m.fraction());
-      next.setMasterReadyReplicas(m.ready());
-    });
-    observed.storage().ifPresent(s -> {
-      next.setStorage(s.fraction());
-      next.setStorageReadyReplicas(s.ready());
-    });
+    observed
+        .masters()
+        .ifPresent(
+            m -> {
+              next.setMasters(m.fraction());
+              next.setMasterReadyReplicas(m.ready());
+            });
+    observed
+        .storage()
+        .ifPresent(
+            s -> {
+              next.setStorage(s.fraction());
+              next.setStorageReadyReplicas(s.ready());
+            });
     if (next.getStorageReadyReplicas() == null) {
       next.setStorageReadyReplicas(0);
     }
     next.setCurrentVersion(currentVersion(prev, observed));
-    observed.master().ifPresent(master -> {
-      String pod = master.leader() == null ? null : master.leader().pod();
-      // A master outside Kubernetes knows no pod name; the pod the leader labelled is the next best answer.
-      next.setLeader(pod == null || pod.isBlank() ? observed.labelledLeader() : pod);
-      next.setViewNumber(master.view());
-      next.setCapacity(ByteQuantity.display(master.capacityBytes()));
-      next.setUsed(ByteQuantity.display(master.usedBytes()));
-      next.setUsedRatio(master.capacityBytes() == 0 ? 0.0
-          : Math.round(1000.0 * master.usedBytes() / master.capacityBytes()) / 1000.0);
-      next.setObjectCount(master.objectCount());
-      next.setTransport(transport(master));
-      next.setCacheSignals(CacheSignalsView.of(master.cacheSignals()));
-    });
+    observed
+        .master()
+        .ifPresent(
+            master -> {
+              String pod = master.leader() == null ? null : master.leader().pod();
+              // A master outside Kubernetes knows no pod name; the pod the leader labelled is the
+              // next best answer.
+              next.setLeader(pod == null || pod.isBlank() ? observed.labelledLeader() : pod);
+              next.setViewNumber(master.view());
+              next.setCapacity(ByteQuantity.display(master.capacityBytes()));
+              next.setUsed(ByteQuantity.display(master.usedBytes()));
+              next.setUsedRatio(
+                  master.capacityBytes() == 0
+                      ? 0.0
+                      : Math.round(1000.0 * master.usedBytes() / master.capacityBytes()) / 1000.0);
+              next.setObjectCount(master.objectCount());
+              next.setTransport(transport(master));
+              next.setCacheSignals(CacheSignalsView.of(master.cacheSignals()));
+            });
     if (!observed.failingPods().isEmpty()) {
-      next.setFailingPods(List.copyOf(observed.failingPods().subList(0,
-          Math.min(PodFailures.MAX_LISTED, observed.failingPods().size()))));
+      next.setFailingPods(
+          List.copyOf(
+              observed
+                  .failingPods()
+                  .subList(0, Math.min(PodFailures.MAX_LISTED, observed.failingPods().size()))));
     }
 
     Verdict ready = ready(observed);
@@ -101,28 +120,32 @@ public final class PoolStatusAggregator {
     Verdict degraded = degraded(observed);
     Verdict blocked = upgradeBlocked(observed, prev);
     EnginePreflight.ConditionVerdict config = EnginePreflight.configValid(observed.preflight());
-    next.setConditions(new Conditions(prev.getConditions(), observed.generation(), clock.instant())
-        .set(READY, ready.status, ready.reason, ready.message)
-        .set(AVAILABLE, available.status, available.reason, available.message)
-        .set(PROGRESSING, progressing.status, progressing.reason, progressing.message)
-        .set(DEGRADED, degraded.status, degraded.reason, degraded.message)
-        .set(UPGRADE_BLOCKED, blocked.status, blocked.reason, blocked.message)
-        .set(EnginePreflight.CONFIG_VALID, config.status(), config.reason(), config.message())
-        .build());
+    next.setConditions(
+        new Conditions(prev.getConditions(), observed.generation(), clock.instant())
+            .set(READY, ready.status, ready.reason, ready.message)
+            .set(AVAILABLE, available.status, available.reason, available.message)
+            .set(PROGRESSING, progressing.status, progressing.reason, progressing.message)
+            .set(DEGRADED, degraded.status, degraded.reason, degraded.message)
+            .set(UPGRADE_BLOCKED, blocked.status, blocked.reason, blocked.message)
+            .set(EnginePreflight.CONFIG_VALID, config.status(), config.reason(), config.message())
+            .build());
     next.setPhase(phase(observed, available, degraded));
     next.setMessage(StatusMessage.bound(degraded.status ? degraded.message : ready.message));
     List<PoolEvent> events = events(prev, next);
     observed.rollout().ifPresent(r -> events.addAll(r.events()));
     // autoscaling decides only on a valid spec; otherwise its last status stays while it is on
-    next.setAutoscaling(observed.autoscaling().map(AutoscalingOutcome::status)
-        .orElse(observed.specValid() ? null : prev.getAutoscaling()));
+    next.setAutoscaling(
+        observed
+            .autoscaling()
+            .map(AutoscalingOutcome::status)
+            .orElse(observed.specValid() ? null : prev.getAutoscaling()));
     observed.autoscaling().ifPresent(a -> events.addAll(a.events()));
     return new PoolStatusUpdate(next, events);
   }
 
   /**
-   * The release all pods run: the one every pod records, else (no pod seen) the StatefulSets' version once both
-   * are rolled out and ready; while pods disagree the last known one stays shown.
+   * The release all pods run: the one every pod records, else (no pod seen) the StatefulSets'
+   * version once both are rolled out and ready; while pods disagree the last known one stays shown.
    */
   private static String currentVersion(KvCachePoolStatus prev, PoolObservation observed) {
     if (observed.podReleases().size() == 1) {
@@ -131,7 +154,10 @@ public final class PoolStatusAggregator {
     if (observed.podReleases().isEmpty() && observed.deployed()) {
       ReplicaState masters = observed.masters().get();
       ReplicaState storage = observed.storage().get();
-      if (masters.rolledOut() && storage.rolledOut() && masters.allReady() && storage.allReady()
+      if (masters.rolledOut()
+          && storage.rolledOut()
+          && masters.allReady()
+          && storage.allReady()
           && Objects.equals(masters.version(), storage.version())) {
         return masters.version();
       }
@@ -152,11 +178,13 @@ public final class PoolStatusAggregator {
     ReplicaState masters = o.masters().get();
     ReplicaState storage = o.storage().get();
     if (!masters.allReady()) {
-      return Verdict.no("MastersNotReady", masters.fraction() + " masters ready" + missing(o, "master", masters));
+      return Verdict.no(
+          "MastersNotReady", masters.fraction() + " masters ready" + missing(o, "master", masters));
     }
     if (!storage.allReady()) {
-      return Verdict.no("StorageNotReady", storage.fraction() + " storage nodes ready"
-          + missing(o, "storage", storage));
+      return Verdict.no(
+          "StorageNotReady",
+          storage.fraction() + " storage nodes ready" + missing(o, "storage", storage));
     }
     if (!masters.rolledOut() || !storage.rolledOut()) {
       return Verdict.no("RollingOut", "pods are being replaced with the current template");
@@ -169,11 +197,23 @@ public final class PoolStatusAggregator {
       return Verdict.no("LeaderNotServing", notServing(master));
     }
     if (master.aliveNodes() < storage.desired()) {
-      return Verdict.no("StorageNotRegistered", "the leader counts " + master.aliveNodes() + " of "
-          + storage.desired() + " storage nodes alive");
+      return Verdict.no(
+          "StorageNotRegistered",
+          "the leader counts "
+              + master.aliveNodes()
+              + " of "
+              + storage.desired()
+              + " storage nodes alive");
     }
-    return Verdict.yes("AllReplicasReady", masters.fraction() + " masters and " + storage.fraction()
-        + " storage nodes ready, " + master.aliveNodes() + " alive in view " + master.view());
+    return Verdict.yes(
+        "AllReplicasReady",
+        masters.fraction()
+            + " masters and "
+            + storage.fraction()
+            + " storage nodes ready, "
+            + master.aliveNodes()
+            + " alive in view "
+            + master.view());
   }
 
   private static Verdict available(PoolObservation o) {
@@ -194,11 +234,17 @@ public final class PoolStatusAggregator {
     }
     int usable = Math.min(storage.ready(), master.aliveNodes());
     if (usable < o.objectReplicas()) {
-      return Verdict.no("TooFewStorageNodes", storage.ready() + " storage nodes ready and " + master.aliveNodes()
-          + " alive in the leader's view; objects need " + o.objectReplicas());
+      return Verdict.no(
+          "TooFewStorageNodes",
+          storage.ready()
+              + " storage nodes ready and "
+              + master.aliveNodes()
+              + " alive in the leader's view; objects need "
+              + o.objectReplicas());
     }
-    return Verdict.yes("MinimumReplicasAvailable", "the leader serves and " + usable
-        + " storage nodes are ready and alive");
+    return Verdict.yes(
+        "MinimumReplicasAvailable",
+        "the leader serves and " + usable + " storage nodes are ready and alive");
   }
 
   private static Verdict progressing(PoolObservation o) {
@@ -212,13 +258,29 @@ public final class PoolStatusAggregator {
     ReplicaState masters = o.masters().get();
     ReplicaState storage = o.storage().get();
     if (!masters.rolledOut() || !storage.rolledOut()) {
-      return Verdict.yes("RollingOut", "masters " + masters.updated() + "/" + masters.desired() + " and storage "
-          + storage.updated() + "/" + storage.desired() + " on the current template" + missing(o, "master", masters)
-          + missing(o, "storage", storage));
+      return Verdict.yes(
+          "RollingOut",
+          "masters "
+              + masters.updated()
+              + "/"
+              + masters.desired()
+              + " and storage "
+              + storage.updated()
+              + "/"
+              + storage.desired()
+              + " on the current template"
+              + missing(o, "master", masters)
+              + missing(o, "storage", storage));
     }
     if (!masters.allReady() || !storage.allReady()) {
-      return Verdict.yes("WaitingForPods", masters.fraction() + " masters and " + storage.fraction()
-          + " storage nodes ready" + missing(o, "master", masters) + missing(o, "storage", storage));
+      return Verdict.yes(
+          "WaitingForPods",
+          masters.fraction()
+              + " masters and "
+              + storage.fraction()
+              + " storage nodes ready"
+              + missing(o, "master", masters)
+              + missing(o, "storage", storage));
     }
     return Verdict.no("RolloutComplete", "all pods run the current template");
   }
@@ -226,9 +288,11 @@ public final class PoolStatusAggregator {
   /** Progressing while a rollout runs: its step and progress, or why it does not move. */
   private static Verdict rollout(RolloutRound.Result r) {
     if (r.gate().verdict() == ReleaseGate.Verdict.CHECKING) {
-      return Verdict.yes("CheckingImage", r.gate().message() + (r.failure() == null ? "" : "; " + r.failure()));
+      return Verdict.yes(
+          "CheckingImage", r.gate().message() + (r.failure() == null ? "" : "; " + r.failure()));
     }
-    if (r.plan() == null || r.plan().action() instanceof RolloutPlan.Done
+    if (r.plan() == null
+        || r.plan().action() instanceof RolloutPlan.Done
         || r.plan().phase() == RolloutPhase.Completed) {
       return null; // no rollout: the StatefulSets' own progress
     }
@@ -238,7 +302,9 @@ public final class PoolStatusAggregator {
     if (a instanceof RolloutPlan.TimedOut) {
       return r.status() != null && r.status().getPhase() == RolloutPhase.RollingBack
           ? Verdict.yes("RollingBack", progress + step + "; rolling back")
-          : Verdict.no("StepTimedOut", progress + step + "; paused until its pod is ready (onFailure: Pause)");
+          : Verdict.no(
+              "StepTimedOut",
+              progress + step + "; paused until its pod is ready (onFailure: Pause)");
     }
     if (a instanceof RolloutPlan.Refused) {
       return Verdict.no("RolloutRefused", progress + step);
@@ -254,13 +320,15 @@ public final class PoolStatusAggregator {
   }
 
   /**
-   * UpgradeBlocked from the release gate; without a rollout decision (invalid spec, failed apply) the previous
-   * verdict stands.
+   * UpgradeBlocked from the release gate; without a rollout decision (invalid spec, failed apply)
+   * the previous verdict stands.
    */
   private static Verdict upgradeBlocked(PoolObservation o, KvCachePoolStatus prev) {
     if (o.rollout().isEmpty()) {
       return Conditions.find(prev.getConditions(), UPGRADE_BLOCKED)
-          .map(c -> new Verdict(Conditions.TRUE.equals(c.getStatus()), c.getReason(), c.getMessage()))
+          .map(
+              c ->
+                  new Verdict(Conditions.TRUE.equals(c.getStatus()), c.getReason(), c.getMessage()))
           .orElse(Verdict.no("NoRelease", "no release change has been checked"));
     }
     ReleaseGate.Decision gate = o.rollout().get().gate();
@@ -272,8 +340,13 @@ public final class PoolStatusAggregator {
 
   private static Verdict degraded(PoolObservation o) {
     if (!o.specValid()) {
-      return Verdict.yes("InvalidSpec", withOutcome(problems(o), o.deployed()
-          ? " (the last valid state keeps running)" : " (nothing is created until the spec is fixed)"));
+      return Verdict.yes(
+          "InvalidSpec",
+          withOutcome(
+              problems(o),
+              o.deployed()
+                  ? " (the last valid state keeps running)"
+                  : " (nothing is created until the spec is fixed)"));
     }
     if (o.reconcileError() != null) {
       return Verdict.yes("ReconcileFailed", withOutcome(o.reconcileError(), " (retrying)"));
@@ -281,40 +354,61 @@ public final class PoolStatusAggregator {
     if (!o.failingPods().isEmpty()) {
       return Verdict.yes("PodsFailing", PodFailures.summary(o.failingPods()));
     }
-    if (o.deployed() && o.masters().get().ready() > 0 && o.master().isEmpty() && !replacingMaster(o)) {
+    if (o.deployed()
+        && o.masters().get().ready() > 0
+        && o.master().isEmpty()
+        && !replacingMaster(o)) {
       return Verdict.yes("MasterUnreachable", o.masterError());
     }
     if (o.deployed() && o.master().isPresent()) {
       List<String> dead = deadStorageNodes(o);
       if (!dead.isEmpty()) {
-        return Verdict.yes("ReplicasUnavailable", "the leader declared storage node(s) " + String.join(", ", dead)
-            + " dead; their replicas are being repaired from the survivors");
+        return Verdict.yes(
+            "ReplicasUnavailable",
+            "the leader declared storage node(s) "
+                + String.join(", ", dead)
+                + " dead; their replicas are being repaired from the survivors");
       }
     }
     return Verdict.no("AsExpected", "no problem detected");
   }
 
   /**
-   * Pods the StatefulSet controller cannot create never show up as failing pods; say where to look. Observed now:
-   * the controller has seen the spec and counts fewer pods than desired.
+   * Pods the StatefulSet controller cannot create never show up as failing pods; say where to look.
+   * Observed now: the controller has seen the spec and counts fewer pods than desired.
    */
   private static String missing(PoolObservation o, String component, ReplicaState state) {
     if (!state.podsMissing()) {
       return "";
     }
-    return "; only " + state.created() + " of " + state.desired() + " " + component + " pods exist: 'kubectl describe"
-        + " statefulset " + o.poolName() + "-" + component + "' shows why the others are not created (e.g. the"
+    return "; only "
+        + state.created()
+        + " of "
+        + state.desired()
+        + " "
+        + component
+        + " pods exist: 'kubectl describe"
+        + " statefulset "
+        + o.poolName()
+        + "-"
+        + component
+        + "' shows why the others are not created (e.g. the"
         + " namespace's Pod Security level or a quota)";
   }
 
   /**
-   * Whether a rollout step is replacing a master (or handing leadership over) right now: the leader is then expected to
-   * be out of reach for a while, which Ready and Progressing say; it degrades the pool only once the step times out.
+   * Whether a rollout step is replacing a master (or handing leadership over) right now: the leader
+   * is then expected to be out of reach for a while, which Ready and Progressing say; it degrades
+   * the pool only once the step times out.
    */
   private static boolean replacingMaster(PoolObservation o) {
-    return o.rollout().map(RolloutRound.Result::plan).map(RolloutPlan::action)
+    return o.rollout()
+        .map(RolloutRound.Result::plan)
+        .map(RolloutPlan::action)
         .filter(a -> !(a instanceof RolloutPlan.TimedOut) && !(a instanceof RolloutPlan.Done))
-        .map(RolloutPlan.Action::pod).filter(pod -> pod.startsWith(o.poolName() + "-master-")).isPresent();
+        .map(RolloutPlan.Action::pod)
+        .filter(pod -> pod.startsWith(o.poolName() + "-master-"))
+        .isPresent();
   }
 
   /** Storage nodes of current pods (ordinal below the desired count) the leader lists as DEAD. */
@@ -355,25 +449,39 @@ public final class PoolStatusAggregator {
   }
 
   private static String notServing(MasterStatus master) {
-    return "the master behind the leader address is " + master.role() + " in state " + master.state()
-        + (master.recovery() != null && master.recovery().recovering() ? " (" + master.recovery().describe() + ")"
-        : "");
+    return "the master behind the leader address is "
+        + master.role()
+        + " in state "
+        + master.state()
+        + (master.recovery() != null && master.recovery().recovering()
+            ? " (" + master.recovery().describe() + ")"
+            : "");
   }
 
-  /** One event per transition: compares with the persisted previous status, so a restart re-emits nothing. */
+  /**
+   * One event per transition: compares with the persisted previous status, so a restart re-emits
+   * nothing.
+   */
   private static List<PoolEvent> events(KvCachePoolStatus prev, KvCachePoolStatus next) {
     List<PoolEvent> events = new ArrayList<>();
     Optional<Condition> oldDegraded = Conditions.find(prev.getConditions(), DEGRADED);
     Condition newDegraded = Conditions.find(next.getConditions(), DEGRADED).orElseThrow();
     boolean degradedNow = Conditions.TRUE.equals(newDegraded.getStatus());
-    boolean degradedBefore = oldDegraded.map(c -> Conditions.TRUE.equals(c.getStatus())).orElse(false);
-    boolean degradedReasonChanged = !Objects.equals(oldDegraded.map(Condition::getReason).orElse(null),
-        newDegraded.getReason());
+    boolean degradedBefore =
+        oldDegraded.map(c -> Conditions.TRUE.equals(c.getStatus())).orElse(false);
+    boolean degradedReasonChanged =
+        !Objects.equals(
+            oldDegraded.map(Condition::getReason).orElse(null), newDegraded.getReason());
     if (degradedNow && (!degradedBefore || degradedReasonChanged)) {
       events.add(new PoolEvent(reasonOf(newDegraded.getReason()), newDegraded.getMessage()));
     } else if (!degradedNow && degradedBefore) {
-      events.add(new PoolEvent(PoolEventReason.Recovered, "no longer degraded (was: "
-          + oldDegraded.get().getReason() + "); phase " + next.getPhase()));
+      events.add(
+          new PoolEvent(
+              PoolEventReason.Recovered,
+              "no longer degraded (was: "
+                  + oldDegraded.get().getReason()
+                  + "); phase "
+                  + next.getPhase()));
     }
     boolean readyBefore = Conditions.isTrue(prev.getConditions(), READY);
     boolean readyNow = Conditions.isTrue(next.getConditions(), READY);
@@ -381,26 +489,46 @@ public final class PoolStatusAggregator {
       events.add(new PoolEvent(PoolEventReason.PoolReady, next.getMessage()));
     } else if (!readyNow && readyBefore) {
       Condition readyCondition = Conditions.find(next.getConditions(), READY).orElseThrow();
-      events.add(new PoolEvent(PoolEventReason.PoolNotReady, readyCondition.getReason() + ": "
-          + readyCondition.getMessage()));
+      events.add(
+          new PoolEvent(
+              PoolEventReason.PoolNotReady,
+              readyCondition.getReason() + ": " + readyCondition.getMessage()));
     }
     Condition newBlocked = Conditions.find(next.getConditions(), UPGRADE_BLOCKED).orElseThrow();
     Optional<Condition> oldBlocked = Conditions.find(prev.getConditions(), UPGRADE_BLOCKED);
-    boolean blockedBefore = oldBlocked.map(c -> Conditions.TRUE.equals(c.getStatus())).orElse(false);
-    if (Conditions.TRUE.equals(newBlocked.getStatus()) && (!blockedBefore
-        || !Objects.equals(oldBlocked.get().getReason(), newBlocked.getReason()))) {
-      events.add(new PoolEvent(PoolEventReason.UpgradeBlocked, newBlocked.getReason() + ": "
-          + newBlocked.getMessage()));
+    boolean blockedBefore =
+        oldBlocked.map(c -> Conditions.TRUE.equals(c.getStatus())).orElse(false);
+    if (Conditions.TRUE.equals(newBlocked.getStatus())
+        && (!blockedBefore
+            || !Objects.equals(oldBlocked.get().getReason(), newBlocked.getReason()))) {
+      events.add(
+          new PoolEvent(
+              PoolEventReason.UpgradeBlocked,
+              newBlocked.getReason() + ": " + newBlocked.getMessage()));
     }
     String oldStorageTarget = target(prev.getStorage());
     String newStorageTarget = target(next.getStorage());
-    if (oldStorageTarget != null && newStorageTarget != null && !oldStorageTarget.equals(newStorageTarget)) {
-      events.add(new PoolEvent(PoolEventReason.StorageScaled, "storage nodes scaled from " + oldStorageTarget
-          + " to " + newStorageTarget));
+    if (oldStorageTarget != null
+        && newStorageTarget != null
+        && !oldStorageTarget.equals(newStorageTarget)) {
+      events.add(
+          new PoolEvent(
+              PoolEventReason.StorageScaled,
+              "storage nodes scaled from " + oldStorageTarget + " to " + newStorageTarget));
     }
-    if (prev.getLeader() != null && next.getLeader() != null && !prev.getLeader().equals(next.getLeader())) {
-      events.add(new PoolEvent(PoolEventReason.LeaderChanged, "leader " + prev.getLeader() + " -> "
-          + next.getLeader() + " (view " + next.getViewNumber() + ")"));
+    if (prev.getLeader() != null
+        && next.getLeader() != null
+        && !prev.getLeader().equals(next.getLeader())) {
+      events.add(
+          new PoolEvent(
+              PoolEventReason.LeaderChanged,
+              "leader "
+                  + prev.getLeader()
+                  + " -> "
+                  + next.getLeader()
+                  + " (view "
+                  + next.getViewNumber()
+                  + ")"));
     }
     return events;
   }
@@ -438,16 +566,23 @@ public final class PoolStatusAggregator {
     }
   }
 
-  /** The transport of the nodes the leader counts ALIVE and the devices they opened (node:device). */
+  /**
+   * The transport of the nodes the leader counts ALIVE and the devices they opened (node:device).
+   */
   static TransportUsage transport(MasterStatus master) {
-    List<MasterStatus.NodeStatus> alive = master.nodes().stream().filter(n -> n.nodeState() == NodeState.ALIVE)
-        .toList();
+    List<MasterStatus.NodeStatus> alive =
+        master.nodes().stream().filter(n -> n.nodeState() == NodeState.ALIVE).toList();
     if (alive.isEmpty()) {
       return null;
     }
     TransportUsage usage = new TransportUsage();
-    usage.setProtocol(alive.stream().map(MasterStatus.NodeStatus::transport).filter(Objects::nonNull).distinct()
-        .sorted().collect(java.util.stream.Collectors.joining(",")));
+    usage.setProtocol(
+        alive.stream()
+            .map(MasterStatus.NodeStatus::transport)
+            .filter(Objects::nonNull)
+            .distinct()
+            .sorted()
+            .collect(java.util.stream.Collectors.joining(",")));
     usage.setStorageNodes(alive.size());
     List<String> devices = new ArrayList<>();
     alive.forEach(n -> n.devices().forEach(d -> devices.add(n.id() + ":" + d)));

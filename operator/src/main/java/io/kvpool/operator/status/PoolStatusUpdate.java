@@ -5,5 +5,4 @@ import io.kvpool.operator.common.PoolEvent;
 import java.util.List;
 
 /** The status a pool should have now, and the Events its transitions call for. */
-public record PoolStatusUpdate(KvCachePoolStatus status, List<PoolEvent> events) {
-}
+public record PoolStatusUpdate(KvCachePoolStatus status, List<PoolEvent> events) {}

@@ -26,14 +26,21 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Reconciles a TransferEngine into its status: which pools use it and whether any node advertises the
- * device resource it asks for. The engine's settings reach pods through the pool controller, which
- * watches engines. Nodes are re-read on a timer: their allocatable changes carry no event for engines.
+ * Reconciles a TransferEngine into its status: which pools use it and whether any node advertises
+ * the device resource it asks for. The engine's settings reach pods through the pool controller,
+ * which watches engines. Nodes are re-read on a timer: their allocatable changes carry no event for
+ * engines.
  */
 @Singleton
 @ControllerConfiguration(name = TransferEngineReconciler.NAME)
-@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list"})
-@RBACRule(apiGroups = "kvpool.io", resources = "kvcachepools", verbs = {"get", "list", "watch"})
+@RBACRule(
+    apiGroups = "",
+    resources = "nodes",
+    verbs = {"get", "list"})
+@RBACRule(
+    apiGroups = "kvpool.io",
+    resources = "kvcachepools",
+    verbs = {"get", "list", "watch"})
 public class TransferEngineReconciler implements Reconciler<TransferEngine> {
   public static final String NAME = "transferengine";
   private static final Duration NODE_RECHECK = Duration.ofSeconds(60);
@@ -46,30 +53,42 @@ public class TransferEngineReconciler implements Reconciler<TransferEngine> {
   }
 
   @Override
-  public List<EventSource<?, TransferEngine>> prepareEventSources(EventSourceContext<TransferEngine> context) {
-    var pools = InformerEventSourceConfiguration.from(KvCachePool.class, TransferEngine.class)
-        .withName("pools")
-        .withNamespacesInheritedFromController()
-        .withSecondaryToPrimaryMapper(pool -> pool.getSpec() == null || pool.getSpec().getTransferEngineRef() == null
-            ? Set.of()
-            : Set.of(new ResourceID(pool.getSpec().getTransferEngineRef().getName(), pool.getMetadata().getNamespace())))
-        .build();
+  public List<EventSource<?, TransferEngine>> prepareEventSources(
+      EventSourceContext<TransferEngine> context) {
+    var pools =
+        InformerEventSourceConfiguration.from(KvCachePool.class, TransferEngine.class)
+            .withName("pools")
+            .withNamespacesInheritedFromController()
+            .withSecondaryToPrimaryMapper(
+                pool ->
+                    pool.getSpec() == null || pool.getSpec().getTransferEngineRef() == null
+                        ? Set.of()
+                        : Set.of(
+                            new ResourceID(
+                                pool.getSpec().getTransferEngineRef().getName(),
+                                pool.getMetadata().getNamespace())))
+            .build();
     return List.of(new InformerEventSource<>(pools, context));
   }
 
   @Override
-  public UpdateControl<TransferEngine> reconcile(TransferEngine engine, Context<TransferEngine> context) {
-    List<String> pools = context.getSecondaryResourcesAsStream(KvCachePool.class)
-        .map(pool -> pool.getMetadata().getName())
-        .sorted()
-        .distinct()
-        .toList();
+  public UpdateControl<TransferEngine> reconcile(
+      TransferEngine engine, Context<TransferEngine> context) {
+    List<String> pools =
+        context
+            .getSecondaryResourcesAsStream(KvCachePool.class)
+            .map(pool -> pool.getMetadata().getName())
+            .sorted()
+            .distinct()
+            .toList();
     TransferEngineStatus status;
     try {
       TransportSettings transport = TransportSettings.of(engine);
-      int nodesWithDevice = transport.devices()
-          .map(devices -> countNodesAdvertising(context, devices.resourceName()))
-          .orElse(0);
+      int nodesWithDevice =
+          transport
+              .devices()
+              .map(devices -> countNodesAdvertising(context, devices.resourceName()))
+              .orElse(0);
       status = aggregator.aggregate(engine, transport, pools, nodesWithDevice);
     } catch (InvalidSpecException e) {
       status = aggregator.invalid(engine, pools, e.getMessage());
@@ -82,20 +101,27 @@ public class TransferEngineReconciler implements Reconciler<TransferEngine> {
     return UpdateControl.patchStatus(engine).rescheduleAfter(NODE_RECHECK);
   }
 
-  /** What each pool using the engine reports of its live nodes' transport and devices (from its leader). */
+  /**
+   * What each pool using the engine reports of its live nodes' transport and devices (from its
+   * leader).
+   */
   private static List<TransportUsage> usage(Context<TransferEngine> context) {
-    List<TransportUsage> usage = context.getSecondaryResourcesAsStream(KvCachePool.class)
-        .filter(p -> p.getStatus() != null && p.getStatus().getTransport() != null)
-        .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
-        .map(p -> {
-          TransportUsage u = p.getStatus().getTransport();
-          TransportUsage copy = new TransportUsage();
-          copy.setPool(p.getMetadata().getName());
-          copy.setProtocol(u.getProtocol());
-          copy.setStorageNodes(u.getStorageNodes());
-          copy.setDevices(u.getDevices());
-          return copy;
-        }).toList();
+    List<TransportUsage> usage =
+        context
+            .getSecondaryResourcesAsStream(KvCachePool.class)
+            .filter(p -> p.getStatus() != null && p.getStatus().getTransport() != null)
+            .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
+            .map(
+                p -> {
+                  TransportUsage u = p.getStatus().getTransport();
+                  TransportUsage copy = new TransportUsage();
+                  copy.setPool(p.getMetadata().getName());
+                  copy.setProtocol(u.getProtocol());
+                  copy.setStorageNodes(u.getStorageNodes());
+                  copy.setDevices(u.getDevices());
+                  return copy;
+                })
+            .toList();
     return usage.isEmpty() ? null : usage;
   }
 

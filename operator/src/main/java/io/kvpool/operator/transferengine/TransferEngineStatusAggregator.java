@@ -7,11 +7,11 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * Status of a TransferEngine; pure. Condition {@code DevicesAvailable}: true when the protocol needs no
- * devices or at least one node advertises the resource; false means storage pods of its pools will stay
- * Pending until a device plugin on some node advertises it. {@code ConfigValid}: the preflight
- * ({@link EnginePreflight}), a reason per rule. {@code TransportAvailable} and {@code dataTransport}: what moves the
- * bytes (TCP in this release, whatever the protocol).
+ * Status of a TransferEngine; pure. Condition {@code DevicesAvailable}: true when the protocol
+ * needs no devices or at least one node advertises the resource; false means storage pods of its
+ * pools will stay Pending until a device plugin on some node advertises it. {@code ConfigValid}:
+ * the preflight ({@link EnginePreflight}), a reason per rule. {@code TransportAvailable} and {@code
+ * dataTransport}: what moves the bytes (TCP in this release, whatever the protocol).
  */
 public final class TransferEngineStatusAggregator {
   public static final String DEVICES_AVAILABLE = "DevicesAvailable";
@@ -23,10 +23,12 @@ public final class TransferEngineStatusAggregator {
     this.clock = clock;
   }
 
-  public TransferEngineStatus aggregate(TransferEngine engine, TransportSettings transport, List<String> pools,
-      int nodesWithDevice) {
-    TransferEngineStatus previous = engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
-    long generation = engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
+  public TransferEngineStatus aggregate(
+      TransferEngine engine, TransportSettings transport, List<String> pools, int nodesWithDevice) {
+    TransferEngineStatus previous =
+        engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
+    long generation =
+        engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
     TransferEngineStatus status = new TransferEngineStatus();
     status.setObservedGeneration(generation);
     status.setPools(List.copyOf(pools));
@@ -35,12 +37,16 @@ public final class TransferEngineStatusAggregator {
       status.setNodesWithDevice(0);
       if (TransportSettings.needsDevices(transport.protocol())) {
         status.setDeviceResourceAdvertised(false);
-        String message = "protocol " + transport.protocolName() + " needs spec.devices (resourceName and count)";
+        String message =
+            "protocol " + transport.protocolName() + " needs spec.devices (resourceName and count)";
         conditions.set(DEVICES_AVAILABLE, false, "DevicesNotDeclared", message);
         conditions.set(READY, false, "DevicesNotDeclared", message);
       } else {
-        conditions.set(DEVICES_AVAILABLE, true, "NoDevicesRequired", "protocol " + transport.protocolName()
-            + " uses no device-plugin resource");
+        conditions.set(
+            DEVICES_AVAILABLE,
+            true,
+            "NoDevicesRequired",
+            "protocol " + transport.protocolName() + " uses no device-plugin resource");
         conditions.set(READY, true, "NoDevicesRequired", usedBy(pools));
       }
     } else {
@@ -48,40 +54,54 @@ public final class TransferEngineStatusAggregator {
       status.setNodesWithDevice(nodesWithDevice);
       status.setDeviceResourceAdvertised(nodesWithDevice > 0);
       if (nodesWithDevice > 0) {
-        conditions.set(DEVICES_AVAILABLE, true, "DeviceResourceAdvertised", nodesWithDevice
-            + " node(s) advertise " + resource);
+        conditions.set(
+            DEVICES_AVAILABLE,
+            true,
+            "DeviceResourceAdvertised",
+            nodesWithDevice + " node(s) advertise " + resource);
         conditions.set(READY, true, "DeviceResourceAdvertised", usedBy(pools));
       } else {
-        String message = "no node advertises " + resource + " in status.allocatable; storage pods of "
-            + usedBy(pools) + " stay Pending until a device plugin does";
+        String message =
+            "no node advertises "
+                + resource
+                + " in status.allocatable; storage pods of "
+                + usedBy(pools)
+                + " stay Pending until a device plugin does";
         conditions.set(DEVICES_AVAILABLE, false, "DeviceResourceNotAdvertised", message);
         conditions.set(READY, false, "DeviceResourceNotAdvertised", message);
       }
     }
-    EnginePreflight.ConditionVerdict valid = EnginePreflight.configValid(
-        EnginePreflight.engine(engine.getSpec(), nodesWithDevice > 0));
+    EnginePreflight.ConditionVerdict valid =
+        EnginePreflight.configValid(EnginePreflight.engine(engine.getSpec(), nodesWithDevice > 0));
     conditions.set(EnginePreflight.CONFIG_VALID, valid.status(), valid.reason(), valid.message());
     EnginePreflight.ConditionVerdict moved = EnginePreflight.transport(transport.protocol());
-    conditions.set(EnginePreflight.TRANSPORT_AVAILABLE, moved.status(), moved.reason(), moved.message());
+    conditions.set(
+        EnginePreflight.TRANSPORT_AVAILABLE, moved.status(), moved.reason(), moved.message());
     status.setDataTransport(EnginePreflight.DATA_TRANSPORT);
     status.setConditions(conditions.build());
     return status;
   }
 
-  /** An engine whose spec cannot be read (stored under an older, looser schema): not ready, saying why. */
+  /**
+   * An engine whose spec cannot be read (stored under an older, looser schema): not ready, saying
+   * why.
+   */
   public TransferEngineStatus invalid(TransferEngine engine, List<String> pools, String problem) {
-    TransferEngineStatus previous = engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
-    long generation = engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
+    TransferEngineStatus previous =
+        engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
+    long generation =
+        engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
     TransferEngineStatus status = new TransferEngineStatus();
     status.setObservedGeneration(generation);
     status.setPools(List.copyOf(pools));
     status.setDeviceResourceAdvertised(false);
     status.setNodesWithDevice(0);
-    status.setConditions(new Conditions(previous.getConditions(), generation, clock.instant())
-        .set(DEVICES_AVAILABLE, false, "InvalidSpec", problem)
-        .set(READY, false, "InvalidSpec", problem)
-        .set(EnginePreflight.CONFIG_VALID, false, "InvalidSpec", problem)
-        .build());
+    status.setConditions(
+        new Conditions(previous.getConditions(), generation, clock.instant())
+            .set(DEVICES_AVAILABLE, false, "InvalidSpec", problem)
+            .set(READY, false, "InvalidSpec", problem)
+            .set(EnginePreflight.CONFIG_VALID, false, "InvalidSpec", problem)
+            .build());
     return status;
   }
 

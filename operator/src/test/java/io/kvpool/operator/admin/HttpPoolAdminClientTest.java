@@ -17,18 +17,23 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The real HTTP client against a loopback HTTP server serving documents of the shared admin-api type. */
+/**
+ * The real HTTP client against a loopback HTTP server serving documents of the shared admin-api
+ * type.
+ */
 class HttpPoolAdminClientTest {
   private HttpServer server;
 
   private URI serve(int code, String body) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/status", exchange -> {
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(code, bytes.length);
-      exchange.getResponseBody().write(bytes);
-      exchange.close();
-    });
+    server.createContext(
+        "/status",
+        exchange -> {
+          byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(code, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
     server.start();
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
@@ -42,12 +47,26 @@ class HttpPoolAdminClientTest {
 
   @Test
   void readsTheDocumentTheMasterWrites() throws Exception {
-    MasterStatus written = new MasterStatus(AdminJson.API_VERSION, "p", "LEADER", "SERVING", 7,
-        new MasterStatus.Leader("p-master-1", "10.0.0.7:50051", "10.0.0.7:8080"), "0.1.0", "2.0",
-        new MasterStatus.Recovery(false, 12, List.of("node-2")), List.of(
-            new MasterStatus.NodeStatus("a", "10.0.0.1:50052", "ALIVE", 1L << 30, 1L << 29, 3, "0.1.0", "2.0", 10),
-            new MasterStatus.NodeStatus("b", "10.0.0.2:50052", "DEAD", 1L << 30, 1L << 29, 0, "0.1.0", "2.0", 9000)),
-        2L << 30, 1L << 30, 42, null);
+    MasterStatus written =
+        new MasterStatus(
+            AdminJson.API_VERSION,
+            "p",
+            "LEADER",
+            "SERVING",
+            7,
+            new MasterStatus.Leader("p-master-1", "10.0.0.7:50051", "10.0.0.7:8080"),
+            "0.1.0",
+            "2.0",
+            new MasterStatus.Recovery(false, 12, List.of("node-2")),
+            List.of(
+                new MasterStatus.NodeStatus(
+                    "a", "10.0.0.1:50052", "ALIVE", 1L << 30, 1L << 29, 3, "0.1.0", "2.0", 10),
+                new MasterStatus.NodeStatus(
+                    "b", "10.0.0.2:50052", "DEAD", 1L << 30, 1L << 29, 0, "0.1.0", "2.0", 9000)),
+            2L << 30,
+            1L << 30,
+            42,
+            null);
     URI base = serve(200, AdminJson.write(written));
 
     MasterStatus status = new HttpPoolAdminClient(Duration.ofSeconds(2)).status(base);
@@ -58,19 +77,27 @@ class HttpPoolAdminClientTest {
   }
 
   @Test
-  void drainAndStepDownArePostsWithTheAdminTokenAndARefusalCarriesTheLeadersReason() throws Exception {
+  void drainAndStepDownArePostsWithTheAdminTokenAndARefusalCarriesTheLeadersReason()
+      throws Exception {
     List<String> seen = new java.util.ArrayList<>();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", exchange -> {
-      seen.add(exchange.getRequestMethod() + " " + exchange.getRequestURI() + " "
-          + exchange.getRequestHeaders().getFirst("Authorization"));
-      boolean refuse = exchange.getRequestURI().getPath().contains("full");
-      byte[] bytes = (refuse ? "cannot drain node full: its 9 bytes do not fit" : "ok").getBytes(
-          StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(refuse ? 409 : 200, bytes.length);
-      exchange.getResponseBody().write(bytes);
-      exchange.close();
-    });
+    server.createContext(
+        "/",
+        exchange -> {
+          seen.add(
+              exchange.getRequestMethod()
+                  + " "
+                  + exchange.getRequestURI()
+                  + " "
+                  + exchange.getRequestHeaders().getFirst("Authorization"));
+          boolean refuse = exchange.getRequestURI().getPath().contains("full");
+          byte[] bytes =
+              (refuse ? "cannot drain node full: its 9 bytes do not fit" : "ok")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(refuse ? 409 : 200, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
     server.start();
     URI base = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     HttpPoolAdminClient client = new HttpPoolAdminClient(Duration.ofSeconds(2));
@@ -78,11 +105,17 @@ class HttpPoolAdminClientTest {
     client.drain(base, "p-storage-3", "secret");
     client.stepDown(base, "secret");
     client.stepDown(base, "");
-    assertThatThrownBy(() -> client.drain(base, "full", "secret")).isInstanceOf(PoolAdminException.class)
-        .hasMessageContaining("HTTP 409").hasMessageContaining("do not fit");
+    assertThatThrownBy(() -> client.drain(base, "full", "secret"))
+        .isInstanceOf(PoolAdminException.class)
+        .hasMessageContaining("HTTP 409")
+        .hasMessageContaining("do not fit");
 
-    assertThat(seen).containsExactly("POST /nodes/p-storage-3/drain Bearer secret", "POST /step-down Bearer secret",
-        "POST /step-down null", "POST /nodes/full/drain Bearer secret");
+    assertThat(seen)
+        .containsExactly(
+            "POST /nodes/p-storage-3/drain Bearer secret",
+            "POST /step-down Bearer secret",
+            "POST /step-down null",
+            "POST /nodes/full/drain Bearer secret");
   }
 
   @Test
@@ -90,7 +123,8 @@ class HttpPoolAdminClientTest {
     URI base = serve(200, "{\"apiVersion\":\"kvpool.io/admin/v2\",\"poolId\":\"p\"}");
 
     assertThatThrownBy(() -> new HttpPoolAdminClient(Duration.ofSeconds(2)).status(base))
-        .isInstanceOf(PoolAdminException.class).hasMessageContaining("kvpool.io/admin/v2");
+        .isInstanceOf(PoolAdminException.class)
+        .hasMessageContaining("kvpool.io/admin/v2");
   }
 
   @Test
@@ -99,7 +133,9 @@ class HttpPoolAdminClientTest {
 
     assertThatThrownBy(() -> new HttpPoolAdminClient(Duration.ofSeconds(2)).status(base))
         .isInstanceOf(PoolAdminException.class)
-        .hasMessageContaining(base + "/status").hasMessageContaining("HTTP 503").hasMessageContaining("recovering");
+        .hasMessageContaining(base + "/status")
+        .hasMessageContaining("HTTP 503")
+        .hasMessageContaining("recovering");
   }
 
   @Test
@@ -111,7 +147,8 @@ class HttpPoolAdminClientTest {
     URI base = URI.create("http://127.0.0.1:" + port);
 
     assertThatThrownBy(() -> new HttpPoolAdminClient(Duration.ofSeconds(2)).status(base))
-        .isInstanceOf(PoolAdminException.class).hasMessageContaining("unreachable");
+        .isInstanceOf(PoolAdminException.class)
+        .hasMessageContaining("unreachable");
   }
 
   @Test
@@ -119,6 +156,7 @@ class HttpPoolAdminClientTest {
     URI base = serve(200, "<html>not json</html>");
 
     assertThatThrownBy(() -> new HttpPoolAdminClient(Duration.ofSeconds(2)).status(base))
-        .isInstanceOf(PoolAdminException.class).hasMessageContaining("no usable status document");
+        .isInstanceOf(PoolAdminException.class)
+        .hasMessageContaining("no usable status document");
   }
 }

@@ -11,23 +11,45 @@ import java.util.OptionalDouble;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** Every rule of {@link Autoscaler}, its windows and limits, the rollout interplay and another owner. */
+/**
+ * Every rule of {@link Autoscaler}, its windows and limits, the rollout interplay and another
+ * owner.
+ */
 class AutoscalerTest {
   static final long GIB = 1L << 30;
   static final Instant NOW = Instant.parse("2026-11-26T06:00:00Z");
-  /** min 2, max 6, fullness 80 %, 5 capacity misses/s, up 60 s × 1, down 300 s × 1. */
-  static final AutoscalingPolicy POLICY = new AutoscalingPolicy(2, 6, OptionalDouble.of(0.8), OptionalDouble.of(5),
-      Duration.ofSeconds(60), 1, Duration.ofSeconds(300), 1);
 
-  /** A reading at {@code secondsAgo} of {@code nodes} 10 GiB nodes holding {@code fullness} of them. */
-  static SignalSample sample(long secondsAgo, int nodes, double fullness, double capacityMisses, double evicted) {
+  /** min 2, max 6, fullness 80 %, 5 capacity misses/s, up 60 s × 1, down 300 s × 1. */
+  static final AutoscalingPolicy POLICY =
+      new AutoscalingPolicy(
+          2,
+          6,
+          OptionalDouble.of(0.8),
+          OptionalDouble.of(5),
+          Duration.ofSeconds(60),
+          1,
+          Duration.ofSeconds(300),
+          1);
+
+  /**
+   * A reading at {@code secondsAgo} of {@code nodes} 10 GiB nodes holding {@code fullness} of them.
+   */
+  static SignalSample sample(
+      long secondsAgo, int nodes, double fullness, double capacityMisses, double evicted) {
     long capacity = nodes * 10 * GIB;
-    return new SignalSample(NOW.minusSeconds(secondsAgo), nodes, (long) (capacity * fullness), capacity, fullness,
-        capacityMisses, evicted);
+    return new SignalSample(
+        NOW.minusSeconds(secondsAgo),
+        nodes,
+        (long) (capacity * fullness),
+        capacity,
+        fullness,
+        capacityMisses,
+        evicted);
   }
 
   /** Readings every 10 s over the last {@code seconds}, all alike. */
-  static List<SignalSample> steady(long seconds, int nodes, double fullness, double capacityMisses, double evicted) {
+  static List<SignalSample> steady(
+      long seconds, int nodes, double fullness, double capacityMisses, double evicted) {
     List<SignalSample> out = new ArrayList<>();
     for (long ago = seconds; ago >= 0; ago -= 10) {
       out.add(sample(ago, nodes, fullness, capacityMisses, evicted));
@@ -40,31 +62,62 @@ class AutoscalerTest {
   }
 
   /** A builder over {@link AutoscalingInputs}. */
-  record Inputs(AutoscalingPolicy policy, int replicas, Integer lastWritten, Instant externalSeen,
-                List<SignalSample> history, boolean rollout, boolean scalingDown, int objectReplicas, double hwm) {
+  record Inputs(
+      AutoscalingPolicy policy,
+      int replicas,
+      Integer lastWritten,
+      Instant externalSeen,
+      List<SignalSample> history,
+      boolean rollout,
+      boolean scalingDown,
+      int objectReplicas,
+      double hwm) {
     Inputs policy(AutoscalingPolicy p) {
-      return new Inputs(p, replicas, lastWritten, externalSeen, history, rollout, scalingDown, objectReplicas, hwm);
+      return new Inputs(
+          p,
+          replicas,
+          lastWritten,
+          externalSeen,
+          history,
+          rollout,
+          scalingDown,
+          objectReplicas,
+          hwm);
     }
 
     Inputs lastWritten(Integer w) {
-      return new Inputs(policy, replicas, w, externalSeen, history, rollout, scalingDown, objectReplicas, hwm);
+      return new Inputs(
+          policy, replicas, w, externalSeen, history, rollout, scalingDown, objectReplicas, hwm);
     }
 
     Inputs externalSeen(Instant at) {
-      return new Inputs(policy, replicas, lastWritten, at, history, rollout, scalingDown, objectReplicas, hwm);
+      return new Inputs(
+          policy, replicas, lastWritten, at, history, rollout, scalingDown, objectReplicas, hwm);
     }
 
     Inputs rollout(boolean active, boolean down) {
-      return new Inputs(policy, replicas, lastWritten, externalSeen, history, active, down, objectReplicas, hwm);
+      return new Inputs(
+          policy, replicas, lastWritten, externalSeen, history, active, down, objectReplicas, hwm);
     }
 
     Inputs objectReplicas(int r) {
-      return new Inputs(policy, replicas, lastWritten, externalSeen, history, rollout, scalingDown, r, hwm);
+      return new Inputs(
+          policy, replicas, lastWritten, externalSeen, history, rollout, scalingDown, r, hwm);
     }
 
     ScalingVerdict decide() {
-      return Autoscaler.decide(new AutoscalingInputs(policy, replicas, lastWritten, externalSeen, history, rollout,
-          scalingDown, objectReplicas, hwm, NOW));
+      return Autoscaler.decide(
+          new AutoscalingInputs(
+              policy,
+              replicas,
+              lastWritten,
+              externalSeen,
+              history,
+              rollout,
+              scalingDown,
+              objectReplicas,
+              hwm,
+              NOW));
     }
   }
 
@@ -94,7 +147,8 @@ class AutoscalerTest {
     @Test
     void bothTargetsAreNamedWhenBothAreExceeded() {
       assertThat(inputs(3, steady(60, 3, 0.9, 9, 0)).decide().message())
-          .contains("fullness 90.0%").contains(" and capacity misses 9.00/s");
+          .contains("fullness 90.0%")
+          .contains(" and capacity misses 9.00/s");
     }
 
     @Test
@@ -118,27 +172,66 @@ class AutoscalerTest {
 
     @Test
     void aZeroWindowActsOnTheLatestReading() {
-      AutoscalingPolicy now = new AutoscalingPolicy(2, 6, OptionalDouble.of(0.8), OptionalDouble.empty(),
-          Duration.ZERO, 1, Duration.ofSeconds(300), 1);
-      assertVerdict(inputs(3, List.of(sample(0, 3, 0.81, 0, 0))).policy(now).decide(), Action.ScaleUp,
-          "TargetExceeded", 4);
+      AutoscalingPolicy now =
+          new AutoscalingPolicy(
+              2,
+              6,
+              OptionalDouble.of(0.8),
+              OptionalDouble.empty(),
+              Duration.ZERO,
+              1,
+              Duration.ofSeconds(300),
+              1);
+      assertVerdict(
+          inputs(3, List.of(sample(0, 3, 0.81, 0, 0))).policy(now).decide(),
+          Action.ScaleUp,
+          "TargetExceeded",
+          4);
     }
 
     @Test
     void theStepFollowsFullnessUpToTheLimit() {
-      AutoscalingPolicy big = new AutoscalingPolicy(2, 20, OptionalDouble.of(0.5), OptionalDouble.empty(),
-          Duration.ofSeconds(60), 3, Duration.ofSeconds(300), 1);
+      AutoscalingPolicy big =
+          new AutoscalingPolicy(
+              2,
+              20,
+              OptionalDouble.of(0.5),
+              OptionalDouble.empty(),
+              Duration.ofSeconds(60),
+              3,
+              Duration.ofSeconds(300),
+              1);
       // 4 nodes at 70 % against 50 %: ceil(4 × 0.7 / 0.5) = 6
-      assertVerdict(inputs(4, steady(60, 4, 0.7, 0, 0)).policy(big).decide(), Action.ScaleUp, "TargetExceeded", 6);
+      assertVerdict(
+          inputs(4, steady(60, 4, 0.7, 0, 0)).policy(big).decide(),
+          Action.ScaleUp,
+          "TargetExceeded",
+          6);
       // 4 nodes at 95 %: ceil(7.6) = 8, but at most 3 more
-      assertVerdict(inputs(4, steady(60, 4, 0.95, 0, 0)).policy(big).decide(), Action.ScaleUp, "TargetExceeded", 7);
+      assertVerdict(
+          inputs(4, steady(60, 4, 0.95, 0, 0)).policy(big).decide(),
+          Action.ScaleUp,
+          "TargetExceeded",
+          7);
     }
 
     @Test
     void neverAboveTheMaximum() {
-      AutoscalingPolicy wide = new AutoscalingPolicy(2, 5, OptionalDouble.of(0.5), OptionalDouble.empty(),
-          Duration.ofSeconds(60), 4, Duration.ofSeconds(300), 1);
-      assertVerdict(inputs(4, steady(60, 4, 0.95, 0, 0)).policy(wide).decide(), Action.ScaleUp, "TargetExceeded", 5);
+      AutoscalingPolicy wide =
+          new AutoscalingPolicy(
+              2,
+              5,
+              OptionalDouble.of(0.5),
+              OptionalDouble.empty(),
+              Duration.ofSeconds(60),
+              4,
+              Duration.ofSeconds(300),
+              1);
+      assertVerdict(
+          inputs(4, steady(60, 4, 0.95, 0, 0)).policy(wide).decide(),
+          Action.ScaleUp,
+          "TargetExceeded",
+          5);
       ScalingVerdict atMax = inputs(6, steady(60, 6, 0.95, 0, 0)).decide();
       assertVerdict(atMax, Action.Hold, "AtMaximum", 6);
       assertThat(atMax.message()).contains("maxReplicas 6");
@@ -146,9 +239,20 @@ class AutoscalerTest {
 
     @Test
     void aTargetLeftOutIsNotUsed() {
-      AutoscalingPolicy missesOnly = new AutoscalingPolicy(2, 6, OptionalDouble.empty(), OptionalDouble.of(5),
-          Duration.ofSeconds(60), 1, Duration.ofSeconds(300), 1);
-      assertVerdict(inputs(3, steady(60, 3, 0.99, 0, 0)).policy(missesOnly).decide(), Action.Hold, "WithinTargets",
+      AutoscalingPolicy missesOnly =
+          new AutoscalingPolicy(
+              2,
+              6,
+              OptionalDouble.empty(),
+              OptionalDouble.of(5),
+              Duration.ofSeconds(60),
+              1,
+              Duration.ofSeconds(300),
+              1);
+      assertVerdict(
+          inputs(3, steady(60, 3, 0.99, 0, 0)).policy(missesOnly).decide(),
+          Action.Hold,
+          "WithinTargets",
           3);
     }
 
@@ -173,17 +277,35 @@ class AutoscalerTest {
 
     @Test
     void theStepLimitsHowManyGoAtOnceAndEachMustFit() {
-      AutoscalingPolicy fast = new AutoscalingPolicy(1, 10, OptionalDouble.of(0.8), OptionalDouble.empty(),
-          Duration.ofSeconds(60), 1, Duration.ofSeconds(300), 3);
-      // 8 nodes at 30 %: 4 nodes would be 60 %, 3 would be 80 %, 2 would be 120 %; at most 3 fewer → 5
-      assertVerdict(inputs(8, steady(300, 8, 0.3, 0, 0)).policy(fast).objectReplicas(1).decide(), Action.ScaleDown,
-          "TargetsMetWithFewerNodes", 5);
+      AutoscalingPolicy fast =
+          new AutoscalingPolicy(
+              1,
+              10,
+              OptionalDouble.of(0.8),
+              OptionalDouble.empty(),
+              Duration.ofSeconds(60),
+              1,
+              Duration.ofSeconds(300),
+              3);
+      // 8 nodes at 30 %: 4 nodes would be 60 %, 3 would be 80 %, 2 would be 120 %; at most 3 fewer
+      // → 5
+      assertVerdict(
+          inputs(8, steady(300, 8, 0.3, 0, 0)).policy(fast).objectReplicas(1).decide(),
+          Action.ScaleDown,
+          "TargetsMetWithFewerNodes",
+          5);
       // 6 nodes at 30 %: 3 fewer = 3 nodes at 60 % fits
-      assertVerdict(inputs(6, steady(300, 6, 0.3, 0, 0)).policy(fast).objectReplicas(1).decide(), Action.ScaleDown,
-          "TargetsMetWithFewerNodes", 3);
+      assertVerdict(
+          inputs(6, steady(300, 6, 0.3, 0, 0)).policy(fast).objectReplicas(1).decide(),
+          Action.ScaleDown,
+          "TargetsMetWithFewerNodes",
+          3);
       // 4 nodes at 50 %: 3 nodes 66.7 % fits, 2 nodes 100 % does not
-      assertVerdict(inputs(4, steady(300, 4, 0.5, 0, 0)).policy(fast).objectReplicas(1).decide(), Action.ScaleDown,
-          "TargetsMetWithFewerNodes", 3);
+      assertVerdict(
+          inputs(4, steady(300, 4, 0.5, 0, 0)).policy(fast).objectReplicas(1).decide(),
+          Action.ScaleDown,
+          "TargetsMetWithFewerNodes",
+          3);
     }
 
     @Test
@@ -199,19 +321,38 @@ class AutoscalerTest {
 
     @Test
     void capacityMissesAboveHalfTheTargetHold() {
-      assertVerdict(inputs(4, steady(300, 4, 0.4, 2.6, 0)).decide(), Action.Hold, "WithinTargets", 4);
-      assertVerdict(inputs(4, steady(300, 4, 0.4, 2.5, 0)).decide(), Action.ScaleDown, "TargetsMetWithFewerNodes", 3);
+      assertVerdict(
+          inputs(4, steady(300, 4, 0.4, 2.6, 0)).decide(), Action.Hold, "WithinTargets", 4);
+      assertVerdict(
+          inputs(4, steady(300, 4, 0.4, 2.5, 0)).decide(),
+          Action.ScaleDown,
+          "TargetsMetWithFewerNodes",
+          3);
     }
 
     @Test
     void withoutAFullnessTargetTheHighWatermarkBoundsTheProjection() {
-      AutoscalingPolicy missesOnly = new AutoscalingPolicy(1, 6, OptionalDouble.empty(), OptionalDouble.of(5),
-          Duration.ofSeconds(60), 1, Duration.ofSeconds(300), 1);
+      AutoscalingPolicy missesOnly =
+          new AutoscalingPolicy(
+              1,
+              6,
+              OptionalDouble.empty(),
+              OptionalDouble.of(5),
+              Duration.ofSeconds(60),
+              1,
+              Duration.ofSeconds(300),
+              1);
       // 4 nodes at 65 %: 3 nodes would be 86.7 % <= 90 %
-      assertVerdict(inputs(4, steady(300, 4, 0.65, 0, 0)).policy(missesOnly).decide(), Action.ScaleDown,
-          "TargetsMetWithFewerNodes", 3);
+      assertVerdict(
+          inputs(4, steady(300, 4, 0.65, 0, 0)).policy(missesOnly).decide(),
+          Action.ScaleDown,
+          "TargetsMetWithFewerNodes",
+          3);
       // 4 nodes at 70 %: 93.3 % > 90 %
-      assertVerdict(inputs(4, steady(300, 4, 0.7, 0, 0)).policy(missesOnly).decide(), Action.Hold, "WithinTargets",
+      assertVerdict(
+          inputs(4, steady(300, 4, 0.7, 0, 0)).policy(missesOnly).decide(),
+          Action.Hold,
+          "WithinTargets",
           4);
     }
 
@@ -227,12 +368,26 @@ class AutoscalerTest {
 
     @Test
     void neverBelowObjectReplicas() {
-      AutoscalingPolicy low = new AutoscalingPolicy(1, 6, OptionalDouble.of(0.8), OptionalDouble.empty(),
-          Duration.ofSeconds(60), 1, Duration.ofSeconds(300), 1);
-      assertVerdict(inputs(3, steady(300, 3, 0.1, 0, 0)).policy(low).objectReplicas(3).decide(), Action.Hold,
-          "WithinTargets", 3);
-      assertVerdict(inputs(3, steady(300, 3, 0.1, 0, 0)).policy(low).objectReplicas(2).decide(), Action.ScaleDown,
-          "TargetsMetWithFewerNodes", 2);
+      AutoscalingPolicy low =
+          new AutoscalingPolicy(
+              1,
+              6,
+              OptionalDouble.of(0.8),
+              OptionalDouble.empty(),
+              Duration.ofSeconds(60),
+              1,
+              Duration.ofSeconds(300),
+              1);
+      assertVerdict(
+          inputs(3, steady(300, 3, 0.1, 0, 0)).policy(low).objectReplicas(3).decide(),
+          Action.Hold,
+          "WithinTargets",
+          3);
+      assertVerdict(
+          inputs(3, steady(300, 3, 0.1, 0, 0)).policy(low).objectReplicas(2).decide(),
+          Action.ScaleDown,
+          "TargetsMetWithFewerNodes",
+          2);
     }
 
     @Test
@@ -251,7 +406,8 @@ class AutoscalerTest {
 
     @Test
     void aboveTheMaximumShrinksToIt() {
-      assertVerdict(inputs(8, steady(10, 8, 0.2, 0, 0)).decide(), Action.ScaleDown, "AboveMaximum", 6);
+      assertVerdict(
+          inputs(8, steady(10, 8, 0.2, 0, 0)).decide(), Action.ScaleDown, "AboveMaximum", 6);
     }
 
     @Test
@@ -260,15 +416,20 @@ class AutoscalerTest {
       ScalingVerdict v = inputs(8, steady(10, 8, 0.8, 0, 0)).decide();
       assertVerdict(v, Action.Hold, "DataNeedsNodes", 8);
       // at 60 %: 48 GiB need 6 nodes → max 6 holds
-      assertVerdict(inputs(8, steady(10, 8, 0.6, 0, 0)).decide(), Action.ScaleDown, "AboveMaximum", 6);
+      assertVerdict(
+          inputs(8, steady(10, 8, 0.6, 0, 0)).decide(), Action.ScaleDown, "AboveMaximum", 6);
       // at 65 %: 52 GiB need 6 (5.8) → 6; at 70 %: 56 GiB need 7 (6.2) → 7
-      assertVerdict(inputs(8, steady(10, 8, 0.7, 0, 0)).decide(), Action.ScaleDown, "AboveMaximum", 7);
+      assertVerdict(
+          inputs(8, steady(10, 8, 0.7, 0, 0)).decide(), Action.ScaleDown, "AboveMaximum", 7);
     }
 
     @Test
     void aboveTheMaximumWaitsForARollout() {
-      assertVerdict(inputs(8, steady(10, 8, 0.2, 0, 0)).rollout(true, false).decide(), Action.Hold,
-          "RolloutInProgress", 8);
+      assertVerdict(
+          inputs(8, steady(10, 8, 0.2, 0, 0)).rollout(true, false).decide(),
+          Action.Hold,
+          "RolloutInProgress",
+          8);
     }
   }
 
@@ -276,14 +437,22 @@ class AutoscalerTest {
   class Rollouts {
     @Test
     void scaleUpGoesOnDuringAnUpgrade() {
-      assertVerdict(inputs(3, steady(60, 3, 0.85, 0, 0)).rollout(true, false).decide(), Action.ScaleUp,
-          "TargetExceeded", 4);
+      assertVerdict(
+          inputs(3, steady(60, 3, 0.85, 0, 0)).rollout(true, false).decide(),
+          Action.ScaleUp,
+          "TargetExceeded",
+          4);
     }
 
     @Test
     void nothingWhileSurplusNodesDrain() {
-      assertVerdict(inputs(3, steady(60, 4, 0.95, 0, 0)).rollout(true, true).decide(), Action.Hold, "ScalingDown", 3);
-      assertVerdict(inputs(1, List.of()).rollout(true, true).decide(), Action.Hold, "ScalingDown", 1);
+      assertVerdict(
+          inputs(3, steady(60, 4, 0.95, 0, 0)).rollout(true, true).decide(),
+          Action.Hold,
+          "ScalingDown",
+          3);
+      assertVerdict(
+          inputs(1, List.of()).rollout(true, true).decide(), Action.Hold, "ScalingDown", 1);
     }
   }
 
@@ -296,7 +465,8 @@ class AutoscalerTest {
 
     @Test
     void aReadingOlderThanAMinuteHolds() {
-      assertVerdict(inputs(3, List.of(sample(61, 3, 0.95, 0, 0))).decide(), Action.Hold, "NoSignals", 3);
+      assertVerdict(
+          inputs(3, List.of(sample(61, 3, 0.95, 0, 0))).decide(), Action.Hold, "NoSignals", 3);
     }
 
     @Test
@@ -320,23 +490,37 @@ class AutoscalerTest {
     void theHoldLastsTheLongerWindowAfterTheChangeWasSeen() {
       Inputs held = inputs(5, steady(300, 5, 0.95, 0, 0)).externalSeen(NOW.minusSeconds(299));
       assertVerdict(held.decide(), Action.Hold, "ExternalOwner", 5);
-      assertVerdict(held.externalSeen(NOW.minusSeconds(300)).decide(), Action.ScaleUp, "TargetExceeded", 6);
+      assertVerdict(
+          held.externalSeen(NOW.minusSeconds(300)).decide(), Action.ScaleUp, "TargetExceeded", 6);
     }
 
     @Test
     void theHoldIsAtLeastFiveMinutes() {
-      AutoscalingPolicy quick = new AutoscalingPolicy(2, 6, OptionalDouble.of(0.8), OptionalDouble.empty(),
-          Duration.ZERO, 1, Duration.ofSeconds(30), 1);
+      AutoscalingPolicy quick =
+          new AutoscalingPolicy(
+              2,
+              6,
+              OptionalDouble.of(0.8),
+              OptionalDouble.empty(),
+              Duration.ZERO,
+              1,
+              Duration.ofSeconds(30),
+              1);
       Inputs held = inputs(5, steady(300, 5, 0.95, 0, 0)).policy(quick);
-      assertVerdict(held.externalSeen(NOW.minusSeconds(299)).decide(), Action.Hold, "ExternalOwner", 5);
-      assertVerdict(held.externalSeen(NOW.minusSeconds(300)).decide(), Action.ScaleUp, "TargetExceeded", 6);
+      assertVerdict(
+          held.externalSeen(NOW.minusSeconds(299)).decide(), Action.Hold, "ExternalOwner", 5);
+      assertVerdict(
+          held.externalSeen(NOW.minusSeconds(300)).decide(), Action.ScaleUp, "TargetExceeded", 6);
       assertThat(held.lastWritten(3).decide().message()).contains("holds for 300s");
     }
 
     @Test
     void theFirstRoundAfterEnablingAdoptsTheCount() {
-      assertVerdict(inputs(3, steady(60, 3, 0.85, 0, 0)).lastWritten(null).decide(), Action.ScaleUp,
-          "TargetExceeded", 4);
+      assertVerdict(
+          inputs(3, steady(60, 3, 0.85, 0, 0)).lastWritten(null).decide(),
+          Action.ScaleUp,
+          "TargetExceeded",
+          4);
     }
 
     @Test
@@ -347,9 +531,11 @@ class AutoscalerTest {
 
   @Test
   void dataFloorIsObjectReplicasAndTheBytesUnderTheWatermark() {
-    AutoscalingInputs in = new AutoscalingInputs(POLICY, 4, 4, null, List.of(), false, false, 2, 0.9, NOW);
+    AutoscalingInputs in =
+        new AutoscalingInputs(POLICY, 4, 4, null, List.of(), false, false, 2, 0.9, NOW);
     assertThat(Autoscaler.dataFloor(in, java.util.Optional.empty())).isEqualTo(2);
     // 4 × 10 GiB at 50 %: 20 GiB / 9 GiB = 2.2 → 3
-    assertThat(Autoscaler.dataFloor(in, java.util.Optional.of(sample(0, 4, 0.5, 0, 0)))).isEqualTo(3);
+    assertThat(Autoscaler.dataFloor(in, java.util.Optional.of(sample(0, 4, 0.5, 0, 0))))
+        .isEqualTo(3);
   }
 }

@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** One round: reading recorded, decision written, and what status.autoscaling says when the write lost a race. */
+/**
+ * One round: reading recorded, decision written, and what status.autoscaling says when the write
+ * lost a race.
+ */
 class PoolAutoscalerTest {
   private static KvCachePool pool(boolean enabled) {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
@@ -36,28 +39,64 @@ class PoolAutoscalerTest {
     long capacity = 3L << 30;
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      nodes.add(new MasterStatus.NodeStatus("p-storage-" + i, "10.0.0." + i + ":50052", "ALIVE", 1L << 30, 0, 0,
-          "0.1.0", "2.0", 100));
+      nodes.add(
+          new MasterStatus.NodeStatus(
+              "p-storage-" + i,
+              "10.0.0." + i + ":50052",
+              "ALIVE",
+              1L << 30,
+              0,
+              0,
+              "0.1.0",
+              "2.0",
+              100));
     }
-    return Optional.of(new MasterStatus(AdminJson.API_VERSION, "p", "LEADER", "SERVING", 1, null, "0.1.0", "2.0",
-        new MasterStatus.Recovery(false, 0, List.of()), nodes, capacity, (long) (capacity * fullness), 0, null,
-        new MasterStatus.CacheSignals(60, List.of(new MasterStatus.Tier("memory", capacity,
-            (long) (capacity * fullness))), 0, 0, 0, 0, 0, 0, 0)));
+    return Optional.of(
+        new MasterStatus(
+            AdminJson.API_VERSION,
+            "p",
+            "LEADER",
+            "SERVING",
+            1,
+            null,
+            "0.1.0",
+            "2.0",
+            new MasterStatus.Recovery(false, 0, List.of()),
+            nodes,
+            capacity,
+            (long) (capacity * fullness),
+            0,
+            null,
+            new MasterStatus.CacheSignals(
+                60,
+                List.of(new MasterStatus.Tier("memory", capacity, (long) (capacity * fullness))),
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0)));
   }
 
   @Test
   void offWritesNothingAndHasNoStatus() {
     List<Integer> written = new ArrayList<>();
-    assertThat(new PoolAutoscaler().reconcile(pool(false), leader(0.95), false, false, AutoscalerTest.NOW,
-        written::add)).isEmpty();
+    assertThat(
+            new PoolAutoscaler()
+                .reconcile(
+                    pool(false), leader(0.95), false, false, AutoscalerTest.NOW, written::add))
+        .isEmpty();
     assertThat(written).isEmpty();
   }
 
   @Test
   void aTargetExceededIsWritten() {
     List<Integer> written = new ArrayList<>();
-    AutoscalingOutcome o = new PoolAutoscaler().reconcile(pool(true), leader(0.95), false, false,
-        AutoscalerTest.NOW, written::add).orElseThrow();
+    AutoscalingOutcome o =
+        new PoolAutoscaler()
+            .reconcile(pool(true), leader(0.95), false, false, AutoscalerTest.NOW, written::add)
+            .orElseThrow();
     assertThat(written).containsExactly(4);
     assertThat(o.status().getDesiredReplicas()).isEqualTo(4);
     assertThat(o.status().getLastDecision().getReason()).isEqualTo("TargetExceeded");
@@ -65,8 +104,11 @@ class PoolAutoscalerTest {
 
   @Test
   void aWriteThatLostARaceIsAHoldNotAScaling() {
-    AutoscalingOutcome o = new PoolAutoscaler().reconcile(pool(true), leader(0.95), false, false,
-        AutoscalerTest.NOW, replicas -> false).orElseThrow();
+    AutoscalingOutcome o =
+        new PoolAutoscaler()
+            .reconcile(
+                pool(true), leader(0.95), false, false, AutoscalerTest.NOW, replicas -> false)
+            .orElseThrow();
     assertThat(o.status().getDesiredReplicas()).as("what the spec still says").isEqualTo(3);
     assertThat(o.status().getLastDecision().getReason()).isEqualTo("PoolChanged");
     assertThat(o.events()).isEmpty();

@@ -32,12 +32,20 @@ class ByteQuantityTest {
     assertThat(ByteQuantity.bytes("f", new Quantity("1.5Gi"))).isEqualTo(3L << 29);
   }
 
-  /** Quantities the API server admits that are no byte count: a typed, readable refusal, never an arithmetic crash. */
+  /**
+   * Quantities the API server admits that are no byte count: a typed, readable refusal, never an
+   * arithmetic crash.
+   */
   @ParameterizedTest
-  @CsvSource({"1m, not a whole number of bytes", "1500m, not a whole number of bytes",
-      "100Ei, not a whole number of bytes below 8Ei", "-1Gi, negative"})
+  @CsvSource({
+    "1m, not a whole number of bytes",
+    "1500m, not a whole number of bytes",
+    "100Ei, not a whole number of bytes below 8Ei",
+    "-1Gi, negative"
+  })
   void bytesRefusesWhatIsNoByteCountNamingTheField(String written, String expected) {
-    assertThatThrownBy(() -> ByteQuantity.bytes("spec.storage.memoryPerNode", new Quantity(written)))
+    assertThatThrownBy(
+            () -> ByteQuantity.bytes("spec.storage.memoryPerNode", new Quantity(written)))
         .isInstanceOf(InvalidSpecException.class)
         .hasMessageStartingWith("spec.storage.memoryPerNode '" + written + "'")
         .hasMessageContaining(expected);

@@ -17,7 +17,8 @@ class ConditionsTest {
 
   @Test
   void aNewConditionTransitionsNow() {
-    Condition ready = only(new Conditions(null, 1, T0.plusMillis(700)).set("Ready", true, "Ok", "fine").build());
+    Condition ready =
+        only(new Conditions(null, 1, T0.plusMillis(700)).set("Ready", true, "Ok", "fine").build());
 
     assertThat(ready.getLastTransitionTime()).isEqualTo("2026-01-01T10:00:00Z");
     assertThat(ready.getObservedGeneration()).isEqualTo(1);
@@ -25,13 +26,21 @@ class ConditionsTest {
 
   @Test
   void onlyAStatusChangeMovesTheTransitionTime() {
-    List<Condition> first = new Conditions(null, 1, T0).set("Ready", false, "StorageNotReady", "1/3 ready").build();
+    List<Condition> first =
+        new Conditions(null, 1, T0).set("Ready", false, "StorageNotReady", "1/3 ready").build();
 
-    Condition newMessage = only(new Conditions(first, 2, T0.plusSeconds(30))
-        .set("Ready", false, "StorageNotReady", "2/3 ready").build());
-    Condition newReason = only(new Conditions(first, 2, T0.plusSeconds(40))
-        .set("Ready", false, "MasterUnreachable", "no answer").build());
-    Condition flipped = only(new Conditions(first, 2, T0.plusSeconds(50)).set("Ready", true, "Ok", "fine").build());
+    Condition newMessage =
+        only(
+            new Conditions(first, 2, T0.plusSeconds(30))
+                .set("Ready", false, "StorageNotReady", "2/3 ready")
+                .build());
+    Condition newReason =
+        only(
+            new Conditions(first, 2, T0.plusSeconds(40))
+                .set("Ready", false, "MasterUnreachable", "no answer")
+                .build());
+    Condition flipped =
+        only(new Conditions(first, 2, T0.plusSeconds(50)).set("Ready", true, "Ok", "fine").build());
 
     assertThat(newMessage.getLastTransitionTime()).isEqualTo("2026-01-01T10:00:00Z");
     assertThat(newMessage.getMessage()).isEqualTo("2/3 ready");
@@ -43,7 +52,8 @@ class ConditionsTest {
 
   @Test
   void messagesAreBounded() {
-    Condition degraded = only(new Conditions(null, 1, T0).set("Degraded", true, "X", "x".repeat(100_000)).build());
+    Condition degraded =
+        only(new Conditions(null, 1, T0).set("Degraded", true, "X", "x".repeat(100_000)).build());
 
     assertThat(degraded.getMessage()).hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH);
   }

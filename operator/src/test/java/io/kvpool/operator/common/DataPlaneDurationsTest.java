@@ -14,7 +14,9 @@ class DataPlaneDurationsTest {
     assertThat(DataPlaneDurations.parse("10m")).contains(Duration.ofMinutes(10));
     assertThat(DataPlaneDurations.parse("5 s")).isEmpty();
     assertThat(DataPlaneDurations.parse("1h")).isEmpty();
-    assertThat(DataPlaneDurations.parse("99999999999999999999s")).as("more digits than a long holds").isEmpty();
+    assertThat(DataPlaneDurations.parse("99999999999999999999s"))
+        .as("more digits than a long holds")
+        .isEmpty();
     assertThat(DataPlaneDurations.parse(null)).isEmpty();
   }
 

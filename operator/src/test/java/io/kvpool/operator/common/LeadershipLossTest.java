@@ -18,7 +18,9 @@ class LeadershipLossTest {
     assertThat(exits).containsExactly(1);
   }
 
-  /** On SIGTERM the SDK stops leading inside the JVM shutdown hook: exiting there would deadlock. */
+  /**
+   * On SIGTERM the SDK stops leading inside the JVM shutdown hook: exiting there would deadlock.
+   */
   @Test
   void releasingTheLeaseWhileShuttingDownDoesNotExit() {
     List<Integer> exits = new ArrayList<>();

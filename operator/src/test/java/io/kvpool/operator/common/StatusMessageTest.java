@@ -10,7 +10,8 @@ class StatusMessageTest {
 
   @Test
   void aShortMessageStaysAsWrittenOnOneLine() {
-    assertThat(StatusMessage.bound("  two\n  lines\tand  spaces ")).isEqualTo("two lines and spaces");
+    assertThat(StatusMessage.bound("  two\n  lines\tand  spaces "))
+        .isEqualTo("two lines and spaces");
     assertThat(StatusMessage.bound(null)).isEmpty();
   }
 
@@ -26,7 +27,10 @@ class StatusMessageTest {
 
     String bounded = StatusMessage.bound(trace.toString());
 
-    assertThat(bounded).hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH).doesNotContain("\n").endsWith("[...]")
+    assertThat(bounded)
+        .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH)
+        .doesNotContain("\n")
+        .endsWith("[...]")
         .startsWith("java.lang.IllegalStateException: outer");
   }
 
@@ -36,6 +40,8 @@ class StatusMessageTest {
 
     String bounded = StatusMessage.bound(words, 40);
 
-    assertThat(bounded).hasSizeLessThanOrEqualTo(40).isEqualTo("word word word word word word word [...]");
+    assertThat(bounded)
+        .hasSizeLessThanOrEqualTo(40)
+        .isEqualTo("word word word word word word word [...]");
   }
 }

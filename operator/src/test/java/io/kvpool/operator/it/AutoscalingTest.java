@@ -26,10 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Autoscaling wired into reconciliation, against the real API server: the leader's cache signals (a {@link FakeMaster}
- * reporting them) reach status.cacheSignals, a target exceeded makes the operator write spec.storage.replicas, which
- * the storage StatefulSet follows, with an Event and a status entry; another writer's count is adopted and held.
- * The decision's rules are {@code AutoscalerTest}'s; the drain a scale-down goes through is {@code RollingUpgradeTest}'s.
+ * Autoscaling wired into reconciliation, against the real API server: the leader's cache signals (a
+ * {@link FakeMaster} reporting them) reach status.cacheSignals, a target exceeded makes the
+ * operator write spec.storage.replicas, which the storage StatefulSet follows, with an Event and a
+ * status entry; another writer's count is adopted and held. The decision's rules are {@code
+ * AutoscalerTest}'s; the drain a scale-down goes through is {@code RollingUpgradeTest}'s.
  */
 @ExtendWith(RealKubeApiServer.class)
 class AutoscalingTest {
@@ -45,9 +46,18 @@ class AutoscalingTest {
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-    client.resource(new ServiceAccountBuilder().withNewMetadata().withName("default").withNamespace(NS).endMetadata()
-        .build()).serverSideApply();
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
+    client
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("default")
+                .withNamespace(NS)
+                .endMetadata()
+                .build())
+        .serverSideApply();
     objects = new PoolObjects(client, NS);
     events = new PoolEvents(client, NS);
     operator = TestOperator.start(NS, pool -> master(pool.getMetadata().getName()).adminBase());
@@ -101,54 +111,79 @@ class AutoscalingTest {
     await().atMost(TIMEOUT).until(() -> objects.allExist(name));
     objects.markReady(name + "-master"); // the leader is asked once a master pod is ready
     objects.markReady(name + "-storage");
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      KvCachePoolStatus s = status(name);
-      assertThat(s.getCacheSignals()).as("%s", s).isNotNull();
-      assertThat(s.getCacheSignals().getFullnessPercent()).isEqualTo(50.0);
-      assertThat(s.getCacheSignals().getTiers()).singleElement()
-          .satisfies(t -> assertThat(t.getName()).isEqualTo("memory"));
-      // no kubelet creates the pods here, so the rollout waits for them: RolloutInProgress (no scale-down) or
-      // WithinTargets; both hold
-      assertThat(s.getAutoscaling().getLastDecision().getAction()).isEqualTo("Hold");
-      assertThat(s.getAutoscaling().getLastDecision().getReason()).isIn("WithinTargets", "RolloutInProgress");
-      assertThat(s.getAutoscaling().getOwner()).isEqualTo("Operator");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus s = status(name);
+              assertThat(s.getCacheSignals()).as("%s", s).isNotNull();
+              assertThat(s.getCacheSignals().getFullnessPercent()).isEqualTo(50.0);
+              assertThat(s.getCacheSignals().getTiers())
+                  .singleElement()
+                  .satisfies(t -> assertThat(t.getName()).isEqualTo("memory"));
+              // no kubelet creates the pods here, so the rollout waits for them: RolloutInProgress
+              // (no scale-down) or
+              // WithinTargets; both hold
+              assertThat(s.getAutoscaling().getLastDecision().getAction()).isEqualTo("Hold");
+              assertThat(s.getAutoscaling().getLastDecision().getReason())
+                  .isIn("WithinTargets", "RolloutInProgress");
+              assertThat(s.getAutoscaling().getOwner()).isEqualTo("Operator");
+            });
 
     master(name).servingWithSignals(name, 3, 0.9, 1.5);
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(pool(name).getSpec().getStorage().getReplicas()).isEqualTo(4);
-      assertThat(objects.statefulSet(name + "-storage").getSpec().getReplicas()).isEqualTo(4);
-      KvCachePoolStatus s = status(name);
-      assertThat(s.getAutoscaling().getDesiredReplicas()).isEqualTo(4);
-      // the scaling is the newest of recentScaling; lastDecision may already be the next round's hold
-      // (WaitingForNodes: the leader still counts 3 nodes)
-      assertThat(s.getAutoscaling().getRecentScaling()).hasSize(1);
-      ScalingDecision scaled = s.getAutoscaling().getRecentScaling().get(0);
-      assertThat(scaled.getAction()).isEqualTo("ScaleUp");
-      assertThat(scaled.getReason()).isEqualTo("TargetExceeded");
-      assertThat(scaled.getFromReplicas()).isEqualTo(3);
-      assertThat(scaled.getToReplicas()).isEqualTo(4);
-      assertThat(scaled.getFullnessPercent()).isEqualTo(90.0);
-      assertThat(s.getAutoscaling().getLastDecision().getReason()).isIn("TargetExceeded", "WaitingForNodes");
-      assertThat(events.count(name, "StorageAutoscaled")).isEqualTo(1);
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(pool(name).getSpec().getStorage().getReplicas()).isEqualTo(4);
+              assertThat(objects.statefulSet(name + "-storage").getSpec().getReplicas())
+                  .isEqualTo(4);
+              KvCachePoolStatus s = status(name);
+              assertThat(s.getAutoscaling().getDesiredReplicas()).isEqualTo(4);
+              // the scaling is the newest of recentScaling; lastDecision may already be the next
+              // round's hold
+              // (WaitingForNodes: the leader still counts 3 nodes)
+              assertThat(s.getAutoscaling().getRecentScaling()).hasSize(1);
+              ScalingDecision scaled = s.getAutoscaling().getRecentScaling().get(0);
+              assertThat(scaled.getAction()).isEqualTo("ScaleUp");
+              assertThat(scaled.getReason()).isEqualTo("TargetExceeded");
+              assertThat(scaled.getFromReplicas()).isEqualTo(3);
+              assertThat(scaled.getToReplicas()).isEqualTo(4);
+              assertThat(scaled.getFullnessPercent()).isEqualTo(90.0);
+              assertThat(s.getAutoscaling().getLastDecision().getReason())
+                  .isIn("TargetExceeded", "WaitingForNodes");
+              assertThat(events.count(name, "StorageAutoscaled")).isEqualTo(1);
+            });
 
     // the new node registers; the pool is at its maximum
     master(name).servingWithSignals(name, 4, 0.95, 0);
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(status(name).getAutoscaling().getLastDecision().getReason()).isEqualTo("AtMaximum"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(status(name).getAutoscaling().getLastDecision().getReason())
+                    .isEqualTo("AtMaximum"));
 
     // another writer (kubectl scale, an HPA) sets 3: adopted, announced once, held
-    client.resources(KvCachePool.class).inNamespace(NS).withName(name)
+    client
+        .resources(KvCachePool.class)
+        .inNamespace(NS)
+        .withName(name)
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"storage\":{\"replicas\":3}}}");
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      KvCachePoolStatus s = status(name);
-      assertThat(s.getAutoscaling().getOwner()).isEqualTo("External");
-      assertThat(s.getAutoscaling().getDesiredReplicas()).isEqualTo(3);
-      assertThat(s.getAutoscaling().getLastDecision().getReason()).isEqualTo("ExternalOwner");
-      assertThat(events.count(name, "AutoscalingYielded")).isEqualTo(1);
-    });
-    assertThat(pool(name).getSpec().getStorage().getReplicas()).as("the other writer's count stays").isEqualTo(3);
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus s = status(name);
+              assertThat(s.getAutoscaling().getOwner()).isEqualTo("External");
+              assertThat(s.getAutoscaling().getDesiredReplicas()).isEqualTo(3);
+              assertThat(s.getAutoscaling().getLastDecision().getReason())
+                  .isEqualTo("ExternalOwner");
+              assertThat(events.count(name, "AutoscalingYielded")).isEqualTo(1);
+            });
+    assertThat(pool(name).getSpec().getStorage().getReplicas())
+        .as("the other writer's count stays")
+        .isEqualTo(3);
     assertThat(events.count(name, "StorageAutoscaled")).isEqualTo(1);
   }
 }

@@ -29,16 +29,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Specs the CRD schema admits but that cannot become valid objects: the operator reports them as InvalidSpec,
- * naming the pool's field, and creates nothing (no half-created set of objects). Then the "Why" case of a pool that
- * never ran: fixed, it is Creating (not Running) until its pods serve, also after its TransferEngine is deleted and
- * recreated and after an operator restart.
+ * Specs the CRD schema admits but that cannot become valid objects: the operator reports them as
+ * InvalidSpec, naming the pool's field, and creates nothing (no half-created set of objects). Then
+ * the "Why" case of a pool that never ran: fixed, it is Creating (not Running) until its pods
+ * serve, also after its TransferEngine is deleted and recreated and after an operator restart.
  */
 @ExtendWith(RealKubeApiServer.class)
 class InvalidSpecTest {
   private static final String NS = "pool-invalid";
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
-  /** Long enough for several status intervals and retries: what must not change within it, does not. */
+
+  /**
+   * Long enough for several status intervals and retries: what must not change within it, does not.
+   */
   private static final Duration STAYS = Duration.ofSeconds(4);
 
   private static KubernetesClient client;
@@ -49,7 +52,9 @@ class InvalidSpecTest {
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
     objects = new PoolObjects(client, NS);
     events = new PoolEvents(client, NS);
     client.resource(TestPools.tcpEngine(NS, "tcp")).create();
@@ -82,24 +87,32 @@ class InvalidSpecTest {
     return scheduling;
   }
 
-  /** Waits for InvalidSpec naming {@code field}, then checks that nothing was created for the pool. */
+  /**
+   * Waits for InvalidSpec naming {@code field}, then checks that nothing was created for the pool.
+   */
   private static void assertRefusedBeforeAnythingIsCreated(String pool, String field) {
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      KvCachePoolStatus status = status(pool);
-      assertThat(status).isNotNull();
-      assertThat(status.getObservedGeneration()).isEqualTo(1);
-      assertThat(status.getPhase()).isEqualTo(PoolPhase.Failed);
-      Condition degraded = condition(pool, KvCachePoolStatus.DEGRADED);
-      assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
-      assertThat(degraded.getMessage()).contains(field).contains("nothing is created until the spec is fixed");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus status = status(pool);
+              assertThat(status).isNotNull();
+              assertThat(status.getObservedGeneration()).isEqualTo(1);
+              assertThat(status.getPhase()).isEqualTo(PoolPhase.Failed);
+              Condition degraded = condition(pool, KvCachePoolStatus.DEGRADED);
+              assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
+              assertThat(degraded.getMessage())
+                  .contains(field)
+                  .contains("nothing is created until the spec is fixed");
+            });
     await().atMost(TIMEOUT).until(() -> events.count(pool, "InvalidSpec") == 1);
     assertThat(objects.existing(pool)).as("objects created for %s", pool).isEmpty();
   }
 
   /**
-   * The "Why" case: nodeSelector {"bad key!": x} degraded a pool that never ran; once fixed it showed Running 0/1
-   * 0/3. Now: refused before anything is created, and once fixed Creating with a Recovered Event, and it stays so.
+   * The "Why" case: nodeSelector {"bad key!": x} degraded a pool that never ran; once fixed it
+   * showed Running 0/1 0/3. Now: refused before anything is created, and once fixed Creating with a
+   * Recovered Event, and it stays so.
    */
   @Test
   void aPoolThatNeverRanIsCreatingOnceFixedAndStaysSo() {
@@ -114,22 +127,37 @@ class InvalidSpecTest {
     await().atMost(TIMEOUT).until(() -> objects.allExist("never-ran"));
     await().atMost(TIMEOUT).untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
     await().atMost(TIMEOUT).until(() -> events.count("never-ran", "Recovered") == 1);
-    await().during(STAYS).atMost(STAYS.plusSeconds(5)).untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
+    await()
+        .during(STAYS)
+        .atMost(STAYS.plusSeconds(5))
+        .untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
 
     client.resources(TransferEngine.class).inNamespace(NS).withName("tcp").delete();
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(status("never-ran").getPhase()).isEqualTo(PoolPhase.Degraded);
-      assertThat(condition("never-ran", KvCachePoolStatus.DEGRADED).getMessage())
-          .contains("TransferEngine 'tcp' does not exist").contains("the last valid state keeps running");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(status("never-ran").getPhase()).isEqualTo(PoolPhase.Degraded);
+              assertThat(condition("never-ran", KvCachePoolStatus.DEGRADED).getMessage())
+                  .contains("TransferEngine 'tcp' does not exist")
+                  .contains("the last valid state keeps running");
+            });
     client.resource(TestPools.tcpEngine(NS, "tcp")).create();
     await().atMost(TIMEOUT).untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
-    await().during(STAYS).atMost(STAYS.plusSeconds(5)).untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
+    await()
+        .during(STAYS)
+        .atMost(STAYS.plusSeconds(5))
+        .untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
 
     operator.close();
     operator = TestOperator.start(NS, p -> URI.create("http://127.0.0.1:1"));
-    await().during(STAYS).atMost(STAYS.plusSeconds(5)).untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
-    assertThat(events.count("never-ran", "Recovered")).as("one per recovery, none from the restart").isEqualTo(2);
+    await()
+        .during(STAYS)
+        .atMost(STAYS.plusSeconds(5))
+        .untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
+    assertThat(events.count("never-ran", "Recovered"))
+        .as("one per recovery, none from the restart")
+        .isEqualTo(2);
     assertThat(events.count("never-ran", "PoolReady")).isZero();
   }
 
@@ -147,20 +175,45 @@ class InvalidSpecTest {
   void anAffinityTheApiServerRefusesIsInvalidForTheMasters() {
     KvCachePool pool = TestPools.pool(NS, "bad-affinity");
     pool.getSpec().setMaster(new io.kvpool.api.v1alpha1.MasterSpec());
-    pool.getSpec().getMaster().setScheduling(scheduling(s -> s.setAffinity(new AffinityBuilder()
-        .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm()
-        .addNewMatchExpression().withKey("zone").withOperator("Near").withValues("a").endMatchExpression()
-        .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build())));
+    pool.getSpec()
+        .getMaster()
+        .setScheduling(
+            scheduling(
+                s ->
+                    s.setAffinity(
+                        new AffinityBuilder()
+                            .withNewNodeAffinity()
+                            .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                            .addNewNodeSelectorTerm()
+                            .addNewMatchExpression()
+                            .withKey("zone")
+                            .withOperator("Near")
+                            .withValues("a")
+                            .endMatchExpression()
+                            .endNodeSelectorTerm()
+                            .endRequiredDuringSchedulingIgnoredDuringExecution()
+                            .endNodeAffinity()
+                            .build())));
     client.resource(pool).create();
 
-    assertRefusedBeforeAnythingIsCreated("bad-affinity", "spec.master.scheduling.affinity.nodeAffinity");
+    assertRefusedBeforeAnythingIsCreated(
+        "bad-affinity", "spec.master.scheduling.affinity.nodeAffinity");
   }
 
   @Test
   void aTolerationTheApiServerRefusesIsInvalid() {
     KvCachePool pool = TestPools.pool(NS, "bad-toleration");
-    pool.getSpec().setScheduling(scheduling(s -> s.setTolerations(List.of(new TolerationBuilder()
-        .withKey("npu").withOperator("Exists").withValue("yes").build()))));
+    pool.getSpec()
+        .setScheduling(
+            scheduling(
+                s ->
+                    s.setTolerations(
+                        List.of(
+                            new TolerationBuilder()
+                                .withKey("npu")
+                                .withOperator("Exists")
+                                .withValue("yes")
+                                .build()))));
     client.resource(pool).create();
 
     assertRefusedBeforeAnythingIsCreated("bad-toleration", "spec.scheduling.tolerations[0]");
@@ -169,8 +222,11 @@ class InvalidSpecTest {
   @Test
   void aResourceNameTheApiServerRefusesIsInvalid() {
     KvCachePool pool = TestPools.pool(NS, "bad-resource");
-    pool.getSpec().getStorage().setResources(io.kvpool.api.v1alpha1.ComputeResources.of(
-        Map.of("nvidia gpu", new io.fabric8.kubernetes.api.model.Quantity("1")), null));
+    pool.getSpec()
+        .getStorage()
+        .setResources(
+            io.kvpool.api.v1alpha1.ComputeResources.of(
+                Map.of("nvidia gpu", new io.fabric8.kubernetes.api.model.Quantity("1")), null));
     client.resource(pool).create();
 
     assertRefusedBeforeAnythingIsCreated("bad-resource", "spec.storage.resources");
@@ -184,19 +240,21 @@ class InvalidSpecTest {
     pool.getSpec().getStorage().setPort(50060);
     client.resource(pool).create();
 
-    assertRefusedBeforeAnythingIsCreated("port-clash", "spec.storage.port (50060) equals spec.port of"
-        + " TransferEngine 'clash'");
+    assertRefusedBeforeAnythingIsCreated(
+        "port-clash", "spec.storage.port (50060) equals spec.port of" + " TransferEngine 'clash'");
   }
 
   /**
-   * A running pool changed to an invalid spec: the generation is observed, the live objects stay as they are, and
-   * the message of 64 refused node-selector keys is one bounded line (as every status message and Event here).
+   * A running pool changed to an invalid spec: the generation is observed, the live objects stay as
+   * they are, and the message of 64 refused node-selector keys is one bounded line (as every status
+   * message and Event here).
    */
   @Test
   void anInvalidChangeIsObservedKeepsTheObjectsAndEveryMessageIsBounded() {
     client.resource(TestPools.pool(NS, "changed")).create();
     await().atMost(TIMEOUT).until(() -> objects.allExist("changed"));
-    String storageVersion = objects.statefulSet("changed-storage").getMetadata().getResourceVersion();
+    String storageVersion =
+        objects.statefulSet("changed-storage").getMetadata().getResourceVersion();
     Map<String, String> badKeys = new LinkedHashMap<>();
     for (int i = 0; i < 64; i++) {
       badKeys.put("bad key number " + i + "!", "value " + i);
@@ -204,28 +262,44 @@ class InvalidSpecTest {
 
     edit("changed", p -> p.getSpec().setScheduling(scheduling(s -> s.setNodeSelector(badKeys))));
 
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      KvCachePoolStatus status = status("changed");
-      assertThat(status.getObservedGeneration()).isEqualTo(2);
-      assertThat(status.getPhase()).isEqualTo(PoolPhase.Degraded);
-      assertThat(condition("changed", KvCachePoolStatus.DEGRADED).getMessage())
-          .startsWith("spec.scheduling.nodeSelector").contains("the last valid state keeps running")
-          .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH);
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus status = status("changed");
+              assertThat(status.getObservedGeneration()).isEqualTo(2);
+              assertThat(status.getPhase()).isEqualTo(PoolPhase.Degraded);
+              assertThat(condition("changed", KvCachePoolStatus.DEGRADED).getMessage())
+                  .startsWith("spec.scheduling.nodeSelector")
+                  .contains("the last valid state keeps running")
+                  .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH);
+            });
     await().atMost(TIMEOUT).until(() -> events.count("changed", "InvalidSpec") == 1);
-    assertThat(objects.statefulSet("changed-storage").getMetadata().getResourceVersion()).isEqualTo(storageVersion);
+    assertThat(objects.statefulSet("changed-storage").getMetadata().getResourceVersion())
+        .isEqualTo(storageVersion);
 
     for (KvCachePool each : client.resources(KvCachePool.class).inNamespace(NS).list().getItems()) {
       if (each.getStatus() == null) {
         continue;
       }
-      assertThat(each.getStatus().getMessage()).as(each.getMetadata().getName())
+      assertThat(each.getStatus().getMessage())
+          .as(each.getMetadata().getName())
           .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH);
-      assertThat(each.getStatus().getConditions()).allSatisfy(c -> assertThat(c.getMessage())
-          .as("%s %s", each.getMetadata().getName(), c.getType()).hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH)
-          .doesNotContain("\n"));
+      assertThat(each.getStatus().getConditions())
+          .allSatisfy(
+              c ->
+                  assertThat(c.getMessage())
+                      .as("%s %s", each.getMetadata().getName(), c.getType())
+                      .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH)
+                      .doesNotContain("\n"));
     }
-    assertThat(events.all()).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage()).as(e.getReason())
-        .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH).doesNotContain("\n"));
+    assertThat(events.all())
+        .isNotEmpty()
+        .allSatisfy(
+            e ->
+                assertThat(e.getMessage())
+                    .as(e.getReason())
+                    .hasSizeLessThanOrEqualTo(StatusMessage.MAX_LENGTH)
+                    .doesNotContain("\n"));
   }
 }

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The packaged Quarkus application ({@code java -jar target/quarkus-app/quarkus-run.jar}) as a user runs it,
- * against the real API server through a kubeconfig: CDI wiring, QOSDK configuration and leader election
- * (prod profile) included. Runs after {@code package} (failsafe).
+ * The packaged Quarkus application ({@code java -jar target/quarkus-app/quarkus-run.jar}) as a user
+ * runs it, against the real API server through a kubeconfig: CDI wiring, QOSDK configuration and
+ * leader election (prod profile) included. Runs after {@code package} (failsafe).
  */
 @ExtendWith(RealKubeApiServer.class)
 class PackagedOperatorIT {
@@ -36,22 +36,30 @@ class PackagedOperatorIT {
   private static final Duration EXIT_AFTER_SIGTERM = Duration.ofSeconds(10);
 
   /**
-   * Reconciles a pool while holding the lease, then exits within seconds of SIGTERM: JOSDK 5.2.1 alone deadlocks
-   * there (its stop-leading callback calls System.exit inside the shutdown hook) and waits for SIGKILL.
+   * Reconciles a pool while holding the lease, then exits within seconds of SIGTERM: JOSDK 5.2.1
+   * alone deadlocks there (its stop-leading callback calls System.exit inside the shutdown hook)
+   * and waits for SIGKILL.
    */
   @Test
-  void thePackagedOperatorTakesTheLeaseReconcilesAPoolAndExitsOnSigterm(KubernetesClient client) throws Exception {
+  void thePackagedOperatorTakesTheLeaseReconcilesAPoolAndExitsOnSigterm(KubernetesClient client)
+      throws Exception {
     String ns = "packaged";
     try (PackagedOperator operator = PackagedOperator.start(client, ns)) {
       client.resource(TestPools.pool(ns, "packaged")).create();
       PoolObjects objects = new PoolObjects(client, ns);
-      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(500))
           .failFast("operator exited", () -> !operator.process.isAlive())
           .until(() -> objects.allExist("packaged"));
-      await().atMost(Duration.ofSeconds(60)).until(() -> {
-        KvCachePool pool = client.resources(KvCachePool.class).inNamespace(ns).withName("packaged").get();
-        return pool.getStatus() != null && pool.getStatus().getPhase() != null;
-      });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                KvCachePool pool =
+                    client.resources(KvCachePool.class).inNamespace(ns).withName("packaged").get();
+                return pool.getStatus() != null && pool.getStatus().getPhase() != null;
+              });
       Lease lease = client.leases().inNamespace(ns).withName("kvpool-operator").get();
       assertThat(lease).as("leader election lease").isNotNull();
       assertThat(lease.getSpec().getHolderIdentity()).isNotBlank();
@@ -61,35 +69,52 @@ class PackagedOperatorIT {
       operator.process.destroy();
 
       assertThat(operator.process.waitFor(EXIT_AFTER_SIGTERM.toSeconds(), TimeUnit.SECONDS))
-          .as("exited within %s of SIGTERM while leading", EXIT_AFTER_SIGTERM).isTrue();
-      System.out.printf("packaged operator exited %d ms after SIGTERM with code %d%n",
+          .as("exited within %s of SIGTERM while leading", EXIT_AFTER_SIGTERM)
+          .isTrue();
+      System.out.printf(
+          "packaged operator exited %d ms after SIGTERM with code %d%n",
           (System.nanoTime() - sigterm) / 1_000_000, operator.process.exitValue());
-      assertThat(operator.log()).contains("leadership released because the operator is shutting down");
+      assertThat(operator.log())
+          .contains("leadership released because the operator is shutting down");
     }
   }
 
-  /** Losing the lease to another holder while running still ends the process, so two leaders never reconcile. */
+  /**
+   * Losing the lease to another holder while running still ends the process, so two leaders never
+   * reconcile.
+   */
   @Test
   void aLeaderThatLosesItsLeaseExits(KubernetesClient client) throws Exception {
     String ns = "packaged-lost";
     try (PackagedOperator operator = PackagedOperator.start(client, ns)) {
-      await().atMost(Duration.ofSeconds(120)).failFast("operator exited", () -> !operator.process.isAlive())
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .failFast("operator exited", () -> !operator.process.isAlive())
           .until(() -> client.leases().inNamespace(ns).withName("kvpool-operator").get() != null);
 
-      Edits.edit(client, Lease.class, ns, "kvpool-operator",
+      Edits.edit(
+          client,
+          Lease.class,
+          ns,
+          "kvpool-operator",
           lease -> {
             lease.getSpec().setHolderIdentity("another-operator");
             lease.getSpec().setLeaseDurationSeconds(3600);
             lease.getSpec().setRenewTime(ZonedDateTime.now());
           });
 
-      assertThat(operator.process.waitFor(60, TimeUnit.SECONDS)).as("exited after losing the lease").isTrue();
+      assertThat(operator.process.waitFor(60, TimeUnit.SECONDS))
+          .as("exited after losing the lease")
+          .isTrue();
       assertThat(operator.process.exitValue()).isEqualTo(1);
       assertThat(operator.log()).contains("lost the leader election lease while running");
     }
   }
 
-  /** {@code java -jar target/quarkus-app/quarkus-run.jar} limited to one namespace, logging to a file. */
+  /**
+   * {@code java -jar target/quarkus-app/quarkus-run.jar} limited to one namespace, logging to a
+   * file.
+   */
   private static final class PackagedOperator implements AutoCloseable {
     private final Process process;
     private final Path kubeconfig;
@@ -102,22 +127,26 @@ class PackagedOperatorIT {
     }
 
     static PackagedOperator start(KubernetesClient client, String ns) throws IOException {
-      client.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+      client
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
           .serverSideApply();
       Path kubeconfig = Files.createTempFile("kvpool-operator-kubeconfig", ".yaml");
       Files.writeString(kubeconfig, RealKubeApiServer.kubeconfigYaml());
       Path log = Files.createTempFile("kvpool-operator", ".log");
       Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath();
       assertThat(jar).as("run 'package' first").exists();
-      ProcessBuilder builder = new ProcessBuilder(List.of(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Dquarkus.operator-sdk.namespaces=" + ns,
-          "-Dquarkus.kubernetes-client.namespace=" + ns,
-          "-Dquarkus.http.host=127.0.0.1",
-          "-Dquarkus.http.port=0",
-          "-jar", jar.toString()))
-          .redirectErrorStream(true)
-          .redirectOutput(log.toFile());
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  List.of(
+                      Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                      "-Dquarkus.operator-sdk.namespaces=" + ns,
+                      "-Dquarkus.kubernetes-client.namespace=" + ns,
+                      "-Dquarkus.http.host=127.0.0.1",
+                      "-Dquarkus.http.port=0",
+                      "-jar",
+                      jar.toString()))
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile());
       builder.environment().put("KUBECONFIG", kubeconfig.toString());
       return new PackagedOperator(builder.start(), kubeconfig, log);
     }
@@ -129,14 +158,26 @@ class PackagedOperatorIT {
     /** The Helm chart's liveness and readiness probes point at these paths. */
     void assertProbesAnswer() throws Exception {
       Pattern listening = Pattern.compile("Listening on: (http://127\\.0\\.0\\.1:\\d+)");
-      String base = Files.readAllLines(log).stream().map(listening::matcher).filter(Matcher::find)
-          .map(m -> m.group(1)).findFirst()
-          .orElseThrow(() -> new AssertionError("no HTTP address in the operator log"));
+      String base =
+          Files.readAllLines(log).stream()
+              .map(listening::matcher)
+              .filter(Matcher::find)
+              .map(m -> m.group(1))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no HTTP address in the operator log"));
       HttpClient http = HttpClient.newHttpClient();
       for (String probe : List.of("/q/health/live", "/q/health/ready")) {
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(http.send(
-            HttpRequest.newBuilder(URI.create(base + probe)).build(), HttpResponse.BodyHandlers.ofString())
-            .statusCode()).as(probe).isEqualTo(200));
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () ->
+                    assertThat(
+                            http.send(
+                                    HttpRequest.newBuilder(URI.create(base + probe)).build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                                .statusCode())
+                        .as(probe)
+                        .isEqualTo(200));
       }
     }
 
@@ -147,8 +188,9 @@ class PackagedOperatorIT {
         process.waitFor(20, TimeUnit.SECONDS);
       }
       List<String> lines = Files.readAllLines(log);
-      System.out.println("packaged operator log:\n"
-          + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+      System.out.println(
+          "packaged operator log:\n"
+              + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
       Files.deleteIfExists(kubeconfig);
       Files.deleteIfExists(log);
     }

@@ -26,11 +26,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The pods the operator renders, created in namespaces that enforce each Pod Security Standard level through the
- * PodSecurity admission plugin built into kube-apiserver: masters and TCP storage nodes are admitted under
- * {@code restricted}; storage nodes of a TransferEngine with host networking or driver host paths (Ascend) need
- * {@code privileged}, because {@code baseline} already refuses both. The pods are created the way the StatefulSet
- * controller would create them from the rendered templates.
+ * The pods the operator renders, created in namespaces that enforce each Pod Security Standard
+ * level through the PodSecurity admission plugin built into kube-apiserver: masters and TCP storage
+ * nodes are admitted under {@code restricted}; storage nodes of a TransferEngine with host
+ * networking or driver host paths (Ascend) need {@code privileged}, because {@code baseline}
+ * already refuses both. The pods are created the way the StatefulSet controller would create them
+ * from the rendered templates.
  */
 @ExtendWith(RealKubeApiServer.class)
 class PodSecurityAdmissionTest {
@@ -41,13 +42,26 @@ class PodSecurityAdmissionTest {
     client = kubernetes;
     for (Level level : Level.values()) {
       String namespace = namespace(level);
-      client.resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
-          .addToLabels("pod-security.kubernetes.io/enforce", level.label())
-          .addToLabels("pod-security.kubernetes.io/enforce-version", "latest")
-          .endMetadata().build()).serverSideApply();
+      client
+          .resource(
+              new NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName(namespace)
+                  .addToLabels("pod-security.kubernetes.io/enforce", level.label())
+                  .addToLabels("pod-security.kubernetes.io/enforce-version", "latest")
+                  .endMetadata()
+                  .build())
+          .serverSideApply();
       // No controller-manager creates the default ServiceAccount the storage pods run under.
-      client.resource(new ServiceAccountBuilder().withNewMetadata().withName("default").withNamespace(namespace)
-          .endMetadata().build()).serverSideApply();
+      client
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .withNamespace(namespace)
+                  .endMetadata()
+                  .build())
+          .serverSideApply();
     }
   }
 
@@ -65,30 +79,50 @@ class PodSecurityAdmissionTest {
 
   /** Creates pod 0 of the StatefulSet as the StatefulSet controller would. */
   private static Pod createPodOf(StatefulSet sts) {
-    Pod pod = new PodBuilder()
-        .withNewMetadata().withName(sts.getMetadata().getName() + "-0")
-        .withNamespace(sts.getMetadata().getNamespace())
-        .withLabels(sts.getSpec().getTemplate().getMetadata().getLabels())
-        .endMetadata()
-        .withSpec(sts.getSpec().getTemplate().getSpec())
-        .build();
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(sts.getMetadata().getName() + "-0")
+            .withNamespace(sts.getMetadata().getNamespace())
+            .withLabels(sts.getSpec().getTemplate().getMetadata().getLabels())
+            .endMetadata()
+            .withSpec(sts.getSpec().getTemplate().getSpec())
+            .build();
     return client.resource(pod).create();
   }
 
   private static void assertRefusedByPodSecurity(StatefulSet sts, Level level) {
-    assertThatThrownBy(() -> createPodOf(sts)).isInstanceOfSatisfying(KubernetesClientException.class, refused -> {
-      assertThat(refused.getCode()).isEqualTo(403);
-      assertThat(refused.getMessage()).contains("violates PodSecurity \"" + level.label() + ":latest\"");
-    });
+    assertThatThrownBy(() -> createPodOf(sts))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            refused -> {
+              assertThat(refused.getCode()).isEqualTo(403);
+              assertThat(refused.getMessage())
+                  .contains("violates PodSecurity \"" + level.label() + ":latest\"");
+            });
   }
 
   @Test
   void podSecurityAdmissionIsEnforcedByTheTestServer() {
-    Pod privileged = new PodBuilder().withNewMetadata().withName("privileged").withNamespace(namespace(Level.RESTRICTED))
-        .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox").withNewSecurityContext()
-        .withPrivileged(true).endSecurityContext().endContainer().endSpec().build();
+    Pod privileged =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("privileged")
+            .withNamespace(namespace(Level.RESTRICTED))
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("c")
+            .withImage("busybox")
+            .withNewSecurityContext()
+            .withPrivileged(true)
+            .endSecurityContext()
+            .endContainer()
+            .endSpec()
+            .build();
 
-    assertThatThrownBy(() -> client.resource(privileged).create()).isInstanceOf(KubernetesClientException.class)
+    assertThatThrownBy(() -> client.resource(privileged).create())
+        .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("violates PodSecurity \"restricted:latest\"");
   }
 
@@ -100,10 +134,17 @@ class PodSecurityAdmissionTest {
     hugePages.getSpec().getStorage().setHugePages(HugePages.EXPLICIT);
 
     assertThat(createPodOf(StatefulSets.master(pool)).getMetadata().getUid()).isNotBlank();
-    assertThat(createPodOf(StatefulSets.storage(pool, TransportSettings.PLAIN_TCP))
-        .getMetadata().getUid()).isNotBlank();
-    assertThat(createPodOf(StatefulSets.storage(hugePages, TransportSettings.PLAIN_TCP))
-        .getMetadata().getUid()).as("explicit huge pages").isNotBlank();
+    assertThat(
+            createPodOf(StatefulSets.storage(pool, TransportSettings.PLAIN_TCP))
+                .getMetadata()
+                .getUid())
+        .isNotBlank();
+    assertThat(
+            createPodOf(StatefulSets.storage(hugePages, TransportSettings.PLAIN_TCP))
+                .getMetadata()
+                .getUid())
+        .as("explicit huge pages")
+        .isNotBlank();
     assertThat(PodSecurity.masterLevel()).isEqualTo(Level.RESTRICTED);
     assertThat(PodSecurity.storageLevel(TransportSettings.PLAIN_TCP)).isEqualTo(Level.RESTRICTED);
   }
@@ -113,17 +154,18 @@ class PodSecurityAdmissionTest {
     TransferEngine ascend = TestPools.ascendEngine("any", "npu", "huawei.com/Ascend910", 1);
     TransportSettings transport = TransportSettings.of(ascend);
 
-    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.RESTRICTED, "npu"), transport),
-        Level.RESTRICTED);
-    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.BASELINE, "npu"), transport),
-        Level.BASELINE);
+    assertRefusedByPodSecurity(
+        StatefulSets.storage(pool(Level.RESTRICTED, "npu"), transport), Level.RESTRICTED);
+    assertRefusedByPodSecurity(
+        StatefulSets.storage(pool(Level.BASELINE, "npu"), transport), Level.BASELINE);
     Pod admitted = createPodOf(StatefulSets.storage(pool(Level.PRIVILEGED, "npu"), transport));
 
     assertThat(admitted.getSpec().getContainers().get(0).getResources().getLimits())
         .containsEntry("huawei.com/Ascend910", new Quantity("1"));
     assertThat(admitted.getSpec().getContainers().get(0).getVolumeMounts())
         .filteredOn(m -> m.getMountPath().startsWith("/usr/local"))
-        .isNotEmpty().allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
+        .isNotEmpty()
+        .allSatisfy(m -> assertThat(m.getReadOnly()).isTrue());
     assertThat(PodSecurity.storageLevel(transport)).isEqualTo(Level.PRIVILEGED);
   }
 
@@ -133,12 +175,15 @@ class PodSecurityAdmissionTest {
     rdma.getSpec().setHostNetwork(true);
     TransportSettings transport = TransportSettings.of(rdma);
 
-    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.RESTRICTED, "host"), transport),
-        Level.RESTRICTED);
-    assertRefusedByPodSecurity(StatefulSets.storage(pool(Level.BASELINE, "host"), transport),
-        Level.BASELINE);
-    assertThat(createPodOf(StatefulSets.storage(pool(Level.PRIVILEGED, "host"), transport))
-        .getSpec().getHostNetwork()).isTrue();
+    assertRefusedByPodSecurity(
+        StatefulSets.storage(pool(Level.RESTRICTED, "host"), transport), Level.RESTRICTED);
+    assertRefusedByPodSecurity(
+        StatefulSets.storage(pool(Level.BASELINE, "host"), transport), Level.BASELINE);
+    assertThat(
+            createPodOf(StatefulSets.storage(pool(Level.PRIVILEGED, "host"), transport))
+                .getSpec()
+                .getHostNetwork())
+        .isTrue();
     assertThat(PodSecurity.storageLevel(transport)).isEqualTo(Level.PRIVILEGED);
   }
 }

@@ -16,8 +16,10 @@ final class PoolEvents {
 
   List<Event> about(String pool) {
     return client.v1().events().inNamespace(namespace).list().getItems().stream()
-        .filter(e -> "KvCachePool".equals(e.getInvolvedObject().getKind())
-            && pool.equals(e.getInvolvedObject().getName()))
+        .filter(
+            e ->
+                "KvCachePool".equals(e.getInvolvedObject().getKind())
+                    && pool.equals(e.getInvolvedObject().getName()))
         .toList();
   }
 

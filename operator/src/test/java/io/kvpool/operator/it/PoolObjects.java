@@ -47,7 +47,10 @@ final class PoolObjects {
 
   /** The "Kind/name" of every object of the pool that exists: empty when nothing was created. */
   java.util.List<String> existing(String pool) {
-    return all(pool).entrySet().stream().filter(e -> e.getValue() != null).map(Map.Entry::getKey).toList();
+    return all(pool).entrySet().stream()
+        .filter(e -> e.getValue() != null)
+        .map(Map.Entry::getKey)
+        .toList();
   }
 
   StatefulSet statefulSet(String name) {
@@ -58,31 +61,46 @@ final class PoolObjects {
     return client.configMaps().inNamespace(namespace).withName(name).get();
   }
 
-  /** What the StatefulSet controller would report once all pods of the current template are ready. */
+  /**
+   * What the StatefulSet controller would report once all pods of the current template are ready.
+   */
   void markReady(String statefulSet) {
     markReady(statefulSet, -1);
   }
 
-  /** What the StatefulSet controller would report with {@code ready} pods ready (-1: all) on the current template. */
+  /**
+   * What the StatefulSet controller would report with {@code ready} pods ready (-1: all) on the
+   * current template.
+   */
   void markReady(String statefulSet, int ready) {
-    client.apps().statefulSets().inNamespace(namespace).withName(statefulSet).editStatus(sts -> {
-      int replicas = sts.getSpec().getReplicas();
-      int readyReplicas = ready < 0 ? replicas : ready;
-      sts.setStatus(new StatefulSetStatusBuilder()
-          .withObservedGeneration(sts.getMetadata().getGeneration())
-          .withReplicas(replicas)
-          .withReadyReplicas(readyReplicas)
-          .withAvailableReplicas(readyReplicas)
-          .withUpdatedReplicas(replicas)
-          .withCurrentReplicas(replicas)
-          .withCurrentRevision(statefulSet + "-r1")
-          .withUpdateRevision(statefulSet + "-r1")
-          .build());
-      return sts;
-    });
+    client
+        .apps()
+        .statefulSets()
+        .inNamespace(namespace)
+        .withName(statefulSet)
+        .editStatus(
+            sts -> {
+              int replicas = sts.getSpec().getReplicas();
+              int readyReplicas = ready < 0 ? replicas : ready;
+              sts.setStatus(
+                  new StatefulSetStatusBuilder()
+                      .withObservedGeneration(sts.getMetadata().getGeneration())
+                      .withReplicas(replicas)
+                      .withReadyReplicas(readyReplicas)
+                      .withAvailableReplicas(readyReplicas)
+                      .withUpdatedReplicas(replicas)
+                      .withCurrentReplicas(replicas)
+                      .withCurrentRevision(statefulSet + "-r1")
+                      .withUpdateRevision(statefulSet + "-r1")
+                      .build());
+              return sts;
+            });
   }
 
-  private <T extends HasMetadata> void put(Map<String, HasMetadata> objects, Class<T> type, String name) {
-    objects.put(type.getSimpleName() + "/" + name, client.resources(type).inNamespace(namespace).withName(name).get());
+  private <T extends HasMetadata> void put(
+      Map<String, HasMetadata> objects, Class<T> type, String name) {
+    objects.put(
+        type.getSimpleName() + "/" + name,
+        client.resources(type).inNamespace(namespace).withName(name).get());
   }
 }

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The preflight against the real API server: an engine breaking a blocking rule is reported on the engine and on its
- * pool before anything is created, and fixing it lets the pool be created; an engine asking for rdma is told that
- * values still move over TCP.
+ * The preflight against the real API server: an engine breaking a blocking rule is reported on the
+ * engine and on its pool before anything is created, and fixing it lets the pool be created; an
+ * engine asking for rdma is told that values still move over TCP.
  */
 @ExtendWith(RealKubeApiServer.class)
 class PreflightTest {
@@ -43,12 +43,26 @@ class PreflightTest {
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-    client.resource(new ServiceAccountBuilder().withNewMetadata().withName("default").withNamespace(NS).endMetadata()
-        .build()).serverSideApply();
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
+    client
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("default")
+                .withNamespace(NS)
+                .endMetadata()
+                .build())
+        .serverSideApply();
     objects = new PoolObjects(client, NS);
-    operator = TestOperator.start(NS, pool -> masters.computeIfAbsent(pool.getMetadata().getName(),
-        FakeMaster::start).adminBase());
+    operator =
+        TestOperator.start(
+            NS,
+            pool ->
+                masters
+                    .computeIfAbsent(pool.getMetadata().getName(), FakeMaster::start)
+                    .adminBase());
   }
 
   @AfterAll
@@ -68,8 +82,8 @@ class PreflightTest {
   }
 
   private static Condition condition(java.util.List<Condition> conditions, String type) {
-    return Conditions.find(conditions, type).orElseThrow(() -> new AssertionError("no " + type + " in "
-        + conditions));
+    return Conditions.find(conditions, type)
+        .orElseThrow(() -> new AssertionError("no " + type + " in " + conditions));
   }
 
   @Test
@@ -82,35 +96,53 @@ class PreflightTest {
     client.resource(engine).create();
     client.resource(TestPools.withEngine(TestPools.pool(NS, "npu-pool"), "npu")).create();
 
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      TransferEngineStatus e = engineStatus("npu");
-      assertThat(e).isNotNull();
-      Condition valid = condition(e.getConditions(), "ConfigValid");
-      assertThat(valid.getStatus()).isEqualTo("False");
-      assertThat(valid.getReason()).as("the first finding: no node in this cluster advertises the device")
-          .isEqualTo("DeviceResourceNotAdvertised");
-      assertThat(valid.getMessage()).contains("BufferMisaligned");
-      assertThat(e.getDataTransport()).isEqualTo("tcp");
-      assertThat(condition(e.getConditions(), "TransportAvailable").getReason())
-          .isEqualTo("AscendTransportNotImplemented");
-      KvCachePoolStatus p = poolStatus("npu-pool");
-      assertThat(p).isNotNull();
-      assertThat(condition(p.getConditions(), "ConfigValid").getMessage()).contains("BufferMisaligned");
-      assertThat(condition(p.getConditions(), "Degraded").getReason()).isEqualTo("InvalidSpec");
-      assertThat(condition(p.getConditions(), "Degraded").getMessage())
-          .contains("TransferEngine npu fails preflight rule BufferMisaligned");
-    });
-    assertThat(objects.existing("npu-pool")).as("nothing created for a pool whose engine fails preflight").isEmpty();
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              TransferEngineStatus e = engineStatus("npu");
+              assertThat(e).isNotNull();
+              Condition valid = condition(e.getConditions(), "ConfigValid");
+              assertThat(valid.getStatus()).isEqualTo("False");
+              assertThat(valid.getReason())
+                  .as("the first finding: no node in this cluster advertises the device")
+                  .isEqualTo("DeviceResourceNotAdvertised");
+              assertThat(valid.getMessage()).contains("BufferMisaligned");
+              assertThat(e.getDataTransport()).isEqualTo("tcp");
+              assertThat(condition(e.getConditions(), "TransportAvailable").getReason())
+                  .isEqualTo("AscendTransportNotImplemented");
+              KvCachePoolStatus p = poolStatus("npu-pool");
+              assertThat(p).isNotNull();
+              assertThat(condition(p.getConditions(), "ConfigValid").getMessage())
+                  .contains("BufferMisaligned");
+              assertThat(condition(p.getConditions(), "Degraded").getReason())
+                  .isEqualTo("InvalidSpec");
+              assertThat(condition(p.getConditions(), "Degraded").getMessage())
+                  .contains("TransferEngine npu fails preflight rule BufferMisaligned");
+            });
+    assertThat(objects.existing("npu-pool"))
+        .as("nothing created for a pool whose engine fails preflight")
+        .isEmpty();
 
-    client.resources(TransferEngine.class).inNamespace(NS).withName("npu")
-        .edit(e -> {
-          e.getSpec().getBufferPool().setBuffers(8);
-          return e;
-        });
+    client
+        .resources(TransferEngine.class)
+        .inNamespace(NS)
+        .withName("npu")
+        .edit(
+            e -> {
+              e.getSpec().getBufferPool().setBuffers(8);
+              return e;
+            });
     await().atMost(TIMEOUT).until(() -> objects.allExist("npu-pool"));
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
-        condition(poolStatus("npu-pool").getConditions(), "ConfigValid").getReason())
-        .as("not blocking: pods are created and wait for a device plugin").isEqualTo("DeviceResourceNotAdvertised"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        condition(poolStatus("npu-pool").getConditions(), "ConfigValid")
+                            .getReason())
+                    .as("not blocking: pods are created and wait for a device plugin")
+                    .isEqualTo("DeviceResourceNotAdvertised"));
   }
 
   @Test
@@ -118,15 +150,18 @@ class PreflightTest {
     TransferEngine engine = TestPools.tcpEngine(NS, "fast");
     engine.getSpec().setProtocol(TransferProtocol.RDMA);
     client.resource(engine).create();
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      TransferEngineStatus e = engineStatus("fast");
-      assertThat(e).isNotNull();
-      assertThat(e.getDataTransport()).isEqualTo("tcp");
-      Condition transport = condition(e.getConditions(), "TransportAvailable");
-      assertThat(transport.getStatus()).isEqualTo("False");
-      assertThat(transport.getReason()).isEqualTo("RdmaNotImplemented");
-      assertThat(transport.getMessage()).contains("TCP sockets");
-      assertThat(condition(e.getConditions(), "ConfigValid").getStatus()).isEqualTo("True");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              TransferEngineStatus e = engineStatus("fast");
+              assertThat(e).isNotNull();
+              assertThat(e.getDataTransport()).isEqualTo("tcp");
+              Condition transport = condition(e.getConditions(), "TransportAvailable");
+              assertThat(transport.getStatus()).isEqualTo("False");
+              assertThat(transport.getReason()).isEqualTo("RdmaNotImplemented");
+              assertThat(transport.getMessage()).contains("TCP sockets");
+              assertThat(condition(e.getConditions(), "ConfigValid").getStatus()).isEqualTo("True");
+            });
   }
 }

@@ -57,18 +57,23 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * Rollouts of pools that run as real data-plane processes (the test kubelet plays kubelet and StatefulSet controller
- * over the real API server; two tags of one build are two releases): one pod at a time in the planned order with
- * drains and a step-down, warm restarts that keep the replicas, a major version refused with nothing restarted, an
- * operator restarted mid-rollout, a step that never becomes ready (paused, then rolled back), and a scale-down that
- * drains first. Every object written before is read back after, byte for byte.
+ * Rollouts of pools that run as real data-plane processes (the test kubelet plays kubelet and
+ * StatefulSet controller over the real API server; two tags of one build are two releases): one pod
+ * at a time in the planned order with drains and a step-down, warm restarts that keep the replicas,
+ * a major version refused with nothing restarted, an operator restarted mid-rollout, a step that
+ * never becomes ready (paused, then rolled back), and a scale-down that drains first. Every object
+ * written before is read back after, byte for byte.
  */
 @ExtendWith(RealKubeApiServer.class)
 @ExtendWith(RollingUpgradeTest.Diagnostics.class)
 class RollingUpgradeTest {
   private static final String NS = "upgrades";
   private static final Duration TIMEOUT = Duration.ofMinutes(6);
-  /** An image that passes the version check but whose storage nodes never start (no memory folder can be made). */
+
+  /**
+   * An image that passes the version check but whose storage nodes never start (no memory folder
+   * can be made).
+   */
   private static final String BROKEN = "1.3.0";
 
   private static KubernetesClient client;
@@ -80,21 +85,40 @@ class RollingUpgradeTest {
   @BeforeAll
   static void start(KubernetesClient kubernetes) throws IOException {
     client = kubernetes;
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-    kubelet = ProcessKubelet.start(client, NS, Map.ofEntries(DataPlaneImage.tagged("1.0.0"),
-        DataPlaneImage.tagged("1.1.0"), DataPlaneImage.tagged("1.2.0"), DataPlaneImage.tagged("2.0.0"),
-        DataPlaneImage.tagged(BROKEN, Map.of("KVPOOL_MEMORY_DIR", "/proc/kvpool-no-memory-folder"))));
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
+    kubelet =
+        ProcessKubelet.start(
+            client,
+            NS,
+            Map.ofEntries(
+                DataPlaneImage.tagged("1.0.0"),
+                DataPlaneImage.tagged("1.1.0"),
+                DataPlaneImage.tagged("1.2.0"),
+                DataPlaneImage.tagged("2.0.0"),
+                DataPlaneImage.tagged(
+                    BROKEN, Map.of("KVPOOL_MEMORY_DIR", "/proc/kvpool-no-memory-folder"))));
     operator = startOperator();
     Path shm = Path.of("/dev/shm");
-    memoryRoot = Files.isWritable(shm) ? Files.createTempDirectory(shm, "kvpool-it-")
-        : Files.createTempDirectory("kvpool-it-");
+    memoryRoot =
+        Files.isWritable(shm)
+            ? Files.createTempDirectory(shm, "kvpool-it-")
+            : Files.createTempDirectory("kvpool-it-");
   }
 
-  /** The operator in this JVM; the leader Service is played by the pod the elected master labelled. */
+  /**
+   * The operator in this JVM; the leader Service is played by the pod the elected master labelled.
+   */
   private static TestOperator startOperator() {
-    return TestOperator.start(NS, pool -> leaderPod(pool.getMetadata().getName())
-        .map(p -> URI.create("http://" + p.getStatus().getPodIP() + ":8080"))
-        .orElse(URI.create("http://" + pool.getMetadata().getName() + "-master." + NS + ".svc:8080")));
+    return TestOperator.start(
+        NS,
+        pool ->
+            leaderPod(pool.getMetadata().getName())
+                .map(p -> URI.create("http://" + p.getStatus().getPodIP() + ":8080"))
+                .orElse(
+                    URI.create(
+                        "http://" + pool.getMetadata().getName() + "-master." + NS + ".svc:8080")));
   }
 
   @AfterAll
@@ -116,8 +140,8 @@ class RollingUpgradeTest {
   }
 
   /**
-   * No garbage collector runs here: the previous test's pool, its objects and pods go by hand (before the next test,
-   * so that a failed test's diagnostics still see them).
+   * No garbage collector runs here: the previous test's pool, its objects and pods go by hand
+   * (before the next test, so that a failed test's diagnostics still see them).
    */
   @BeforeEach
   void removePreviousPool() {
@@ -129,10 +153,24 @@ class RollingUpgradeTest {
       return;
     }
     client.resources(KvCachePool.class).inNamespace(NS).withName(currentPool).delete();
-    client.apps().statefulSets().inNamespace(NS).withLabel("app.kubernetes.io/instance", currentPool).delete();
+    client
+        .apps()
+        .statefulSets()
+        .inNamespace(NS)
+        .withLabel("app.kubernetes.io/instance", currentPool)
+        .delete();
     client.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", currentPool).delete();
-    await().atMost(TIMEOUT).until(() -> client.pods().inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", currentPool).list().getItems().isEmpty());
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                client
+                    .pods()
+                    .inNamespace(NS)
+                    .withLabel("app.kubernetes.io/instance", currentPool)
+                    .list()
+                    .getItems()
+                    .isEmpty());
     currentPool = null;
   }
 
@@ -140,8 +178,7 @@ class RollingUpgradeTest {
   void anUpgradeReplacesOnePodAtATimeDrainingStorageNodesAndSteppingTheLeaderDownAndLosesNoObject()
       throws Exception {
     String name = "rolling";
-    createRunning(name, "1.0.0", 3, 4, pool -> {
-    });
+    createRunning(name, "1.0.0", 3, 4, pool -> {});
     Map<String, byte[]> values = values(600, 1);
     put(name, 3, values);
     String leader = status(name).getLeader();
@@ -152,16 +189,28 @@ class RollingUpgradeTest {
       UpgradeStatus done = awaitRollout(name, "1.1.0", 7);
       Duration took = Duration.between(started, Instant.now());
 
-      List<String> standbys = new ArrayList<>(List.of(name + "-master-0", name + "-master-1", name + "-master-2"));
+      List<String> standbys =
+          new ArrayList<>(List.of(name + "-master-0", name + "-master-1", name + "-master-2"));
       standbys.remove(leader);
       standbys.sort(Comparator.reverseOrder());
-      List<String> order = new ArrayList<>(List.of(name + "-storage-3", name + "-storage-2", name + "-storage-1",
-          name + "-storage-0"));
+      List<String> order =
+          new ArrayList<>(
+              List.of(
+                  name + "-storage-3",
+                  name + "-storage-2",
+                  name + "-storage-1",
+                  name + "-storage-0"));
       order.addAll(standbys);
       order.add(leader);
-      assertThat(recorder.deletedPods()).as("pods replaced, in order, each once").containsExactlyElementsOf(order);
-      List<String> steps = recorder.events(Set.of("DrainingStorageNode", "ReplacingPod", "LeaderSteppingDown"))
-          .stream().map(e -> e.substring(0, e.indexOf(':')) + " " + firstPod(e, name)).toList();
+      assertThat(recorder.deletedPods())
+          .as("pods replaced, in order, each once")
+          .containsExactlyElementsOf(order);
+      List<String> steps =
+          recorder
+              .events(Set.of("DrainingStorageNode", "ReplacingPod", "LeaderSteppingDown"))
+              .stream()
+              .map(e -> e.substring(0, e.indexOf(':')) + " " + firstPod(e, name))
+              .toList();
       List<String> expected = new ArrayList<>();
       for (int i = 3; i >= 0; i--) {
         expected.add("DrainingStorageNode " + name + "-storage-" + i);
@@ -170,50 +219,72 @@ class RollingUpgradeTest {
       standbys.forEach(s -> expected.add("ReplacingPod " + s));
       expected.add("LeaderSteppingDown " + leader);
       expected.add("ReplacingPod " + leader);
-      assertThat(steps).as("drains, replacements and the step-down, in order").containsExactlyElementsOf(expected);
+      assertThat(steps)
+          .as("drains, replacements and the step-down, in order")
+          .containsExactlyElementsOf(expected);
       assertThat(done.getFrom()).isEqualTo("1.0.0");
       assertThat(done.getDrains()).isEqualTo(4);
       assertThat(done.getWarmRestarts()).isZero();
       assertThat(done.getBytesMoved()).isPositive();
       recorder.awaitEvent("RolloutCompleted: release 1.0.0 -> 1.1.0 done on 7 pods", TIMEOUT);
       assertThat(readBack(name, 3, values)).as("objects lost").isZero();
-      System.out.printf("rolling upgrade 1.0.0 -> 1.1.0 of 3 masters and 4 storage nodes with %d objects (R=2,"
-              + " drains): %d s, %d bytes moved, 0 objects lost%n", values.size(), took.toSeconds(),
-          done.getBytesMoved());
+      System.out.printf(
+          "rolling upgrade 1.0.0 -> 1.1.0 of 3 masters and 4 storage nodes with %d objects (R=2,"
+              + " drains): %d s, %d bytes moved, 0 objects lost%n",
+          values.size(), took.toSeconds(), done.getBytesMoved());
 
       // scale down 4 -> 3 without loss: the surplus node is drained, then removed
       edit(name, pool -> pool.getSpec().getStorage().setReplicas(3));
-      await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-        KvCachePoolStatus s = status(name);
-        assertThat(s.getStorage()).isEqualTo("3/3");
-        assertThat(client.pods().inNamespace(NS).withName(name + "-storage-3").get()).isNull();
-        assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Completed);
-        assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
-      });
-      recorder.awaitEvent("DrainingStorageNode: draining " + name + "-storage-3 to scale the storage nodes down to 3",
+      await()
+          .atMost(TIMEOUT)
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                KvCachePoolStatus s = status(name);
+                assertThat(s.getStorage()).isEqualTo("3/3");
+                assertThat(client.pods().inNamespace(NS).withName(name + "-storage-3").get())
+                    .isNull();
+                assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Completed);
+                assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
+              });
+      recorder.awaitEvent(
+          "DrainingStorageNode: draining "
+              + name
+              + "-storage-3 to scale the storage nodes down to 3",
           TIMEOUT);
       recorder.awaitEvent("StorageNodeRemoved: " + name + "-storage-3", TIMEOUT);
       assertThat(readBack(name, 3, values)).as("objects lost by the scale-down").isZero();
 
       // scale up again: the new node takes placements at once
       edit(name, pool -> pool.getSpec().getStorage().setReplicas(4));
-      await().atMost(TIMEOUT).untilAsserted(() -> assertThat(status(name).getStorage()).isEqualTo("4/4"));
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(() -> assertThat(status(name).getStorage()).isEqualTo("4/4"));
       Map<String, byte[]> more = values(100, 2);
       put(name, 3, more);
-      assertThat(node(name, name + "-storage-3").replicas()).as("replicas placed on the new node").isPositive();
+      assertThat(node(name, name + "-storage-3").replicas())
+          .as("replicas placed on the new node")
+          .isPositive();
     }
   }
 
   @Test
   void warmRestartsKeepTheReplicasInTheirMemoryFilesAndMoveNoBytes() throws Exception {
     String name = "warm";
-    createRunning(name, "1.0.0", 1, 3, pool -> {
-      WarmRestartSpec warm = new WarmRestartSpec();
-      warm.setEnabled(true);
-      warm.setHostPath(memoryRoot.toString());
-      pool.getSpec().getStorage().setWarmRestart(warm);
-      pool.getSpec().setNodeTtl("60s"); // a restart never outlasts it: no replica is declared lost meanwhile
-    });
+    createRunning(
+        name,
+        "1.0.0",
+        1,
+        3,
+        pool -> {
+          WarmRestartSpec warm = new WarmRestartSpec();
+          warm.setEnabled(true);
+          warm.setHostPath(memoryRoot.toString());
+          pool.getSpec().getStorage().setWarmRestart(warm);
+          pool.getSpec()
+              .setNodeTtl(
+                  "60s"); // a restart never outlasts it: no replica is declared lost meanwhile
+        });
     Map<String, byte[]> values = values(600, 3);
     put(name, 1, values);
     Map<String, Long> before = new LinkedHashMap<>();
@@ -229,64 +300,103 @@ class RollingUpgradeTest {
       assertThat(done.getWarmRestarts()).isEqualTo(3);
       assertThat(done.getDrains()).isZero();
       assertThat(done.getBytesMoved()).isZero();
-      assertThat(recorder.deletedPods()).containsExactly(name + "-storage-2", name + "-storage-1",
-          name + "-storage-0", name + "-master-0");
+      assertThat(recorder.deletedPods())
+          .containsExactly(
+              name + "-storage-2", name + "-storage-1", name + "-storage-0", name + "-master-0");
       for (Map.Entry<String, Long> e : before.entrySet()) {
-        recorder.awaitEvent("RolloutStepDone: " + e.getKey() + " restarted warm on release 1.1.0: " + e.getValue()
-            + " of " + e.getValue() + " replicas kept", TIMEOUT);
-        // the new master's count, once the node has registered with it and delivered its whole inventory
-        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(node(name, e.getKey()).state()).isEqualTo("ALIVE"));
-        assertThat(node(name, e.getKey()).replicas()).as("replicas of %s at the new master", e.getKey())
+        recorder.awaitEvent(
+            "RolloutStepDone: "
+                + e.getKey()
+                + " restarted warm on release 1.1.0: "
+                + e.getValue()
+                + " of "
+                + e.getValue()
+                + " replicas kept",
+            TIMEOUT);
+        // the new master's count, once the node has registered with it and delivered its whole
+        // inventory
+        await()
+            .atMost(TIMEOUT)
+            .untilAsserted(() -> assertThat(node(name, e.getKey()).state()).isEqualTo("ALIVE"));
+        assertThat(node(name, e.getKey()).replicas())
+            .as("replicas of %s at the new master", e.getKey())
             .isEqualTo(e.getValue());
       }
       assertThat(readBack(name, 1, values)).as("objects lost").isZero();
-      System.out.printf("rolling upgrade 1.0.0 -> 1.1.0 of 1 master and 3 storage nodes with %d objects (R=2, warm"
-          + " restarts): %d s, %d bytes moved, 0 objects lost%n", values.size(), took.toSeconds(),
-          done.getBytesMoved());
+      System.out.printf(
+          "rolling upgrade 1.0.0 -> 1.1.0 of 1 master and 3 storage nodes with %d objects (R=2, warm"
+              + " restarts): %d s, %d bytes moved, 0 objects lost%n",
+          values.size(), took.toSeconds(), done.getBytesMoved());
     }
   }
 
   @Test
   void aMajorVersionChangeIsBlockedWithItsReasonAndRestartsNothing() {
     String name = "major";
-    createRunning(name, "1.0.0", 1, 2, pool -> {
-    });
+    createRunning(name, "1.0.0", 1, 2, pool -> {});
     Map<String, String> uids = podUids(name);
     String template = template(name + "-storage");
     try (RolloutRecorder recorder = new RolloutRecorder(client, NS, name)) {
       edit(name, pool -> pool.getSpec().setVersion("2.0.0"));
-      long generation = client.resources(KvCachePool.class).inNamespace(NS).withName(name).get().getMetadata()
-          .getGeneration();
-      await().atMost(TIMEOUT).untilAsserted(() -> {
-        KvCachePoolStatus s = status(name);
-        assertThat(s.getObservedGeneration()).isEqualTo(generation);
-        var blocked = Conditions.find(s.getConditions(), "UpgradeBlocked").orElseThrow();
-        assertThat(blocked.getStatus()).isEqualTo("True");
-        assertThat(blocked.getReason()).isEqualTo("VersionPolicy");
-        assertThat(blocked.getMessage()).contains("release 1.0.0 -> 2.0.0 changes the major version")
-            .contains("the pool keeps running 1.0.0");
-        assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Blocked);
-      });
+      long generation =
+          client
+              .resources(KvCachePool.class)
+              .inNamespace(NS)
+              .withName(name)
+              .get()
+              .getMetadata()
+              .getGeneration();
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () -> {
+                KvCachePoolStatus s = status(name);
+                assertThat(s.getObservedGeneration()).isEqualTo(generation);
+                var blocked = Conditions.find(s.getConditions(), "UpgradeBlocked").orElseThrow();
+                assertThat(blocked.getStatus()).isEqualTo("True");
+                assertThat(blocked.getReason()).isEqualTo("VersionPolicy");
+                assertThat(blocked.getMessage())
+                    .contains("release 1.0.0 -> 2.0.0 changes the major version")
+                    .contains("the pool keeps running 1.0.0");
+                assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Blocked);
+              });
       recorder.awaitEvent("UpgradeBlocked: VersionPolicy: release 1.0.0 -> 2.0.0", TIMEOUT);
       KvCachePoolStatus s = status(name);
       assertThat(s.getPhase()).isEqualTo(PoolPhase.Running);
       assertThat(s.getCurrentVersion()).isEqualTo("1.0.0");
       assertThat(podUids(name)).as("no pod restarted").isEqualTo(uids);
-      assertThat(template(name + "-storage")).as("the storage template is untouched").isEqualTo(template);
+      assertThat(template(name + "-storage"))
+          .as("the storage template is untouched")
+          .isEqualTo(template);
       assertThat(recorder.deletedPods()).isEmpty();
-      assertThat(client.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "version-check").list()
-          .getItems()).as("no image is checked for a refused release").isEmpty();
+      assertThat(
+              client
+                  .pods()
+                  .inNamespace(NS)
+                  .withLabel("app.kubernetes.io/component", "version-check")
+                  .list()
+                  .getItems())
+          .as("no image is checked for a refused release")
+          .isEmpty();
 
       // taking the change back clears the refusal and says so, still without a restart
       edit(name, pool -> pool.getSpec().setVersion("1.0.0"));
-      await().atMost(TIMEOUT).untilAsserted(() -> {
-        KvCachePoolStatus back = status(name);
-        assertThat(Conditions.find(back.getConditions(), "UpgradeBlocked").orElseThrow().getStatus())
-            .isEqualTo("False");
-        assertThat(back.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Withdrawn);
-        assertThat(back.getUpgrade().getMessage()).isEqualTo("spec.version is 1.0.0 again: the change to 2.0.0 was"
-            + " withdrawn before any pod was replaced");
-      });
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () -> {
+                KvCachePoolStatus back = status(name);
+                assertThat(
+                        Conditions.find(back.getConditions(), "UpgradeBlocked")
+                            .orElseThrow()
+                            .getStatus())
+                    .isEqualTo("False");
+                assertThat(back.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Withdrawn);
+                assertThat(back.getUpgrade().getMessage())
+                    .isEqualTo(
+                        "spec.version is 1.0.0 again: the change to 2.0.0 was"
+                            + " withdrawn before any pod was replaced");
+              });
       recorder.awaitEvent("RolloutWithdrawn: spec.version is 1.0.0 again", TIMEOUT);
       assertThat(podUids(name)).as("no pod restarted").isEqualTo(uids);
       assertThat(recorder.deletedPods()).isEmpty();
@@ -296,21 +406,27 @@ class RollingUpgradeTest {
   @Test
   void anOperatorRestartedMidRolloutResumesWhereItStopped() throws Exception {
     String name = "resume";
-    createRunning(name, "1.0.0", 1, 3, pool -> {
-    });
+    createRunning(name, "1.0.0", 1, 3, pool -> {});
     Map<String, byte[]> values = values(300, 4);
     put(name, 1, values);
     try (RolloutRecorder recorder = new RolloutRecorder(client, NS, name)) {
       edit(name, pool -> pool.getSpec().setVersion("1.1.0"));
-      await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> runs(name + "-storage-2", "1.1.0"));
+      await()
+          .atMost(TIMEOUT)
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> runs(name + "-storage-2", "1.1.0"));
       operator.close();
       UpgradeStatus stoppedAt = status(name).getUpgrade();
       System.out.println("operator stopped mid-rollout: " + stoppedAt);
       operator = startOperator();
       UpgradeStatus done = awaitRollout(name, "1.1.0", 4);
-      assertThat(done.getStartedAt()).as("the same rollout, resumed").isEqualTo(stoppedAt.getStartedAt());
-      assertThat(recorder.deletedPods()).as("each pod replaced once, in order").containsExactly(name + "-storage-2",
-          name + "-storage-1", name + "-storage-0", name + "-master-0");
+      assertThat(done.getStartedAt())
+          .as("the same rollout, resumed")
+          .isEqualTo(stoppedAt.getStartedAt());
+      assertThat(recorder.deletedPods())
+          .as("each pod replaced once, in order")
+          .containsExactly(
+              name + "-storage-2", name + "-storage-1", name + "-storage-0", name + "-master-0");
       assertThat(readBack(name, 1, values)).as("objects lost").isZero();
     }
   }
@@ -318,41 +434,58 @@ class RollingUpgradeTest {
   @Test
   void aStepThatNeverBecomesReadyPausesTheRolloutAndRollsBackWhenAsked() throws Exception {
     String name = "stuck";
-    createRunning(name, "1.2.0", 1, 2, pool -> {
-      UpgradeSpec upgrade = new UpgradeSpec();
-      upgrade.setStepTimeout("10s");
-      upgrade.setOnFailure(UpgradeFailurePolicy.Pause);
-      pool.getSpec().setUpgrade(upgrade);
-    });
+    createRunning(
+        name,
+        "1.2.0",
+        1,
+        2,
+        pool -> {
+          UpgradeSpec upgrade = new UpgradeSpec();
+          upgrade.setStepTimeout("10s");
+          upgrade.setOnFailure(UpgradeFailurePolicy.Pause);
+          pool.getSpec().setUpgrade(upgrade);
+        });
     Map<String, byte[]> values = values(100, 5);
     put(name, 1, values);
     Map<String, String> uids = podUids(name);
     try (RolloutRecorder recorder = new RolloutRecorder(client, NS, name)) {
       edit(name, pool -> pool.getSpec().setVersion(BROKEN));
-      await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-        KvCachePoolStatus s = status(name);
-        var progressing = Conditions.find(s.getConditions(), "Progressing").orElseThrow();
-        assertThat(progressing.getStatus()).isEqualTo("False");
-        assertThat(progressing.getReason()).isEqualTo("StepTimedOut");
-        assertThat(progressing.getMessage()).contains(name + "-storage-1").contains("step timeout of 10s");
-        assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.TimedOut);
-      });
+      await()
+          .atMost(TIMEOUT)
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                KvCachePoolStatus s = status(name);
+                var progressing = Conditions.find(s.getConditions(), "Progressing").orElseThrow();
+                assertThat(progressing.getStatus()).isEqualTo("False");
+                assertThat(progressing.getReason()).isEqualTo("StepTimedOut");
+                assertThat(progressing.getMessage())
+                    .contains(name + "-storage-1")
+                    .contains("step timeout of 10s");
+                assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.TimedOut);
+              });
       recorder.awaitEvent("RolloutTimedOut: ", TIMEOUT);
       Map<String, String> now = podUids(name);
-      assertThat(now.get(name + "-storage-0")).as("nothing else is touched").isEqualTo(uids.get(name + "-storage-0"));
+      assertThat(now.get(name + "-storage-0"))
+          .as("nothing else is touched")
+          .isEqualTo(uids.get(name + "-storage-0"));
       assertThat(now.get(name + "-master-0")).isEqualTo(uids.get(name + "-master-0"));
       assertThat(recorder.deletedPods()).containsExactly(name + "-storage-1");
 
       edit(name, pool -> pool.getSpec().getUpgrade().setOnFailure(UpgradeFailurePolicy.Rollback));
-      await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-        KvCachePoolStatus s = status(name);
-        assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.RolledBack);
-        assertThat(runs(name + "-storage-1", "1.2.0")).isTrue();
-        var blocked = Conditions.find(s.getConditions(), "UpgradeBlocked").orElseThrow();
-        assertThat(blocked.getStatus()).isEqualTo("True");
-        assertThat(blocked.getReason()).isEqualTo("RolledBack");
-        assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
-      });
+      await()
+          .atMost(TIMEOUT)
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                KvCachePoolStatus s = status(name);
+                assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.RolledBack);
+                assertThat(runs(name + "-storage-1", "1.2.0")).isTrue();
+                var blocked = Conditions.find(s.getConditions(), "UpgradeBlocked").orElseThrow();
+                assertThat(blocked.getStatus()).isEqualTo("True");
+                assertThat(blocked.getReason()).isEqualTo("RolledBack");
+                assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
+              });
       recorder.awaitEvent("RollingBack: ", TIMEOUT);
       recorder.awaitEvent("RolledBack: rolled back to release 1.2.0", TIMEOUT);
       assertThat(readBack(name, 1, values)).as("objects lost").isZero();
@@ -361,8 +494,8 @@ class RollingUpgradeTest {
 
   // ---- helpers ----
 
-  private static void createRunning(String name, String version, int masters, int storage,
-      Consumer<KvCachePool> customise) {
+  private static void createRunning(
+      String name, String version, int masters, int storage, Consumer<KvCachePool> customise) {
     currentPool = name;
     KvCachePool pool = TestPools.pool(NS, name);
     pool.getSpec().setVersion(version);
@@ -373,40 +506,54 @@ class RollingUpgradeTest {
     pool.getSpec().getStorage().setMemoryPerNode(new Quantity("64Mi"));
     customise.accept(pool);
     client.resource(pool).create();
-    await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      KvCachePoolStatus s = status(name);
-      assertThat(s).isNotNull();
-      assertThat(s.getPhase()).isEqualTo(PoolPhase.Running);
-      assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
-      assertThat(s.getMasters()).isEqualTo(masters + "/" + masters);
-      assertThat(s.getStorage()).isEqualTo(storage + "/" + storage);
-    });
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus s = status(name);
+              assertThat(s).isNotNull();
+              assertThat(s.getPhase()).isEqualTo(PoolPhase.Running);
+              assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
+              assertThat(s.getMasters()).isEqualTo(masters + "/" + masters);
+              assertThat(s.getStorage()).isEqualTo(storage + "/" + storage);
+            });
   }
 
   private static void edit(String name, Consumer<KvCachePool> change) {
     Edits.edit(client, KvCachePool.class, NS, name, change);
   }
 
-  /** Waits until every pod runs {@code release} on the current templates and the rollout says Completed. */
+  /**
+   * Waits until every pod runs {@code release} on the current templates and the rollout says
+   * Completed.
+   */
   private static UpgradeStatus awaitRollout(String name, String release, int pods) {
-    await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      KvCachePoolStatus s = status(name);
-      assertThat(s.getUpgrade()).isNotNull();
-      assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Completed);
-      assertThat(s.getUpgrade().getTo()).isEqualTo(release);
-      assertThat(s.getUpgrade().getUpdated()).isEqualTo(pods);
-      assertThat(s.getCurrentVersion()).isEqualTo(release);
-      assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
-    });
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus s = status(name);
+              assertThat(s.getUpgrade()).isNotNull();
+              assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Completed);
+              assertThat(s.getUpgrade().getTo()).isEqualTo(release);
+              assertThat(s.getUpgrade().getUpdated()).isEqualTo(pods);
+              assertThat(s.getCurrentVersion()).isEqualTo(release);
+              assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
+            });
     return status(name).getUpgrade();
   }
 
   private static boolean runs(String pod, String release) {
     Pod p = client.pods().inNamespace(NS).withName(pod).get();
-    return p != null && p.getMetadata().getDeletionTimestamp() == null
-        && release.equals(p.getMetadata().getAnnotations().get("kvpool.io/release")) && p.getStatus() != null
-        && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-        .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+    return p != null
+        && p.getMetadata().getDeletionTimestamp() == null
+        && release.equals(p.getMetadata().getAnnotations().get("kvpool.io/release"))
+        && p.getStatus() != null
+        && p.getStatus().getConditions() != null
+        && p.getStatus().getConditions().stream()
+            .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
   }
 
   private static String firstPod(String event, String pool) {
@@ -416,7 +563,13 @@ class RollingUpgradeTest {
 
   private static Map<String, String> podUids(String name) {
     Map<String, String> uids = new LinkedHashMap<>();
-    client.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", name).list().getItems().stream()
+    client
+        .pods()
+        .inNamespace(NS)
+        .withLabel("app.kubernetes.io/instance", name)
+        .list()
+        .getItems()
+        .stream()
         .filter(p -> p.getMetadata().getName().matches(".*-(master|storage)-[0-9]+"))
         .forEach(p -> uids.put(p.getMetadata().getName(), p.getMetadata().getUid()));
     return uids;
@@ -424,7 +577,11 @@ class RollingUpgradeTest {
 
   private static String template(String statefulSet) {
     StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName(statefulSet).get();
-    return sts.getSpec().getTemplate().getMetadata().getAnnotations().get("kvpool.io/template-hash");
+    return sts.getSpec()
+        .getTemplate()
+        .getMetadata()
+        .getAnnotations()
+        .get("kvpool.io/template-hash");
   }
 
   private static Map<String, byte[]> values(int n, long seed) {
@@ -470,19 +627,38 @@ class RollingUpgradeTest {
     for (int i = 0; i < masters; i++) {
       endpoints.add(new HostPort(kubelet.podIp(name + "-master-" + i), 50051));
     }
-    String secret = client.configMaps().inNamespace(NS).withName(name + "-client").get().getData()
-        .get("KVPOOL_CLIENT_SECRET");
-    String key = PoolKeys.decode(client.secrets().inNamespace(NS).withName(secret).get().getData()).get("client-key");
-    return KvPoolClient.connect(ClientConfig.builder().masters(endpoints).clientId("upgrade-test").poolKey(key)
-        .timeout(Duration.ofSeconds(60)).build());
+    String secret =
+        client
+            .configMaps()
+            .inNamespace(NS)
+            .withName(name + "-client")
+            .get()
+            .getData()
+            .get("KVPOOL_CLIENT_SECRET");
+    String key =
+        PoolKeys.decode(client.secrets().inNamespace(NS).withName(secret).get().getData())
+            .get("client-key");
+    return KvPoolClient.connect(
+        ClientConfig.builder()
+            .masters(endpoints)
+            .clientId("upgrade-test")
+            .poolKey(key)
+            .timeout(Duration.ofSeconds(60))
+            .build());
   }
 
   private static MasterStatus.NodeStatus node(String pool, String id) throws Exception {
     Pod leader = leaderPod(pool).orElseThrow();
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://" + leader.getStatus().getPodIP() + ":8080/status")).build(),
-        HttpResponse.BodyHandlers.ofString());
-    return AdminJson.read(r.body(), MasterStatus.class).nodes().stream().filter(n -> n.id().equals(id)).findFirst()
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://" + leader.getStatus().getPodIP() + ":8080/status"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    return AdminJson.read(r.body(), MasterStatus.class).nodes().stream()
+        .filter(n -> n.id().equals(id))
+        .findFirst()
         .orElseThrow();
   }
 
@@ -492,9 +668,16 @@ class RollingUpgradeTest {
   }
 
   private static Optional<Pod> leaderPod(String pool) {
-    return client.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", pool)
-        .withLabel("kvpool.io/role", "leader").list().getItems().stream()
-        .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null).findFirst();
+    return client
+        .pods()
+        .inNamespace(NS)
+        .withLabel("app.kubernetes.io/instance", pool)
+        .withLabel("kvpool.io/role", "leader")
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
+        .findFirst();
   }
 
   /** On failure: the pool's status and events, every pod's state and log. */
@@ -502,9 +685,11 @@ class RollingUpgradeTest {
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
       if (currentPool != null) {
-        System.out.println("===== " + context.getDisplayName() + " failed; pool status: " + status(currentPool));
-        new PoolEvents(client, NS).about(currentPool).forEach(e -> System.out.println("event " + e.getReason()
-            + ": " + e.getMessage()));
+        System.out.println(
+            "===== " + context.getDisplayName() + " failed; pool status: " + status(currentPool));
+        new PoolEvents(client, NS)
+            .about(currentPool)
+            .forEach(e -> System.out.println("event " + e.getReason() + ": " + e.getMessage()));
       }
       if (kubelet != null) {
         System.out.println(kubelet.diagnostics());

@@ -22,11 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The operator's two reconcilers in a plain Java Operator SDK {@link Operator} in the test JVM, against the
- * real API server, limited to one namespace so test classes sharing the server do not see each other's pools.
- * Same classes and annotations as the Quarkus application; only the wiring (CDI there) differs, and the retry
- * intervals of the pool controller are shortened (its unlimited attempts are kept) so that a test can watch more
- * failed attempts than the SDK's default retry allows without waiting minutes.
+ * The operator's two reconcilers in a plain Java Operator SDK {@link Operator} in the test JVM,
+ * against the real API server, limited to one namespace so test classes sharing the server do not
+ * see each other's pools. Same classes and annotations as the Quarkus application; only the wiring
+ * (CDI there) differs, and the retry intervals of the pool controller are shortened (its unlimited
+ * attempts are kept) so that a test can watch more failed attempts than the SDK's default retry
+ * allows without waiting minutes.
  */
 final class TestOperator implements AutoCloseable {
   static final Duration STATUS_INTERVAL = Duration.ofSeconds(1);
@@ -42,23 +43,41 @@ final class TestOperator implements AutoCloseable {
   static TestOperator start(String namespace, MasterAddressResolver resolver) {
     KubernetesClient client = RealKubeApiServer.newClient();
     Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
-    Metrics countFailures = new Metrics() {
-      @Override
-      public void failedReconciliation(HasMetadata resource, Exception exception, Map<String, Object> metadata) {
-        failures.computeIfAbsent(resource.getMetadata().getName(), name -> new AtomicInteger()).incrementAndGet();
-      }
-    };
-    Operator operator = new Operator(o -> o.withKubernetesClient(client)
-        .withCloseClientOnStop(true)
-        .withMetrics(countFailures)
-        .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
-    PoolOperatorSettings settings = new PoolOperatorSettings(STATUS_INTERVAL, Duration.ofSeconds(2));
+    Metrics countFailures =
+        new Metrics() {
+          @Override
+          public void failedReconciliation(
+              HasMetadata resource, Exception exception, Map<String, Object> metadata) {
+            failures
+                .computeIfAbsent(resource.getMetadata().getName(), name -> new AtomicInteger())
+                .incrementAndGet();
+          }
+        };
+    Operator operator =
+        new Operator(
+            o ->
+                o.withKubernetesClient(client)
+                    .withCloseClientOnStop(true)
+                    .withMetrics(countFailures)
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
+    PoolOperatorSettings settings =
+        new PoolOperatorSettings(STATUS_INTERVAL, Duration.ofSeconds(2));
     GradualRetry production = KvCachePoolReconciler.class.getAnnotation(GradualRetry.class);
-    GenericRetry quickRetry = new GenericRetry().setMaxAttempts(production.maxAttempts())
-        .setInitialInterval(200).setIntervalMultiplier(1.5).setMaxInterval(1_000);
-    operator.register(new KvCachePoolReconciler(new HttpPoolAdminClient(settings.adminTimeout()), resolver,
-        Clock.systemUTC(), settings), c -> c.settingNamespace(namespace).withRetry(quickRetry));
-    operator.register(new TransferEngineReconciler(Clock.systemUTC()), c -> c.settingNamespace(namespace));
+    GenericRetry quickRetry =
+        new GenericRetry()
+            .setMaxAttempts(production.maxAttempts())
+            .setInitialInterval(200)
+            .setIntervalMultiplier(1.5)
+            .setMaxInterval(1_000);
+    operator.register(
+        new KvCachePoolReconciler(
+            new HttpPoolAdminClient(settings.adminTimeout()),
+            resolver,
+            Clock.systemUTC(),
+            settings),
+        c -> c.settingNamespace(namespace).withRetry(quickRetry));
+    operator.register(
+        new TransferEngineReconciler(Clock.systemUTC()), c -> c.settingNamespace(namespace));
     operator.start();
     return new TestOperator(operator, failures);
   }
@@ -69,10 +88,12 @@ final class TestOperator implements AutoCloseable {
     return count == null ? 0 : count.get();
   }
 
-  /** The informers the pool controller watches the cluster with (its own primary informer excluded). */
+  /**
+   * The informers the pool controller watches the cluster with (its own primary informer excluded).
+   */
   List<InformerEventSource<?, ?>> poolInformers() {
-    Controller<?> controller = (Controller<?>) operator.getRegisteredController(KvCachePoolReconciler.NAME)
-        .orElseThrow();
+    Controller<?> controller =
+        (Controller<?>) operator.getRegisteredController(KvCachePoolReconciler.NAME).orElseThrow();
     return controller.getEventSourceManager().allEventSources().stream()
         .filter(InformerEventSource.class::isInstance)
         .<InformerEventSource<?, ?>>map(InformerEventSource.class::cast)

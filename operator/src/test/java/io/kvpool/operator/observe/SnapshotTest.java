@@ -25,38 +25,79 @@ import org.junit.jupiter.api.Test;
 class SnapshotTest {
   private static final KvCachePool POOL = TestPools.defaultedPool("ns", "p");
 
-  /** {@code rendered} as the API server returns it once its controller has seen it and {@code ready} pods are ready. */
+  /**
+   * {@code rendered} as the API server returns it once its controller has seen it and {@code ready}
+   * pods are ready.
+   */
   private static StatefulSet running(StatefulSet rendered, int ready) {
-    return new StatefulSetBuilder(rendered).editMetadata().withGeneration(1L).endMetadata()
-        .withNewStatus().withObservedGeneration(1L).withReplicas(rendered.getSpec().getReplicas())
-        .withReadyReplicas(ready).withUpdatedReplicas(ready).endStatus()
+    return new StatefulSetBuilder(rendered)
+        .editMetadata()
+        .withGeneration(1L)
+        .endMetadata()
+        .withNewStatus()
+        .withObservedGeneration(1L)
+        .withReplicas(rendered.getSpec().getReplicas())
+        .withReadyReplicas(ready)
+        .withUpdatedReplicas(ready)
+        .endStatus()
         .build();
   }
 
-  private static Pod pod(String name, String component, Map<String, String> labels, Map<String, String> annotations) {
-    return new PodBuilder().withNewMetadata().withName(name).withNamespace("ns")
-        .addToLabels(PoolLabels.NAME, PoolLabels.APP).addToLabels(PoolLabels.INSTANCE, "p")
-        .addToLabels(PoolLabels.COMPONENT, component).addToLabels(labels).withAnnotations(annotations).endMetadata()
+  private static Pod pod(
+      String name, String component, Map<String, String> labels, Map<String, String> annotations) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("ns")
+        .addToLabels(PoolLabels.NAME, PoolLabels.APP)
+        .addToLabels(PoolLabels.INSTANCE, "p")
+        .addToLabels(PoolLabels.COMPONENT, component)
+        .addToLabels(labels)
+        .withAnnotations(annotations)
+        .endMetadata()
         .build();
   }
 
-  /** The check pod of an image that cannot be pulled: a failing pod, but not one of the pool's data plane. */
+  /**
+   * The check pod of an image that cannot be pulled: a failing pod, but not one of the pool's data
+   * plane.
+   */
   private static Pod unpullableCheck() {
-    return new PodBuilder(pod("p-image-0123456789", ImageCheck.COMPONENT, Map.of(),
-        Map.of(ImageCheck.IMAGE_ANNOTATION, "kvpool/data-plane:9.9.9")))
-        .withNewStatus().withPhase("Pending").addNewContainerStatus().withName(ImageCheck.COMPONENT).withNewState()
-        .withNewWaiting().withReason("ImagePullBackOff").endWaiting().endState().endContainerStatus().endStatus()
+    return new PodBuilder(
+            pod(
+                "p-image-0123456789",
+                ImageCheck.COMPONENT,
+                Map.of(),
+                Map.of(ImageCheck.IMAGE_ANNOTATION, "kvpool/data-plane:9.9.9")))
+        .withNewStatus()
+        .withPhase("Pending")
+        .addNewContainerStatus()
+        .withName(ImageCheck.COMPONENT)
+        .withNewState()
+        .withNewWaiting()
+        .withReason("ImagePullBackOff")
+        .endWaiting()
+        .endState()
+        .endContainerStatus()
+        .endStatus()
         .build();
   }
 
   private static Snapshot snapshot(KvCachePool pool) {
-    List<Pod> pods = List.of(
-        pod("p-master-0", "master", Map.of(PoolLabels.ROLE, PoolLabels.ROLE_LEADER),
-            Map.of(PoolLabels.RELEASE_ANNOTATION, "0.1.0")),
-        pod("p-storage-0", "storage", Map.of(), Map.of(PoolLabels.RELEASE_ANNOTATION, "0.1.0")),
-        unpullableCheck());
-    return new Snapshot(pool, Optional.of(running(StatefulSets.master(pool), 1)),
-        Optional.of(running(StatefulSets.storage(pool, TransportSettings.PLAIN_TCP), 3)), pods,
+    List<Pod> pods =
+        List.of(
+            pod(
+                "p-master-0",
+                "master",
+                Map.of(PoolLabels.ROLE, PoolLabels.ROLE_LEADER),
+                Map.of(PoolLabels.RELEASE_ANNOTATION, "0.1.0")),
+            pod("p-storage-0", "storage", Map.of(), Map.of(PoolLabels.RELEASE_ANNOTATION, "0.1.0")),
+            unpullableCheck());
+    return new Snapshot(
+        pool,
+        Optional.of(running(StatefulSets.master(pool), 1)),
+        Optional.of(running(StatefulSets.storage(pool, TransportSettings.PLAIN_TCP), 3)),
+        pods,
         new Snapshot.Leader(Optional.empty(), "master admin unreachable", Optional.empty()));
   }
 
@@ -64,7 +105,8 @@ class SnapshotTest {
   void theRolloutSeesEveryPodAndWhatTheStatefulSetsRenderAndRun() {
     LivePool live = snapshot(POOL).rollout();
 
-    assertThat(live.pods()).extracting(p -> p.getMetadata().getName())
+    assertThat(live.pods())
+        .extracting(p -> p.getMetadata().getName())
         .containsExactly("p-master-0", "p-storage-0", "p-image-0123456789");
     StatefulSetView masters = live.masters().orElseThrow();
     assertThat(masters.release()).isEqualTo("0.1.0");
@@ -81,7 +123,9 @@ class SnapshotTest {
     assertThat(observed.storage().orElseThrow().fraction()).isEqualTo("3/3");
     assertThat(observed.podReleases()).containsExactly("0.1.0");
     assertThat(observed.labelledLeader()).isEqualTo("p-master-0");
-    assertThat(observed.failingPods()).as("a check pod's failure is the rollout's, not the pool's").isEmpty();
+    assertThat(observed.failingPods())
+        .as("a check pod's failure is the rollout's, not the pool's")
+        .isEmpty();
     assertThat(observed.masterError()).isEqualTo("master admin unreachable");
     assertThat(observed.rollout()).isEmpty();
   }

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import org.junit.jupiter.api.Test;
 
-/** KvCachePoolReconcilerTest shows the pool healing once an object in its way is removed; this pins the policy. */
+/**
+ * KvCachePoolReconcilerTest shows the pool healing once an object in its way is removed; this pins
+ * the policy.
+ */
 class ReconcileRetryTest {
 
   @Test

@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The autoscaler's write of spec.storage.replicas against the real API server, as the operator's ServiceAccount
- * with only what the chart grants it on pools (list, watch, patch; no get): the write lands, and a write based on
- * a pool that changed since it was read is refused (409), not applied. On a real cluster a write by name alone
- * failed with 403, as it first GETs the pool.
+ * The autoscaler's write of spec.storage.replicas against the real API server, as the operator's
+ * ServiceAccount with only what the chart grants it on pools (list, watch, patch; no get): the
+ * write lands, and a write based on a pool that changed since it was read is refused (409), not
+ * applied. On a real cluster a write by name alone failed with 403, as it first GETs the pool.
  */
 @ExtendWith(RealKubeApiServer.class)
 class StorageScaleTest {
@@ -27,29 +27,84 @@ class StorageScaleTest {
 
   @Test
   void writesTheReplicaCountWithOnlyPatchOnPoolsAndRefusesAStalePool(KubernetesClient admin) {
-    admin.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+    admin
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
     // the chart's rules for kvcachepools (helm/kvpool/templates/_helpers.tpl, kvpool.poolRules)
-    admin.resource(new RoleBuilder().withNewMetadata().withName("operator").withNamespace(NS).endMetadata()
-        .addNewRule().withApiGroups("kvpool.io").withResources("kvcachepools").withVerbs("list", "watch").endRule()
-        .addNewRule().withApiGroups("kvpool.io").withResources("kvcachepools").withVerbs("patch").endRule()
-        .build()).serverSideApply();
-    admin.resource(new RoleBindingBuilder().withNewMetadata().withName("operator").withNamespace(NS).endMetadata()
-        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("operator").endRoleRef()
-        .addNewSubject().withKind("User").withApiGroup("rbac.authorization.k8s.io").withName(USER).endSubject()
-        .build()).serverSideApply();
+    admin
+        .resource(
+            new RoleBuilder()
+                .withNewMetadata()
+                .withName("operator")
+                .withNamespace(NS)
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("kvpool.io")
+                .withResources("kvcachepools")
+                .withVerbs("list", "watch")
+                .endRule()
+                .addNewRule()
+                .withApiGroups("kvpool.io")
+                .withResources("kvcachepools")
+                .withVerbs("patch")
+                .endRule()
+                .build())
+        .serverSideApply();
+    admin
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName("operator")
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind("Role")
+                .withName("operator")
+                .endRoleRef()
+                .addNewSubject()
+                .withKind("User")
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withName(USER)
+                .endSubject()
+                .build())
+        .serverSideApply();
     KvCachePool created = admin.resource(TestPools.pool(NS, "scaled")).create();
 
-    try (KubernetesClient operator = new KubernetesClientBuilder().withConfig(new ConfigBuilder(
-        admin.getConfiguration()).withImpersonateUsername(USER)
-        .withImpersonateGroups("system:serviceaccounts", "system:authenticated").build()).build()) {
+    try (KubernetesClient operator =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(admin.getConfiguration())
+                    .withImpersonateUsername(USER)
+                    .withImpersonateGroups("system:serviceaccounts", "system:authenticated")
+                    .build())
+            .build()) {
       assertThat(StorageScale.write(operator, created, 4)).as("written").isTrue();
-      assertThat(admin.resources(KvCachePool.class).inNamespace(NS).withName("scaled").get().getSpec().getStorage()
-          .getReplicas()).isEqualTo(4);
+      assertThat(
+              admin
+                  .resources(KvCachePool.class)
+                  .inNamespace(NS)
+                  .withName("scaled")
+                  .get()
+                  .getSpec()
+                  .getStorage()
+                  .getReplicas())
+          .isEqualTo(4);
 
       // the same, now stale, pool: another writer got there first
-      assertThat(StorageScale.write(operator, created, 2)).as("written over a newer pool").isFalse();
-      assertThat(admin.resources(KvCachePool.class).inNamespace(NS).withName("scaled").get().getSpec().getStorage()
-          .getReplicas()).isEqualTo(4);
+      assertThat(StorageScale.write(operator, created, 2))
+          .as("written over a newer pool")
+          .isFalse();
+      assertThat(
+              admin
+                  .resources(KvCachePool.class)
+                  .inNamespace(NS)
+                  .withName("scaled")
+                  .get()
+                  .getSpec()
+                  .getStorage()
+                  .getReplicas())
+          .isEqualTo(4);
     }
   }
 }

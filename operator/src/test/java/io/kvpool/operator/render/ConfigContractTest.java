@@ -19,10 +19,11 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * The operator ↔ data-plane configuration contract, checked against the data-plane mains themselves: every key the
- * operator writes into the pool ConfigMap and every setting in a container's environment is one the main of that
- * container reads (an option's key), so nothing the operator configures is silently ignored. That the processes
- * then run from exactly this configuration is shown by PoolInPodsTest, which starts the rendered pods.
+ * The operator ↔ data-plane configuration contract, checked against the data-plane mains
+ * themselves: every key the operator writes into the pool ConfigMap and every setting in a
+ * container's environment is one the main of that container reads (an option's key), so nothing the
+ * operator configures is silently ignored. That the processes then run from exactly this
+ * configuration is shown by PoolInPodsTest, which starts the rendered pods.
  */
 class ConfigContractTest {
   private static final Set<String> POD_IDENTITY = Set.of("POD_NAME", "POD_NAMESPACE");
@@ -33,26 +34,36 @@ class ConfigContractTest {
     Set<String> known = new HashSet<>(keys(new MasterMain()));
     known.addAll(keys(new StorageNodeMain()));
 
-    assertThat(ConfigMaps.pool(pool).getData().keySet()).allSatisfy(key ->
-        assertThat(known).as("a main reading %s", key).contains(key));
+    assertThat(ConfigMaps.pool(pool).getData().keySet())
+        .allSatisfy(key -> assertThat(known).as("a main reading %s", key).contains(key));
   }
 
   @Test
   void everyContainerSettingIsReadByItsMain() {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
-    TransportSettings ascend = TransportSettings.of(TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 2));
+    TransportSettings ascend =
+        TransportSettings.of(TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 2));
 
     assertReads(StatefulSets.master(pool), keys(new MasterMain()));
-    assertReads(StatefulSets.storage(pool, TransportSettings.PLAIN_TCP), keys(new StorageNodeMain()));
+    assertReads(
+        StatefulSets.storage(pool, TransportSettings.PLAIN_TCP), keys(new StorageNodeMain()));
     assertReads(StatefulSets.storage(pool, ascend), keys(new StorageNodeMain()));
   }
 
   private static void assertReads(StatefulSet sts, Set<String> known) {
     Container container = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
-    List<String> settings = container.getEnv().stream().map(EnvVar::getName)
-        .filter(name -> name.startsWith("KVPOOL_") || POD_IDENTITY.contains(name)).toList();
-    assertThat(settings).isNotEmpty().allSatisfy(name ->
-        assertThat(known).as("%s of %s read by its main", name, sts.getMetadata().getName()).contains(name));
+    List<String> settings =
+        container.getEnv().stream()
+            .map(EnvVar::getName)
+            .filter(name -> name.startsWith("KVPOOL_") || POD_IDENTITY.contains(name))
+            .toList();
+    assertThat(settings)
+        .isNotEmpty()
+        .allSatisfy(
+            name ->
+                assertThat(known)
+                    .as("%s of %s read by its main", name, sts.getMetadata().getName())
+                    .contains(name));
   }
 
   /** The keys a main reads: its options' keys, and the config folder itself. */

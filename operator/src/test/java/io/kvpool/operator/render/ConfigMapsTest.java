@@ -33,15 +33,18 @@ class ConfigMapsTest {
         .containsEntry("KVPOOL_MASTER_ADDRESS", "p-master-0.p-master-peers.ns.svc:50051")
         .doesNotContainKey("KVPOOL_STORAGE_REPLICAS")
         .doesNotContainKey("KVPOOL_TRANSPORT_PROTOCOL");
-    assertThat(config.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "kvpool-operator");
+    assertThat(config.getMetadata().getLabels())
+        .containsEntry("app.kubernetes.io/managed-by", "kvpool-operator");
   }
 
   @Test
   void clientConfigNamesEveryMasterAndCarriesTheTransport() {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
 
-    ConfigMap config = ConfigMaps.client(pool,
-        TransportSettings.of(TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 1)));
+    ConfigMap config =
+        ConfigMaps.client(
+            pool,
+            TransportSettings.of(TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 1)));
 
     assertThat(config.getMetadata().getName()).isEqualTo("p-client");
     assertThat(config.getData())

@@ -16,7 +16,8 @@ class DisruptionBudgetsTest {
 
     assertThat(pdb.getMetadata().getName()).isEqualTo("p-master");
     assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
-    assertThat(pdb.getSpec().getSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component", "master");
+    assertThat(pdb.getSpec().getSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/component", "master");
   }
 
   @Test
@@ -25,6 +26,7 @@ class DisruptionBudgetsTest {
 
     assertThat(pdb.getMetadata().getName()).isEqualTo("p-storage");
     assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
-    assertThat(pdb.getSpec().getSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component", "storage");
+    assertThat(pdb.getSpec().getSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/component", "storage");
   }
 }

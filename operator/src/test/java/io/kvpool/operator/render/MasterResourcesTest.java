@@ -21,26 +21,33 @@ class MasterResourcesTest {
   void withoutResourcesAMasterGetsOneGibibyteAndAQuarterCpuAndHalfOfItAsHeap() {
     ContainerSizing sizing = sizing(null);
 
-    assertThat(sizing.resources().getRequests()).containsOnly(Map.entry("memory", new Quantity("1Gi")),
-        Map.entry("cpu", new Quantity("250m")));
-    assertThat(sizing.resources().getLimits()).containsOnly(Map.entry("memory", new Quantity("1Gi")));
+    assertThat(sizing.resources().getRequests())
+        .containsOnly(
+            Map.entry("memory", new Quantity("1Gi")), Map.entry("cpu", new Quantity("250m")));
+    assertThat(sizing.resources().getLimits())
+        .containsOnly(Map.entry("memory", new Quantity("1Gi")));
     assertThat(sizing.jvm()).isEqualTo(new JvmMemory(512, 256));
     assertThat(sizing.jvm().flags()).containsExactly("-Xmx512m", "-XX:MaxDirectMemorySize=256m");
   }
 
   @Test
   void theHeapFollowsTheMemoryLimit() {
-    ContainerSizing sizing = sizing(ComputeResources.of(Map.of("memory", new Quantity("2Gi")),
-        Map.of("memory", new Quantity("4Gi"), "cpu", new Quantity("2"))));
+    ContainerSizing sizing =
+        sizing(
+            ComputeResources.of(
+                Map.of("memory", new Quantity("2Gi")),
+                Map.of("memory", new Quantity("4Gi"), "cpu", new Quantity("2"))));
 
     assertThat(sizing.jvm()).isEqualTo(new JvmMemory(2048, 1024));
-    assertThat(sizing.resources().getRequests()).doesNotContainKey("cpu").containsEntry("memory",
-        new Quantity("2Gi"));
+    assertThat(sizing.resources().getRequests())
+        .doesNotContainKey("cpu")
+        .containsEntry("memory", new Quantity("2Gi"));
   }
 
   @Test
   void aMemoryRequestAloneSizesTheHeapAndGetsNoLimitAdded() {
-    ContainerSizing sizing = sizing(ComputeResources.of(Map.of("memory", new Quantity("3Gi")), null));
+    ContainerSizing sizing =
+        sizing(ComputeResources.of(Map.of("memory", new Quantity("3Gi")), null));
 
     assertThat(sizing.jvm()).isEqualTo(new JvmMemory(1536, 768));
     assertThat(sizing.resources().getLimits()).doesNotContainKey("memory");

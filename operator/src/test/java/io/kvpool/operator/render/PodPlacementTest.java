@@ -24,8 +24,13 @@ class PodPlacementTest {
   private static SchedulingSpec npuNodes() {
     SchedulingSpec scheduling = new SchedulingSpec();
     scheduling.setNodeSelector(Map.of("accelerator", "huawei-Ascend910"));
-    scheduling.setTolerations(List.of(new TolerationBuilder().withKey("huawei.com/Ascend910")
-        .withOperator("Exists").withEffect("NoSchedule").build()));
+    scheduling.setTolerations(
+        List.of(
+            new TolerationBuilder()
+                .withKey("huawei.com/Ascend910")
+                .withOperator("Exists")
+                .withEffect("NoSchedule")
+                .build()));
     return scheduling;
   }
 
@@ -33,14 +38,18 @@ class PodPlacementTest {
   void storagePodsSpreadAcrossNodesByDefault() {
     PodSpec storage = placed(TestPools.pool("ns", "p"), Component.STORAGE);
 
-    assertThat(storage.getTopologySpreadConstraints()).singleElement().satisfies(spread -> {
-      assertThat(spread.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
-      assertThat(spread.getMaxSkew()).isEqualTo(1);
-      assertThat(spread.getWhenUnsatisfiable()).isEqualTo("DoNotSchedule");
-      assertThat(spread.getNodeTaintsPolicy()).isEqualTo("Honor");
-      assertThat(spread.getLabelSelector().getMatchLabels()).containsEntry("app.kubernetes.io/instance", "p")
-          .containsEntry("app.kubernetes.io/component", "storage");
-    });
+    assertThat(storage.getTopologySpreadConstraints())
+        .singleElement()
+        .satisfies(
+            spread -> {
+              assertThat(spread.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+              assertThat(spread.getMaxSkew()).isEqualTo(1);
+              assertThat(spread.getWhenUnsatisfiable()).isEqualTo("DoNotSchedule");
+              assertThat(spread.getNodeTaintsPolicy()).isEqualTo("Honor");
+              assertThat(spread.getLabelSelector().getMatchLabels())
+                  .containsEntry("app.kubernetes.io/instance", "p")
+                  .containsEntry("app.kubernetes.io/component", "storage");
+            });
   }
 
   @Test
@@ -55,9 +64,12 @@ class PodPlacementTest {
     assertThat(storage.getTolerations()).hasSize(1);
     assertThat(master.getNodeSelector()).isNullOrEmpty();
     assertThat(master.getTolerations()).isNullOrEmpty();
-    assertThat(master.getTopologySpreadConstraints()).singleElement()
-        .satisfies(spread -> assertThat(spread.getLabelSelector().getMatchLabels())
-            .containsEntry("app.kubernetes.io/component", "master"));
+    assertThat(master.getTopologySpreadConstraints())
+        .singleElement()
+        .satisfies(
+            spread ->
+                assertThat(spread.getLabelSelector().getMatchLabels())
+                    .containsEntry("app.kubernetes.io/component", "master"));
   }
 
   @Test
@@ -65,7 +77,8 @@ class PodPlacementTest {
     KvCachePool pool = TestPools.defaultedPool("ns", "p");
     pool.getSpec().getMaster().setScheduling(npuNodes());
 
-    assertThat(placed(pool, Component.MASTER).getNodeSelector()).containsEntry("accelerator", "huawei-Ascend910");
+    assertThat(placed(pool, Component.MASTER).getNodeSelector())
+        .containsEntry("accelerator", "huawei-Ascend910");
     assertThat(placed(pool, Component.STORAGE).getNodeSelector()).isNullOrEmpty();
   }
 
@@ -73,16 +86,23 @@ class PodPlacementTest {
   void spreadConstraintsOfTheSpecReplaceTheDefaultAndAnEmptyListTurnsSpreadingOff() {
     KvCachePool zones = TestPools.pool("ns", "p");
     SchedulingSpec byZone = new SchedulingSpec();
-    byZone.setTopologySpreadConstraints(List.of(new TopologySpreadConstraintBuilder().withMaxSkew(2)
-        .withTopologyKey("topology.kubernetes.io/zone").withWhenUnsatisfiable("ScheduleAnyway").build()));
+    byZone.setTopologySpreadConstraints(
+        List.of(
+            new TopologySpreadConstraintBuilder()
+                .withMaxSkew(2)
+                .withTopologyKey("topology.kubernetes.io/zone")
+                .withWhenUnsatisfiable("ScheduleAnyway")
+                .build()));
     zones.getSpec().setScheduling(byZone);
     KvCachePool packed = TestPools.pool("ns", "p");
     SchedulingSpec none = new SchedulingSpec();
     none.setTopologySpreadConstraints(List.of());
     packed.getSpec().setScheduling(none);
 
-    assertThat(placed(zones, Component.STORAGE).getTopologySpreadConstraints()).singleElement()
-        .satisfies(spread -> assertThat(spread.getTopologyKey()).isEqualTo("topology.kubernetes.io/zone"));
+    assertThat(placed(zones, Component.STORAGE).getTopologySpreadConstraints())
+        .singleElement()
+        .satisfies(
+            spread -> assertThat(spread.getTopologyKey()).isEqualTo("topology.kubernetes.io/zone"));
     assertThat(placed(packed, Component.STORAGE).getTopologySpreadConstraints()).isNullOrEmpty();
   }
 }

@@ -31,17 +31,23 @@ class PoolPreflightTest {
 
   @Test
   void aPoolWithoutAnEngineHasNoFindings() {
-    assertThat(PoolPreflight.findings(TestPools.defaultedPool("ns", "p"), Optional.empty())).isEmpty();
+    assertThat(PoolPreflight.findings(TestPools.defaultedPool("ns", "p"), Optional.empty()))
+        .isEmpty();
   }
 
   @Test
   void theEnginesRulesAndThePoolsAreChecked() {
     List<Finding> findings = PoolPreflight.findings(pool("99Mi"), Optional.of(engine(false)));
-    assertThat(findings).extracting(Finding::reason)
+    assertThat(findings)
+        .extracting(Finding::reason)
         .containsExactly("DeviceResourceNotAdvertised", "SegmentMisaligned");
     List<String> problems = PoolPreflight.problems(findings, Optional.of(engine(false)));
-    assertThat(problems).as("only blocking findings are spec problems").singleElement().asString()
-        .startsWith("TransferEngine npu fails preflight rule SegmentMisaligned: segments of 103809024 bytes");
+    assertThat(problems)
+        .as("only blocking findings are spec problems")
+        .singleElement()
+        .asString()
+        .startsWith(
+            "TransferEngine npu fails preflight rule SegmentMisaligned: segments of 103809024 bytes");
   }
 
   @Test

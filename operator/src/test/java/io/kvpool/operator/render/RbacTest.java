@@ -25,14 +25,21 @@ class RbacTest {
     Role role = Rbac.masterRole(pool);
 
     List<PolicyRule> rules = role.getRules();
-    assertThat(rules).extracting(PolicyRule::getResources).containsOnly(List.of("leases"), List.of("pods"));
-    assertThat(rules).flatExtracting(PolicyRule::getVerbs).containsOnly("get", "list", "watch", "create", "update",
-        "patch");
-    PolicyRule pods = rules.stream().filter(r -> r.getResources().contains("pods")).findFirst().orElseThrow();
+    assertThat(rules)
+        .extracting(PolicyRule::getResources)
+        .containsOnly(List.of("leases"), List.of("pods"));
+    assertThat(rules)
+        .flatExtracting(PolicyRule::getVerbs)
+        .containsOnly("get", "list", "watch", "create", "update", "patch");
+    PolicyRule pods =
+        rules.stream().filter(r -> r.getResources().contains("pods")).findFirst().orElseThrow();
     assertThat(pods.getVerbs()).containsExactly("get", "patch");
     assertThat(pods.getResourceNames()).containsExactly("p-master-0", "p-master-1", "p-master-2");
-    PolicyRule namedLease = rules.stream().filter(r -> r.getResources().contains("leases")
-        && !r.getResourceNames().isEmpty()).findFirst().orElseThrow();
+    PolicyRule namedLease =
+        rules.stream()
+            .filter(r -> r.getResources().contains("leases") && !r.getResourceNames().isEmpty())
+            .findFirst()
+            .orElseThrow();
     assertThat(namedLease.getResourceNames()).containsExactly("p-leader");
     // fabric8's elector renews the Lease and takes it over with a patch
     assertThat(namedLease.getVerbs()).containsExactly("get", "update", "patch");
@@ -45,10 +52,13 @@ class RbacTest {
 
     assertThat(binding.getRoleRef().getName()).isEqualTo("p-master");
     assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
-    assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
-      assertThat(s.getKind()).isEqualTo("ServiceAccount");
-      assertThat(s.getName()).isEqualTo("p-master");
-      assertThat(s.getNamespace()).isEqualTo("ns");
-    });
+    assertThat(binding.getSubjects())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.getKind()).isEqualTo("ServiceAccount");
+              assertThat(s.getName()).isEqualTo("p-master");
+              assertThat(s.getNamespace()).isEqualTo("ns");
+            });
   }
 }

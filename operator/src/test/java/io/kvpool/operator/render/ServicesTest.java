@@ -16,10 +16,13 @@ class ServicesTest {
     Service service = Services.masterLeader(pool);
 
     assertThat(service.getMetadata().getName()).isEqualTo("p-master");
-    assertThat(service.getSpec().getSelector()).containsEntry("kvpool.io/role", "leader")
-        .containsEntry("app.kubernetes.io/component", "master").containsEntry("app.kubernetes.io/instance", "p");
+    assertThat(service.getSpec().getSelector())
+        .containsEntry("kvpool.io/role", "leader")
+        .containsEntry("app.kubernetes.io/component", "master")
+        .containsEntry("app.kubernetes.io/instance", "p");
     assertThat(service.getSpec().getClusterIP()).isNull();
-    assertThat(service.getSpec().getPorts()).extracting(p -> p.getName() + ":" + p.getPort())
+    assertThat(service.getSpec().getPorts())
+        .extracting(p -> p.getName() + ":" + p.getPort())
         .containsExactly("rpc:50051", "admin:8080");
   }
 
@@ -30,7 +33,8 @@ class ServicesTest {
     assertThat(service.getMetadata().getName()).isEqualTo("p-master-peers");
     assertThat(service.getSpec().getClusterIP()).isEqualTo("None");
     assertThat(service.getSpec().getPublishNotReadyAddresses()).isTrue();
-    assertThat(service.getSpec().getSelector()).doesNotContainKey("kvpool.io/role")
+    assertThat(service.getSpec().getSelector())
+        .doesNotContainKey("kvpool.io/role")
         .containsEntry("app.kubernetes.io/component", "master");
   }
 
@@ -40,10 +44,13 @@ class ServicesTest {
 
     assertThat(service.getMetadata().getName()).isEqualTo("p-storage");
     assertThat(service.getSpec().getClusterIP()).isEqualTo("None");
-    assertThat(service.getSpec().getSelector()).containsEntry("app.kubernetes.io/component", "storage");
-    assertThat(service.getSpec().getPorts()).extracting(p -> p.getName() + ":" + p.getPort())
+    assertThat(service.getSpec().getSelector())
+        .containsEntry("app.kubernetes.io/component", "storage");
+    assertThat(service.getSpec().getPorts())
+        .extracting(p -> p.getName() + ":" + p.getPort())
         .containsExactly("rpc:50052", "admin:8081", "transfer:50060");
-    assertThat(service.getMetadata().getLabels()).containsEntry("app.kubernetes.io/name", "kvpool")
+    assertThat(service.getMetadata().getLabels())
+        .containsEntry("app.kubernetes.io/name", "kvpool")
         .containsEntry("kvpool.io/pool", "p");
   }
 }

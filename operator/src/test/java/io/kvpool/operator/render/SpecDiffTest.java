@@ -5,19 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.kvpool.api.v1alpha1.AutoscalingSpec;
+import io.kvpool.api.v1alpha1.AutoscalingTargets;
 import io.kvpool.api.v1alpha1.ComputeResources;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolSpec;
 import io.kvpool.api.v1alpha1.NetworkPolicySpec;
+import io.kvpool.api.v1alpha1.ScaleDownBehavior;
+import io.kvpool.api.v1alpha1.ScaleUpBehavior;
 import io.kvpool.api.v1alpha1.SchedulingSpec;
 import io.kvpool.api.v1alpha1.SecuritySpec;
 import io.kvpool.api.v1alpha1.SpecDiff;
-import io.kvpool.api.v1alpha1.AutoscalingSpec;
-import io.kvpool.api.v1alpha1.AutoscalingTargets;
-import io.kvpool.api.v1alpha1.ScaleDownBehavior;
-import io.kvpool.api.v1alpha1.ScaleUpBehavior;
 import io.kvpool.api.v1alpha1.SpecDiff.Impact;
 import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.api.v1alpha1.UpgradeFailurePolicy;
@@ -41,11 +41,12 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every {@link SpecDiff}-annotated field of the pool spec, changed alone on a defaulted pool: what the operator
- * renders must have exactly the declared impact. Both data-plane StatefulSets are {@code OnDelete} and a pod is
- * replaced when its {@value PoolLabels#TEMPLATE_ANNOTATION} differs from its StatefulSet's, so a restart shows as a
- * changed template hash; a scale as changed storage replicas; a live change as changed live keys of the pool
- * ConfigMap or a changed NetworkPolicy; an upgrade as both hashes plus the release or image the StatefulSets record.
+ * Every {@link SpecDiff}-annotated field of the pool spec, changed alone on a defaulted pool: what
+ * the operator renders must have exactly the declared impact. Both data-plane StatefulSets are
+ * {@code OnDelete} and a pod is replaced when its {@value PoolLabels#TEMPLATE_ANNOTATION} differs
+ * from its StatefulSet's, so a restart shows as a changed template hash; a scale as changed storage
+ * replicas; a live change as changed live keys of the pool ConfigMap or a changed NetworkPolicy; an
+ * upgrade as both hashes plus the release or image the StatefulSets record.
  */
 class SpecDiffTest {
   private static final String NAMESPACE = "ns";
@@ -54,17 +55,17 @@ class SpecDiffTest {
   private static final String API_PACKAGE = KvCachePoolSpec.class.getPackageName();
 
   /**
-   * The TransferEngines a pool may reference. "fast" differs from the plain-TCP defaults (its port): an engine equal
-   * to them renders the same pods, so referencing it restarts nothing, rightly.
+   * The TransferEngines a pool may reference. "fast" differs from the plain-TCP defaults (its
+   * port): an engine equal to them renders the same pods, so referencing it restarts nothing,
+   * rightly.
    */
   private static final Map<String, TransferEngine> ENGINES = Map.of("fast", engine(50070));
 
   /** A change of one field to another valid value, on a pool first prepared by {@code given}. */
-  private record Mutation(Consumer<KvCachePool> given, Consumer<KvCachePool> change) {
-  }
+  private record Mutation(Consumer<KvCachePool> given, Consumer<KvCachePool> change) {}
 
   private static Mutation change(Consumer<KvCachePool> change) {
-    return new Mutation(pool -> { }, change);
+    return new Mutation(pool -> {}, change);
   }
 
   /** Field path → how to change it. Must name exactly the annotated fields. */
@@ -72,73 +73,127 @@ class SpecDiffTest {
 
   private static Map<String, Mutation> mutations() {
     Map<String, Mutation> m = new LinkedHashMap<>();
-    // A running pool's validator also wants spec.version changed with spec.image; rendering is tested field by field.
+    // A running pool's validator also wants spec.version changed with spec.image; rendering is
+    // tested field by field.
     m.put("spec.version", change(p -> p.getSpec().setVersion("0.1.1")));
-    m.put("spec.image", change(p -> p.getSpec().setImage("registry.example.com/kvpool/data-plane:0.1.0")));
-    m.put("spec.imagePullPolicy", change(p -> p.getSpec().setImagePullPolicy(ImagePullPolicy.Always)));
+    m.put(
+        "spec.image",
+        change(p -> p.getSpec().setImage("registry.example.com/kvpool/data-plane:0.1.0")));
+    m.put(
+        "spec.imagePullPolicy",
+        change(p -> p.getSpec().setImagePullPolicy(ImagePullPolicy.Always)));
 
     m.put("spec.master.replicas", change(p -> p.getSpec().getMaster().setReplicas(3)));
     m.put("spec.master.port", change(p -> p.getSpec().getMaster().setPort(50061)));
     m.put("spec.master.adminPort", change(p -> p.getSpec().getMaster().setAdminPort(8090)));
-    m.put("spec.master.resources", change(p -> p.getSpec().getMaster().setResources(ComputeResources.of(
-        Map.of("cpu", new Quantity("500m")), Map.of("memory", new Quantity("2Gi"))))));
-    m.put("spec.master.scheduling", change(p -> p.getSpec().getMaster().setScheduling(
-        scheduling(Map.of("kvpool.io/role", "master")))));
+    m.put(
+        "spec.master.resources",
+        change(
+            p ->
+                p.getSpec()
+                    .getMaster()
+                    .setResources(
+                        ComputeResources.of(
+                            Map.of("cpu", new Quantity("500m")),
+                            Map.of("memory", new Quantity("2Gi"))))));
+    m.put(
+        "spec.master.scheduling",
+        change(
+            p ->
+                p.getSpec()
+                    .getMaster()
+                    .setScheduling(scheduling(Map.of("kvpool.io/role", "master")))));
 
     m.put("spec.storage.replicas", change(p -> p.getSpec().getStorage().setReplicas(4)));
-    m.put("spec.storage.memoryPerNode", change(p -> p.getSpec().getStorage().setMemoryPerNode(new Quantity("512Mi"))));
+    m.put(
+        "spec.storage.memoryPerNode",
+        change(p -> p.getSpec().getStorage().setMemoryPerNode(new Quantity("512Mi"))));
     m.put("spec.storage.segments", change(p -> p.getSpec().getStorage().setSegments(2)));
-    m.put("spec.storage.hugePages", change(p -> p.getSpec().getStorage().setHugePages(HugePages.EXPLICIT)));
+    m.put(
+        "spec.storage.hugePages",
+        change(p -> p.getSpec().getStorage().setHugePages(HugePages.EXPLICIT)));
     m.put("spec.storage.port", change(p -> p.getSpec().getStorage().setPort(50062)));
     m.put("spec.storage.adminPort", change(p -> p.getSpec().getStorage().setAdminPort(8091)));
-    m.put("spec.storage.resources", change(p -> p.getSpec().getStorage().setResources(ComputeResources.of(
-        Map.of("cpu", new Quantity("2")), null))));
-    m.put("spec.storage.warmRestart.enabled",
+    m.put(
+        "spec.storage.resources",
+        change(
+            p ->
+                p.getSpec()
+                    .getStorage()
+                    .setResources(ComputeResources.of(Map.of("cpu", new Quantity("2")), null))));
+    m.put(
+        "spec.storage.warmRestart.enabled",
         change(p -> p.getSpec().getStorage().getWarmRestart().setEnabled(true)));
-    // The folder is mounted only while warm restarts are on; off, no pod uses it and changing it restarts nothing.
-    m.put("spec.storage.warmRestart.hostPath", new Mutation(
-        p -> p.getSpec().getStorage().getWarmRestart().setEnabled(true),
-        p -> p.getSpec().getStorage().getWarmRestart().setHostPath("/dev/shm/kvpool-b")));
+    // The folder is mounted only while warm restarts are on; off, no pod uses it and changing it
+    // restarts nothing.
+    m.put(
+        "spec.storage.warmRestart.hostPath",
+        new Mutation(
+            p -> p.getSpec().getStorage().getWarmRestart().setEnabled(true),
+            p -> p.getSpec().getStorage().getWarmRestart().setHostPath("/dev/shm/kvpool-b")));
 
     // NONE; the client ConfigMap changes (KVPOOL_OBJECT_REPLICAS): clients write that many copies.
     m.put("spec.objectReplicas", change(p -> p.getSpec().setObjectReplicas(3)));
     m.put("spec.leaseTtl", change(p -> p.getSpec().setLeaseTtl("3s")));
     m.put("spec.nodeTtl", change(p -> p.getSpec().setNodeTtl("20s")));
 
-    m.put("spec.eviction.highWatermark", change(p -> p.getSpec().getEviction().setHighWatermark(0.8)));
+    m.put(
+        "spec.eviction.highWatermark",
+        change(p -> p.getSpec().getEviction().setHighWatermark(0.8)));
     m.put("spec.eviction.evictRatio", change(p -> p.getSpec().getEviction().setEvictRatio(0.2)));
 
     // NONE: read by the rollout planner and the version policy only; nothing rendered changes.
     m.put("spec.upgrade.paused", change(p -> p.getSpec().getUpgrade().setPaused(true)));
     m.put("spec.upgrade.stepTimeout", change(p -> p.getSpec().getUpgrade().setStepTimeout("20m")));
-    m.put("spec.upgrade.onFailure", change(p -> p.getSpec().getUpgrade().setOnFailure(UpgradeFailurePolicy.Rollback)));
-    m.put("spec.upgrade.allowDowngrade", change(p -> p.getSpec().getUpgrade().setAllowDowngrade(true)));
+    m.put(
+        "spec.upgrade.onFailure",
+        change(p -> p.getSpec().getUpgrade().setOnFailure(UpgradeFailurePolicy.Rollback)));
+    m.put(
+        "spec.upgrade.allowDowngrade",
+        change(p -> p.getSpec().getUpgrade().setAllowDowngrade(true)));
 
     // NONE: read by the autoscaler only; it writes spec.storage.replicas, whose impact is SCALE.
     m.put("spec.storage.autoscaling.enabled", change(p -> autoscaling(p).setEnabled(true)));
     m.put("spec.storage.autoscaling.minReplicas", change(p -> autoscaling(p).setMinReplicas(2)));
     m.put("spec.storage.autoscaling.maxReplicas", change(p -> autoscaling(p).setMaxReplicas(6)));
-    m.put("spec.storage.autoscaling.targets.fullnessPercent", change(p -> targets(p).setFullnessPercent(70)));
-    m.put("spec.storage.autoscaling.targets.capacityMissesPerSecond",
+    m.put(
+        "spec.storage.autoscaling.targets.fullnessPercent",
+        change(p -> targets(p).setFullnessPercent(70)));
+    m.put(
+        "spec.storage.autoscaling.targets.capacityMissesPerSecond",
         change(p -> targets(p).setCapacityMissesPerSecond(2.5)));
-    m.put("spec.storage.autoscaling.scaleUp.stabilizationWindowSeconds",
+    m.put(
+        "spec.storage.autoscaling.scaleUp.stabilizationWindowSeconds",
         change(p -> scaleUp(p).setStabilizationWindowSeconds(30)));
     m.put("spec.storage.autoscaling.scaleUp.maxStep", change(p -> scaleUp(p).setMaxStep(2)));
-    m.put("spec.storage.autoscaling.scaleDown.stabilizationWindowSeconds",
+    m.put(
+        "spec.storage.autoscaling.scaleDown.stabilizationWindowSeconds",
         change(p -> scaleDown(p).setStabilizationWindowSeconds(600)));
     m.put("spec.storage.autoscaling.scaleDown.maxStep", change(p -> scaleDown(p).setMaxStep(2)));
 
     m.put("spec.transferEngineRef", change(p -> TestPools.withEngine(p, "fast")));
-    m.put("spec.scheduling", change(p -> p.getSpec().setScheduling(scheduling(Map.of("kvpool.io/role", "storage")))));
+    m.put(
+        "spec.scheduling",
+        change(p -> p.getSpec().setScheduling(scheduling(Map.of("kvpool.io/role", "storage")))));
 
-    m.put("spec.security.authentication", change(p -> p.getSpec().getSecurity().setAuthentication(false)));
-    m.put("spec.security.tlsSecretName", change(p -> p.getSpec().getSecurity().setTlsSecretName("p-tls")));
-    m.put("spec.security.networkPolicy.enabled",
+    m.put(
+        "spec.security.authentication",
+        change(p -> p.getSpec().getSecurity().setAuthentication(false)));
+    m.put(
+        "spec.security.tlsSecretName",
+        change(p -> p.getSpec().getSecurity().setTlsSecretName("p-tls")));
+    m.put(
+        "spec.security.networkPolicy.enabled",
         change(p -> p.getSpec().getSecurity().getNetworkPolicy().setEnabled(false)));
-    m.put("spec.security.networkPolicy.monitoringNamespace",
-        change(p -> p.getSpec().getSecurity().getNetworkPolicy().setMonitoringNamespace("monitoring")));
-    m.put("spec.security.networkPolicy.clientsFromAllNamespaces",
-        change(p -> p.getSpec().getSecurity().getNetworkPolicy().setClientsFromAllNamespaces(true)));
+    m.put(
+        "spec.security.networkPolicy.monitoringNamespace",
+        change(
+            p ->
+                p.getSpec().getSecurity().getNetworkPolicy().setMonitoringNamespace("monitoring")));
+    m.put(
+        "spec.security.networkPolicy.clientsFromAllNamespaces",
+        change(
+            p -> p.getSpec().getSecurity().getNetworkPolicy().setClientsFromAllNamespaces(true)));
     return m;
   }
 
@@ -180,11 +235,16 @@ class SpecDiffTest {
     Set<String> stale = new TreeSet<>(MUTATIONS.keySet());
     stale.removeAll(declared.keySet());
     SoftAssertions softly = new SoftAssertions();
-    softly.assertThat(missing)
-        .as("@SpecDiff fields without a mutation in SpecDiffTest.MUTATIONS (add how to change each to another valid"
-            + " value)")
+    softly
+        .assertThat(missing)
+        .as(
+            "@SpecDiff fields without a mutation in SpecDiffTest.MUTATIONS (add how to change each to another valid"
+                + " value)")
         .isEmpty();
-    softly.assertThat(stale).as("mutations in SpecDiffTest.MUTATIONS of no @SpecDiff field").isEmpty();
+    softly
+        .assertThat(stale)
+        .as("mutations in SpecDiffTest.MUTATIONS of no @SpecDiff field")
+        .isEmpty();
     softly.assertAll();
   }
 
@@ -193,46 +253,61 @@ class SpecDiffTest {
     List<String> undeclared = new ArrayList<>();
     walk(KvCachePoolSpec.class, "spec", new LinkedHashMap<>(), undeclared);
 
-    assertThat(undeclared).as("spec fields that are neither a nested spec nor annotated with @SpecDiff").isEmpty();
+    assertThat(undeclared)
+        .as("spec fields that are neither a nested spec nor annotated with @SpecDiff")
+        .isEmpty();
   }
 
   @Test
   void whatIsRenderedHasExactlyTheDeclaredImpact() {
     SoftAssertions softly = new SoftAssertions();
-    declaredImpacts().forEach((path, declared) -> {
-      Mutation mutation = MUTATIONS.get(path);
-      if (mutation == null) {
-        return; // reported by everyAnnotatedFieldHasAMutationAndNoMore
-      }
-      KvCachePool before = defaulted();
-      mutation.given().accept(before);
-      KvCachePool after = defaulted();
-      mutation.given().accept(after);
-      mutation.change().accept(after);
+    declaredImpacts()
+        .forEach(
+            (path, declared) -> {
+              Mutation mutation = MUTATIONS.get(path);
+              if (mutation == null) {
+                return; // reported by everyAnnotatedFieldHasAMutationAndNoMore
+              }
+              KvCachePool before = defaulted();
+              mutation.given().accept(before);
+              KvCachePool after = defaulted();
+              mutation.given().accept(after);
+              mutation.change().accept(after);
 
-      // valid as the operator checks a spec (no running StatefulSet given, so spec.image may change alone)
-      softly.assertThat(PoolSpecValidator.validate(after, engineOf(after), Optional.empty()))
-          .as("%s: the changed pool must be valid", path).isEmpty();
-      List<String> otherChanges = changedFieldsOtherThan(path, before, after);
-      if (!Objects.equals(read(before, path), read(after, path)) && otherChanges.isEmpty()) {
-        Changes changes = Changes.between(render(before), render(after));
-        if (!changes.matches(declared)) {
-          softly.fail("%s is declared %s, but what the operator renders changed: %s", path, declared, changes);
-        }
-      } else {
-        softly.fail("%s: the mutation must change exactly that field (it changed %s)", path,
-            otherChanges.isEmpty() ? "nothing" : otherChanges);
-      }
-    });
+              // valid as the operator checks a spec (no running StatefulSet given, so spec.image
+              // may change alone)
+              softly
+                  .assertThat(PoolSpecValidator.validate(after, engineOf(after), Optional.empty()))
+                  .as("%s: the changed pool must be valid", path)
+                  .isEmpty();
+              List<String> otherChanges = changedFieldsOtherThan(path, before, after);
+              if (!Objects.equals(read(before, path), read(after, path))
+                  && otherChanges.isEmpty()) {
+                Changes changes = Changes.between(render(before), render(after));
+                if (!changes.matches(declared)) {
+                  softly.fail(
+                      "%s is declared %s, but what the operator renders changed: %s",
+                      path, declared, changes);
+                }
+              } else {
+                softly.fail(
+                    "%s: the mutation must change exactly that field (it changed %s)",
+                    path, otherChanges.isEmpty() ? "nothing" : otherChanges);
+              }
+            });
     softly.assertAll();
   }
 
-  /** The engine's own spec is not a pool field, but the README promises it rolls the storage nodes only. */
+  /**
+   * The engine's own spec is not a pool field, but the README promises it rolls the storage nodes
+   * only.
+   */
   @Test
   void aChangeOfTheReferencedEngineRestartsTheStorageNodesOnly() {
     KvCachePool pool = TestPools.withEngine(defaulted(), "fast");
 
-    Changes changes = Changes.between(render(pool, ENGINES), render(pool, Map.of("fast", engine(50080))));
+    Changes changes =
+        Changes.between(render(pool, ENGINES), render(pool, Map.of("fast", engine(50080))));
 
     assertThat(changes.matches(Impact.RESTART_STORAGE)).as("%s", changes).isTrue();
   }
@@ -246,8 +321,12 @@ class SpecDiffTest {
     return impacts;
   }
 
-  /** Annotated fields are leaves; unannotated fields holding a class of the API package are nested specs. */
-  private static void walk(Class<?> type, String prefix, Map<String, Impact> impacts, List<String> undeclared) {
+  /**
+   * Annotated fields are leaves; unannotated fields holding a class of the API package are nested
+   * specs.
+   */
+  private static void walk(
+      Class<?> type, String prefix, Map<String, Impact> impacts, List<String> undeclared) {
     for (Field field : type.getDeclaredFields()) {
       if (Modifier.isStatic(field.getModifiers()) || field.isSynthetic()) {
         continue;
@@ -286,7 +365,8 @@ class SpecDiffTest {
     return value;
   }
 
-  private static List<String> changedFieldsOtherThan(String path, KvCachePool before, KvCachePool after) {
+  private static List<String> changedFieldsOtherThan(
+      String path, KvCachePool before, KvCachePool after) {
     return declaredImpacts().keySet().stream()
         .filter(other -> !other.equals(path))
         .filter(other -> !Objects.equals(read(before, other), read(after, other)))
@@ -296,8 +376,9 @@ class SpecDiffTest {
   // ---- the pools
 
   /**
-   * {@link TestPools#defaultedPool} with also the defaults it leaves out (pull policy, upgrade, warm restarts,
-   * security), as the API server returns a pool written with only the required fields.
+   * {@link TestPools#defaultedPool} with also the defaults it leaves out (pull policy, upgrade,
+   * warm restarts, security), as the API server returns a pool written with only the required
+   * fields.
    */
   private static KvCachePool defaulted() {
     KvCachePool pool = TestPools.defaultedPool(NAMESPACE, POOL);
@@ -338,9 +419,12 @@ class SpecDiffTest {
   // ---- what the operator renders
 
   /** The objects a spec change can reach, as the dependents render them from the spec. */
-  private record Rendered(StatefulSet master, StatefulSet storage, Map<String, String> poolConfig,
-                          Map<String, String> clientConfig, Optional<NetworkPolicy> networkPolicy) {
-  }
+  private record Rendered(
+      StatefulSet master,
+      StatefulSet storage,
+      Map<String, String> poolConfig,
+      Map<String, String> clientConfig,
+      Optional<NetworkPolicy> networkPolicy) {}
 
   private static Rendered render(KvCachePool pool) {
     return render(pool, ENGINES);
@@ -352,12 +436,17 @@ class SpecDiffTest {
   }
 
   private static Rendered render(KvCachePool pool, Map<String, TransferEngine> engines) {
-    TransportSettings transport = pool.getSpec().getTransferEngineRef() == null ? TransportSettings.PLAIN_TCP
-        : TransportSettings.of(engines.get(pool.getSpec().getTransferEngineRef().getName()));
+    TransportSettings transport =
+        pool.getSpec().getTransferEngineRef() == null
+            ? TransportSettings.PLAIN_TCP
+            : TransportSettings.of(engines.get(pool.getSpec().getTransferEngineRef().getName()));
     // The NetworkPolicy exists only while enabled (the workflow's NetworkPolicyOn precondition).
-    Optional<NetworkPolicy> networkPolicy = PoolSecurity.of(pool).networkPolicy()
-        ? Optional.of(NetworkPolicies.of(pool, OPERATOR_NAMESPACE)) : Optional.empty();
-    return new Rendered(StatefulSets.master(pool),
+    Optional<NetworkPolicy> networkPolicy =
+        PoolSecurity.of(pool).networkPolicy()
+            ? Optional.of(NetworkPolicies.of(pool, OPERATOR_NAMESPACE))
+            : Optional.empty();
+    return new Rendered(
+        StatefulSets.master(pool),
         StatefulSets.storage(pool, transport),
         ConfigMaps.pool(pool).getData(),
         ConfigMaps.client(pool, transport).getData(),
@@ -365,8 +454,15 @@ class SpecDiffTest {
   }
 
   /** What differs between two renderings. */
-  private record Changes(boolean masterTemplate, boolean storageTemplate, boolean release, String storageReplicas,
-                         Set<String> startKeys, Set<String> liveKeys, Set<String> clientKeys, boolean networkPolicy) {
+  private record Changes(
+      boolean masterTemplate,
+      boolean storageTemplate,
+      boolean release,
+      String storageReplicas,
+      Set<String> startKeys,
+      Set<String> liveKeys,
+      Set<String> clientKeys,
+      boolean networkPolicy) {
 
     static Changes between(Rendered before, Rendered after) {
       Integer replicasBefore = before.storage().getSpec().getReplicas();
@@ -380,8 +476,12 @@ class SpecDiffTest {
           !templateHash(before.master()).equals(templateHash(after.master())),
           !templateHash(before.storage()).equals(templateHash(after.storage())),
           !releaseAndImage(before).equals(releaseAndImage(after)),
-          Objects.equals(replicasBefore, replicasAfter) ? null : replicasBefore + " -> " + replicasAfter,
-          startKeys, liveKeys, changedKeys(before.clientConfig(), after.clientConfig()),
+          Objects.equals(replicasBefore, replicasAfter)
+              ? null
+              : replicasBefore + " -> " + replicasAfter,
+          startKeys,
+          liveKeys,
+          changedKeys(before.clientConfig(), after.clientConfig()),
           !before.networkPolicy().equals(after.networkPolicy()));
     }
 
@@ -442,12 +542,18 @@ class SpecDiffTest {
       if (!clientKeys.isEmpty()) {
         parts.add("client ConfigMap keys " + clientKeys);
       }
-      return (parts.isEmpty() ? "nothing" : String.join(", ", parts)) + " (impact: "
-          + (impact() == null ? "none of the declared kinds" : impact()) + ")";
+      return (parts.isEmpty() ? "nothing" : String.join(", ", parts))
+          + " (impact: "
+          + (impact() == null ? "none of the declared kinds" : impact())
+          + ")";
     }
 
     private static String templateHash(StatefulSet sts) {
-      return sts.getSpec().getTemplate().getMetadata().getAnnotations().get(PoolLabels.TEMPLATE_ANNOTATION);
+      return sts.getSpec()
+          .getTemplate()
+          .getMetadata()
+          .getAnnotations()
+          .get(PoolLabels.TEMPLATE_ANNOTATION);
     }
 
     private static List<String> releaseAndImage(Rendered rendered) {

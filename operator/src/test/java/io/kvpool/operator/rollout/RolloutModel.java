@@ -13,10 +13,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A pool as the planner sees it, to build observations for unit tests and to play a rollout: {@link #apply} does
- * what the cluster and the data plane would do after an action (a drained node empties, a deleted pod comes back on
- * the rendered template, a step-down moves leadership to an updated standby), so a test can run a rollout to the
- * end and look at the order of its steps.
+ * A pool as the planner sees it, to build observations for unit tests and to play a rollout: {@link
+ * #apply} does what the cluster and the data plane would do after an action (a drained node
+ * empties, a deleted pod comes back on the rendered template, a step-down moves leadership to an
+ * updated standby), so a test can run a rollout to the end and look at the order of its steps.
  */
 final class RolloutModel {
   static final String OLD = "1.0.0";
@@ -106,7 +106,9 @@ final class RolloutModel {
 
   RolloutModel warm(boolean on, int oldFormat, int newFormat) {
     warmTemplate = on;
-    pods.values().stream().filter(p -> p.component == Component.STORAGE).forEach(p -> p.memoryFiles = on);
+    pods.values().stream()
+        .filter(p -> p.component == Component.STORAGE)
+        .forEach(p -> p.memoryFiles = on);
     formats.put("kvpool/data-plane:" + OLD, oldFormat);
     formats.put("kvpool/data-plane:" + NEW, newFormat);
     return this;
@@ -124,13 +126,41 @@ final class RolloutModel {
     List<PodView> masters = new ArrayList<>();
     List<PodView> storage = new ArrayList<>();
     for (Pod p : pods.values()) {
-      PodView v = new PodView(p.name, p.component, p.ordinal, p.release, p.image, p.template, p.ready,
-          p.terminating, p.created, "node-a", p.memoryFiles, p.drained);
+      PodView v =
+          new PodView(
+              p.name,
+              p.component,
+              p.ordinal,
+              p.release,
+              p.image,
+              p.template,
+              p.ready,
+              p.terminating,
+              p.created,
+              "node-a",
+              p.memoryFiles,
+              p.drained);
       (p.component == Component.MASTER ? masters : storage).add(v);
     }
-    return new RolloutObservation(pool, release, image, masterTemplate, storageTemplate, masterReplicas,
-        storageDesired, storageRendered, masters, storage, leaderReadable ? Optional.of(status()) : Optional.empty(),
-        objectReplicas, warmTemplate, formats, checking, policy, Optional.ofNullable(step), now);
+    return new RolloutObservation(
+        pool,
+        release,
+        image,
+        masterTemplate,
+        storageTemplate,
+        masterReplicas,
+        storageDesired,
+        storageRendered,
+        masters,
+        storage,
+        leaderReadable ? Optional.of(status()) : Optional.empty(),
+        objectReplicas,
+        warmTemplate,
+        formats,
+        checking,
+        policy,
+        Optional.ofNullable(step),
+        now);
   }
 
   RolloutPlan plan() {
@@ -139,22 +169,52 @@ final class RolloutModel {
 
   MasterStatus status() {
     List<MasterStatus.NodeStatus> list = new ArrayList<>();
-    nodes.forEach((id, n) -> list.add(new MasterStatus.NodeStatus(id, "10.0.0.1:50052", n.state, n.capacity, n.used,
-        n.replicas, OLD, "2.0", 100)));
-    return new MasterStatus(AdminJson.API_VERSION, pool, "LEADER", leaderState, 7,
-        new MasterStatus.Leader(leader, "10.0.0.9:50051", "10.0.0.9:8080"), OLD, "2.0",
-        new MasterStatus.Recovery("RECOVERING".equals(leaderState), 0, List.of()), list, 0, 0, 0,
+    nodes.forEach(
+        (id, n) ->
+            list.add(
+                new MasterStatus.NodeStatus(
+                    id,
+                    "10.0.0.1:50052",
+                    n.state,
+                    n.capacity,
+                    n.used,
+                    n.replicas,
+                    OLD,
+                    "2.0",
+                    100)));
+    return new MasterStatus(
+        AdminJson.API_VERSION,
+        pool,
+        "LEADER",
+        leaderState,
+        7,
+        new MasterStatus.Leader(leader, "10.0.0.9:50051", "10.0.0.9:8080"),
+        OLD,
+        "2.0",
+        new MasterStatus.Recovery("RECOVERING".equals(leaderState), 0, List.of()),
+        list,
+        0,
+        0,
+        0,
         new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, underReplicated, 0, 0));
   }
 
-  /** Records the action as the operator's status would, then lets the cluster and data plane react to it. */
+  /**
+   * Records the action as the operator's status would, then lets the cluster and data plane react
+   * to it.
+   */
   void apply(RolloutPlan.Action action) {
     if (action.pod() != null && !(action instanceof RolloutPlan.Wait)) {
       step = new RolloutStep();
       step.setPod(action.pod());
-      step.setAction(action instanceof RolloutPlan.Drain ? "Drain" : action instanceof RolloutPlan.StepDown
-          ? "StepDown" : action instanceof RolloutPlan.Replace r ? r.kind().action()
-          : action.getClass().getSimpleName());
+      step.setAction(
+          action instanceof RolloutPlan.Drain
+              ? "Drain"
+              : action instanceof RolloutPlan.StepDown
+                  ? "StepDown"
+                  : action instanceof RolloutPlan.Replace r
+                      ? r.kind().action()
+                      : action.getClass().getSimpleName());
       step.setStartedAt(now.toString());
       step.setActedAt(now.toString());
     }
@@ -173,12 +233,19 @@ final class RolloutModel {
         n.replicas = r.kind() == RolloutPlan.StepKind.WARM_RESTART ? n.replicas : 0;
       }
       if (old.name.equals(leader)) {
-        leader = pods.keySet().stream().filter(n -> n.contains("-master-") && !n.equals(old.name)).findFirst()
-            .orElse(old.name);
+        leader =
+            pods.keySet().stream()
+                .filter(n -> n.contains("-master-") && !n.equals(old.name))
+                .findFirst()
+                .orElse(old.name);
       }
     } else if (action instanceof RolloutPlan.StepDown) {
-      leader = pods.values().stream().filter(p -> p.component == Component.MASTER && p.template.equals(masterTemplate))
-          .findFirst().orElseThrow().name;
+      leader =
+          pods.values().stream()
+              .filter(p -> p.component == Component.MASTER && p.template.equals(masterTemplate))
+              .findFirst()
+              .orElseThrow()
+              .name;
     } else if (action instanceof RolloutPlan.MarkDrained m) {
       pods.remove(m.pod());
       nodes.get(m.pod()).state = "DEAD";

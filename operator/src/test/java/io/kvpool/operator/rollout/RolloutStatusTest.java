@@ -23,10 +23,29 @@ class RolloutStatusTest {
 
   /** One reconciliation of a pool whose pods all run 1.0.0, with spec.version at {@code target}. */
   private RolloutStatus.Update round(UpgradeStatus previous, Release target) {
-    ReleaseGate.Decision gate = ReleaseGate.decide(new ReleaseGate.Inputs(target, false, Optional.of(V100),
-        Set.of("1.0.0"), Set.of("2.0"), Map.of(), previous));
-    return RolloutStatus.next(previous, new RolloutStatus.Round(target, gate, model.plan(), model.observe(),
-        Set.of("1.0.0"), null, null, null, UpgradeFailurePolicy.Pause, model.now));
+    ReleaseGate.Decision gate =
+        ReleaseGate.decide(
+            new ReleaseGate.Inputs(
+                target,
+                false,
+                Optional.of(V100),
+                Set.of("1.0.0"),
+                Set.of("2.0"),
+                Map.of(),
+                previous));
+    return RolloutStatus.next(
+        previous,
+        new RolloutStatus.Round(
+            target,
+            gate,
+            model.plan(),
+            model.observe(),
+            Set.of("1.0.0"),
+            null,
+            null,
+            null,
+            UpgradeFailurePolicy.Pause,
+            model.now));
   }
 
   @Test
@@ -45,9 +64,12 @@ class RolloutStatusTest {
     RolloutStatus.Update back = round(blocked.status(), V100);
     assertThat(back.status().getPhase()).isEqualTo(RolloutPhase.Withdrawn);
     assertThat(back.status().getMessage())
-        .isEqualTo("spec.version is 1.0.0 again: the change to 2.0.0 was withdrawn before any pod was replaced");
+        .isEqualTo(
+            "spec.version is 1.0.0 again: the change to 2.0.0 was withdrawn before any pod was replaced");
     assertThat(back.status().getCompletedAt()).isNotNull();
-    assertThat(back.events()).extracting(PoolEvent::reason).containsExactly(PoolEventReason.RolloutWithdrawn);
+    assertThat(back.events())
+        .extracting(PoolEvent::reason)
+        .containsExactly(PoolEventReason.RolloutWithdrawn);
 
     RolloutStatus.Update after = round(back.status(), V100);
     assertThat(after.status()).as("unchanged once withdrawn").isSameAs(back.status());
@@ -62,7 +84,9 @@ class RolloutStatusTest {
 
     RolloutStatus.Update back = round(checking.status(), V100);
     assertThat(back.status().getPhase()).isEqualTo(RolloutPhase.Withdrawn);
-    assertThat(back.events()).extracting(PoolEvent::reason).containsExactly(PoolEventReason.RolloutWithdrawn);
+    assertThat(back.events())
+        .extracting(PoolEvent::reason)
+        .containsExactly(PoolEventReason.RolloutWithdrawn);
   }
 
   @Test

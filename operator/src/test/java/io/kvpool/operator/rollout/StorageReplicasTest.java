@@ -11,8 +11,19 @@ import org.junit.jupiter.api.Test;
 /** A scale-down shrinks the StatefulSet one drained pod at a time; a scale-up at once. */
 class StorageReplicasTest {
   private static PodView pod(int ordinal, boolean drained) {
-    return new PodView("p-storage-" + ordinal, Component.STORAGE, ordinal, "1.0.0", "img", "t", true, false,
-        Instant.EPOCH, "n", false, drained);
+    return new PodView(
+        "p-storage-" + ordinal,
+        Component.STORAGE,
+        ordinal,
+        "1.0.0",
+        "img",
+        "t",
+        true,
+        false,
+        Instant.EPOCH,
+        "n",
+        false,
+        drained);
   }
 
   @Test
@@ -30,6 +41,7 @@ class StorageReplicasTest {
     assertThat(StorageReplicas.render(2, Optional.of(4), topDrained)).contains(3);
     // the top pod is gone: the next one waits for its own drain
     assertThat(StorageReplicas.render(2, Optional.of(3), topDrained.subList(0, 3))).contains(3);
-    assertThat(StorageReplicas.render(2, Optional.of(3), List.of(pod(0, false), pod(1, false)))).contains(2);
+    assertThat(StorageReplicas.render(2, Optional.of(3), List.of(pod(0, false), pod(1, false))))
+        .contains(2);
   }
 }

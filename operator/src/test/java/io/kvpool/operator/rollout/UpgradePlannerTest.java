@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The planner over every phase of a rollout, played on a model pool of 3 masters and 4 storage nodes. */
+/**
+ * The planner over every phase of a rollout, played on a model pool of 3 masters and 4 storage
+ * nodes.
+ */
 class UpgradePlannerTest {
 
   @Test
@@ -26,14 +29,21 @@ class UpgradePlannerTest {
   void anUpgradeReplacesStorageNodesHighestFirstThenStandbysThenTheLeaderOnePodAtATime() {
     RolloutModel pool = new RolloutModel().upgradeTo(RolloutModel.NEW);
     List<String> steps = play(pool);
-    assertThat(steps).containsExactly(
-        "StorageNodes Drain p-storage-3", "StorageNodes Replace p-storage-3 AFTER_DRAIN",
-        "StorageNodes Drain p-storage-2", "StorageNodes Replace p-storage-2 AFTER_DRAIN",
-        "StorageNodes Drain p-storage-1", "StorageNodes Replace p-storage-1 AFTER_DRAIN",
-        "StorageNodes Drain p-storage-0", "StorageNodes Replace p-storage-0 AFTER_DRAIN",
-        "StandbyMasters Replace p-master-2 MASTER", "StandbyMasters Replace p-master-1 MASTER",
-        "Leader StepDown p-master-0", "StandbyMasters Replace p-master-0 MASTER",
-        "Completed Done");
+    assertThat(steps)
+        .containsExactly(
+            "StorageNodes Drain p-storage-3",
+            "StorageNodes Replace p-storage-3 AFTER_DRAIN",
+            "StorageNodes Drain p-storage-2",
+            "StorageNodes Replace p-storage-2 AFTER_DRAIN",
+            "StorageNodes Drain p-storage-1",
+            "StorageNodes Replace p-storage-1 AFTER_DRAIN",
+            "StorageNodes Drain p-storage-0",
+            "StorageNodes Replace p-storage-0 AFTER_DRAIN",
+            "StandbyMasters Replace p-master-2 MASTER",
+            "StandbyMasters Replace p-master-1 MASTER",
+            "Leader StepDown p-master-0",
+            "StandbyMasters Replace p-master-0 MASTER",
+            "Completed Done");
     assertThat(pool.plan().updated()).isEqualTo(7);
   }
 
@@ -44,7 +54,8 @@ class UpgradePlannerTest {
       pool.apply(pool.plan().action());
     }
     RolloutPlan before = pool.plan();
-    pool.step = null; // a restarted operator whose status lost the step: the pods and the leader still tell
+    pool.step =
+        null; // a restarted operator whose status lost the step: the pods and the leader still tell
     RolloutPlan after = pool.plan();
     assertThat(after).isEqualTo(before);
     assertThat(after.action()).isInstanceOf(RolloutPlan.Replace.class);
@@ -64,8 +75,12 @@ class UpgradePlannerTest {
     pool.node("p-storage-3").replicas = 0;
     assertThat(pool.plan().action()).isInstanceOf(RolloutPlan.Wait.class);
     pool.underReplicated = 0;
-    assertThat(pool.plan().action()).isEqualTo(new RolloutPlan.Replace("p-storage-3", StepKind.AFTER_DRAIN,
-        "p-storage-3 is drained: replacing it to run release 1.1.0"));
+    assertThat(pool.plan().action())
+        .isEqualTo(
+            new RolloutPlan.Replace(
+                "p-storage-3",
+                StepKind.AFTER_DRAIN,
+                "p-storage-3 is drained: replacing it to run release 1.1.0"));
   }
 
   @Test
@@ -76,11 +91,18 @@ class UpgradePlannerTest {
     RolloutPlan.Replace replace = (RolloutPlan.Replace) plan.action();
     assertThat(replace.pod()).isEqualTo("p-storage-3");
     assertThat(replace.kind()).isEqualTo(StepKind.WARM_RESTART);
-    assertThat(replace.describe()).contains("warm restart").contains("100 replicas").contains("node-a");
+    assertThat(replace.describe())
+        .contains("warm restart")
+        .contains("100 replicas")
+        .contains("node-a");
     List<String> steps = play(pool);
-    assertThat(steps).filteredOn(s -> s.contains("storage")).containsExactly(
-        "StorageNodes Replace p-storage-3 WARM_RESTART", "StorageNodes Replace p-storage-2 WARM_RESTART",
-        "StorageNodes Replace p-storage-1 WARM_RESTART", "StorageNodes Replace p-storage-0 WARM_RESTART");
+    assertThat(steps)
+        .filteredOn(s -> s.contains("storage"))
+        .containsExactly(
+            "StorageNodes Replace p-storage-3 WARM_RESTART",
+                "StorageNodes Replace p-storage-2 WARM_RESTART",
+            "StorageNodes Replace p-storage-1 WARM_RESTART",
+                "StorageNodes Replace p-storage-0 WARM_RESTART");
   }
 
   @Test
@@ -89,7 +111,8 @@ class UpgradePlannerTest {
     RolloutPlan plan = pool.plan();
     assertThat(plan.action()).isInstanceOf(RolloutPlan.Drain.class);
     assertThat(plan.action().pod()).isEqualTo("p-storage-3");
-    assertThat(plan.action().describe()).contains("no warm restart: the inventory format changes from 1 to 2");
+    assertThat(plan.action().describe())
+        .contains("no warm restart: the inventory format changes from 1 to 2");
   }
 
   @Test
@@ -97,19 +120,24 @@ class UpgradePlannerTest {
     RolloutModel pool = new RolloutModel().warm(true, 1, 1).upgradeTo(RolloutModel.NEW);
     pool.formats.remove("kvpool/data-plane:" + RolloutModel.OLD);
     pool.checking.add("kvpool/data-plane:" + RolloutModel.OLD);
-    assertThat(pool.plan().action()).isEqualTo(new RolloutPlan.Wait("p-storage-3", "waiting for the image checks to"
-        + " tell the inventory formats before p-storage-3 is restarted warm"));
+    assertThat(pool.plan().action())
+        .isEqualTo(
+            new RolloutPlan.Wait(
+                "p-storage-3",
+                "waiting for the image checks to"
+                    + " tell the inventory formats before p-storage-3 is restarted warm"));
     pool.checking.clear();
     pool.formats.put("kvpool/data-plane:" + RolloutModel.OLD, 1);
-    assertThat(((RolloutPlan.Replace) pool.plan().action()).kind()).isEqualTo(StepKind.WARM_RESTART);
+    assertThat(((RolloutPlan.Replace) pool.plan().action()).kind())
+        .isEqualTo(StepKind.WARM_RESTART);
   }
 
   @Test
   void aWarmRestartNeedsTheFormatsKnownAndTheMemoryFilesOnBothSides() {
     RolloutModel unknown = new RolloutModel().warm(true, 1, 1).upgradeTo(RolloutModel.NEW);
     unknown.formats.clear();
-    assertThat(unknown.plan().action().describe()).contains("inventory format of image kvpool/data-plane:1.0.0 is"
-        + " not known");
+    assertThat(unknown.plan().action().describe())
+        .contains("inventory format of image kvpool/data-plane:1.0.0 is" + " not known");
     RolloutModel turnedOff = new RolloutModel().warm(true, 1, 1).upgradeTo(RolloutModel.NEW);
     turnedOff.warmTemplate = false;
     assertThat(turnedOff.plan().action()).isInstanceOf(RolloutPlan.Drain.class);
@@ -126,8 +154,12 @@ class UpgradePlannerTest {
     pool.pod("p-storage-3").ready = false;
     RolloutPlan waiting = pool.plan();
     assertThat(waiting.phase()).isEqualTo(RolloutPhase.StorageNodes);
-    assertThat(waiting.action()).isEqualTo(new RolloutPlan.Wait("p-storage-3", "waiting for p-storage-3 to register"
-        + " with the leader and be ready on release 1.1.0"));
+    assertThat(waiting.action())
+        .isEqualTo(
+            new RolloutPlan.Wait(
+                "p-storage-3",
+                "waiting for p-storage-3 to register"
+                    + " with the leader and be ready on release 1.1.0"));
     pool.now = pool.pod("p-storage-3").created.plus(Duration.ofMinutes(10));
     assertThat(pool.plan().action()).isInstanceOf(RolloutPlan.Wait.class);
     pool.now = pool.now.plus(Duration.ofSeconds(1));
@@ -145,19 +177,24 @@ class UpgradePlannerTest {
   @Test
   void aDrainThatDoesNotFinishTimesOut() {
     RolloutModel pool = new RolloutModel().upgradeTo(RolloutModel.NEW);
-    pool.policy = new RolloutObservation.Policy(false, Duration.ofSeconds(30), UpgradeFailurePolicy.Pause, false);
+    pool.policy =
+        new RolloutObservation.Policy(
+            false, Duration.ofSeconds(30), UpgradeFailurePolicy.Pause, false);
     pool.apply(pool.plan().action());
     pool.node("p-storage-3").replicas = 3;
     pool.now = pool.now.plus(Duration.ofSeconds(31));
     assertThat(pool.plan().action()).isInstanceOf(RolloutPlan.TimedOut.class);
-    assertThat(pool.plan().action().describe()).contains("draining p-storage-3: 3 replicas left")
+    assertThat(pool.plan().action().describe())
+        .contains("draining p-storage-3: 3 replicas left")
         .contains("step timeout of 30s");
   }
 
   @Test
   void aPausedPoolHoldsEveryStep() {
     RolloutModel pool = new RolloutModel().upgradeTo(RolloutModel.NEW);
-    pool.policy = new RolloutObservation.Policy(true, Duration.ofMinutes(10), UpgradeFailurePolicy.Pause, false);
+    pool.policy =
+        new RolloutObservation.Policy(
+            true, Duration.ofMinutes(10), UpgradeFailurePolicy.Pause, false);
     RolloutPlan plan = pool.plan();
     assertThat(plan.phase()).isEqualTo(RolloutPhase.Paused);
     assertThat(plan.action()).isEqualTo(new RolloutPlan.Wait(null, "held by spec.upgrade.paused"));
@@ -213,8 +250,11 @@ class UpgradePlannerTest {
     String leader = pool.leader;
     pool.apply(a);
     pool.leader = leader; // leadership did not move yet
-    assertThat(pool.plan().action()).isEqualTo(new RolloutPlan.Wait("p-master-0", "waiting for leader p-master-0 to"
-        + " hand over to an updated standby"));
+    assertThat(pool.plan().action())
+        .isEqualTo(
+            new RolloutPlan.Wait(
+                "p-master-0",
+                "waiting for leader p-master-0 to" + " hand over to an updated standby"));
     pool.now = pool.now.plus(UpgradePlanner.STEP_DOWN_RETRY);
     assertThat(pool.plan().action()).isInstanceOf(RolloutPlan.StepDown.class);
     pool.now = pool.now.plus(Duration.ofMinutes(10));
@@ -239,8 +279,13 @@ class UpgradePlannerTest {
     RolloutModel pool = new RolloutModel();
     pool.storageDesired = 2;
     List<String> steps = play(pool);
-    assertThat(steps).containsExactly("ScalingDown Drain p-storage-3", "ScalingDown MarkDrained p-storage-3",
-        "ScalingDown Drain p-storage-2", "ScalingDown MarkDrained p-storage-2", "Completed Done");
+    assertThat(steps)
+        .containsExactly(
+            "ScalingDown Drain p-storage-3",
+            "ScalingDown MarkDrained p-storage-3",
+            "ScalingDown Drain p-storage-2",
+            "ScalingDown MarkDrained p-storage-2",
+            "Completed Done");
   }
 
   @Test
@@ -251,8 +296,10 @@ class UpgradePlannerTest {
     RolloutPlan plan = pool.plan();
     assertThat(plan.phase()).isEqualTo(RolloutPhase.ScalingDown);
     assertThat(plan.action()).isInstanceOf(RolloutPlan.Refused.class);
-    assertThat(plan.action().describe()).isEqualTo("cannot remove p-storage-3: its 60Mi of replicas do not fit in"
-        + " the 12Mi free on the 3 other storage nodes; free space or keep spec.storage.replicas at 4");
+    assertThat(plan.action().describe())
+        .isEqualTo(
+            "cannot remove p-storage-3: its 60Mi of replicas do not fit in"
+                + " the 12Mi free on the 3 other storage nodes; free space or keep spec.storage.replicas at 4");
   }
 
   @Test
@@ -282,7 +329,8 @@ class UpgradePlannerTest {
     RolloutPlan plan = pool.plan();
     assertThat(plan.action()).isInstanceOf(RolloutPlan.Replace.class);
     assertThat(((RolloutPlan.Replace) plan.action()).kind()).isEqualTo(StepKind.RESTART);
-    assertThat(plan.action().describe()).contains("only 3 other storage nodes for 4 replicas per object");
+    assertThat(plan.action().describe())
+        .contains("only 3 other storage nodes for 4 replicas per object");
     RolloutModel single = new RolloutModel().upgradeTo(RolloutModel.NEW);
     single.objectReplicas = 1;
     single.nodes.values().forEach(n -> n.used = 60 * RolloutModel.MIB);
@@ -300,7 +348,9 @@ class UpgradePlannerTest {
     pool.image = "kvpool/data-plane:" + RolloutModel.OLD;
     pool.masterTemplate = "m-old";
     pool.storageTemplate = "s-old";
-    pool.policy = new RolloutObservation.Policy(false, Duration.ofMinutes(10), UpgradeFailurePolicy.Rollback, true);
+    pool.policy =
+        new RolloutObservation.Policy(
+            false, Duration.ofMinutes(10), UpgradeFailurePolicy.Rollback, true);
     RolloutPlan plan = pool.plan();
     assertThat(plan.action()).isInstanceOf(RolloutPlan.Replace.class);
     assertThat(plan.action().pod()).isEqualTo("p-storage-3");
@@ -319,8 +369,15 @@ class UpgradePlannerTest {
         throw new AssertionError("the model never waits, but the planner did: " + a.describe());
       }
       String kind = a instanceof RolloutPlan.Replace r ? " " + r.kind() : "";
-      steps.add(plan.phase() + " " + a.getClass().getSimpleName() + (a.pod() == null ? "" : " " + a.pod()) + kind);
-      if (a instanceof RolloutPlan.Done || a instanceof RolloutPlan.Refused || a instanceof RolloutPlan.TimedOut) {
+      steps.add(
+          plan.phase()
+              + " "
+              + a.getClass().getSimpleName()
+              + (a.pod() == null ? "" : " " + a.pod())
+              + kind);
+      if (a instanceof RolloutPlan.Done
+          || a instanceof RolloutPlan.Refused
+          || a instanceof RolloutPlan.TimedOut) {
         return steps;
       }
       pool.apply(a);

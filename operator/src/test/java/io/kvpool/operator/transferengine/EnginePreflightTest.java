@@ -34,7 +34,9 @@ class EnginePreflightTest {
   @Test
   void aPlainTcpEnginePassesEveryRule() {
     assertThat(EnginePreflight.engine(new TransferEngineSpec(), false)).isEmpty();
-    assertThat(EnginePreflight.forPool(new TransferEngineSpec(), 100 * MIB + 1, Duration.ofSeconds(5))).isEmpty();
+    assertThat(
+            EnginePreflight.forPool(new TransferEngineSpec(), 100 * MIB + 1, Duration.ofSeconds(5)))
+        .isEmpty();
     assertThat(EnginePreflight.configValid(List.of()).status()).isTrue();
   }
 
@@ -50,12 +52,17 @@ class EnginePreflightTest {
   @Test
   void customDriverMountsMustKeepTheDriverAndHccnConf() {
     TransferEngineSpec spec = ascend();
-    spec.getDevices().setDriverMounts(List.of(DriverMount.of("driver", "/usr/local/Ascend/driver"),
-        DriverMount.of("smi", "/usr/local/bin/npu-smi")));
+    spec.getDevices()
+        .setDriverMounts(
+            List.of(
+                DriverMount.of("driver", "/usr/local/Ascend/driver"),
+                DriverMount.of("smi", "/usr/local/bin/npu-smi")));
     List<Finding> findings = EnginePreflight.engine(spec, true);
     assertThat(reasons(findings)).containsExactly("DriverMountMissing");
     assertThat(findings.get(0).blocking()).isTrue();
-    assertThat(findings.get(0).message()).contains("/etc/hccn.conf").doesNotContain("lacks /usr/local/Ascend/driver");
+    assertThat(findings.get(0).message())
+        .contains("/etc/hccn.conf")
+        .doesNotContain("lacks /usr/local/Ascend/driver");
     spec.getDevices().setDriverMounts(DriverMount.ascendDefaults());
     assertThat(EnginePreflight.engine(spec, true)).isEmpty();
     spec.getDevices().setDriverMounts(List.of());
@@ -77,7 +84,9 @@ class EnginePreflightTest {
     assertThat(reasons(EnginePreflight.engine(spec, true))).containsExactly("BufferMisaligned");
     spec.setProtocol(TransferProtocol.RDMA);
     spec.setDevices(null);
-    assertThat(EnginePreflight.engine(spec, true)).as("only Ascend registers in 2Mi pages").isEmpty();
+    assertThat(EnginePreflight.engine(spec, true))
+        .as("only Ascend registers in 2Mi pages")
+        .isEmpty();
   }
 
   @Test
@@ -98,9 +107,13 @@ class EnginePreflightTest {
     spec.setRdmaRetryTimeout("2s");
     List<Finding> findings = EnginePreflight.engine(spec, true);
     assertThat(reasons(findings)).containsExactly("TimeoutsMisordered");
-    assertThat(findings.get(0).message()).contains("rdmaRetryTimeout 2s").contains("transferTimeout 2s");
+    assertThat(findings.get(0).message())
+        .contains("rdmaRetryTimeout 2s")
+        .contains("transferTimeout 2s");
     spec.setTransferTimeout(null);
-    assertThat(EnginePreflight.engine(spec, true)).as("one of the two unset: nothing to order").isEmpty();
+    assertThat(EnginePreflight.engine(spec, true))
+        .as("one of the two unset: nothing to order")
+        .isEmpty();
   }
 
   @Test
@@ -115,8 +128,11 @@ class EnginePreflightTest {
 
   @Test
   void configValidNamesTheFirstReasonAndListsAll() {
-    EnginePreflight.ConditionVerdict v = EnginePreflight.configValid(List.of(
-        new Finding("SegmentMisaligned", "a", true), new Finding("TimeoutsMisordered", "b", true)));
+    EnginePreflight.ConditionVerdict v =
+        EnginePreflight.configValid(
+            List.of(
+                new Finding("SegmentMisaligned", "a", true),
+                new Finding("TimeoutsMisordered", "b", true)));
     assertThat(v.status()).isFalse();
     assertThat(v.reason()).isEqualTo("SegmentMisaligned");
     assertThat(v.message()).isEqualTo("SegmentMisaligned: a; TimeoutsMisordered: b");

@@ -14,18 +14,21 @@ import org.junit.jupiter.api.Test;
 
 class TransferEngineStatusAggregatorTest {
   private final TransferEngineStatusAggregator aggregator =
-      new TransferEngineStatusAggregator(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC));
+      new TransferEngineStatusAggregator(
+          Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC));
 
   @Test
   void tcpNeedsNoDevices() {
     TransferEngine engine = TestPools.tcpEngine("ns", "tcp");
 
-    TransferEngineStatus status = aggregator.aggregate(engine, TransportSettings.of(engine), List.of("a", "b"), 0);
+    TransferEngineStatus status =
+        aggregator.aggregate(engine, TransportSettings.of(engine), List.of("a", "b"), 0);
 
     assertThat(status.getPools()).containsExactly("a", "b");
     assertThat(status.getObservedGeneration()).isEqualTo(1);
     assertThat(Conditions.isTrue(status.getConditions(), "Ready")).isTrue();
-    assertThat(Conditions.find(status.getConditions(), "DevicesAvailable").orElseThrow().getReason())
+    assertThat(
+            Conditions.find(status.getConditions(), "DevicesAvailable").orElseThrow().getReason())
         .isEqualTo("NoDevicesRequired");
   }
 
@@ -33,20 +36,24 @@ class TransferEngineStatusAggregatorTest {
   void ascendWithoutAdvertisingNodesIsNotReady() {
     TransferEngine engine = TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 1);
 
-    TransferEngineStatus status = aggregator.aggregate(engine, TransportSettings.of(engine), List.of("p"), 0);
+    TransferEngineStatus status =
+        aggregator.aggregate(engine, TransportSettings.of(engine), List.of("p"), 0);
 
     assertThat(status.getDeviceResourceAdvertised()).isFalse();
     assertThat(status.getNodesWithDevice()).isZero();
     var condition = Conditions.find(status.getConditions(), "DevicesAvailable").orElseThrow();
     assertThat(condition.getStatus()).isEqualTo("False");
-    assertThat(condition.getMessage()).contains("no node advertises huawei.com/Ascend910").contains("pools p");
+    assertThat(condition.getMessage())
+        .contains("no node advertises huawei.com/Ascend910")
+        .contains("pools p");
   }
 
   @Test
   void ascendWithAnAdvertisingNodeIsReady() {
     TransferEngine engine = TestPools.ascendEngine("ns", "npu", "huawei.com/Ascend910", 1);
 
-    TransferEngineStatus status = aggregator.aggregate(engine, TransportSettings.of(engine), List.of(), 2);
+    TransferEngineStatus status =
+        aggregator.aggregate(engine, TransportSettings.of(engine), List.of(), 2);
 
     assertThat(status.getDeviceResourceAdvertised()).isTrue();
     assertThat(status.getNodesWithDevice()).isEqualTo(2);

@@ -26,14 +26,21 @@ class TransportSettingsTest {
 
   @Test
   void ascendDevicesGetTheDriverDefaultsAndVisibilityVariable() {
-    TransportSettings settings = TransportSettings.of(TestPools.ascendEngine("ns", "e", "huawei.com/ascend-1980", 4));
+    TransportSettings settings =
+        TransportSettings.of(TestPools.ascendEngine("ns", "e", "huawei.com/ascend-1980", 4));
 
     TransportSettings.Devices devices = settings.devices().orElseThrow();
     assertThat(devices.resourceName()).isEqualTo("huawei.com/ascend-1980");
     assertThat(devices.count()).isEqualTo(4);
     assertThat(devices.visibleDevicesEnv()).isEqualTo("ASCEND_VISIBLE_DEVICES");
-    assertThat(devices.driverMounts()).extracting(m -> m.getHostPath()).containsExactly("/usr/local/Ascend/driver",
-        "/usr/local/dcmi", "/usr/local/bin/npu-smi", "/etc/ascend_install.info", "/etc/hccn.conf");
+    assertThat(devices.driverMounts())
+        .extracting(m -> m.getHostPath())
+        .containsExactly(
+            "/usr/local/Ascend/driver",
+            "/usr/local/dcmi",
+            "/usr/local/bin/npu-smi",
+            "/etc/ascend_install.info",
+            "/etc/hccn.conf");
     assertThat(TransportSettings.needsDevices(settings.protocol())).isTrue();
   }
 }

@@ -18,9 +18,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A container's process, started inside its pod's network namespace with a private mount namespace in which the
- * pod's volumes and the image's folders are bind-mounted at their paths, and its output appended to a log file.
- * Probes are answered the way a kubelet asks them: HTTP GET or a TCP connect to the pod's address.
+ * A container's process, started inside its pod's network namespace with a private mount namespace
+ * in which the pod's volumes and the image's folders are bind-mounted at their paths, and its
+ * output appended to a log file. Probes are answered the way a kubelet asks them: HTTP GET or a TCP
+ * connect to the pod's address.
  */
 final class ContainerProcess {
   private static final String IP = findIp();
@@ -35,40 +36,63 @@ final class ContainerProcess {
     this.container = container;
   }
 
-  static ContainerProcess start(String netns, String podIp, Container container, List<String> argv,
-      Map<String, String> env, List<PodVolumes.Mount> mounts, Path hostsFile, Path log) {
+  static ContainerProcess start(
+      String netns,
+      String podIp,
+      Container container,
+      List<String> argv,
+      Map<String, String> env,
+      List<PodVolumes.Mount> mounts,
+      Path hostsFile,
+      Path log) {
     StringBuilder script = new StringBuilder("set -e\n");
-    // a mount over a folder that holds volume sources (a pod's emptyDir at /tmp) goes last, or it hides them
+    // a mount over a folder that holds volume sources (a pod's emptyDir at /tmp) goes last, or it
+    // hides them
     List<PodVolumes.Mount> ordered = new ArrayList<>(mounts);
     ordered.add(new PodVolumes.Mount(hostsFile, "/etc/hosts", false));
     ordered.sort(java.util.Comparator.comparing(m -> hidesASource(m, ordered)));
     for (PodVolumes.Mount m : ordered) {
       String target = quote(m.target());
       if (java.nio.file.Files.isRegularFile(m.source())) {
-        // a file (the termination message): its mount point must be a file; the host gets an empty one if missing
-        script.append("[ -e ").append(target).append(" ] || { mkdir -p \"$(dirname ").append(target)
-            .append(")\" && touch ").append(target).append("; }\n");
+        // a file (the termination message): its mount point must be a file; the host gets an empty
+        // one if missing
+        script
+            .append("[ -e ")
+            .append(target)
+            .append(" ] || { mkdir -p \"$(dirname ")
+            .append(target)
+            .append(")\" && touch ")
+            .append(target)
+            .append("; }\n");
       } else {
         script.append("mkdir -p ").append(target).append('\n');
       }
       script
-          .append("mount --bind ").append(quote(m.source().toString())).append(' ').append(target).append('\n');
+          .append("mount --bind ")
+          .append(quote(m.source().toString()))
+          .append(' ')
+          .append(target)
+          .append('\n');
       if (m.readOnly()) {
         script.append("mount -o remount,bind,ro ").append(target).append('\n');
       }
     }
     script.append("exec \"$@\"\n");
-    List<String> command = new ArrayList<>(List.of(IP, "netns", "exec", netns, "/bin/sh", "-c", script.toString(),
-        "container"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(IP, "netns", "exec", netns, "/bin/sh", "-c", script.toString(), "container"));
     command.addAll(argv);
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().clear();
     builder.environment().putAll(env);
     try {
       return new ContainerProcess(builder.start(), podIp, container);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start container " + container.getName() + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot start container " + container.getName() + ": " + e.getMessage(), e);
     }
   }
 
@@ -131,8 +155,9 @@ final class ContainerProcess {
       if (probe.getHttpGet() != null) {
         int port = port(probe.getHttpGet().getPort());
         String path = probe.getHttpGet().getPath() == null ? "/" : probe.getHttpGet().getPath();
-        HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host() + ":" + port + path).toURL()
-            .openConnection();
+        HttpURLConnection c =
+            (HttpURLConnection)
+                URI.create("http://" + host() + ":" + port + path).toURL().openConnection();
         c.setConnectTimeout(1000);
         c.setReadTimeout(2000);
         try {
@@ -162,13 +187,14 @@ final class ContainerProcess {
     if (port.getIntVal() != null) {
       return port.getIntVal();
     }
-    for (ContainerPort p : container.getPorts() == null ? List.<ContainerPort>of() : container.getPorts()) {
+    for (ContainerPort p :
+        container.getPorts() == null ? List.<ContainerPort>of() : container.getPorts()) {
       if (port.getStrVal().equals(p.getName())) {
         return p.getContainerPort();
       }
     }
-    throw new IllegalStateException("probe port " + port.getStrVal() + " is not a port of container "
-        + container.getName());
+    throw new IllegalStateException(
+        "probe port " + port.getStrVal() + " is not a port of container " + container.getName());
   }
 
   private static String quote(String s) {

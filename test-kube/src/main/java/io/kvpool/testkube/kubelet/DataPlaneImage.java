@@ -11,15 +11,15 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The data-plane image for the test kubelet, from this checkout's build: the jars of {@code data-plane/cli/target}
- * in {@code /opt/kvpool/lib} (where the image keeps them and the operator's pods look for them), and the release the
- * image declares ({@code KVPOOL_BUILD_RELEASE}), so two tags of one build act as two releases.
+ * The data-plane image for the test kubelet, from this checkout's build: the jars of {@code
+ * data-plane/cli/target} in {@code /opt/kvpool/lib} (where the image keeps them and the operator's
+ * pods look for them), and the release the image declares ({@code KVPOOL_BUILD_RELEASE}), so two
+ * tags of one build act as two releases.
  */
 public final class DataPlaneImage {
   private static Path libraryFolder;
 
-  private DataPlaneImage() {
-  }
+  private DataPlaneImage() {}
 
   /** {@code kvpool/data-plane:<release>} → the image declaring {@code release}. */
   public static Map.Entry<String, ContainerImage> tagged(String release) {
@@ -31,9 +31,10 @@ public final class DataPlaneImage {
   }
 
   /**
-   * {@code kvpool/data-plane:<release>} → the image declaring {@code release} with {@code env} besides (what a
-   * container's own env does not set): e.g. a setting that keeps its storage nodes from starting, for a release
-   * whose image passes the version check but whose pods never become ready.
+   * {@code kvpool/data-plane:<release>} → the image declaring {@code release} with {@code env}
+   * besides (what a container's own env does not set): e.g. a setting that keeps its storage nodes
+   * from starting, for a release whose image passes the version check but whose pods never become
+   * ready.
    */
   public static Map.Entry<String, ContainerImage> tagged(String release, Map<String, String> env) {
     return Map.entry("kvpool/data-plane:" + release, declaring(release, env));
@@ -63,8 +64,11 @@ public final class DataPlaneImage {
       jars = List.of();
     }
     if (jars.isEmpty() || !Files.isDirectory(lib)) {
-      throw new KubeTestSetupException("no packaged data plane under " + target + " (kvpool-cli-*.jar and lib/);"
-          + " build it first: ./mvnw -pl data-plane/cli -am package -DskipTests");
+      throw new KubeTestSetupException(
+          "no packaged data plane under "
+              + target
+              + " (kvpool-cli-*.jar and lib/);"
+              + " build it first: ./mvnw -pl data-plane/cli -am package -DskipTests");
     }
     try {
       Path folder = Files.createTempDirectory("kvpool-image-lib-");

@@ -20,39 +20,49 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A container's environment as a kubelet builds it: the image's variables, the service variables of the API server,
- * {@code envFrom}, then {@code env} in order, with {@code $(VAR)} references to earlier variables expanded and values
- * from the downward API, ConfigMaps and Secrets. The same expansion applies to command and args.
+ * A container's environment as a kubelet builds it: the image's variables, the service variables of
+ * the API server, {@code envFrom}, then {@code env} in order, with {@code $(VAR)} references to
+ * earlier variables expanded and values from the downward API, ConfigMaps and Secrets. The same
+ * expansion applies to command and args.
  */
 final class PodEnvironment {
   private final Map<String, String> env = new LinkedHashMap<>();
 
-  private PodEnvironment() {
-  }
+  private PodEnvironment() {}
 
   /**
-   * @throws PodStartException when a referenced ConfigMap, Secret or key is missing (the pod does not start,
-   *     as with CreateContainerConfigError)
+   * @throws PodStartException when a referenced ConfigMap, Secret or key is missing (the pod does
+   *     not start, as with CreateContainerConfigError)
    */
-  static PodEnvironment of(Pod pod, Container container, ContainerImage image, String podIp, String hostIp,
-      Map<String, String> serviceEnv, KubernetesClient client) {
+  static PodEnvironment of(
+      Pod pod,
+      Container container,
+      ContainerImage image,
+      String podIp,
+      String hostIp,
+      Map<String, String> serviceEnv,
+      KubernetesClient client) {
     PodEnvironment e = new PodEnvironment();
     e.env.putAll(image.env());
     e.env.putAll(serviceEnv);
     String ns = pod.getMetadata().getNamespace();
-    for (EnvFromSource from : container.getEnvFrom() == null ? List.<EnvFromSource>of() : container.getEnvFrom()) {
+    for (EnvFromSource from :
+        container.getEnvFrom() == null ? List.<EnvFromSource>of() : container.getEnvFrom()) {
       String prefix = from.getPrefix() == null ? "" : from.getPrefix();
       if (from.getConfigMapRef() != null) {
-        configMap(client, ns, from.getConfigMapRef().getName()).forEach((k, v) -> e.env.put(prefix + k, v));
+        configMap(client, ns, from.getConfigMapRef().getName())
+            .forEach((k, v) -> e.env.put(prefix + k, v));
       }
       if (from.getSecretRef() != null) {
-        secret(client, ns, from.getSecretRef().getName()).forEach((k, v) -> e.env.put(prefix + k, v));
+        secret(client, ns, from.getSecretRef().getName())
+            .forEach((k, v) -> e.env.put(prefix + k, v));
       }
     }
     for (EnvVar var : container.getEnv() == null ? List.<EnvVar>of() : container.getEnv()) {
-      String value = var.getValueFrom() != null
-          ? from(var.getName(), var.getValueFrom(), pod, container, podIp, hostIp, client)
-          : e.expand(var.getValue() == null ? "" : var.getValue());
+      String value =
+          var.getValueFrom() != null
+              ? from(var.getName(), var.getValueFrom(), pod, container, podIp, hostIp, client)
+              : e.expand(var.getValue() == null ? "" : var.getValue());
       e.env.put(var.getName(), value);
     }
     return e;
@@ -94,8 +104,14 @@ final class PodEnvironment {
     return out.toString();
   }
 
-  private static String from(String name, EnvVarSource source, Pod pod, Container container, String podIp,
-      String hostIp, KubernetesClient client) {
+  private static String from(
+      String name,
+      EnvVarSource source,
+      Pod pod,
+      Container container,
+      String podIp,
+      String hostIp,
+      KubernetesClient client) {
     String ns = pod.getMetadata().getNamespace();
     if (source.getFieldRef() != null) {
       String path = source.getFieldRef().getFieldPath();
@@ -109,13 +125,18 @@ final class PodEnvironment {
         case "status.hostIP" -> hostIp;
         default -> {
           if (path.startsWith("metadata.labels['") && path.endsWith("']")) {
-            yield pod.getMetadata().getLabels().getOrDefault(path.substring(17, path.length() - 2), "");
+            yield pod.getMetadata()
+                .getLabels()
+                .getOrDefault(path.substring(17, path.length() - 2), "");
           }
           if (path.startsWith("metadata.annotations['") && path.endsWith("']")) {
-            yield pod.getMetadata().getAnnotations().getOrDefault(path.substring(22, path.length() - 2), "");
+            yield pod.getMetadata()
+                .getAnnotations()
+                .getOrDefault(path.substring(22, path.length() - 2), "");
           }
-          throw new PodStartException("CreateContainerConfigError", "env " + name + ": field " + path
-              + " is not supported by the test kubelet");
+          throw new PodStartException(
+              "CreateContainerConfigError",
+              "env " + name + ": field " + path + " is not supported by the test kubelet");
         }
       };
     }
@@ -123,8 +144,9 @@ final class PodEnvironment {
       var ref = source.getConfigMapKeyRef();
       String value = configMap(client, ns, ref.getName()).get(ref.getKey());
       if (value == null) {
-        throw new PodStartException("CreateContainerConfigError", "couldn't find key " + ref.getKey()
-            + " in ConfigMap " + ns + "/" + ref.getName());
+        throw new PodStartException(
+            "CreateContainerConfigError",
+            "couldn't find key " + ref.getKey() + " in ConfigMap " + ns + "/" + ref.getName());
       }
       return value;
     }
@@ -132,27 +154,37 @@ final class PodEnvironment {
       var ref = source.getSecretKeyRef();
       String value = secret(client, ns, ref.getName()).get(ref.getKey());
       if (value == null) {
-        throw new PodStartException("CreateContainerConfigError", "couldn't find key " + ref.getKey()
-            + " in Secret " + ns + "/" + ref.getName());
+        throw new PodStartException(
+            "CreateContainerConfigError",
+            "couldn't find key " + ref.getKey() + " in Secret " + ns + "/" + ref.getName());
       }
       return value;
     }
     if (source.getResourceFieldRef() != null) {
-      return resource(container.getResources(), source.getResourceFieldRef().getResource(),
+      return resource(
+          container.getResources(),
+          source.getResourceFieldRef().getResource(),
           source.getResourceFieldRef().getDivisor());
     }
-    throw new PodStartException("CreateContainerConfigError", "env " + name + " has an unsupported source");
+    throw new PodStartException(
+        "CreateContainerConfigError", "env " + name + " has an unsupported source");
   }
 
-  /** A limit (or request) as a whole number of divisor units, rounded up, as the downward API gives it. */
+  /**
+   * A limit (or request) as a whole number of divisor units, rounded up, as the downward API gives
+   * it.
+   */
   private static String resource(ResourceRequirements resources, String field, Quantity divisor) {
     String[] parts = field.split("\\.", 2);
-    Map<String, Quantity> map = resources == null ? null
-        : parts[0].equals("limits") ? resources.getLimits() : resources.getRequests();
+    Map<String, Quantity> map =
+        resources == null
+            ? null
+            : parts[0].equals("limits") ? resources.getLimits() : resources.getRequests();
     Quantity q = map == null ? null : map.get(parts[1]);
     if (q == null) {
       // no limit: the node's allocatable; this machine's memory or cores
-      return parts[1].equals("cpu") ? Integer.toString(Runtime.getRuntime().availableProcessors())
+      return parts[1].equals("cpu")
+          ? Integer.toString(Runtime.getRuntime().availableProcessors())
           : Long.toString(Runtime.getRuntime().maxMemory() * 4);
     }
     BigDecimal amount = q.getNumericalAmount();
@@ -163,7 +195,8 @@ final class PodEnvironment {
   static Map<String, String> configMap(KubernetesClient client, String ns, String name) {
     ConfigMap cm = client.configMaps().inNamespace(ns).withName(name).get();
     if (cm == null) {
-      throw new PodStartException("CreateContainerConfigError", "configmap \"" + name + "\" not found");
+      throw new PodStartException(
+          "CreateContainerConfigError", "configmap \"" + name + "\" not found");
     }
     return cm.getData() == null ? Map.of() : cm.getData();
   }
@@ -171,11 +204,15 @@ final class PodEnvironment {
   static Map<String, String> secret(KubernetesClient client, String ns, String name) {
     Secret s = client.secrets().inNamespace(ns).withName(name).get();
     if (s == null) {
-      throw new PodStartException("CreateContainerConfigError", "secret \"" + name + "\" not found");
+      throw new PodStartException(
+          "CreateContainerConfigError", "secret \"" + name + "\" not found");
     }
     Map<String, String> out = new LinkedHashMap<>();
     if (s.getData() != null) {
-      s.getData().forEach((k, v) -> out.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
+      s.getData()
+          .forEach(
+              (k, v) ->
+                  out.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
     }
     if (s.getStringData() != null) {
       out.putAll(s.getStringData());

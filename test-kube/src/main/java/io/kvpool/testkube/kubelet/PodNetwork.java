@@ -9,11 +9,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A pod network on this machine: a Linux bridge with the host at {@code .1} of a /24, and one network namespace per
- * pod joined to it by a veth pair, with its own address. Every pod can bind the wildcard on the same port, as in a
- * cluster; the host (the test JVM, the API server bound to all addresses) is reachable from pods at
- * {@link #hostAddress()}. Needs root and iproute2, as CI has; names carry this JVM's pid so that parallel test JVMs
- * never collide, and namespaces left by a JVM that died are removed at start.
+ * A pod network on this machine: a Linux bridge with the host at {@code .1} of a /24, and one
+ * network namespace per pod joined to it by a veth pair, with its own address. Every pod can bind
+ * the wildcard on the same port, as in a cluster; the host (the test JVM, the API server bound to
+ * all addresses) is reachable from pods at {@link #hostAddress()}. Needs root and iproute2, as CI
+ * has; names carry this JVM's pid so that parallel test JVMs never collide, and namespaces left by
+ * a JVM that died are removed at start.
  */
 final class PodNetwork implements AutoCloseable {
   private static final String PREFIX = "kvpk";
@@ -48,8 +49,10 @@ final class PodNetwork implements AutoCloseable {
 
   /** A new network namespace with its own address; the pod's processes run inside it. */
   synchronized Sandbox allocate() {
-    // round robin from the last address given, as host-local IPAM does: a replaced pod gets a new address, never
-    // the one its predecessor just freed (peers would keep sending to the old interface's MAC until their
+    // round robin from the last address given, as host-local IPAM does: a replaced pod gets a new
+    // address, never
+    // the one its predecessor just freed (peers would keep sending to the old interface's MAC until
+    // their
     // neighbour entries expire, about 30 s, which no real cluster does)
     int host = used.nextClearBit(lastHost + 1);
     if (host > 254) {
@@ -78,7 +81,8 @@ final class PodNetwork implements AutoCloseable {
   private void join(Sandbox sandbox, String hostVeth) {
     String namespace = sandbox.namespace();
     String address = sandbox.address();
-    // the kernel removes a deleted namespace's veth pair in the background, so the same name from an earlier
+    // the kernel removes a deleted namespace's veth pair in the background, so the same name from
+    // an earlier
     // network of this JVM (another test class) can still be there for a moment: delete it first
     runQuietly("ip", "link", "del", hostVeth);
     run("ip", "link", "add", hostVeth, "type", "veth", "peer", "name", "eth0", "netns", namespace);
@@ -106,8 +110,7 @@ final class PodNetwork implements AutoCloseable {
   }
 
   /** One pod's network namespace and address. */
-  record Sandbox(String namespace, String address, int host) {
-  }
+  record Sandbox(String namespace, String address, int host) {}
 
   /** Namespaces and bridges of test JVMs that are gone (killed before their clean-up ran). */
   private static void removeLeftovers() {
@@ -117,8 +120,11 @@ final class PodNetwork implements AutoCloseable {
       listed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       p.waitFor(10, TimeUnit.SECONDS);
     } catch (IOException e) {
-      throw new KubeTestSetupException("the test kubelet needs iproute2 ('ip') and root to give each pod its own"
-          + " network namespace: " + e.getMessage(), e);
+      throw new KubeTestSetupException(
+          "the test kubelet needs iproute2 ('ip') and root to give each pod its own"
+              + " network namespace: "
+              + e.getMessage(),
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return;
@@ -129,7 +135,8 @@ final class PodNetwork implements AutoCloseable {
         continue;
       }
       String pid = name.substring(PREFIX.length(), name.indexOf('-'));
-      if (pid.chars().allMatch(Character::isDigit) && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
+      if (pid.chars().allMatch(Character::isDigit)
+          && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
         runQuietly("ip", "netns", "del", name);
         runQuietly("ip", "link", "del", PREFIX + pid);
       }
@@ -139,8 +146,13 @@ final class PodNetwork implements AutoCloseable {
   private void run(String... command) {
     String output = exec(command);
     if (output != null) {
-      throw new KubeTestSetupException("the test kubelet could not set up the pod network: '"
-          + String.join(" ", command) + "' failed: " + output.strip() + " (it needs root and iproute2)", null);
+      throw new KubeTestSetupException(
+          "the test kubelet could not set up the pod network: '"
+              + String.join(" ", command)
+              + "' failed: "
+              + output.strip()
+              + " (it needs root and iproute2)",
+          null);
     }
   }
 

@@ -1,6 +1,9 @@
 package io.kvpool.testkube.kubelet;
 
-/** A container cannot start; {@code reason} is the waiting reason a kubelet reports (e.g. ErrImageNeverPull). */
+/**
+ * A container cannot start; {@code reason} is the waiting reason a kubelet reports (e.g.
+ * ErrImageNeverPull).
+ */
 final class PodStartException extends RuntimeException {
   private final String reason;
 

@@ -25,11 +25,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the StatefulSet controller of kube-controller-manager does, for the test kubelet's namespace: pods
- * {@code <name>-0..N-1} from the template (hostname and subdomain set, owned by the StatefulSet, labelled with
- * their revision), surplus pods deleted highest ordinal first, {@code RollingUpdate} replacing one outdated ready pod
- * at a time from the highest ordinal ({@code OnDelete}: only pods someone deleted are recreated, with the current
- * template), and the status counts the operator reads.
+ * What the StatefulSet controller of kube-controller-manager does, for the test kubelet's
+ * namespace: pods {@code <name>-0..N-1} from the template (hostname and subdomain set, owned by the
+ * StatefulSet, labelled with their revision), surplus pods deleted highest ordinal first, {@code
+ * RollingUpdate} replacing one outdated ready pod at a time from the highest ordinal ({@code
+ * OnDelete}: only pods someone deleted are recreated, with the current template), and the status
+ * counts the operator reads.
  */
 final class StatefulSetPods {
   static final String REVISION_LABEL = "controller-revision-hash";
@@ -54,8 +55,9 @@ final class StatefulSetPods {
         owned.put(ordinal, p);
       }
     }
-    boolean ordered = "OrderedReady".equals(sts.getSpec().getPodManagementPolicy())
-        || sts.getSpec().getPodManagementPolicy() == null;
+    boolean ordered =
+        "OrderedReady".equals(sts.getSpec().getPodManagementPolicy())
+            || sts.getSpec().getPodManagementPolicy() == null;
     for (int i = 0; i < replicas; i++) {
       if (!owned.containsKey(i)) {
         if (ordered && !allReadyBelow(owned, i)) {
@@ -64,11 +66,13 @@ final class StatefulSetPods {
         create(sts, i, revision);
       }
     }
-    owned.entrySet().stream().filter(e -> e.getKey() >= replicas && !terminating(e.getValue()))
+    owned.entrySet().stream()
+        .filter(e -> e.getKey() >= replicas && !terminating(e.getValue()))
         .sorted(Map.Entry.<Integer, Pod>comparingByKey().reversed())
         .forEach(e -> delete(e.getValue(), "scale-down"));
-    boolean rolling = sts.getSpec().getUpdateStrategy() == null
-        || !"OnDelete".equals(sts.getSpec().getUpdateStrategy().getType());
+    boolean rolling =
+        sts.getSpec().getUpdateStrategy() == null
+            || !"OnDelete".equals(sts.getSpec().getUpdateStrategy().getType());
     if (rolling && allReadyBelow(owned, replicas)) {
       for (int i = replicas - 1; i >= 0; i--) {
         if (!revision.equals(owned.get(i).getMetadata().getLabels().get(REVISION_LABEL))) {
@@ -80,7 +84,8 @@ final class StatefulSetPods {
     writeStatus(sts, owned, replicas, revision);
   }
 
-  private void writeStatus(StatefulSet sts, Map<Integer, Pod> owned, int replicas, String revision) {
+  private void writeStatus(
+      StatefulSet sts, Map<Integer, Pod> owned, int replicas, String revision) {
     int existing = 0;
     int ready = 0;
     int updated = 0;
@@ -104,24 +109,28 @@ final class StatefulSetPods {
         currentCount++;
       }
     }
-    // as the real controller (completeRollingUpdate): the current revision advances only under RollingUpdate, once
-    // every pod is updated and ready; an OnDelete StatefulSet keeps reporting its first revision as current
-    boolean rolling = sts.getSpec().getUpdateStrategy() == null
-        || !"OnDelete".equals(sts.getSpec().getUpdateStrategy().getType());
+    // as the real controller (completeRollingUpdate): the current revision advances only under
+    // RollingUpdate, once
+    // every pod is updated and ready; an OnDelete StatefulSet keeps reporting its first revision as
+    // current
+    boolean rolling =
+        sts.getSpec().getUpdateStrategy() == null
+            || !"OnDelete".equals(sts.getSpec().getUpdateStrategy().getType());
     if ((old.getCurrentRevision() == null || rolling && ready >= replicas) && updated >= replicas) {
       current = revision;
       currentCount = updated;
     }
-    StatefulSetStatus status = new StatefulSetStatusBuilder()
-        .withObservedGeneration(sts.getMetadata().getGeneration())
-        .withReplicas(existing)
-        .withReadyReplicas(ready)
-        .withAvailableReplicas(ready)
-        .withUpdatedReplicas(updated)
-        .withCurrentReplicas(currentCount)
-        .withCurrentRevision(current)
-        .withUpdateRevision(revision)
-        .build();
+    StatefulSetStatus status =
+        new StatefulSetStatusBuilder()
+            .withObservedGeneration(sts.getMetadata().getGeneration())
+            .withReplicas(existing)
+            .withReadyReplicas(ready)
+            .withAvailableReplicas(ready)
+            .withUpdatedReplicas(updated)
+            .withCurrentReplicas(currentCount)
+            .withCurrentRevision(current)
+            .withUpdateRevision(revision)
+            .build();
     if (status.equals(sts.getStatus())) {
       return;
     }
@@ -139,21 +148,38 @@ final class StatefulSetPods {
   private void create(StatefulSet sts, int ordinal, String revision) {
     String name = sts.getMetadata().getName() + "-" + ordinal;
     var template = sts.getSpec().getTemplate();
-    Map<String, String> labels = new LinkedHashMap<>(template.getMetadata().getLabels() == null ? Map.of()
-        : template.getMetadata().getLabels());
+    Map<String, String> labels =
+        new LinkedHashMap<>(
+            template.getMetadata().getLabels() == null
+                ? Map.of()
+                : template.getMetadata().getLabels());
     labels.put("statefulset.kubernetes.io/pod-name", name);
     labels.put("apps.kubernetes.io/pod-index", Integer.toString(ordinal));
     labels.put(REVISION_LABEL, revision);
-    Pod pod = new PodBuilder()
-        .withMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels)
-            .withAnnotations(template.getMetadata().getAnnotations())
-            .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("StatefulSet")
-                .withName(sts.getMetadata().getName()).withUid(sts.getMetadata().getUid()).withController(true)
-                .withBlockOwnerDeletion(true).build())
-            .build())
-        .withSpec(new PodSpecBuilder(template.getSpec()).withHostname(name)
-            .withSubdomain(sts.getSpec().getServiceName()).build())
-        .build();
+    Pod pod =
+        new PodBuilder()
+            .withMetadata(
+                new ObjectMetaBuilder()
+                    .withName(name)
+                    .withNamespace(namespace)
+                    .withLabels(labels)
+                    .withAnnotations(template.getMetadata().getAnnotations())
+                    .withOwnerReferences(
+                        new OwnerReferenceBuilder()
+                            .withApiVersion("apps/v1")
+                            .withKind("StatefulSet")
+                            .withName(sts.getMetadata().getName())
+                            .withUid(sts.getMetadata().getUid())
+                            .withController(true)
+                            .withBlockOwnerDeletion(true)
+                            .build())
+                    .build())
+            .withSpec(
+                new PodSpecBuilder(template.getSpec())
+                    .withHostname(name)
+                    .withSubdomain(sts.getSpec().getServiceName())
+                    .build())
+            .build();
     try {
       client.pods().inNamespace(namespace).resource(pod).create();
       LOG.info("event=pod_created pod={} revision={}", name, revision);
@@ -196,8 +222,9 @@ final class StatefulSetPods {
   }
 
   private static boolean ownedBy(Pod p, StatefulSet sts) {
-    return p.getMetadata().getOwnerReferences() != null && p.getMetadata().getOwnerReferences().stream()
-        .anyMatch(r -> Objects.equals(r.getUid(), sts.getMetadata().getUid()));
+    return p.getMetadata().getOwnerReferences() != null
+        && p.getMetadata().getOwnerReferences().stream()
+            .anyMatch(r -> Objects.equals(r.getUid(), sts.getMetadata().getUid()));
   }
 
   private static Integer ordinal(String stsName, Pod p) {
@@ -206,14 +233,19 @@ final class StatefulSetPods {
       return null;
     }
     String rest = name.substring(stsName.length() + 1);
-    return rest.chars().allMatch(Character::isDigit) && !rest.isEmpty() ? Integer.valueOf(rest) : null;
+    return rest.chars().allMatch(Character::isDigit) && !rest.isEmpty()
+        ? Integer.valueOf(rest)
+        : null;
   }
 
   /** A hash of the pod template, as the controller names a ControllerRevision. */
   static String revision(StatefulSet sts) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(
-          Serialization.asJson(sts.getSpec().getTemplate()).getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(
+                  Serialization.asJson(sts.getSpec().getTemplate())
+                      .getBytes(StandardCharsets.UTF_8));
       return sts.getMetadata().getName() + "-" + HexFormat.of().formatHex(digest, 0, 5);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

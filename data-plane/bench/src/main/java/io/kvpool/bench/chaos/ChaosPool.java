@@ -15,22 +15,24 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The soak's view of its {@link LocalPool}: which master leads, which process a {@link Target} names now, whether
- * the pool has settled, and the admin API of every process (asked with a short timeout, since a process may be
- * frozen).
+ * The soak's view of its {@link LocalPool}: which master leads, which process a {@link Target}
+ * names now, whether the pool has settled, and the admin API of every process (asked with a short
+ * timeout, since a process may be frozen).
  */
 public final class ChaosPool {
   /** A frozen process must not hold a poll up for long: every admin call gives up after this. */
   static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
+
   private static final long POLL_MILLIS = 200;
 
-  /** A pool process as the soak samples it: role name ({@code master-0}, {@code node-1}), pid, admin endpoint. */
-  public record Proc(String name, PoolProcess process, String adminAddress) {
-  }
+  /**
+   * A pool process as the soak samples it: role name ({@code master-0}, {@code node-1}), pid, admin
+   * endpoint.
+   */
+  public record Proc(String name, PoolProcess process, String adminAddress) {}
 
   /** The pool settled: its leader, the leader's status then, and how long settling took. */
-  public record Settled(LocalPool.MasterProcess leader, MasterStatus status, Duration took) {
-  }
+  public record Settled(LocalPool.MasterProcess leader, MasterStatus status, Duration took) {}
 
   /** The pool did not settle in time; the message says what was still missing. */
   public static final class NotSettledException extends RuntimeException {
@@ -39,13 +41,22 @@ public final class ChaosPool {
     }
   }
 
-  /** A pool process exited though no fault was under way: a finding; the soak restarts it and goes on. */
+  /**
+   * A pool process exited though no fault was under way: a finding; the soak restarts it and goes
+   * on.
+   */
   public static final class ProcessDiedException extends RuntimeException {
     private final Proc proc;
 
     ProcessDiedException(Proc proc) {
-      super(proc.name() + " (pid " + proc.process().pid() + ") exited with code "
-          + proc.process().exitCode().orElse(-1) + "; its log ends: " + lastLine(proc.process()));
+      super(
+          proc.name()
+              + " (pid "
+              + proc.process().pid()
+              + ") exited with code "
+              + proc.process().exitCode().orElse(-1)
+              + "; its log ends: "
+              + lastLine(proc.process()));
       this.proc = proc;
     }
 
@@ -62,7 +73,11 @@ public final class ChaosPool {
   private final LocalPool pool;
   private final int storageNodes;
   private final Map<String, AdminApi> admins = new ConcurrentHashMap<>();
-  /** The leader answered 404 to {@code GET /scan}: a release without it; settling trusts the gauges alone. */
+
+  /**
+   * The leader answered 404 to {@code GET /scan}: a release without it; settling trusts the gauges
+   * alone.
+   */
   private volatile boolean noScan;
 
   public ChaosPool(LocalPool pool, int storageNodes) {
@@ -102,9 +117,10 @@ public final class ChaosPool {
   }
 
   /**
-   * Waits until the pool is settled: exactly one master leads and serves, every master process runs and answers,
-   * the leader counts every storage node ALIVE and nothing under-replicated, and every storage node answers its
-   * {@code /health}. Only then may the next fault come, so that no object ever has both of its holders down.
+   * Waits until the pool is settled: exactly one master leads and serves, every master process runs
+   * and answers, the leader counts every storage node ALIVE and nothing under-replicated, and every
+   * storage node answers its {@code /health}. Only then may the next fault come, so that no object
+   * ever has both of its holders down.
    */
   public Settled awaitSettled(Duration timeout) {
     long start = System.nanoTime();
@@ -138,21 +154,38 @@ public final class ChaosPool {
         if (leaderStatus.aliveNodes() != storageNodes) {
           List<String> notAlive = new ArrayList<>();
           for (StorageNodeProcess n : pool.storageNodes()) {
-            String state = leaderStatus.nodes().stream().filter(s -> s.id().equals(n.id())).findFirst()
-                .map(MasterStatus.NodeStatus::state).orElse("not registered");
+            String state =
+                leaderStatus.nodes().stream()
+                    .filter(s -> s.id().equals(n.id()))
+                    .findFirst()
+                    .map(MasterStatus.NodeStatus::state)
+                    .orElse("not registered");
             if (!"ALIVE".equals(state)) {
               notAlive.add(n.id() + " " + state);
             }
           }
-          missing.add(leaderStatus.aliveNodes() + " of " + storageNodes + " storage nodes ALIVE (" + String.join(", ",
-              notAlive) + ")");
+          missing.add(
+              leaderStatus.aliveNodes()
+                  + " of "
+                  + storageNodes
+                  + " storage nodes ALIVE ("
+                  + String.join(", ", notAlive)
+                  + ")");
         }
-        long under = leaderStatus.counters() == null ? -1 : leaderStatus.counters().underReplicated();
+        long under =
+            leaderStatus.counters() == null ? -1 : leaderStatus.counters().underReplicated();
         if (under != 0) {
           missing.add(under + " objects under-replicated");
         } else if (missing.isEmpty()) {
-          scanUnderReplicated(leader).ifPresent(n -> missing.add(n < 0 ? "GET /scan did not answer"
-              : "the gauge says nothing is under-replicated but a full scan finds " + n + " objects"));
+          scanUnderReplicated(leader)
+              .ifPresent(
+                  n ->
+                      missing.add(
+                          n < 0
+                              ? "GET /scan did not answer"
+                              : "the gauge says nothing is under-replicated but a full scan finds "
+                                  + n
+                                  + " objects"));
         }
       }
       for (StorageNodeProcess n : pool.storageNodes()) {
@@ -167,15 +200,18 @@ public final class ChaosPool {
       }
       last = String.join(", ", missing);
       if (System.nanoTime() - deadline > 0) {
-        throw new NotSettledException("the pool did not settle within " + timeout.toSeconds() + " s: " + last);
+        throw new NotSettledException(
+            "the pool did not settle within " + timeout.toSeconds() + " s: " + last);
       }
-      Pause.millis(POLL_MILLIS); // polling processes' admin APIs: there is no event to wait on across them
+      Pause.millis(
+          POLL_MILLIS); // polling processes' admin APIs: there is no event to wait on across them
     }
   }
 
   /**
-   * Under-replicated objects by a full scan, when the leader has {@code GET /scan} and finds any: the gauge alone may
-   * be wrong, and the next fault must not take the last replica of an object the gauge forgot.
+   * Under-replicated objects by a full scan, when the leader has {@code GET /scan} and finds any:
+   * the gauge alone may be wrong, and the next fault must not take the last replica of an object
+   * the gauge forgot.
    */
   private Optional<Long> scanUnderReplicated(LocalPool.MasterProcess leader) {
     if (noScan) {
@@ -187,7 +223,9 @@ public final class ChaosPool {
         noScan = true;
         return Optional.empty();
       }
-      return scan.get().underReplicated() == 0 ? Optional.empty() : Optional.of(scan.get().underReplicated());
+      return scan.get().underReplicated() == 0
+          ? Optional.empty()
+          : Optional.of(scan.get().underReplicated());
     } catch (AdminApi.AdminApiException e) {
       return Optional.of(-1L); // no answer now: not settled yet
     }
@@ -206,11 +244,14 @@ public final class ChaosPool {
     if (target.role() == Target.Role.LEADER) {
       return leader;
     }
-    List<LocalPool.MasterProcess> standbys = pool.masters().stream().filter(m -> m.index() != leader.index()).toList();
+    List<LocalPool.MasterProcess> standbys =
+        pool.masters().stream().filter(m -> m.index() != leader.index()).toList();
     return standbys.get(target.index() % standbys.size());
   }
 
-  /** Starts a process that died again, on its ports (a master) or with its node id (a storage node). */
+  /**
+   * Starts a process that died again, on its ports (a master) or with its node id (a storage node).
+   */
   public void restart(Proc proc) {
     if (proc.name().startsWith("master-")) {
       pool.restartMaster(Integer.parseInt(proc.name().substring("master-".length())));

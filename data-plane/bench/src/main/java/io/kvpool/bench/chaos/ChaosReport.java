@@ -8,16 +8,32 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The outcome of a chaos soak and its summary table; {@link #violations()} decides the exit code. */
-public record ChaosReport(ChaosSoak.Settings settings, Duration ran, Workload.Counts operations,
-                          Map<Workload.Op, String> lastErrors, Map<FaultKind, Integer> faults,
-                          List<Duration> settleTimes, List<EvictionBurst.Outcome> bursts, int leaderChanges,
-                          int unplannedLeaderChanges, long evictions, long evictionsOutsideBursts,
-                          long objectsLostCounted, Verifier.Result check, GaugeCheck gauges,
-                          List<ResourceTracker.Judgement> resources, Map<String, Integer> restarts,
-                          Map<String, BudgetTracker.Reading> budgets, boolean budgetsUnavailable,
-                          Map<String, Integer> violationCounts, Map<String, List<String>> violationDetails,
-                          String stoppedEarly, Path logDir) {
+/**
+ * The outcome of a chaos soak and its summary table; {@link #violations()} decides the exit code.
+ */
+public record ChaosReport(
+    ChaosSoak.Settings settings,
+    Duration ran,
+    Workload.Counts operations,
+    Map<Workload.Op, String> lastErrors,
+    Map<FaultKind, Integer> faults,
+    List<Duration> settleTimes,
+    List<EvictionBurst.Outcome> bursts,
+    int leaderChanges,
+    int unplannedLeaderChanges,
+    long evictions,
+    long evictionsOutsideBursts,
+    long objectsLostCounted,
+    Verifier.Result check,
+    GaugeCheck gauges,
+    List<ResourceTracker.Judgement> resources,
+    Map<String, Integer> restarts,
+    Map<String, BudgetTracker.Reading> budgets,
+    boolean budgetsUnavailable,
+    Map<String, Integer> violationCounts,
+    Map<String, List<String>> violationDetails,
+    String stoppedEarly,
+    Path logDir) {
 
   public int violations() {
     return violationCounts.values().stream().mapToInt(Integer::intValue).sum();
@@ -30,19 +46,32 @@ public record ChaosReport(ChaosSoak.Settings settings, Duration ran, Workload.Co
   /** The summary table. */
   public void print(PrintStream out) {
     out.println();
-    out.printf(Locale.ROOT, "== kvpool bench chaos: summary (seed %s, %s, %d masters, %d storage nodes, R=%d) ==%n",
-        ChaosSoak.seedText(settings.seed()), minutes(ran), settings.masters(), settings.storageNodes(),
+    out.printf(
+        Locale.ROOT,
+        "== kvpool bench chaos: summary (seed %s, %s, %d masters, %d storage nodes, R=%d) ==%n",
+        ChaosSoak.seedText(settings.seed()),
+        minutes(ran),
+        settings.masters(),
+        settings.storageNodes(),
         settings.replicas());
     if (stoppedEarly != null) {
       out.println("faults stopped early: " + stoppedEarly);
     }
     out.printf(Locale.ROOT, "%-22s %10s %10s%n", "operations", "ok", "failed");
     for (Workload.Op op : Workload.Op.values()) {
-      out.printf(Locale.ROOT, "%-22s %10d %10d%s%n", op.name().toLowerCase(Locale.ROOT).replace('_', ' '),
-          operations.ok().get(op), operations.failed().get(op),
+      out.printf(
+          Locale.ROOT,
+          "%-22s %10d %10d%s%n",
+          op.name().toLowerCase(Locale.ROOT).replace('_', ' '),
+          operations.ok().get(op),
+          operations.failed().get(op),
           lastErrors.containsKey(op) ? "   last failure: " + abbreviate(lastErrors.get(op)) : "");
     }
-    out.printf(Locale.ROOT, "%-22s %10d acknowledged, %d values read and checked%n", "keys", operations.keysPut(),
+    out.printf(
+        Locale.ROOT,
+        "%-22s %10d acknowledged, %d values read and checked%n",
+        "keys",
+        operations.keysPut(),
         operations.keysRead());
     out.println();
     out.printf(Locale.ROOT, "%-22s %10s%n", "faults injected", "count");
@@ -52,32 +81,63 @@ public record ChaosReport(ChaosSoak.Settings settings, Duration ran, Workload.Co
       }
     }
     List<Duration> sorted = settleTimes.stream().sorted().toList();
-    out.printf(Locale.ROOT, "%-22s %10d   one at a time, each healed and the pool settled before the next "
-            + "(settling: median %s, max %s)%n", "total", faultsInjected(), seconds(median(sorted)),
+    out.printf(
+        Locale.ROOT,
+        "%-22s %10d   one at a time, each healed and the pool settled before the next "
+            + "(settling: median %s, max %s)%n",
+        "total",
+        faultsInjected(),
+        seconds(median(sorted)),
         seconds(sorted.isEmpty() ? Duration.ZERO : sorted.get(sorted.size() - 1)));
-    out.printf(Locale.ROOT, "leadership changes: %d (%d without a master fault)%n", leaderChanges,
+    out.printf(
+        Locale.ROOT,
+        "leadership changes: %d (%d without a master fault)%n",
+        leaderChanges,
         unplannedLeaderChanges);
     long ranBursts = bursts.stream().filter(EvictionBurst.Outcome::ran).count();
-    out.printf(Locale.ROOT, "eviction bursts: %d ran, %d skipped; their keyspace: %d acknowledged, %d vanished, %d "
-            + "evictions counted by the leader (rule: vanished <= counted)%n", ranBursts, bursts.size() - ranBursts,
+    out.printf(
+        Locale.ROOT,
+        "eviction bursts: %d ran, %d skipped; their keyspace: %d acknowledged, %d vanished, %d "
+            + "evictions counted by the leader (rule: vanished <= counted)%n",
+        ranBursts,
+        bursts.size() - ranBursts,
         bursts.stream().mapToLong(EvictionBurst.Outcome::acknowledged).sum(),
         bursts.stream().mapToLong(EvictionBurst.Outcome::vanished).sum(),
         bursts.stream().mapToLong(EvictionBurst.Outcome::counted).sum());
-    out.printf(Locale.ROOT, "leader counters over the run: %d evictions (%d outside eviction bursts), %d objects "
-        + "lost (objectsLost)%n", evictions, evictionsOutsideBursts, objectsLostCounted);
+    out.printf(
+        Locale.ROOT,
+        "leader counters over the run: %d evictions (%d outside eviction bursts), %d objects "
+            + "lost (objectsLost)%n",
+        evictions,
+        evictionsOutsideBursts,
+        objectsLostCounted);
     out.println();
-    out.println("final check (acknowledged = put returned / batch listed it stored; never evicted: below the "
-        + "watermark and pinned before each eviction burst):");
+    out.println(
+        "final check (acknowledged = put returned / batch listed it stored; never evicted: below the "
+            + "watermark and pinned before each eviction burst):");
     if (check == null) {
       out.println("  not run");
     } else {
-      out.printf(Locale.ROOT, "  acknowledged objects checked byte for byte %8d   lost %d   wrong %d%n",
-          check.acknowledged(), check.lost().size(), check.wrong().size());
-      out.printf(Locale.ROOT, "  failed puts/removes (absent or whole)      %8d   present and whole %d%n",
-          check.uncertain(), check.uncertainPresent());
-      out.printf(Locale.ROOT, "  removed keys (must stay absent)            %8d   readable again %d%n",
-          check.removed(), check.resurrected().size());
-      out.printf(Locale.ROOT, "  unreadable (no read succeeded)             %8d%n", check.unreadable().size());
+      out.printf(
+          Locale.ROOT,
+          "  acknowledged objects checked byte for byte %8d   lost %d   wrong %d%n",
+          check.acknowledged(),
+          check.lost().size(),
+          check.wrong().size());
+      out.printf(
+          Locale.ROOT,
+          "  failed puts/removes (absent or whole)      %8d   present and whole %d%n",
+          check.uncertain(),
+          check.uncertainPresent());
+      out.printf(
+          Locale.ROOT,
+          "  removed keys (must stay absent)            %8d   readable again %d%n",
+          check.removed(),
+          check.resurrected().size());
+      out.printf(
+          Locale.ROOT,
+          "  unreadable (no read succeeded)             %8d%n",
+          check.unreadable().size());
     }
     out.println();
     if (gauges == null) {
@@ -85,32 +145,68 @@ public record ChaosReport(ChaosSoak.Settings settings, Duration ran, Workload.Co
     } else if (!gauges.available()) {
       out.println("gauges vs full scan: " + gauges.note());
     } else {
-      out.printf(Locale.ROOT, "gauges vs full scan (leader %s): objects %d / objectCount %d, pending %d / %d, "
-              + "under-replicated %d / %d: %s%n", gauges.leader(), gauges.scan().objects(),
-          gauges.status().objectCount(), gauges.scan().pending(), gauges.status().counters().pendingObjects(),
-          gauges.scan().underReplicated(), gauges.status().counters().underReplicated(),
+      out.printf(
+          Locale.ROOT,
+          "gauges vs full scan (leader %s): objects %d / objectCount %d, pending %d / %d, "
+              + "under-replicated %d / %d: %s%n",
+          gauges.leader(),
+          gauges.scan().objects(),
+          gauges.status().objectCount(),
+          gauges.scan().pending(),
+          gauges.status().counters().pendingObjects(),
+          gauges.scan().underReplicated(),
+          gauges.status().counters().underReplicated(),
           gauges.mismatches().isEmpty() ? "equal" : "DIFFERENT");
     }
     out.println();
-    out.println("resources (private RSS = VmRSS less the nodes' value files on tmpfs; baseline after the warm-up, or "
-        + "after a restart once warm; flagged above +10 % and +16 MiB / +16 fds):");
-    out.printf(Locale.ROOT, "  %-10s %8s %8s %-22s %-22s %-14s %s%n", "process", "pid", "restarts",
-        "private RSS MiB", "VmRSS MiB", "fds", "verdict");
+    out.println(
+        "resources (private RSS = VmRSS less the nodes' value files on tmpfs; baseline after the warm-up, or "
+            + "after a restart once warm; flagged above +10 % and +16 MiB / +16 fds):");
+    out.printf(
+        Locale.ROOT,
+        "  %-10s %8s %8s %-22s %-22s %-14s %s%n",
+        "process",
+        "pid",
+        "restarts",
+        "private RSS MiB",
+        "VmRSS MiB",
+        "fds",
+        "verdict");
     for (ResourceTracker.Judgement j : resources) {
       ResourceTracker.Track t = j.track();
-      String verdict = !j.judged() ? "not judged (baseline too recent)" : j.flagged() ? "GREW" : "flat";
-      out.printf(Locale.ROOT, "  %-10s %8d %8d %-22s %-22s %-14s %s%n", t.name(), t.pid(),
+      String verdict =
+          !j.judged() ? "not judged (baseline too recent)" : j.flagged() ? "GREW" : "flat";
+      out.printf(
+          Locale.ROOT,
+          "  %-10s %8d %8d %-22s %-22s %-14s %s%n",
+          t.name(),
+          t.pid(),
           restarts.getOrDefault(t.name(), 0),
-          t.baseline() == null ? "-" : (t.baseline().privateKiB() >> 10) + " -> " + (t.last().privateKiB() >> 10),
-          t.baseline() == null ? "-" : (t.baseline().rssKiB() >> 10) + " -> " + (t.last().rssKiB() >> 10),
-          t.baseline() == null ? "-" : t.baseline().fds() + " -> " + t.last().fds(), verdict);
+          t.baseline() == null
+              ? "-"
+              : (t.baseline().privateKiB() >> 10) + " -> " + (t.last().privateKiB() >> 10),
+          t.baseline() == null
+              ? "-"
+              : (t.baseline().rssKiB() >> 10) + " -> " + (t.last().rssKiB() >> 10),
+          t.baseline() == null ? "-" : t.baseline().fds() + " -> " + t.last().fds(),
+          verdict);
     }
     if (budgetsUnavailable) {
-      out.println("body budgets: not judged (a server has no kvpool_body_budget_available_bytes gauge)");
+      out.println(
+          "body budgets: not judged (a server has no kvpool_body_budget_available_bytes gauge)");
     } else {
       StringBuilder b = new StringBuilder("body budgets available at the end (MiB, of whole): ");
-      budgets.values().stream().sorted(Comparator.comparing(BudgetTracker.Reading::name)).forEach(r -> b.append(
-          String.format(Locale.ROOT, "%s %.1f/%.1f  ", r.name(), r.last() / 1048576.0, r.whole() / 1048576.0)));
+      budgets.values().stream()
+          .sorted(Comparator.comparing(BudgetTracker.Reading::name))
+          .forEach(
+              r ->
+                  b.append(
+                      String.format(
+                          Locale.ROOT,
+                          "%s %.1f/%.1f  ",
+                          r.name(),
+                          r.last() / 1048576.0,
+                          r.whole() / 1048576.0)));
       out.println(b.toString().strip());
     }
     out.println();
@@ -118,11 +214,13 @@ public record ChaosReport(ChaosSoak.Settings settings, Duration ran, Workload.Co
       out.println("violations: 0");
     } else {
       out.println("violations: " + violations());
-      violationCounts.forEach((category, n) -> {
-        out.printf(Locale.ROOT, "  %s: %d%n", category, n);
-        violationDetails.getOrDefault(category, List.of()).stream().limit(5)
-            .forEach(d -> out.println("    " + d));
-      });
+      violationCounts.forEach(
+          (category, n) -> {
+            out.printf(Locale.ROOT, "  %s: %d%n", category, n);
+            violationDetails.getOrDefault(category, List.of()).stream()
+                .limit(5)
+                .forEach(d -> out.println("    " + d));
+          });
     }
     out.println("logs of every process: " + logDir);
   }
@@ -137,7 +235,9 @@ public record ChaosReport(ChaosSoak.Settings settings, Duration ran, Workload.Co
       return Duration.ZERO;
     }
     int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
+    return n % 2 == 1
+        ? sorted.get(n / 2)
+        : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
   }
 
   private static String seconds(Duration d) {

@@ -20,34 +20,49 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The faults of the soak's connections: cuts at every awkward point of a frame, and a server's body budget taken
- * whole by stalled 64 MiB bodies. What a server must do afterwards (return every reservation, keep serving) is
- * checked by the soak after the pool settled, not here.
+ * The faults of the soak's connections: cuts at every awkward point of a frame, and a server's body
+ * budget taken whole by stalled 64 MiB bodies. What a server must do afterwards (return every
+ * reservation, keep serving) is checked by the soak after the pool settled, not here.
  */
 final class ConnectionFaults {
   /** How a cut connection ends. */
   enum Ending {
-    RESET_BEFORE_HANDSHAKE, CLOSE_INSIDE_HANDSHAKE, RESET_INSIDE_HEADER, RESET_INSIDE_SMALL_BODY,
-    RESET_INSIDE_LARGE_BODY, CLOSE_INSIDE_LARGE_BODY, RESET_AFTER_GARBAGE_BODY
+    RESET_BEFORE_HANDSHAKE,
+    CLOSE_INSIDE_HANDSHAKE,
+    RESET_INSIDE_HEADER,
+    RESET_INSIDE_SMALL_BODY,
+    RESET_INSIDE_LARGE_BODY,
+    CLOSE_INSIDE_LARGE_BODY,
+    RESET_AFTER_GARBAGE_BODY
   }
 
   /** How a connection holding budget ends. */
-  enum Release { RESET, CLOSE, LEFT_TO_THE_FRAME_DEADLINE }
+  enum Release {
+    RESET,
+    CLOSE,
+    LEFT_TO_THE_FRAME_DEADLINE
+  }
 
   private static final int LARGE_BODY = 1 << 20;
   private static final int GARBAGE_BODY = 160 << 10;
   private static final Duration SEND_DEADLINE = Duration.ofSeconds(20);
 
-  private ConnectionFaults() {
-  }
+  private ConnectionFaults() {}
 
   /**
-   * Opens 12 to 24 raw connections to {@code endpoint} and ends each at a point drawn from the fault's variant; with
-   * {@code abandonedClient}, also closes a real client in the middle of a batch put (its keys go to the ledger like
-   * the load's). Returns what was done, for the log.
+   * Opens 12 to 24 raw connections to {@code endpoint} and ends each at a point drawn from the
+   * fault's variant; with {@code abandonedClient}, also closes a real client in the middle of a
+   * batch put (its keys go to the ledger like the load's). Returns what was done, for the log.
    */
-  static String cut(Fault fault, HostPort endpoint, boolean master, Supplier<KvPoolClient> abandonedClient,
-                    Ledger ledger, KeyValues values, Set<String> unpinned, int replicas) {
+  static String cut(
+      Fault fault,
+      HostPort endpoint,
+      boolean master,
+      Supplier<KvPoolClient> abandonedClient,
+      Ledger ledger,
+      KeyValues values,
+      Set<String> unpinned,
+      int replicas) {
     SplittableRandom random = new SplittableRandom(fault.variant());
     int n = 12 + random.nextInt(13);
     Map<Ending, Integer> done = new EnumMap<>(Ending.class);
@@ -63,16 +78,19 @@ final class ConnectionFaults {
     }
     StringBuilder out = new StringBuilder(n + " connections to " + endpoint + " cut: ");
     List<String> parts = new ArrayList<>();
-    done.forEach((ending, count) -> parts.add(count + " " + ending.name().toLowerCase().replace('_', ' ')));
+    done.forEach(
+        (ending, count) -> parts.add(count + " " + ending.name().toLowerCase().replace('_', ' ')));
     out.append(String.join(", ", parts));
     if (failedToConnect > 0) {
       out.append("; ").append(failedToConnect).append(" could not connect or write");
     }
-    out.append("; ").append(abandonBatch(fault, random, abandonedClient, ledger, values, unpinned, replicas));
+    out.append("; ")
+        .append(abandonBatch(fault, random, abandonedClient, ledger, values, unpinned, replicas));
     return out.toString();
   }
 
-  private static void cutOne(HostPort endpoint, boolean master, Ending ending, SplittableRandom random)
+  private static void cutOne(
+      HostPort endpoint, boolean master, Ending ending, SplittableRandom random)
       throws IOException {
     long deadline = System.nanoTime() + SEND_DEADLINE.toNanos();
     try (RawPeer peer = RawPeer.connect(endpoint)) {
@@ -121,11 +139,17 @@ final class ConnectionFaults {
   }
 
   /**
-   * A real client closed 0–100 ms into a batch put of 6 values of 128 KiB: whatever it left half done, the pool
-   * must clean up, and each key is acknowledged, absent, or whole.
+   * A real client closed 0–100 ms into a batch put of 6 values of 128 KiB: whatever it left half
+   * done, the pool must clean up, and each key is acknowledged, absent, or whole.
    */
-  private static String abandonBatch(Fault fault, SplittableRandom random, Supplier<KvPoolClient> clients,
-                                     Ledger ledger, KeyValues values, Set<String> unpinned, int replicas) {
+  private static String abandonBatch(
+      Fault fault,
+      SplittableRandom random,
+      Supplier<KvPoolClient> clients,
+      Ledger ledger,
+      KeyValues values,
+      Set<String> unpinned,
+      int replicas) {
     Map<String, ByteBuffer> batch = new LinkedHashMap<>();
     for (int i = 0; i < 6; i++) {
       String key = "cut/" + fault.step() + "/" + i;
@@ -141,18 +165,21 @@ final class ConnectionFaults {
       return "no client for the abandoned batch: " + e.getMessage();
     }
     AtomicReference<String> outcome = new AtomicReference<>("still running");
-    Thread writer = new Thread(() -> {
-      try {
-        BatchResult r = client.putBatch(batch, replicas);
-        r.stored().forEach(k -> acknowledge(ledger, unpinned, k));
-        r.alreadyPresent().forEach(k -> acknowledge(ledger, unpinned, k));
-        r.failures().keySet().forEach(ledger::putFailed);
-        outcome.set(r.stored().size() + " stored, " + r.failures().size() + " failed");
-      } catch (RuntimeException e) {
-        batch.keySet().forEach(ledger::putFailed);
-        outcome.set("the batch failed: " + e.getClass().getSimpleName());
-      }
-    }, "chaos-abandoned-client");
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                BatchResult r = client.putBatch(batch, replicas);
+                r.stored().forEach(k -> acknowledge(ledger, unpinned, k));
+                r.alreadyPresent().forEach(k -> acknowledge(ledger, unpinned, k));
+                r.failures().keySet().forEach(ledger::putFailed);
+                outcome.set(r.stored().size() + " stored, " + r.failures().size() + " failed");
+              } catch (RuntimeException e) {
+                batch.keySet().forEach(ledger::putFailed);
+                outcome.set("the batch failed: " + e.getClass().getSimpleName());
+              }
+            },
+            "chaos-abandoned-client");
     long delay = random.nextInt(101);
     writer.start();
     Pause.millis(delay); // the fault: how far into the batch the client dies
@@ -171,15 +198,18 @@ final class ConnectionFaults {
   }
 
   /** Connections holding budget, to be released once the fault's time is up. */
-  record Held(List<RawPeer> peers, long bytesSent) {
-  }
+  record Held(List<RawPeer> peers, long bytesSent) {}
 
   /**
-   * Takes {@code budget} bytes of a server's body budget: one connection per 64 MiB, each declaring a 64 MiB body and
-   * sending a little over half of it (the server's reservation doubles as a body grows, to 64 MiB).
+   * Takes {@code budget} bytes of a server's body budget: one connection per 64 MiB, each declaring
+   * a 64 MiB body and sending a little over half of it (the server's reservation doubles as a body
+   * grows, to 64 MiB).
    */
   static Held takeBudget(HostPort endpoint, boolean master, long budget) {
-    int connections = (int) Math.max(1, (budget + ProtocolLimits.MAX_BODY_BYTES - 1) / ProtocolLimits.MAX_BODY_BYTES);
+    int connections =
+        (int)
+            Math.max(
+                1, (budget + ProtocolLimits.MAX_BODY_BYTES - 1) / ProtocolLimits.MAX_BODY_BYTES);
     long each = ProtocolLimits.MAX_BODY_BYTES / 2 + (128 << 10);
     ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
     List<RawPeer> peers = new ArrayList<>();
@@ -190,7 +220,9 @@ final class ConnectionFaults {
         RawPeer peer = RawPeer.connect(endpoint);
         peers.add(peer);
         peer.write(RawPeer.handshakeFrame("chaos-budget-" + i), deadline);
-        peer.write(peer.header(master ? Opcode.PUT_START : Opcode.WRITE, ProtocolLimits.MAX_BODY_BYTES), deadline);
+        peer.write(
+            peer.header(master ? Opcode.PUT_START : Opcode.WRITE, ProtocolLimits.MAX_BODY_BYTES),
+            deadline);
         sent += peer.writeZeros(each, zeros, deadline);
       } catch (IOException e) {
         // a connection the server refused or closed: it holds nothing
@@ -199,7 +231,10 @@ final class ConnectionFaults {
     return new Held(peers, sent);
   }
 
-  /** Ends the held connections, each as the fault's variant draws; waits for the server to drop the silent ones. */
+  /**
+   * Ends the held connections, each as the fault's variant draws; waits for the server to drop the
+   * silent ones.
+   */
   static String release(Held held, Fault fault, Duration frameTimeout) {
     SplittableRandom random = new SplittableRandom(fault.variant());
     Map<Release, Integer> done = new EnumMap<>(Release.class);
@@ -223,8 +258,11 @@ final class ConnectionFaults {
       peer.close();
     }
     List<String> parts = new ArrayList<>();
-    done.forEach((how, count) -> parts.add(count + " " + how.name().toLowerCase().replace('_', ' ')));
-    return String.join(", ", parts) + (silent.isEmpty() ? "" : " (" + dropped + " of " + silent.size()
-        + " dropped by the server)");
+    done.forEach(
+        (how, count) -> parts.add(count + " " + how.name().toLowerCase().replace('_', ' ')));
+    return String.join(", ", parts)
+        + (silent.isEmpty()
+            ? ""
+            : " (" + dropped + " of " + silent.size() + " dropped by the server)");
   }
 }

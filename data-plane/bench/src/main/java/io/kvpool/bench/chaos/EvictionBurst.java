@@ -20,13 +20,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Eviction under the soak, kept honest: the main keyspace stays below the watermark and is pinned (a pinned object is
- * never evicted), so its objects can never be excused as evicted. A burst holds the workload's gate (no puts or
- * removes of the main keyspace meanwhile; reads go on), pins every acknowledged key not yet pinned under the current
- * leader (all of them after a leader change: pins live in the leader's memory), then puts values into its own
- * keyspace {@code evict/<step>/<n>} until the leader's evictions counter moves, reads them all back, and checks the
- * rule: <em>no more of its acknowledged objects vanished than the leader counted as evicted</em>, and those still
- * there are byte-exact. Then it removes them, so the pool is back below the watermark before the next fault.
+ * Eviction under the soak, kept honest: the main keyspace stays below the watermark and is pinned
+ * (a pinned object is never evicted), so its objects can never be excused as evicted. A burst holds
+ * the workload's gate (no puts or removes of the main keyspace meanwhile; reads go on), pins every
+ * acknowledged key not yet pinned under the current leader (all of them after a leader change: pins
+ * live in the leader's memory), then puts values into its own keyspace {@code evict/<step>/<n>}
+ * until the leader's evictions counter moves, reads them all back, and checks the rule: <em>no more
+ * of its acknowledged objects vanished than the leader counted as evicted</em>, and those still
+ * there are byte-exact. Then it removes them, so the pool is back below the watermark before the
+ * next fault.
  */
 final class EvictionBurst {
   private static final int BATCH = 8;
@@ -34,8 +36,7 @@ final class EvictionBurst {
   private static final int PIN_THREADS = 4;
 
   /** What a burst did, for the summary. */
-  record Outcome(boolean ran, String line, long acknowledged, long vanished, long counted) {
-  }
+  record Outcome(boolean ran, String line, long acknowledged, long vanished, long counted) {}
 
   private final ChaosPool pool;
   private final Ledger ledger;
@@ -47,8 +48,15 @@ final class EvictionBurst {
   private final Duration lockTimeout;
   private long pinnedView = -1;
 
-  EvictionBurst(ChaosPool pool, Ledger ledger, Workload workload, KeyValues values, Journal journal, int replicas,
-                int valueSize, Duration lockTimeout) {
+  EvictionBurst(
+      ChaosPool pool,
+      Ledger ledger,
+      Workload workload,
+      KeyValues values,
+      Journal journal,
+      int replicas,
+      int valueSize,
+      Duration lockTimeout) {
     this.pool = pool;
     this.ledger = ledger;
     this.workload = workload;
@@ -150,23 +158,45 @@ final class EvictionBurst {
     for (Map.Entry<String, ByteBuffer> e : read.entrySet()) {
       if (!values.matches(e.getKey(), size, e.getValue())) {
         wrong++;
-        journal.violation("wrong bytes", "eviction keyspace: " + e.getKey() + " read back with other bytes");
+        journal.violation(
+            "wrong bytes", "eviction keyspace: " + e.getKey() + " read back with other bytes");
       }
     }
     List<String> present = new ArrayList<>(read.keySet());
     if (counted >= 0 && vanished > counted) {
-      journal.violation("evictions not counted", vanished + " of " + acknowledged.size() + " acknowledged objects of "
-          + "the eviction keyspace vanished but the leader counted " + counted + " evictions");
+      journal.violation(
+          "evictions not counted",
+          vanished
+              + " of "
+              + acknowledged.size()
+              + " acknowledged objects of "
+              + "the eviction keyspace vanished but the leader counted "
+              + counted
+              + " evictions");
     }
     int removed = removeAll(client, present);
-    String line = String.format(java.util.Locale.ROOT, "%s; put %d x %d KiB (%s): %d acknowledged, %d vanished, "
-            + "%d evictions counted%s, %d wrong; %d removed after", pinned, acknowledged.size() + failed.size(),
-        size >> 10, stop, acknowledged.size(), vanished, Math.max(0, counted),
-        counted < 0 ? " (leadership moved: not accounted)" : "", wrong, removed);
+    String line =
+        String.format(
+            java.util.Locale.ROOT,
+            "%s; put %d x %d KiB (%s): %d acknowledged, %d vanished, "
+                + "%d evictions counted%s, %d wrong; %d removed after",
+            pinned,
+            acknowledged.size() + failed.size(),
+            size >> 10,
+            stop,
+            acknowledged.size(),
+            vanished,
+            Math.max(0, counted),
+            counted < 0 ? " (leadership moved: not accounted)" : "",
+            wrong,
+            removed);
     return new Outcome(true, line, acknowledged.size(), vanished, Math.max(0, counted));
   }
 
-  /** The values of those {@code keys} that are stored, in batches; asks again on errors that are not an answer. */
+  /**
+   * The values of those {@code keys} that are stored, in batches; asks again on errors that are not
+   * an answer.
+   */
   private static Map<String, ByteBuffer> readBack(KvPoolClient client, List<String> keys) {
     Map<String, ByteBuffer> out = new LinkedHashMap<>();
     for (int from = 0; from < keys.size(); from += 32) {
@@ -185,7 +215,10 @@ final class EvictionBurst {
     return out;
   }
 
-  /** Removes the burst's objects, asking again while a read lease (of the read-back) still holds one. */
+  /**
+   * Removes the burst's objects, asking again while a read lease (of the read-back) still holds
+   * one.
+   */
   private static int removeAll(KvPoolClient client, List<String> keys) {
     int removed = 0;
     for (String key : keys) {
@@ -206,8 +239,9 @@ final class EvictionBurst {
   }
 
   /**
-   * Pins what needs it: every acknowledged key after a leader change, else the keys acknowledged since the last
-   * burst. Returns a phrase for the log, or null when a pin failed for another reason than "not stored".
+   * Pins what needs it: every acknowledged key after a leader change, else the keys acknowledged
+   * since the last burst. Returns a phrase for the log, or null when a pin failed for another
+   * reason than "not stored".
    */
   private String pin(KvPoolClient client, long view) {
     List<String> keys;
@@ -219,31 +253,37 @@ final class EvictionBurst {
     }
     AtomicInteger notStored = new AtomicInteger();
     AtomicReference<String> error = new AtomicReference<>();
-    ExecutorService threads = Executors.newFixedThreadPool(PIN_THREADS, r -> {
-      Thread t = new Thread(r, "chaos-pin");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService threads =
+        Executors.newFixedThreadPool(
+            PIN_THREADS,
+            r -> {
+              Thread t = new Thread(r, "chaos-pin");
+              t.setDaemon(true);
+              return t;
+            });
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < PIN_THREADS; t++) {
         int first = t;
-        done.add(threads.submit(() -> {
-          for (int i = first; i < keys.size() && error.get() == null; i += PIN_THREADS) {
-            String key = keys.get(i);
-            try {
-              client.pin(key, true);
-            } catch (ObjectNotFoundException e) {
-              notStored.incrementAndGet();
-              if (ledger.firstMissing(key)) {
-                journal.violation("acknowledged object missing during the run", key + ": pin answered that it is "
-                    + "not stored");
-              }
-            } catch (KvPoolException e) {
-              error.compareAndSet(null, key + ": " + e.getMessage());
-            }
-          }
-        }));
+        done.add(
+            threads.submit(
+                () -> {
+                  for (int i = first; i < keys.size() && error.get() == null; i += PIN_THREADS) {
+                    String key = keys.get(i);
+                    try {
+                      client.pin(key, true);
+                    } catch (ObjectNotFoundException e) {
+                      notStored.incrementAndGet();
+                      if (ledger.firstMissing(key)) {
+                        journal.violation(
+                            "acknowledged object missing during the run",
+                            key + ": pin answered that it is " + "not stored");
+                      }
+                    } catch (KvPoolException e) {
+                      error.compareAndSet(null, key + ": " + e.getMessage());
+                    }
+                  }
+                }));
       }
       for (Future<?> f : done) {
         f.get();
@@ -259,7 +299,9 @@ final class EvictionBurst {
     }
     keys.forEach(workload.unpinned()::remove);
     pinnedView = view;
-    return "pinned " + keys.size() + (all ? " (every acknowledged key: view " + view + ")" : " new keys")
+    return "pinned "
+        + keys.size()
+        + (all ? " (every acknowledged key: view " + view + ")" : " new keys")
         + (notStored.get() > 0 ? ", " + notStored.get() + " not stored" : "");
   }
 

@@ -8,13 +8,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The leader's gauges against a full scan of its object table ({@code GET /scan}), once the pool is quiet: objects
- * = {@code objectCount}, pending = {@code counters.pendingObjects}, under-replicated =
- * {@code counters.underReplicated}. The status is read before and after the scan; the comparison counts only when
- * both readings agree (nothing changed in between).
+ * The leader's gauges against a full scan of its object table ({@code GET /scan}), once the pool is
+ * quiet: objects = {@code objectCount}, pending = {@code counters.pendingObjects}, under-replicated
+ * = {@code counters.underReplicated}. The status is read before and after the scan; the comparison
+ * counts only when both readings agree (nothing changed in between).
  */
-record GaugeCheck(boolean available, String leader, ObjectScan scan, MasterStatus status, List<String> mismatches,
-                  String note) {
+record GaugeCheck(
+    boolean available,
+    String leader,
+    ObjectScan scan,
+    MasterStatus status,
+    List<String> mismatches,
+    String note) {
 
   private static final int ATTEMPTS = 5;
 
@@ -34,8 +39,13 @@ record GaugeCheck(boolean available, String leader, ObjectScan scan, MasterStatu
         continue;
       }
       if (scan.isEmpty()) {
-        return new GaugeCheck(false, leaderName, null, before, List.of(), "scan unavailable: the master has no GET "
-            + "/scan (404)");
+        return new GaugeCheck(
+            false,
+            leaderName,
+            null,
+            before,
+            List.of(),
+            "scan unavailable: the master has no GET " + "/scan (404)");
       }
       if (!same(before, after)) {
         note = "the gauges moved while the table was scanned";
@@ -48,7 +58,8 @@ record GaugeCheck(boolean available, String leader, ObjectScan scan, MasterStatu
   }
 
   private static boolean same(MasterStatus a, MasterStatus b) {
-    return a.view() == b.view() && a.objectCount() == b.objectCount()
+    return a.view() == b.view()
+        && a.objectCount() == b.objectCount()
         && a.counters().pendingObjects() == b.counters().pendingObjects()
         && a.counters().underReplicated() == b.counters().underReplicated();
   }
@@ -60,11 +71,18 @@ record GaugeCheck(boolean available, String leader, ObjectScan scan, MasterStatu
       out.add("objects: scan " + scan.objects() + ", gauge objectCount " + status.objectCount());
     }
     if (scan.pending() != status.counters().pendingObjects()) {
-      out.add("pending: scan " + scan.pending() + ", gauge pendingObjects " + status.counters().pendingObjects());
+      out.add(
+          "pending: scan "
+              + scan.pending()
+              + ", gauge pendingObjects "
+              + status.counters().pendingObjects());
     }
     if (scan.underReplicated() != status.counters().underReplicated()) {
-      out.add("under-replicated: scan " + scan.underReplicated() + ", gauge underReplicated "
-          + status.counters().underReplicated());
+      out.add(
+          "under-replicated: scan "
+              + scan.underReplicated()
+              + ", gauge underReplicated "
+              + status.counters().underReplicated());
     }
     return out;
   }

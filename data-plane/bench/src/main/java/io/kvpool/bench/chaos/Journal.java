@@ -8,9 +8,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The soak's log and its findings: every line stamped with the time since the start and, for what the load sees,
- * the fault step under way, so that a finding can be traced to the step (and replayed with the seed). A violation is
- * anything the soak's goals forbid; the run exits non-zero when there is one. Thread-safe.
+ * The soak's log and its findings: every line stamped with the time since the start and, for what
+ * the load sees, the fault step under way, so that a finding can be traced to the step (and
+ * replayed with the seed). A violation is anything the soak's goals forbid; the run exits non-zero
+ * when there is one. Thread-safe.
  */
 public final class Journal {
   /** Details kept per category; the count goes on. */

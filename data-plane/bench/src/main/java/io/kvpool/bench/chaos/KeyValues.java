@@ -6,9 +6,10 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 
 /**
- * The value of every key the soak writes is a function of the run's seed, the key and its size, so any read can be
- * checked byte for byte without keeping values in memory: a read back is compared with the bytes regenerated here
- * (and a failed put that landed after all must have exactly these bytes too).
+ * The value of every key the soak writes is a function of the run's seed, the key and its size, so
+ * any read can be checked byte for byte without keeping values in memory: a read back is compared
+ * with the bytes regenerated here (and a failed put that landed after all must have exactly these
+ * bytes too).
  */
 public final class KeyValues {
   private final long seed;
@@ -17,7 +18,9 @@ public final class KeyValues {
     this.seed = seed;
   }
 
-  /** A new direct buffer with the value of {@code key} ({@code size} bytes, position 0, limit size). */
+  /**
+   * A new direct buffer with the value of {@code key} ({@code size} bytes, position 0, limit size).
+   */
   public ByteBuffer value(String key, int size) {
     SplittableRandom random = new SplittableRandom(seed ^ hash(key) ^ (size * 0x9E3779B97F4A7C15L));
     ByteBuffer value = ByteBuffer.allocateDirect(size);

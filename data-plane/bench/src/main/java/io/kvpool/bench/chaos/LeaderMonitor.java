@@ -9,10 +9,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
- * Watches the leader's counters through the run, every second or two: leadership changes (and whether a master fault
- * caused them), and the evictions and objects-lost counters, which live in a master's memory and count from its
- * process's start: their growth is summed per master process while it leads. Evictions while no eviction burst runs
- * are counted apart: the main keyspace is sized to need none.
+ * Watches the leader's counters through the run, every second or two: leadership changes (and
+ * whether a master fault caused them), and the evictions and objects-lost counters, which live in a
+ * master's memory and count from its process's start: their growth is summed per master process
+ * while it leads. Evictions while no eviction burst runs are counted apart: the main keyspace is
+ * sized to need none.
  */
 final class LeaderMonitor implements AutoCloseable {
   private static final long PERIOD_MILLIS = 1500;
@@ -24,8 +25,13 @@ final class LeaderMonitor implements AutoCloseable {
   private final AtomicBoolean stop = new AtomicBoolean();
   private final Thread thread;
   private String incarnation;
-  /** The counters last seen per master process (pid): they count from the process's start, across its views. */
+
+  /**
+   * The counters last seen per master process (pid): they count from the process's start, across
+   * its views.
+   */
   private final Map<Long, long[]> seen = new HashMap<>();
+
   private boolean inBurst;
   private long evictionsTotal;
   private long evictionsOutsideBursts;
@@ -33,7 +39,11 @@ final class LeaderMonitor implements AutoCloseable {
   private int changes;
   private int unplannedChanges;
 
-  LeaderMonitor(ChaosPool pool, Journal journal, BooleanSupplier burstRunning, BooleanSupplier masterFaultRunning) {
+  LeaderMonitor(
+      ChaosPool pool,
+      Journal journal,
+      BooleanSupplier burstRunning,
+      BooleanSupplier masterFaultRunning) {
     this.pool = pool;
     this.journal = journal;
     this.burstRunning = burstRunning;
@@ -50,14 +60,19 @@ final class LeaderMonitor implements AutoCloseable {
     while (!stop.get()) {
       sample();
       try {
-        Thread.sleep(PERIOD_MILLIS); // the monitor's period: counters are polled, there is no event to wait on
+        Thread.sleep(
+            PERIOD_MILLIS); // the monitor's period: counters are polled, there is no event to wait
+        // on
       } catch (InterruptedException e) {
         return;
       }
     }
   }
 
-  /** One look at the leader; also called by the soak at moments that matter (before and after each step). */
+  /**
+   * One look at the leader; also called by the soak at moments that matter (before and after each
+   * step).
+   */
   synchronized void sample() {
     boolean burst = burstRunning.getAsBoolean();
     for (LocalPool.MasterProcess m : pool.pool().masters()) {
@@ -79,18 +94,21 @@ final class LeaderMonitor implements AutoCloseable {
         incarnation = id;
         inBurst = burst;
       }
-      // counted while it led; a standby's counters (a stale leader's, say) are seen when it leads again
+      // counted while it led; a standby's counters (a stale leader's, say) are seen when it leads
+      // again
       long[] last = seen.computeIfAbsent(pid, p -> new long[2]);
       if (e > last[0]) {
         evictionsTotal += e - last[0];
         if (!burst && !inBurst) {
           evictionsOutsideBursts += e - last[0];
-          journal.log("the leader evicted " + (e - last[0]) + " objects while no eviction burst ran");
+          journal.log(
+              "the leader evicted " + (e - last[0]) + " objects while no eviction burst ran");
         }
         last[0] = e;
       }
       if (l > last[1]) {
-        journal.log("the leader counts " + (l - last[1]) + " more objects lost (objectsLost " + l + ")");
+        journal.log(
+            "the leader counts " + (l - last[1]) + " more objects lost (objectsLost " + l + ")");
         lostTotal += l - last[1];
         last[1] = l;
       }

@@ -2,10 +2,11 @@ package io.kvpool.bench.chaos;
 
 import io.kvpool.bench.BenchmarkFailedException;
 
-/** A pause of the soak's own pacing (between polls, a fault's duration); interruption ends the soak. */
+/**
+ * A pause of the soak's own pacing (between polls, a fault's duration); interruption ends the soak.
+ */
 final class Pause {
-  private Pause() {
-  }
+  private Pause() {}
 
   static void millis(long millis) {
     try {

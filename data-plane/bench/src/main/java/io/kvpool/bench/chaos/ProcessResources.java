@@ -8,10 +8,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One sample of a pool process's memory and descriptors from {@code /proc/<pid>}: VmRSS and its parts (RssAnon,
- * RssFile, RssShmem, KiB) and the open file descriptors. A storage node's values live in its memory files on tmpfs,
- * mapped shared (RssShmem), and fill as values arrive, so what can leak is the rest: {@link #privateKiB()}, anonymous
- * memory (heap, direct buffers, malloc) and mapped files (code).
+ * One sample of a pool process's memory and descriptors from {@code /proc/<pid>}: VmRSS and its
+ * parts (RssAnon, RssFile, RssShmem, KiB) and the open file descriptors. A storage node's values
+ * live in its memory files on tmpfs, mapped shared (RssShmem), and fill as values arrive, so what
+ * can leak is the rest: {@link #privateKiB()}, anonymous memory (heap, direct buffers, malloc) and
+ * mapped files (code).
  */
 public record ProcessResources(long rssKiB, long anonKiB, long fileKiB, long shmemKiB, long fds) {
 
@@ -31,14 +32,22 @@ public record ProcessResources(long rssKiB, long anonKiB, long fileKiB, long shm
           fds++;
         }
       }
-      return Optional.of(new ProcessResources(field(status, "VmRSS:"), field(status, "RssAnon:"),
-          field(status, "RssFile:"), field(status, "RssShmem:"), fds));
+      return Optional.of(
+          new ProcessResources(
+              field(status, "VmRSS:"),
+              field(status, "RssAnon:"),
+              field(status, "RssFile:"),
+              field(status, "RssShmem:"),
+              fds));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
   }
 
-  /** The KiB figure of a {@code /proc/<pid>/status} line such as {@code VmRSS:  123456 kB}; 0 when absent. */
+  /**
+   * The KiB figure of a {@code /proc/<pid>/status} line such as {@code VmRSS: 123456 kB}; 0 when
+   * absent.
+   */
   static long field(List<String> status, String name) {
     for (String line : status) {
       if (line.startsWith(name)) {

@@ -14,9 +14,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * A hand-driven connection to a data-plane server that writes PROTOCOL.md frames, or parts of them, and ends
- * however the soak wants: reset, close, or silence. Writes are non-blocking with a deadline, so a server that stops
- * reading can never hang the soak. Not thread-safe.
+ * A hand-driven connection to a data-plane server that writes PROTOCOL.md frames, or parts of them,
+ * and ends however the soak wants: reset, close, or silence. Writes are non-blocking with a
+ * deadline, so a server that stops reading can never hang the soak. Not thread-safe.
  */
 final class RawPeer implements AutoCloseable {
   private final SocketChannel channel;
@@ -42,20 +42,36 @@ final class RawPeer implements AutoCloseable {
   /** A client handshake frame (no key: the soak's pool runs without authentication). */
   static ByteBuffer handshakeFrame(String clientId) {
     BodyWriter w = new BodyWriter();
-    new HandshakeRequest(new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", clientId), 0, new byte[0],
-        new byte[HandshakeRequest.NONCE_BYTES]).encode(w);
+    new HandshakeRequest(
+            new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", clientId),
+            0,
+            new byte[0],
+            new byte[HandshakeRequest.NONCE_BYTES])
+        .encode(w);
     ByteBuffer body = w.toBuffer();
     ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
-    new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR,
-        io.kvpool.protocol.Opcode.HANDSHAKE.code(), 0, 0, body.remaining()).encode(frame);
+    new FrameHeader(
+            VersionInfo.PROTOCOL_MAJOR,
+            VersionInfo.PROTOCOL_MINOR,
+            io.kvpool.protocol.Opcode.HANDSHAKE.code(),
+            0,
+            0,
+            body.remaining())
+        .encode(frame);
     return frame.put(body).flip();
   }
 
   /** The header of a request frame declaring {@code bodyLength} body bytes. */
   ByteBuffer header(io.kvpool.protocol.Opcode opcode, int bodyLength) {
     ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
-    new FrameHeader(VersionInfo.PROTOCOL_MAJOR, VersionInfo.PROTOCOL_MINOR, opcode.code(), 0, requestId++,
-        bodyLength).encode(header);
+    new FrameHeader(
+            VersionInfo.PROTOCOL_MAJOR,
+            VersionInfo.PROTOCOL_MINOR,
+            opcode.code(),
+            0,
+            requestId++,
+            bodyLength)
+        .encode(header);
     return header.flip();
   }
 
@@ -69,13 +85,17 @@ final class RawPeer implements AutoCloseable {
         if (System.nanoTime() - deadlineNanos > 0) {
           return written;
         }
-        Pause.millis(1); // the server is not reading (its budget is taken): wait for room in the socket
+        Pause.millis(
+            1); // the server is not reading (its budget is taken): wait for room in the socket
       }
     }
     return written;
   }
 
-  /** Writes {@code count} zero bytes (from a shared buffer of zeros) unless the deadline passes; returns the count. */
+  /**
+   * Writes {@code count} zero bytes (from a shared buffer of zeros) unless the deadline passes;
+   * returns the count.
+   */
   long writeZeros(long count, ByteBuffer zeros, long deadlineNanos) throws IOException {
     long written = 0;
     while (written < count && System.nanoTime() - deadlineNanos < 0) {

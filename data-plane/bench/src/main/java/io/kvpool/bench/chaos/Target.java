@@ -1,14 +1,20 @@
 package io.kvpool.bench.chaos;
 
 /**
- * The process a fault acts on, named by role so that a schedule can be drawn before the run: the leader (whichever
- * master leads when the fault starts), the {@code index}-th standby in master order, or storage node {@code index}
- * (0-based; node ids are {@code node-<index + 1>}). NONE for faults on the pool as a whole.
+ * The process a fault acts on, named by role so that a schedule can be drawn before the run: the
+ * leader (whichever master leads when the fault starts), the {@code index}-th standby in master
+ * order, or storage node {@code index} (0-based; node ids are {@code node-<index + 1>}). NONE for
+ * faults on the pool as a whole.
  */
 public record Target(Role role, int index) {
 
   /** Who a target is. */
-  public enum Role { LEADER, STANDBY, NODE, NONE }
+  public enum Role {
+    LEADER,
+    STANDBY,
+    NODE,
+    NONE
+  }
 
   public static final Target LEADER = new Target(Role.LEADER, 0);
   public static final Target NONE = new Target(Role.NONE, 0);

@@ -10,18 +10,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The final check of every key in the {@link Ledger}, once the load stopped and the pool settled: each read in
- * batches, the values compared byte for byte with what the key's put sent, and judged by the ledger's rules. A batch
- * that fails is asked again for a while (the pool may still be finishing repairs); a key no call could read is
- * reported unreadable, which is a violation too (every server must answer).
+ * The final check of every key in the {@link Ledger}, once the load stopped and the pool settled:
+ * each read in batches, the values compared byte for byte with what the key's put sent, and judged
+ * by the ledger's rules. A batch that fails is asked again for a while (the pool may still be
+ * finishing repairs); a key no call could read is reported unreadable, which is a violation too
+ * (every server must answer).
  */
 final class Verifier {
   private static final int BATCH = 256;
 
   /** Keys checked by state, and what was wrong. */
-  record Result(int acknowledged, int uncertain, int removed, List<String> lost, List<String> wrong,
-                List<String> resurrected, List<String> unreadable, int uncertainPresent, String lastError) {
-  }
+  record Result(
+      int acknowledged,
+      int uncertain,
+      int removed,
+      List<String> lost,
+      List<String> wrong,
+      List<String> resurrected,
+      List<String> unreadable,
+      int uncertainPresent,
+      String lastError) {}
 
   private final Ledger ledger;
   private final KeyValues values;
@@ -57,23 +65,34 @@ final class Verifier {
           ByteBuffer value = read.get(key);
           boolean present = value != null;
           boolean exact = present && values.matches(key, e.size(), value);
-          if (present && (e.state() == Ledger.State.UNCERTAIN || e.state() == Ledger.State.WRITING)) {
+          if (present
+              && (e.state() == Ledger.State.UNCERTAIN || e.state() == Ledger.State.WRITING)) {
             uncertainPresent[0]++;
           }
           switch (Ledger.judge(e.state(), present, exact)) {
             case LOST -> lost.add(key);
             case WRONG -> wrong.add(key);
             case RESURRECTED -> resurrected.add(key);
-            case OK -> { }
+            case OK -> {}
           }
         }
       }
     }
-    return new Result(acknowledged.size(), uncertain.size(), removed.size(), lost, wrong, resurrected, unreadable,
-        uncertainPresent[0], lastError);
+    return new Result(
+        acknowledged.size(),
+        uncertain.size(),
+        removed.size(),
+        lost,
+        wrong,
+        resurrected,
+        unreadable,
+        uncertainPresent[0],
+        lastError);
   }
 
-  /** One batch read, asked again until it succeeds or {@code retryFor} passed; null if it never did. */
+  /**
+   * One batch read, asked again until it succeeds or {@code retryFor} passed; null if it never did.
+   */
   private Map<String, ByteBuffer> read(KvPoolClient client, List<String> keys) {
     long deadline = System.nanoTime() + retryFor.toNanos();
     while (true) {

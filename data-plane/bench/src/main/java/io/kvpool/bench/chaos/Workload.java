@@ -22,28 +22,44 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The soak's steady mixed load on the main keyspace: worker threads, each with its own client and its own keys
- * ({@code chaos/w<worker>/<n>}, never reused), paced to a total rate, doing puts, batch puts, gets, batch gets and
- * removes. The live set hovers around a target size: below it puts win, above it removes do. Every outcome goes to
- * the {@link Ledger}; a read of an acknowledged key that comes back missing, refused for its checksum or with other
- * bytes is a violation at once. Mutating operations hold the read side of {@link #gate()}, which an eviction burst
- * takes exclusively: while it runs the workers only read.
+ * The soak's steady mixed load on the main keyspace: worker threads, each with its own client and
+ * its own keys ({@code chaos/w<worker>/<n>}, never reused), paced to a total rate, doing puts,
+ * batch puts, gets, batch gets and removes. The live set hovers around a target size: below it puts
+ * win, above it removes do. Every outcome goes to the {@link Ledger}; a read of an acknowledged key
+ * that comes back missing, refused for its checksum or with other bytes is a violation at once.
+ * Mutating operations hold the read side of {@link #gate()}, which an eviction burst takes
+ * exclusively: while it runs the workers only read.
  */
 public final class Workload {
 
   /** Operations by kind. */
-  public enum Op { PUT, PUT_BATCH, GET, GET_BATCH, REMOVE }
-
-  /** Load shape: threads, total operations per second, mean value size, replicas, live keys aimed at, batch size. */
-  public record Settings(int workers, double opsPerSecond, int valueSize, int replicas, int targetObjects,
-                         int maxBatch) {
+  public enum Op {
+    PUT,
+    PUT_BATCH,
+    GET,
+    GET_BATCH,
+    REMOVE
   }
+
+  /**
+   * Load shape: threads, total operations per second, mean value size, replicas, live keys aimed
+   * at, batch size.
+   */
+  public record Settings(
+      int workers,
+      double opsPerSecond,
+      int valueSize,
+      int replicas,
+      int targetObjects,
+      int maxBatch) {}
 
   /** Calls that succeeded and failed, and keys written and read, per kind. */
-  public record Counts(Map<Op, Long> ok, Map<Op, Long> failed, long keysPut, long keysRead) {
-  }
+  public record Counts(Map<Op, Long> ok, Map<Op, Long> failed, long keysPut, long keysRead) {}
 
-  /** The pool's read lease (5 s) and a margin: a key read more recently is not removed (it would be refused). */
+  /**
+   * The pool's read lease (5 s) and a margin: a key read more recently is not removed (it would be
+   * refused).
+   */
   private static final long LEASE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(7);
 
   private final Settings settings;
@@ -85,8 +101,8 @@ public final class Workload {
   }
 
   /**
-   * Stops the workers (each finishes the call it is in, which its client bounds by the operation timeout) and
-   * closes their clients; false if a worker did not end within {@code timeout}.
+   * Stops the workers (each finishes the call it is in, which its client bounds by the operation
+   * timeout) and closes their clients; false if a worker did not end within {@code timeout}.
    */
   public boolean stop(Duration timeout) {
     if (stopping) {
@@ -107,7 +123,10 @@ public final class Workload {
     return all;
   }
 
-  /** Mutations hold its read lock; an eviction burst holds its write lock so that the workers only read meanwhile. */
+  /**
+   * Mutations hold its read lock; an eviction burst holds its write lock so that the workers only
+   * read meanwhile.
+   */
   public ReentrantReadWriteLock gate() {
     return gate;
   }
@@ -141,10 +160,15 @@ public final class Workload {
     final KvPoolClient client;
     final SplittableRandom random;
     final Thread thread;
+
     /** This worker's acknowledged keys that are not removed: what it reads and removes. */
     final List<String> mine = new ArrayList<>();
-    /** When this worker last read a key: a read leases it, and a remove within the lease is refused. */
+
+    /**
+     * When this worker last read a key: a read leases it, and a remove within the lease is refused.
+     */
     final Map<String, Long> readAt = new java.util.HashMap<>();
+
     long nextKey;
 
     Worker(int index, KvPoolClient client, SplittableRandom random) {
@@ -158,7 +182,8 @@ public final class Workload {
     @Override
     public void run() {
       long interval = (long) (1e9 * settings.workers() / settings.opsPerSecond());
-      long next = System.nanoTime() + random.nextLong(interval + 1); // workers out of step with each other
+      long next =
+          System.nanoTime() + random.nextLong(interval + 1); // workers out of step with each other
       while (!stopping) {
         long now = System.nanoTime();
         if (next - now > 0) {
@@ -193,8 +218,9 @@ public final class Workload {
     }
 
     /**
-     * The gate's read lock if no eviction burst holds or waits for it: {@code tryLock(0, ...)}, unlike
-     * {@code tryLock()}, keeps the fair order, so a burst waiting for the gate is not starved by the workers.
+     * The gate's read lock if no eviction burst holds or waits for it: {@code tryLock(0, ...)},
+     * unlike {@code tryLock()}, keeps the fair order, so a burst waiting for the gate is not
+     * starved by the workers.
      */
     private boolean tryGate() {
       try {
@@ -211,7 +237,10 @@ public final class Workload {
         return random.nextInt(3) == 0 ? Op.PUT_BATCH : Op.PUT;
       }
       int r = random.nextInt(100);
-      Op op = r < 25 ? Op.PUT : r < 40 ? Op.PUT_BATCH : r < 65 ? Op.GET : r < 85 ? Op.GET_BATCH : Op.REMOVE;
+      Op op =
+          r < 25
+              ? Op.PUT
+              : r < 40 ? Op.PUT_BATCH : r < 65 ? Op.GET : r < 85 ? Op.GET_BATCH : Op.REMOVE;
       if (op == Op.REMOVE && mine.size() < target) {
         return Op.PUT;
       }
@@ -235,7 +264,10 @@ public final class Workload {
       return "chaos/w" + index + "/" + nextKey++;
     }
 
-    /** Mostly around the mean size, one in twenty four times larger (past the 64 KiB of a small body). */
+    /**
+     * Mostly around the mean size, one in twenty four times larger (past the 64 KiB of a small
+     * body).
+     */
     private int size() {
       int mean = settings.valueSize();
       int s = random.nextInt(20) == 0 ? 4 * mean : mean / 2 + random.nextInt(mean + 1);
@@ -286,7 +318,9 @@ public final class Workload {
         return;
       }
       result.stored().forEach(this::acknowledged);
-      result.alreadyPresent().forEach(this::acknowledged); // unique keys: an earlier attempt of this call landed
+      result
+          .alreadyPresent()
+          .forEach(this::acknowledged); // unique keys: an earlier attempt of this call landed
       result.failures().keySet().forEach(ledger::putFailed);
       if (result.allSucceeded()) {
         ok.get(Op.PUT_BATCH).increment();
@@ -314,7 +348,9 @@ public final class Workload {
         }
         return;
       } catch (ChecksumMismatchException e) {
-        journal.violation("corrupt read", "get of acknowledged " + key + " refused by the client: " + e.getMessage());
+        journal.violation(
+            "corrupt read",
+            "get of acknowledged " + key + " refused by the client: " + e.getMessage());
         failed.get(Op.GET).increment();
         return;
       } catch (KvPoolException e) {
@@ -340,8 +376,13 @@ public final class Workload {
       try {
         read = client.getBatch(keys);
       } catch (ChecksumMismatchException e) {
-        journal.violation("corrupt read", "batch get of " + keys.size() + " acknowledged keys refused by the "
-            + "client: " + e.getMessage());
+        journal.violation(
+            "corrupt read",
+            "batch get of "
+                + keys.size()
+                + " acknowledged keys refused by the "
+                + "client: "
+                + e.getMessage());
         failed.get(Op.GET_BATCH).increment();
         return;
       } catch (KvPoolException e) {
@@ -376,7 +417,8 @@ public final class Workload {
           // no answer: the remove may or may not have happened; the key leaves this worker's reads
           ledger.removeUncertain(key);
           forget(key);
-        } // else refused under a read lease of one of this worker's gets: not removed, still acknowledged
+        } // else refused under a read lease of one of this worker's gets: not removed, still
+        // acknowledged
         failed(Op.REMOVE, e);
         return;
       }
@@ -391,7 +433,10 @@ public final class Workload {
       forget(key);
     }
 
-    /** A key this worker has not read within the read lease (and a margin), or null after a few draws. */
+    /**
+     * A key this worker has not read within the read lease (and a margin), or null after a few
+     * draws.
+     */
     private String unleasedKey() {
       long now = System.nanoTime();
       for (int attempt = 0; attempt < 8; attempt++) {
@@ -415,12 +460,23 @@ public final class Workload {
       readAt.remove(key);
     }
 
-    /** Whether {@code read} is the acknowledged value (size and CRC32C; the final check compares every byte). */
+    /**
+     * Whether {@code read} is the acknowledged value (size and CRC32C; the final check compares
+     * every byte).
+     */
     private boolean check(String key, ByteBuffer read, String how) {
       Ledger.Entry e = ledger.entry(key);
       if (read.remaining() != e.size() || KeyValues.crc(read) != e.crc()) {
-        journal.violation("wrong bytes", how + " of acknowledged " + key + " returned " + read.remaining()
-            + " bytes that are not its value (" + e.size() + " bytes)");
+        journal.violation(
+            "wrong bytes",
+            how
+                + " of acknowledged "
+                + key
+                + " returned "
+                + read.remaining()
+                + " bytes that are not its value ("
+                + e.size()
+                + " bytes)");
         return false;
       }
       return true;

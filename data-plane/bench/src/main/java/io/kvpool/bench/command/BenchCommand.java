@@ -12,8 +12,8 @@ import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
 import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.TlsContext;
-import java.nio.file.Path;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,51 +28,98 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code kvpool bench}: throughput, latency and CPU of kvpool next to the machine's request/response limit and Redis,
- * with the harness of {@code kvpool bench compare} (one workload, no report).
+ * {@code kvpool bench}: throughput, latency and CPU of kvpool next to the machine's
+ * request/response limit and Redis, with the harness of {@code kvpool bench compare} (one workload,
+ * no report).
  */
-@Command(name = "bench",
-    description = {"Measure put/get GB/s, ops/s, latency and CPU per operation against a raw NIO request/response "
-        + "baseline (and Redis if installed), on a local pool or the pool at --master.",
-        "'kvpool bench compare' runs the whole comparison with memcached, Redis and Mooncake and writes the report;"
-            + " 'kvpool bench failover' measures master failover."})
+@Command(
+    name = "bench",
+    description = {
+      "Measure put/get GB/s, ops/s, latency and CPU per operation against a raw NIO request/response "
+          + "baseline (and Redis if installed), on a local pool or the pool at --master.",
+      "'kvpool bench compare' runs the whole comparison with memcached, Redis and Mooncake and writes the report;"
+          + " 'kvpool bench failover' measures master failover."
+    })
 final class BenchCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
-  @Option(names = "--master", paramLabel = "HOST:PORT[,HOST:PORT...]",
-      description = "Measure the pool at these masters instead of starting a local one (the benchmark's keys are "
-          + "removed at the end).")
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--master",
+      paramLabel = "HOST:PORT[,HOST:PORT...]",
+      description =
+          "Measure the pool at these masters instead of starting a local one (the benchmark's keys are "
+              + "removed at the end).")
   String master;
-  @Option(names = "--value-size", paramLabel = "SIZE", defaultValue = "1MiB", converter = Converters.Size.class,
+
+  @Option(
+      names = "--value-size",
+      paramLabel = "SIZE",
+      defaultValue = "1MiB",
+      converter = Converters.Size.class,
       description = "Bytes per value, 8 bytes..16MiB (default: ${DEFAULT-VALUE}).")
   long valueSize;
-  @Option(names = "--clients", paramLabel = "N", defaultValue = "4",
+
+  @Option(
+      names = "--clients",
+      paramLabel = "N",
+      defaultValue = "4",
       description = "Client threads, 1..8 (default: ${DEFAULT-VALUE}).")
   int clients;
-  @Option(names = "--replicas", paramLabel = "N", defaultValue = "1",
+
+  @Option(
+      names = "--replicas",
+      paramLabel = "N",
+      defaultValue = "1",
       description = "Copies per value, 1..16 (default: ${DEFAULT-VALUE}).")
   int replicas;
-  @Option(names = "--seconds", paramLabel = "N", defaultValue = "10",
-      description = "Seconds per target, split between put and get, 2..3600 (default: ${DEFAULT-VALUE}).")
+
+  @Option(
+      names = "--seconds",
+      paramLabel = "N",
+      defaultValue = "10",
+      description =
+          "Seconds per target, split between put and get, 2..3600 (default: ${DEFAULT-VALUE}).")
   int seconds;
-  @Option(names = "--storage-nodes", paramLabel = "N", defaultValue = "3",
+
+  @Option(
+      names = "--storage-nodes",
+      paramLabel = "N",
+      defaultValue = "3",
       description = "Storage nodes of the local pool, 1..64 (default: ${DEFAULT-VALUE}).")
   int nodes;
-  @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "512MiB", converter = Converters.Size.class,
+
+  @Option(
+      names = "--memory",
+      paramLabel = "SIZE",
+      defaultValue = "512MiB",
+      converter = Converters.Size.class,
       description = "Memory per storage node of the local pool (default: ${DEFAULT-VALUE}).")
   long memory;
-  @Option(names = "--huge-pages", paramLabel = "MODE", defaultValue = "none",
-      description = "none, transparent or explicit, for the local pool (default: ${DEFAULT-VALUE}).")
+
+  @Option(
+      names = "--huge-pages",
+      paramLabel = "MODE",
+      defaultValue = "none",
+      description =
+          "none, transparent or explicit, for the local pool (default: ${DEFAULT-VALUE}).")
   HugePageMode hugePages;
 
-  @Option(names = "--security", paramLabel = "MODE", defaultValue = "none",
-      description = "For the local pool: none, auth (every connection proves the pool's keys) or tls (auth inside"
-          + " TLS 1.3) (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--security",
+      paramLabel = "MODE",
+      defaultValue = "none",
+      description =
+          "For the local pool: none, auth (every connection proves the pool's keys) or tls (auth inside"
+              + " TLS 1.3) (default: ${DEFAULT-VALUE}).")
   Security security;
 
   /** How the local pool is protected. */
-  enum Security { NONE, AUTH, TLS }
+  enum Security {
+    NONE,
+    AUTH,
+    TLS
+  }
 
   private final PrintStream out;
 
@@ -94,24 +141,34 @@ final class BenchCommand implements Callable<Integer> {
     if (master != null) {
       String endpoints = endpoints(spec, master);
       out.println("kvpool bench against the pool at " + endpoints);
-      QuickBench.run(new QuickBench.Settings((int) valueSize, clients, replicas, perTarget, endpoints, Map.of(),
-          b -> b), out);
+      QuickBench.run(
+          new QuickBench.Settings(
+              (int) valueSize, clients, replicas, perTarget, endpoints, Map.of(), b -> b),
+          out);
       return 0;
     }
     if (replicas > nodes) {
-      throw Checks.usage(spec, "--replicas " + replicas + " needs at least as many --storage-nodes, got " + nodes);
+      throw Checks.usage(
+          spec, "--replicas " + replicas + " needs at least as many --storage-nodes, got " + nodes);
     }
-    LocalPoolConfig.Builder builder = LocalPool.builder().poolId("bench").storageNodes(nodes)
-        .memoryPerNode(Long.toString(memory))
-        .storageOption("--huge-pages", hugePages.name().toLowerCase(Locale.ROOT));
+    LocalPoolConfig.Builder builder =
+        LocalPool.builder()
+            .poolId("bench")
+            .storageNodes(nodes)
+            .memoryPerNode(Long.toString(memory))
+            .storageOption("--huge-pages", hugePages.name().toLowerCase(Locale.ROOT));
     UnaryOperator<ClientConfig.Builder> client = b -> b;
     if (security != Security.NONE) {
       Path keys = LocalSecrets.keys();
-      builder.masterOption("--secret-dir", keys.toString()).storageOption("--secret-dir", keys.toString());
+      builder
+          .masterOption("--secret-dir", keys.toString())
+          .storageOption("--secret-dir", keys.toString());
       TlsContext tls = null;
       if (security == Security.TLS) {
         Path tlsDir = LocalSecrets.tls();
-        builder.masterOption("--tls-dir", tlsDir.toString()).storageOption("--tls-dir", tlsDir.toString());
+        builder
+            .masterOption("--tls-dir", tlsDir.toString())
+            .storageOption("--tls-dir", tlsDir.toString());
         tls = TlsContext.trusting(tlsDir.resolve("ca.crt"));
       }
       PoolKey clientKey = PoolKey.read(keys.resolve("client-key"));
@@ -119,16 +176,31 @@ final class BenchCommand implements Callable<Integer> {
       client = b -> b.poolKey(clientKey).tls(clientTls);
     }
     LocalPoolConfig config = builder.build();
-    out.println("kvpool bench: starting a local pool of " + nodes + " storage nodes x " + StatusTable.bytes(memory)
-        + " (logs in " + config.logDir() + ")");
+    out.println(
+        "kvpool bench: starting a local pool of "
+            + nodes
+            + " storage nodes x "
+            + StatusTable.bytes(memory)
+            + " (logs in "
+            + config.logDir()
+            + ")");
     try (LocalPool pool = config.start()) {
       // the pool is thrown away afterwards: no need to wait out read leases to remove the keys
       Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
       processes.put("master", List.of(pool.master().handle()));
-      processes.put("storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
+      processes.put(
+          "storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
       out.println("security: " + security.name().toLowerCase(Locale.ROOT));
-      QuickBench.run(new QuickBench.Settings((int) valueSize, clients, replicas, perTarget, pool.masterAddress(),
-          processes, client), out);
+      QuickBench.run(
+          new QuickBench.Settings(
+              (int) valueSize,
+              clients,
+              replicas,
+              perTarget,
+              pool.masterAddress(),
+              processes,
+              client),
+          out);
     }
     return 0;
   }
@@ -136,7 +208,9 @@ final class BenchCommand implements Callable<Integer> {
   /** A valid endpoint list, normalised; else a usage error. */
   static String endpoints(CommandSpec spec, String text) {
     try {
-      return HostPort.parseList(text).stream().map(HostPort::toString).collect(Collectors.joining(","));
+      return HostPort.parseList(text).stream()
+          .map(HostPort::toString)
+          .collect(Collectors.joining(","));
     } catch (IllegalArgumentException e) {
       throw Checks.usage(spec, "--master: " + e.getMessage());
     }

@@ -25,50 +25,98 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code kvpool bench compare}: the benchmark suite against the peers, writing docs/benchmarks.md and its charts. */
-@Command(name = "compare",
-    description = {"Compare kvpool with its peers (memcached, Redis, Mooncake Store over TCP) and the machine's limits"
-        + " (loopback stream, request/response NIO, memcpy) on loopback: single values of 64 KiB, 1 MiB, 4 MiB from"
-        + " 1, 4 and 8 clients, inference-shaped batches, and the master's metadata throughput; targets interleaved"
-        + " round by round. Installs what it needs first (Debian packages, a Python environment), then writes"
-        + " docs/benchmarks.md, docs/benchmarks/results.json and the charts.",
-        "Run it from the kvpool checkout (./kvpool bench compare); it takes about 10-15 minutes."})
+/**
+ * {@code kvpool bench compare}: the benchmark suite against the peers, writing docs/benchmarks.md
+ * and its charts.
+ */
+@Command(
+    name = "compare",
+    description = {
+      "Compare kvpool with its peers (memcached, Redis, Mooncake Store over TCP) and the machine's limits"
+          + " (loopback stream, request/response NIO, memcpy) on loopback: single values of 64 KiB, 1 MiB, 4 MiB from"
+          + " 1, 4 and 8 clients, inference-shaped batches, and the master's metadata throughput; targets interleaved"
+          + " round by round. Installs what it needs first (Debian packages, a Python environment), then writes"
+          + " docs/benchmarks.md, docs/benchmarks/results.json and the charts.",
+      "Run it from the kvpool checkout (./kvpool bench compare); it takes about 10-15 minutes."
+    })
 final class CompareCommand implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
-  @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      defaultValue = "3",
       description = "Rounds, 1..20; figures are medians over them (default: ${DEFAULT-VALUE}).")
   int rounds;
-  @Option(names = "--working-set", paramLabel = "SIZE", defaultValue = "256MiB", converter = Converters.Size.class,
-      description = "Bytes each target stores per workload, more than the CPU caches (default: ${DEFAULT-VALUE}).")
+
+  @Option(
+      names = "--working-set",
+      paramLabel = "SIZE",
+      defaultValue = "256MiB",
+      converter = Converters.Size.class,
+      description =
+          "Bytes each target stores per workload, more than the CPU caches (default: ${DEFAULT-VALUE}).")
   long workingSet;
-  @Option(names = "--get-seconds", paramLabel = "S", defaultValue = "1.0",
+
+  @Option(
+      names = "--get-seconds",
+      paramLabel = "S",
+      defaultValue = "1.0",
       description = "Seconds of each get phase (default: ${DEFAULT-VALUE}).")
   double getSeconds;
-  @Option(names = "--put-max-seconds", paramLabel = "S", defaultValue = "1.5",
-      description = "Longest a put phase may take before it stops short of the working set (default:"
-          + " ${DEFAULT-VALUE}).")
+
+  @Option(
+      names = "--put-max-seconds",
+      paramLabel = "S",
+      defaultValue = "1.5",
+      description =
+          "Longest a put phase may take before it stops short of the working set (default:"
+              + " ${DEFAULT-VALUE}).")
   double putMaxSeconds;
-  @Option(names = "--full-matrix", description = "Every value size with every client count (9 single-value"
-      + " workloads instead of 5).")
+
+  @Option(
+      names = "--full-matrix",
+      description =
+          "Every value size with every client count (9 single-value" + " workloads instead of 5).")
   boolean fullMatrix;
-  @Option(names = "--targets", paramLabel = "NAME[,NAME...]", split = ",",
-      description = "Only these targets (default: all): loopback-stream, memcpy, nio-rr, kvpool, kvpool-r2,"
-          + " kvpool-nocache, kvpool-nobatch, kvpool-putend, kvpool-legacy, kvpool-py, redis, memcached, mooncake, kvpool-master.")
+
+  @Option(
+      names = "--targets",
+      paramLabel = "NAME[,NAME...]",
+      split = ",",
+      description =
+          "Only these targets (default: all): loopback-stream, memcpy, nio-rr, kvpool, kvpool-r2,"
+              + " kvpool-nocache, kvpool-nobatch, kvpool-putend, kvpool-legacy, kvpool-py, redis, memcached, mooncake, kvpool-master.")
   List<String> targets;
-  @Option(names = "--out", paramLabel = "DIR",
-      description = "Folder of the report (default: docs/ of the checkout; with --quick a temporary folder).")
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description =
+          "Folder of the report (default: docs/ of the checkout; with --quick a temporary folder).")
   Path out;
-  @Option(names = "--venv", paramLabel = "DIR",
-      description = "Python environment of the Python targets and the charts (default:"
-          + " ~/.cache/kvpool/bench-venv).")
+
+  @Option(
+      names = "--venv",
+      paramLabel = "DIR",
+      description =
+          "Python environment of the Python targets and the charts (default:"
+              + " ~/.cache/kvpool/bench-venv).")
   Path venv;
-  @Option(names = "--no-install", description = "Do not install missing packages (the targets that lack them are"
-      + " skipped, and the report says why).")
+
+  @Option(
+      names = "--no-install",
+      description =
+          "Do not install missing packages (the targets that lack them are"
+              + " skipped, and the report says why).")
   boolean noInstall;
+
   @Option(names = "--no-warm-up", description = "Skip the untimed warm-up round.")
   boolean noWarmUp;
-  @Option(names = "--quick", description = "A smoke run: 1 round, 32 MiB working set, 0.2 s phases.")
+
+  @Option(
+      names = "--quick",
+      description = "A smoke run: 1 round, 32 MiB working set, 0.2 s phases.")
   boolean quick;
 
   private final PrintStream output;
@@ -81,30 +129,55 @@ final class CompareCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Checks.range(spec, "--rounds", rounds, 1, 20);
     Path home = home();
-    Path environment = venv != null ? venv : Path.of(System.getProperty("user.home"), ".cache", "kvpool",
-        "bench-venv");
+    Path environment =
+        venv != null
+            ? venv
+            : Path.of(System.getProperty("user.home"), ".cache", "kvpool", "bench-venv");
     if (quick) {
       rounds = 1;
       workingSet = 32L << 20;
       getSeconds = 0.2;
       putMaxSeconds = 0.5;
     }
-    Path report = out != null ? out : quick ? Files.createTempDirectory("kvpool-compare-report") : home.resolve("docs");
+    Path report =
+        out != null
+            ? out
+            : quick ? Files.createTempDirectory("kvpool-compare-report") : home.resolve("docs");
     if (!noInstall) {
       install(home, environment);
     }
     Set<String> only = targets == null ? Set.of() : new LinkedHashSet<>(targets);
-    CompareSettings settings = CompareSettings.of(rounds, workingSet, putMaxSeconds, getSeconds, fullMatrix, only,
-        home, environment, report, !noInstall, !noWarmUp && !quick);
+    CompareSettings settings =
+        CompareSettings.of(
+            rounds,
+            workingSet,
+            putMaxSeconds,
+            getSeconds,
+            fullMatrix,
+            only,
+            home,
+            environment,
+            report,
+            !noInstall,
+            !noWarmUp && !quick);
     long perNode = settings.storageNodeBytes();
-    LocalPoolConfig config = LocalPool.builder().poolId("compare").storageNodes(2)
-        .memoryPerNode(Long.toString(perNode)).build();
-    output.println("kvpool bench compare: a local pool of 2 storage nodes x " + StatusTable.bytes(perNode)
-        + " (logs in " + config.logDir() + ")");
+    LocalPoolConfig config =
+        LocalPool.builder()
+            .poolId("compare")
+            .storageNodes(2)
+            .memoryPerNode(Long.toString(perNode))
+            .build();
+    output.println(
+        "kvpool bench compare: a local pool of 2 storage nodes x "
+            + StatusTable.bytes(perNode)
+            + " (logs in "
+            + config.logDir()
+            + ")");
     try (LocalPool pool = config.start()) {
       Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
       processes.put("master", List.of(pool.master().handle()));
-      processes.put("storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
+      processes.put(
+          "storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
       new CompareSuite(settings, output).run(pool.masterAddress(), processes);
     }
     return 0;
@@ -113,7 +186,8 @@ final class CompareCommand implements Callable<Integer> {
   /** The kvpool checkout: the agent, the report script and the Python client live there. */
   private Path home() {
     String declared = System.getenv("KVPOOL_HOME");
-    if (declared != null && Files.isRegularFile(Path.of(declared, "data-plane/bench/python/agent.py"))) {
+    if (declared != null
+        && Files.isRegularFile(Path.of(declared, "data-plane/bench/python/agent.py"))) {
       return Path.of(declared).toAbsolutePath();
     }
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
@@ -121,23 +195,31 @@ final class CompareCommand implements Callable<Integer> {
         return p;
       }
     }
-    throw Checks.usage(spec, "run it from inside the kvpool checkout (data-plane/bench/python/agent.py not found from "
-        + Path.of("").toAbsolutePath() + "), or set KVPOOL_HOME");
+    throw Checks.usage(
+        spec,
+        "run it from inside the kvpool checkout (data-plane/bench/python/agent.py not found from "
+            + Path.of("").toAbsolutePath()
+            + "), or set KVPOOL_HOME");
   }
 
   /** Runs the setup script: Debian packages of the peers, then the Python environment. */
   private void install(Path home, Path environment) throws IOException, InterruptedException {
     Path script = home.resolve("data-plane/bench/python/setup.sh");
     output.println("setup: " + script + " " + environment);
-    Process p = new ProcessBuilder(Arrays.asList("bash", script.toString(), environment.toString()))
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(Arrays.asList("bash", script.toString(), environment.toString()))
+            .redirectErrorStream(true)
+            .start();
     p.getInputStream().transferTo(output);
     if (!p.waitFor(15, TimeUnit.MINUTES)) {
       p.destroyForcibly();
       throw new CommandFailedException("setup did not finish within 15 minutes");
     }
     if (p.exitValue() != 0) {
-      output.println("setup exited with " + p.exitValue() + "; targets that lack what it installs are skipped");
+      output.println(
+          "setup exited with "
+              + p.exitValue()
+              + "; targets that lack what it installs are skipped");
     }
   }
 }

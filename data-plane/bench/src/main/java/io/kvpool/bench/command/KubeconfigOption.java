@@ -11,19 +11,19 @@ import picocli.CommandLine.Model.CommandSpec;
 /** The {@code --kubeconfig} option of the benches whose masters elect their leader on a Lease. */
 final class KubeconfigOption {
 
-  private KubeconfigOption() {
-  }
+  private KubeconfigOption() {}
 
   /**
-   * The one kube config file {@code --kubeconfig} (or {@code KUBECONFIG}) names, or empty when none is given (the
-   * bench then starts the test API server).
+   * The one kube config file {@code --kubeconfig} (or {@code KUBECONFIG}) names, or empty when none
+   * is given (the bench then starts the test API server).
    */
   static Optional<Path> file(CommandSpec spec, String kubeconfig) {
     if (kubeconfig == null || kubeconfig.isBlank()) {
       return Optional.empty();
     }
     if (kubeconfig.contains(File.pathSeparator)) {
-      throw Checks.usage(spec, "--kubeconfig (or KUBECONFIG) names several files (" + kubeconfig + "); give one");
+      throw Checks.usage(
+          spec, "--kubeconfig (or KUBECONFIG) names several files (" + kubeconfig + "); give one");
     }
     Path file = Path.of(kubeconfig);
     if (!Files.isRegularFile(file)) {

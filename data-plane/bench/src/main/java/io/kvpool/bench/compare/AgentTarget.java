@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A target driven from Python by {@code bench/agent.py} (the kvpool Python client, Mooncake Store): the agent runs
- * one worker process per client and answers each phase with its operations, wall time and latency percentiles; the
- * CPU time of its processes is read here, as for every other target.
+ * A target driven from Python by {@code bench/agent.py} (the kvpool Python client, Mooncake Store):
+ * the agent runs one worker process per client and answers each phase with its operations, wall
+ * time and latency percentiles; the CPU time of its processes is read here, as for every other
+ * target.
  */
 final class AgentTarget implements Target {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,8 +37,14 @@ final class AgentTarget implements Target {
   private final Map<String, List<Long>> pids;
   private final List<String[]> pending = new ArrayList<>(); // prefix, clients, keys
 
-  private AgentTarget(String name, Family family, String description, Process process, BufferedReader reader,
-                      Map<String, List<Long>> pids, Map<String, List<ProcessHandle>> extraCpu) {
+  private AgentTarget(
+      String name,
+      Family family,
+      String description,
+      Process process,
+      BufferedReader reader,
+      Map<String, List<Long>> pids,
+      Map<String, List<ProcessHandle>> extraCpu) {
     this.name = name;
     this.family = family;
     this.description = description;
@@ -46,50 +53,75 @@ final class AgentTarget implements Target {
     this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
     this.pids = pids;
     Map<String, List<ProcessHandle>> groups = new LinkedHashMap<>();
-    pids.forEach((g, list) -> groups.put(g, list.stream().map(p -> ProcessHandle.of(p).orElseThrow()).toList()));
+    pids.forEach(
+        (g, list) ->
+            groups.put(g, list.stream().map(p -> ProcessHandle.of(p).orElseThrow()).toList()));
     groups.putAll(extraCpu);
     this.cpu = new Cpu(groups);
   }
 
   /**
-   * Starts {@code command} (an agent) and waits for its ready line; {@code extraCpu} are processes of the target that
-   * the agent did not start (a kvpool pool's master and storage nodes).
+   * Starts {@code command} (an agent) and waits for its ready line; {@code extraCpu} are processes
+   * of the target that the agent did not start (a kvpool pool's master and storage nodes).
    */
-  static AgentTarget start(String name, Family family, String description, List<String> command,
-                           Map<String, String> env, Path log, Map<String, List<ProcessHandle>> extraCpu)
+  static AgentTarget start(
+      String name,
+      Family family,
+      String description,
+      List<String> command,
+      Map<String, String> env,
+      Path log,
+      Map<String, List<ProcessHandle>> extraCpu)
       throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
     Process p = pb.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }));
-    BufferedReader reader = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  p.descendants().forEach(ProcessHandle::destroyForcibly);
+                  p.destroyForcibly();
+                }));
+    BufferedReader reader =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line;
     try {
-      line = CompletableFuture.supplyAsync(() -> {
-        try {
-          return reader.readLine();
-        } catch (IOException e) {
-          return null;
-        }
-      }).get(180, TimeUnit.SECONDS);
+      line =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return reader.readLine();
+                    } catch (IOException e) {
+                      return null;
+                    }
+                  })
+              .get(180, TimeUnit.SECONDS);
     } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
       p.destroyForcibly();
       throw new IOException(name + ": the agent did not get ready within 180 s (see " + log + ")");
     }
     if (line == null) {
-      throw new IOException(name + ": the agent ended before it was ready (exit code "
-          + (p.waitFor(5, TimeUnit.SECONDS) ? p.exitValue() : -1) + "; see " + log + ")");
+      throw new IOException(
+          name
+              + ": the agent ended before it was ready (exit code "
+              + (p.waitFor(5, TimeUnit.SECONDS) ? p.exitValue() : -1)
+              + "; see "
+              + log
+              + ")");
     }
     JsonNode ready = JSON.readTree(line);
     Map<String, List<Long>> pids = new LinkedHashMap<>();
-    ready.get("pids").fields().forEachRemaining(e -> {
-      List<Long> list = new ArrayList<>();
-      e.getValue().forEach(n -> list.add(n.asLong()));
-      pids.put(e.getKey(), list);
-    });
+    ready
+        .get("pids")
+        .fields()
+        .forEachRemaining(
+            e -> {
+              List<Long> list = new ArrayList<>();
+              e.getValue().forEach(n -> list.add(n.asLong()));
+              pids.put(e.getKey(), list);
+            });
     return new AgentTarget(name, family, description, p, reader, pids, extraCpu);
   }
 
@@ -134,13 +166,21 @@ final class AgentTarget implements Target {
     boolean batch = w.kind() == Workload.Kind.BATCH;
     String prefix = "cmp/" + name + "/" + w.id() + "/r" + round;
     int keys = phase.keysPerClient(w);
-    ObjectNode cmd = JSON.createObjectNode().put("op", batch ? "bput" : "put").put("clients", w.clients())
-        .put("size", w.valueSize()).put("keys", keys).put("batch", w.batch()).put("prefix", prefix)
-        .put("put_max", phase.putMaxSeconds()).put("seconds", phase.getSeconds());
+    ObjectNode cmd =
+        JSON.createObjectNode()
+            .put("op", batch ? "bput" : "put")
+            .put("clients", w.clients())
+            .put("size", w.valueSize())
+            .put("keys", keys)
+            .put("batch", w.batch())
+            .put("prefix", prefix)
+            .put("put_max", phase.putMaxSeconds())
+            .put("seconds", phase.getSeconds());
     Map<String, Long> before = cpu.read();
     JsonNode put = call(cmd);
     Map<String, Long> after = cpu.read();
-    Measurement putM = measurement(w, round, "put", put, Cpu.perOp(before, after, put.get("ops").asLong()));
+    Measurement putM =
+        measurement(w, round, "put", put, Cpu.perOp(before, after, put.get("ops").asLong()));
     int stored = Integer.MAX_VALUE;
     for (JsonNode n : put.get("counts")) {
       stored = Math.min(stored, n.asInt() * (batch ? w.batch() : 1));
@@ -150,24 +190,40 @@ final class AgentTarget implements Target {
     before = cpu.read();
     JsonNode get = call(cmd);
     after = cpu.read();
-    Measurement getM = measurement(w, round, "get", get, Cpu.perOp(before, after, get.get("ops").asLong()));
+    Measurement getM =
+        measurement(w, round, "get", get, Cpu.perOp(before, after, get.get("ops").asLong()));
     return List.of(putM, getM);
   }
 
-  private Measurement measurement(Workload w, int round, String op, JsonNode r, Map<String, Double> cpuPerOp) {
+  private Measurement measurement(
+      Workload w, int round, String op, JsonNode r, Map<String, Double> cpuPerOp) {
     long ops = r.get("ops").asLong();
     double[] lat = new double[4];
     for (int i = 0; i < 4; i++) {
       lat[i] = r.get("lat_us").get(i).asDouble();
     }
-    return new Measurement(w.id(), name, op, round, ops, ops * w.bytesPerOp(), r.get("wall_ns").asLong(), lat,
-        cpuPerOp, Map.of());
+    return new Measurement(
+        w.id(),
+        name,
+        op,
+        round,
+        ops,
+        ops * w.bytesPerOp(),
+        r.get("wall_ns").asLong(),
+        lat,
+        cpuPerOp,
+        Map.of());
   }
 
   private void removePending() throws IOException {
     for (String[] p : pending) {
-      call(JSON.createObjectNode().put("op", "remove").put("prefix", p[0]).put("clients", Integer.parseInt(p[1]))
-          .put("keys", Integer.parseInt(p[2])).put("size", 0));
+      call(
+          JSON.createObjectNode()
+              .put("op", "remove")
+              .put("prefix", p[0])
+              .put("clients", Integer.parseInt(p[1]))
+              .put("keys", Integer.parseInt(p[2]))
+              .put("size", 0));
     }
     pending.clear();
   }

@@ -3,15 +3,15 @@ package io.kvpool.bench.compare;
 import java.nio.ByteBuffer;
 
 /**
- * Two regions as large as the working set, for the machine's limits: what a raw stream sends from (or receives
- * into) and what memcpy copies between, so that neither runs from the CPU caches. Allocated (and paged in) once.
+ * Two regions as large as the working set, for the machine's limits: what a raw stream sends from
+ * (or receives into) and what memcpy copies between, so that neither runs from the CPU caches.
+ * Allocated (and paged in) once.
  */
 final class ColdMemory {
   private static ByteBuffer first;
   private static ByteBuffer second;
 
-  private ColdMemory() {
-  }
+  private ColdMemory() {}
 
   static synchronized ByteBuffer first(long bytes) {
     if (first == null || first.capacity() < bytes) {

@@ -6,23 +6,50 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What {@code kvpool bench compare} runs: rounds, phase lengths, the working set, which workloads and targets, where
- * the checkout (agent, report script) and the Python environment are, and where the report goes.
+ * What {@code kvpool bench compare} runs: rounds, phase lengths, the working set, which workloads
+ * and targets, where the checkout (agent, report script) and the Python environment are, and where
+ * the report goes.
  */
-public record CompareSettings(int rounds, Phase phase, boolean fullMatrix, Set<String> onlyTargets, Path home,
-                              Path venv, Path outputDir, boolean install, boolean warmUp) {
+public record CompareSettings(
+    int rounds,
+    Phase phase,
+    boolean fullMatrix,
+    Set<String> onlyTargets,
+    Path home,
+    Path venv,
+    Path outputDir,
+    boolean install,
+    boolean warmUp) {
 
-  public static CompareSettings of(int rounds, long workingSetBytes, double putMaxSeconds, double getSeconds,
-                                   boolean fullMatrix, Set<String> onlyTargets, Path home, Path venv, Path outputDir,
-                                   boolean install, boolean warmUp) {
-    return new CompareSettings(rounds, new Phase(workingSetBytes, putMaxSeconds, getSeconds), fullMatrix, onlyTargets,
-        home, venv, outputDir, install, warmUp);
+  public static CompareSettings of(
+      int rounds,
+      long workingSetBytes,
+      double putMaxSeconds,
+      double getSeconds,
+      boolean fullMatrix,
+      Set<String> onlyTargets,
+      Path home,
+      Path venv,
+      Path outputDir,
+      boolean install,
+      boolean warmUp) {
+    return new CompareSettings(
+        rounds,
+        new Phase(workingSetBytes, putMaxSeconds, getSeconds),
+        fullMatrix,
+        onlyTargets,
+        home,
+        venv,
+        outputDir,
+        install,
+        warmUp);
   }
 
   /**
-   * The workloads: single values of 64 KiB, 1 MiB and 4 MiB with 4 clients and 1 MiB with 1 and 8 clients (every
-   * size and every client count of the full matrix, which runs all nine); inference-shaped batches (a request's
-   * prefix of 128 x 64 KiB, 32 x 512 KiB); the master's metadata requests with 1, 4 and 8 clients.
+   * The workloads: single values of 64 KiB, 1 MiB and 4 MiB with 4 clients and 1 MiB with 1 and 8
+   * clients (every size and every client count of the full matrix, which runs all nine);
+   * inference-shaped batches (a request's prefix of 128 x 64 KiB, 32 x 512 KiB); the master's
+   * metadata requests with 1, 4 and 8 clients.
    */
   List<Workload> workloads() {
     List<Workload> out = new ArrayList<>();
@@ -58,10 +85,11 @@ public record CompareSettings(int rounds, Phase phase, boolean fullMatrix, Set<S
   }
 
   /**
-   * Memory for each of the suite's two storage nodes: room for every kvpool target's working set twice over (kvpool-r2
-   * stores its set twice). A target's keys are removed only before its next run, and keys still under a read lease
-   * then stay until the run after, so the sets of two workloads can be stored at once; at half the pool that stays
-   * under the eviction watermark, and nothing a run stored is evicted before it reads it back.
+   * Memory for each of the suite's two storage nodes: room for every kvpool target's working set
+   * twice over (kvpool-r2 stores its set twice). A target's keys are removed only before its next
+   * run, and keys still under a read lease then stay until the run after, so the sets of two
+   * workloads can be stored at once; at half the pool that stays under the eviction watermark, and
+   * nothing a run stored is evicted before it reads it back.
    */
   public long storageNodeBytes() {
     long sets = 0;

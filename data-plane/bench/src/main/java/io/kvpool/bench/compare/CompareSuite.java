@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
- * {@code kvpool bench compare}: kvpool, its peers and the machine's limits under the same workloads on loopback,
- * targets interleaved round by round so that every ratio compares figures of the same minutes; then the report
- * ({@code docs/benchmarks.md}, its results file and charts).
+ * {@code kvpool bench compare}: kvpool, its peers and the machine's limits under the same workloads
+ * on loopback, targets interleaved round by round so that every ratio compares figures of the same
+ * minutes; then the report ({@code docs/benchmarks.md}, its results file and charts).
  */
 public final class CompareSuite {
   private final CompareSettings settings;
@@ -39,8 +39,8 @@ public final class CompareSuite {
   }
 
   /**
-   * Runs the suite against the local pool at {@code masterAddress} whose processes are {@code pool} (by role:
-   * {@code master}, {@code storage}); writes the report; returns its path.
+   * Runs the suite against the local pool at {@code masterAddress} whose processes are {@code pool}
+   * (by role: {@code master}, {@code storage}); writes the report; returns its path.
    */
   public Path run(String masterAddress, Map<String, List<ProcessHandle>> pool) throws Exception {
     Instant started = Instant.now();
@@ -51,7 +51,12 @@ public final class CompareSuite {
         warmUp(workloads);
       }
       for (int round = 1; round <= settings.rounds(); round++) {
-        out.printf(Locale.ROOT, "round %d of %d (load average %s)%n", round, settings.rounds(), loadAverage());
+        out.printf(
+            Locale.ROOT,
+            "round %d of %d (load average %s)%n",
+            round,
+            settings.rounds(),
+            loadAverage());
         for (Workload w : workloads) {
           List<Target> order = rotated(round);
           for (Target t : order) {
@@ -61,8 +66,15 @@ public final class CompareSuite {
             List<Measurement> ms = runs.run(t, w, round);
             results.addAll(ms);
             for (Measurement m : ms) {
-              out.printf(Locale.ROOT, "  %-34s %-16s %-4s %8.3f GB/s %10.0f ops/s  p50 %7.0f us  CPU %6.0f us/op%n",
-                  w.label(), t.name(), m.op(), m.gigabytesPerSecond(), m.opsPerSecond(), m.latencyMicros()[0],
+              out.printf(
+                  Locale.ROOT,
+                  "  %-34s %-16s %-4s %8.3f GB/s %10.0f ops/s  p50 %7.0f us  CPU %6.0f us/op%n",
+                  w.label(),
+                  t.name(),
+                  m.op(),
+                  m.gigabytesPerSecond(),
+                  m.opsPerSecond(),
+                  m.latencyMicros()[0],
                   m.totalCpuMicrosPerOp());
             }
           }
@@ -72,11 +84,13 @@ public final class CompareSuite {
       closeAll();
     }
     Duration took = Duration.between(started, Instant.now());
-    Report report = new Report(settings, targets, skipped, runs.peerFailures(), results, load, took);
+    Report report =
+        new Report(settings, targets, skipped, runs.peerFailures(), results, load, took);
     Path md = report.write();
     report.printHeadline(out);
     charts(md.getParent());
-    out.println("report: " + md + " (" + took.toMinutesPart() + " min " + took.toSecondsPart() + " s)");
+    out.println(
+        "report: " + md + " (" + took.toMinutesPart() + " min " + took.toSecondsPart() + " s)");
     return md;
   }
 
@@ -92,24 +106,53 @@ public final class CompareSuite {
       targets.add(new MemcpyTarget(ws));
     }
     if (settings.wants("nio-rr")) {
-      targets.add(new StoreTarget("nio-rr", Target.Family.LIMIT, "request/response over loopback, Java NIO, one"
-          + " reply per request, values in the server's memory, no protocol", new NioRrStore(), Map.of(), true));
+      targets.add(
+          new StoreTarget(
+              "nio-rr",
+              Target.Family.LIMIT,
+              "request/response over loopback, Java NIO, one"
+                  + " reply per request, values in the server's memory, no protocol",
+              new NioRrStore(),
+              Map.of(),
+              true));
     }
     for (KvPoolVariant v : KvPoolVariant.values()) {
       if (settings.wants(v.target)) {
-        targets.add(new StoreTarget(v.target, Target.Family.KVPOOL, v.description,
-            new KvPoolStore(master, v.replicas, v.settings), pool, v.singleValues));
+        targets.add(
+            new StoreTarget(
+                v.target,
+                Target.Family.KVPOOL,
+                v.description,
+                new KvPoolStore(master, v.replicas, v.settings),
+                pool,
+                v.singleValues));
       }
     }
     if (settings.wants("kvpool-py")) {
       Path python = settings.venv().resolve("bin/python");
       try {
-        targets.add(AgentTarget.start("kvpool-py", Target.Family.KVPOOL, "kvpool through its Python client (R=1),"
-                + " one worker process per client",
-            List.of(python.toString(), agentScript().toString(), "agent", "--kind", "kvpool", "--master", master,
-                "--workers", "8", "--replicas", "1", "--kvpool-python",
-                settings.home().resolve("data-plane/python").toString()),
-            Map.of(), logs.resolve("kvpool-py.log"), pool));
+        targets.add(
+            AgentTarget.start(
+                "kvpool-py",
+                Target.Family.KVPOOL,
+                "kvpool through its Python client (R=1)," + " one worker process per client",
+                List.of(
+                    python.toString(),
+                    agentScript().toString(),
+                    "agent",
+                    "--kind",
+                    "kvpool",
+                    "--master",
+                    master,
+                    "--workers",
+                    "8",
+                    "--replicas",
+                    "1",
+                    "--kvpool-python",
+                    settings.home().resolve("data-plane/python").toString()),
+                Map.of(),
+                logs.resolve("kvpool-py.log"),
+                pool));
       } catch (IOException e) {
         skip("kvpool-py", e.getMessage());
       }
@@ -121,9 +164,15 @@ public final class CompareSuite {
       } else {
         PeerServer redis = PeerServer.redis(binary, logs.resolve("redis.log"));
         servers.add(redis);
-        targets.add(new StoreTarget("redis", Target.Family.PEER, version(binary, "--version")
-            + ", no persistence; SET/GET, batches as pipelined SETs and one MGET", new RedisStore(redis.address()),
-            Map.of("redis-server", List.of(redis.handle())), true));
+        targets.add(
+            new StoreTarget(
+                "redis",
+                Target.Family.PEER,
+                version(binary, "--version")
+                    + ", no persistence; SET/GET, batches as pipelined SETs and one MGET",
+                new RedisStore(redis.address()),
+                Map.of("redis-server", List.of(redis.handle())),
+                true));
       }
     }
     if (settings.wants("memcached")) {
@@ -133,9 +182,15 @@ public final class CompareSuite {
       } else {
         PeerServer mc = PeerServer.memcached(binary, logs.resolve("memcached.log"));
         servers.add(mc);
-        targets.add(new StoreTarget("memcached", Target.Family.PEER, version(binary, "-V")
-            + ", 4 threads, text protocol; batches as pipelined sets and one multi-key get",
-            new MemcachedStore(mc.address()), Map.of("memcached", List.of(mc.handle())), true));
+        targets.add(
+            new StoreTarget(
+                "memcached",
+                Target.Family.PEER,
+                version(binary, "-V")
+                    + ", 4 threads, text protocol; batches as pipelined sets and one multi-key get",
+                new MemcachedStore(mc.address()),
+                Map.of("memcached", List.of(mc.handle())),
+                true));
       }
     }
     if (settings.wants("mooncake")) {
@@ -155,35 +210,72 @@ public final class CompareSuite {
     Path python = settings.venv().resolve("bin/python");
     Path master = settings.venv().resolve("bin/mooncake_master");
     if (!Files.isExecutable(master)) {
-      skip("mooncake", "mooncake_master is not installed in " + settings.venv()
-          + " (pip install mooncake-transfer-engine-non-cuda; the setup step does it)");
+      skip(
+          "mooncake",
+          "mooncake_master is not installed in "
+              + settings.venv()
+              + " (pip install mooncake-transfer-engine-non-cuda; the setup step does it)");
       return;
     }
     Path unshare = which("unshare");
     Path ip = which("ip");
     if (unshare == null || ip == null) {
-      skip("mooncake", "unshare or ip is missing: Mooncake's ports listen on all addresses, so it runs only in a"
-          + " private network namespace");
+      skip(
+          "mooncake",
+          "unshare or ip is missing: Mooncake's ports listen on all addresses, so it runs only in a"
+              + " private network namespace");
       return;
     }
     String version = "0.3.13.post1";
     try {
-      version = new String(new ProcessBuilder(python.toString(), "-c",
-          "import importlib.metadata as m; print(m.version('mooncake-transfer-engine-non-cuda'))")
-          .start().getInputStream().readAllBytes()).trim();
+      version =
+          new String(
+                  new ProcessBuilder(
+                          python.toString(),
+                          "-c",
+                          "import importlib.metadata as m; print(m.version('mooncake-transfer-engine-non-cuda'))")
+                      .start()
+                      .getInputStream()
+                      .readAllBytes())
+              .trim();
     } catch (IOException ignored) {
       // keep the default
     }
-    List<String> command = List.of(unshare.toString(), "-n", "--", "sh", "-c",
-        "ip link set lo up && exec \"$0\" \"$@\"", python.toString(), agentScript().toString(), "agent", "--kind",
-        "mooncake", "--workers", "8", "--segment-bytes", Long.toString(3L * settings.phase().workingSetBytes()),
-        "--storage-procs", "2", "--log", logs.resolve("mooncake.log").toString());
+    List<String> command =
+        List.of(
+            unshare.toString(),
+            "-n",
+            "--",
+            "sh",
+            "-c",
+            "ip link set lo up && exec \"$0\" \"$@\"",
+            python.toString(),
+            agentScript().toString(),
+            "agent",
+            "--kind",
+            "mooncake",
+            "--workers",
+            "8",
+            "--segment-bytes",
+            Long.toString(3L * settings.phase().workingSetBytes()),
+            "--storage-procs",
+            "2",
+            "--log",
+            logs.resolve("mooncake.log").toString());
     try {
-      targets.add(AgentTarget.start("mooncake", Target.Family.PEER, "Mooncake Store " + version
-              + " (mooncake_master, 2 storage processes, clients with no segment of their own, protocol tcp,"
-              + " put_from/get_into and batch_put_from/batch_get_into on registered buffers), one worker process per"
-              + " client, in a private network namespace", command, Map.of(), logs.resolve("mooncake-agent.log"),
-          Map.of()));
+      targets.add(
+          AgentTarget.start(
+              "mooncake",
+              Target.Family.PEER,
+              "Mooncake Store "
+                  + version
+                  + " (mooncake_master, 2 storage processes, clients with no segment of their own, protocol tcp,"
+                  + " put_from/get_into and batch_put_from/batch_get_into on registered buffers), one worker process per"
+                  + " client, in a private network namespace",
+              command,
+              Map.of(),
+              logs.resolve("mooncake-agent.log"),
+              Map.of()));
     } catch (IOException e) {
       skip("mooncake", e.getMessage());
     }
@@ -198,10 +290,11 @@ public final class CompareSuite {
   }
 
   /**
-   * An untimed round: every workload on every target with the measured phases, so that the JIT has compiled the
-   * paths of every process before round 1. With a short pass over a few workloads the pool's JVMs were still
-   * compiling through round 1 (jstat: the master's C2 time grew from 2 to 16 s over the first minute, then stayed),
-   * which made round 1 kvpool's slowest in every single-value row.
+   * An untimed round: every workload on every target with the measured phases, so that the JIT has
+   * compiled the paths of every process before round 1. With a short pass over a few workloads the
+   * pool's JVMs were still compiling through round 1 (jstat: the master's C2 time grew from 2 to 16
+   * s over the first minute, then stayed), which made round 1 kvpool's slowest in every
+   * single-value row.
    */
   private void warmUp(List<Workload> workloads) throws Exception {
     out.println("warm-up round (not measured)");
@@ -227,7 +320,10 @@ public final class CompareSuite {
   private String loadAverage() {
     try {
       String[] f = Machine.read("/proc/loadavg").split("\\s+");
-      load.add(new double[] {Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2])});
+      load.add(
+          new double[] {
+            Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2])
+          });
       return f[0] + " " + f[1] + " " + f[2];
     } catch (RuntimeException e) {
       return "unknown";
@@ -238,10 +334,17 @@ public final class CompareSuite {
     Path python = settings.venv().resolve("bin/python");
     Path script = settings.home().resolve("data-plane/bench/python/report.py");
     try {
-      Process p = new ProcessBuilder(python.toString(), script.toString(), dir.resolve("benchmarks/results.json")
-          .toString(), dir.resolve("benchmarks").toString()).inheritIO().start();
+      Process p =
+          new ProcessBuilder(
+                  python.toString(),
+                  script.toString(),
+                  dir.resolve("benchmarks/results.json").toString(),
+                  dir.resolve("benchmarks").toString())
+              .inheritIO()
+              .start();
       if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-        out.println("charts: report.py failed (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + ")");
+        out.println(
+            "charts: report.py failed (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + ")");
       }
     } catch (IOException | InterruptedException e) {
       out.println("charts: cannot run " + script + " with " + python + ": " + e.getMessage());
@@ -287,23 +390,51 @@ public final class CompareSuite {
   }
 
   /** What a client of protocol 2.1, which puts with PUT_END, announces. */
-  private static final VersionInfo PUT_END_CLIENT = new VersionInfo(VersionInfo.CURRENT.release(),
-      VersionInfo.PROTOCOL_MAJOR, WriteReply.COMMIT_MINOR - 1);
+  private static final VersionInfo PUT_END_CLIENT =
+      new VersionInfo(
+          VersionInfo.CURRENT.release(), VersionInfo.PROTOCOL_MAJOR, WriteReply.COMMIT_MINOR - 1);
 
   /** The kvpool Java-client targets: the default client and its variants. */
   enum KvPoolVariant {
-    KVPOOL("kvpool", 1, true, "kvpool through its Java client, R=1 (one KvPoolClient per client thread)", b -> b),
-    KVPOOL_R2("kvpool-r2", 2, true, "kvpool through its Java client, R=2 (every value on two storage nodes)", b -> b),
-    KVPOOL_NO_CACHE("kvpool-nocache", 1, true, "as kvpool, without the location cache: every get asks the master"
-        + " for the replica list first (the protocol 2.0 get)", b -> b.locationCacheEntries(0)),
-    KVPOOL_NO_BATCH("kvpool-nobatch", 1, false, "as kvpool, with a batch's reads and writes sent to each node as"
-        + " pipelined READs and WRITEs (protocol 2.0) instead of one READ_BATCH / WRITE_BATCH (batches only)",
+    KVPOOL(
+        "kvpool",
+        1,
+        true,
+        "kvpool through its Java client, R=1 (one KvPoolClient per client thread)",
+        b -> b),
+    KVPOOL_R2(
+        "kvpool-r2",
+        2,
+        true,
+        "kvpool through its Java client, R=2 (every value on two storage nodes)",
+        b -> b),
+    KVPOOL_NO_CACHE(
+        "kvpool-nocache",
+        1,
+        true,
+        "as kvpool, without the location cache: every get asks the master"
+            + " for the replica list first (the protocol 2.0 get)",
+        b -> b.locationCacheEntries(0)),
+    KVPOOL_NO_BATCH(
+        "kvpool-nobatch",
+        1,
+        false,
+        "as kvpool, with a batch's reads and writes sent to each node as"
+            + " pipelined READs and WRITEs (protocol 2.0) instead of one READ_BATCH / WRITE_BATCH (batches only)",
         b -> b.batchRequests(false)),
-    KVPOOL_PUT_END("kvpool-putend", 1, true, "as kvpool, with the client speaking protocol 2.1: it ends every put"
-        + " with its own PUT_END (two master exchanges per put) instead of its storage nodes committing it",
+    KVPOOL_PUT_END(
+        "kvpool-putend",
+        1,
+        true,
+        "as kvpool, with the client speaking protocol 2.1: it ends every put"
+            + " with its own PUT_END (two master exchanges per put) instead of its storage nodes committing it",
         b -> b.advertisedVersion(PUT_END_CLIENT)),
-    KVPOOL_LEGACY("kvpool-legacy", 1, true, "as kvpool with all three turned off: the client's protocol 2.0 data"
-        + " path", b -> b.locationCacheEntries(0).batchRequests(false).advertisedVersion(PUT_END_CLIENT));
+    KVPOOL_LEGACY(
+        "kvpool-legacy",
+        1,
+        true,
+        "as kvpool with all three turned off: the client's protocol 2.0 data" + " path",
+        b -> b.locationCacheEntries(0).batchRequests(false).advertisedVersion(PUT_END_CLIENT));
 
     final String target;
     final int replicas;
@@ -311,8 +442,12 @@ public final class CompareSuite {
     final String description;
     final UnaryOperator<ClientConfig.Builder> settings;
 
-    KvPoolVariant(String target, int replicas, boolean singleValues, String description,
-                  UnaryOperator<ClientConfig.Builder> settings) {
+    KvPoolVariant(
+        String target,
+        int replicas,
+        boolean singleValues,
+        String description,
+        UnaryOperator<ClientConfig.Builder> settings) {
       this.target = target;
       this.replicas = replicas;
       this.singleValues = singleValues;

@@ -33,8 +33,15 @@ final class KvPoolStore implements Store {
   public void open(int count) {
     clients = new KvPoolClient[count];
     for (int c = 0; c < count; c++) {
-      clients[c] = KvPoolClient.connect(settings.apply(ClientConfig.builder().master(master).clientId("compare-" + c)
-          .timeout(Duration.ofSeconds(30))).build());
+      clients[c] =
+          KvPoolClient.connect(
+              settings
+                  .apply(
+                      ClientConfig.builder()
+                          .master(master)
+                          .clientId("compare-" + c)
+                          .timeout(Duration.ofSeconds(30)))
+                  .build());
     }
   }
 
@@ -83,8 +90,14 @@ final class KvPoolStore implements Store {
       misses += s.misses();
       stale += s.stale();
     }
-    Map<String, Object> out = Map.of("locationCacheHits", hits - lastHits, "locationCacheMisses", misses - lastMisses,
-        "locationCacheStale", stale - lastStale);
+    Map<String, Object> out =
+        Map.of(
+            "locationCacheHits",
+            hits - lastHits,
+            "locationCacheMisses",
+            misses - lastMisses,
+            "locationCacheStale",
+            stale - lastStale);
     lastHits = hits;
     lastMisses = misses;
     lastStale = stale;

@@ -10,8 +10,7 @@ import java.util.Map;
 
 /** What the report says about the machine, read from /proc and /sys. */
 final class Machine {
-  private Machine() {
-  }
+  private Machine() {}
 
   static Map<String, String> describe() {
     Map<String, String> m = new LinkedHashMap<>();
@@ -21,9 +20,15 @@ final class Machine {
     m.put("OS", osRelease() + ", kernel " + read("/proc/sys/kernel/osrelease"));
     m.put("JDK", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
     m.put("transparent huge pages", read("/sys/kernel/mm/transparent_hugepage/enabled"));
-    m.put("socket buffers (rmem_max / wmem_max / tcp_rmem / tcp_wmem)", read("/proc/sys/net/core/rmem_max") + " / "
-        + read("/proc/sys/net/core/wmem_max") + " / " + read("/proc/sys/net/ipv4/tcp_rmem").replace('\t', ' ')
-        + " / " + read("/proc/sys/net/ipv4/tcp_wmem").replace('\t', ' '));
+    m.put(
+        "socket buffers (rmem_max / wmem_max / tcp_rmem / tcp_wmem)",
+        read("/proc/sys/net/core/rmem_max")
+            + " / "
+            + read("/proc/sys/net/core/wmem_max")
+            + " / "
+            + read("/proc/sys/net/ipv4/tcp_rmem").replace('\t', ' ')
+            + " / "
+            + read("/proc/sys/net/ipv4/tcp_wmem").replace('\t', ' '));
     return m;
   }
 
@@ -55,8 +60,12 @@ final class Machine {
         break;
       }
       String type = read(dir.resolve("type").toString());
-      out.add("L" + read(dir.resolve("level").toString()) + (type.equals("Data") ? "d" : type.equals("Instruction")
-          ? "i" : "") + " " + read(dir.resolve("size").toString()));
+      out.add(
+          "L"
+              + read(dir.resolve("level").toString())
+              + (type.equals("Data") ? "d" : type.equals("Instruction") ? "i" : "")
+              + " "
+              + read(dir.resolve("size").toString()));
     }
     return out.isEmpty() ? "unknown" : String.join(", ", out);
   }

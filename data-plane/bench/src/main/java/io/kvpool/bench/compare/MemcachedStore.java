@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * memcached over its text protocol: {@code set}, {@code get}; a batch is pipelined sets and one multi-key
- * {@code get k1 k2 ...}; one connection per client.
+ * memcached over its text protocol: {@code set}, {@code get}; a batch is pipelined sets and one
+ * multi-key {@code get k1 k2 ...}; one connection per client.
  */
 final class MemcachedStore extends TextProtocolStore {
   MemcachedStore(InetSocketAddress address) {
@@ -38,7 +38,10 @@ final class MemcachedStore extends TextProtocolStore {
     return n;
   }
 
-  /** One VALUE block into dst (its length), or -1 at END; {@code key} (when not null) must be the block's key. */
+  /**
+   * One VALUE block into dst (its length), or -1 at END; {@code key} (when not null) must be the
+   * block's key.
+   */
   private int value(TextConnection t, ByteBuffer dst, String key) throws IOException {
     String header = t.readLine();
     if (header.equals("END")) {
@@ -48,8 +51,14 @@ final class MemcachedStore extends TextProtocolStore {
       throw new IOException("memcached answered '" + header + "'");
     }
     if (key != null && !header.startsWith(key + " ", 6)) {
-      throw new IOException("memcached lost key " + key + " (its multi-get answered '" + header + "' in its place; "
-          + evictionStats() + ")");
+      throw new IOException(
+          "memcached lost key "
+              + key
+              + " (its multi-get answered '"
+              + header
+              + "' in its place; "
+              + evictionStats()
+              + ")");
     }
     int length = Integer.parseInt(header, header.lastIndexOf(' ') + 1, header.length(), 10);
     t.readInto(dst, length);
@@ -57,10 +66,23 @@ final class MemcachedStore extends TextProtocolStore {
     return length;
   }
 
-  /** memcached's counters that say why it dropped an item it had stored, for the error that reports the loss. */
+  /**
+   * memcached's counters that say why it dropped an item it had stored, for the error that reports
+   * the loss.
+   */
   private String evictionStats() {
-    List<String> wanted = List.of("evictions", "slab_reassign_evictions_nomem", "slab_reassign_rescues",
-        "slabs_moved", "reclaimed", "expired_unfetched", "curr_items", "total_items", "bytes", "limit_maxbytes");
+    List<String> wanted =
+        List.of(
+            "evictions",
+            "slab_reassign_evictions_nomem",
+            "slab_reassign_rescues",
+            "slabs_moved",
+            "reclaimed",
+            "expired_unfetched",
+            "curr_items",
+            "total_items",
+            "bytes",
+            "limit_maxbytes");
     StringBuilder out = new StringBuilder("memcached stats:");
     try (TextConnection t = new TextConnection(address)) {
       t.begin().ascii("stats\r\n").send();
@@ -77,12 +99,14 @@ final class MemcachedStore extends TextProtocolStore {
   }
 
   @Override
-  public void putBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] values) throws IOException {
+  public void putBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] values)
+      throws IOException {
     pipelinedSets(connections[client], keys, values, MemcachedStore::set, "STORED");
   }
 
   @Override
-  public ByteBuffer[] getBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] dsts) throws IOException {
+  public ByteBuffer[] getBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] dsts)
+      throws IOException {
     TextConnection t = connections[client].begin();
     t.ascii("get");
     for (String key : keys) {

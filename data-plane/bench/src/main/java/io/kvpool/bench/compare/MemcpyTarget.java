@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 
 /**
- * The machine's memory bandwidth: N threads each copying value-sized blocks between two regions as large as the
- * working set (its share of each), for the phase's time. {@code ByteBuffer.put} of direct buffers, which the JDK does
- * with a native memory copy.
+ * The machine's memory bandwidth: N threads each copying value-sized blocks between two regions as
+ * large as the working set (its share of each), for the phase's time. {@code ByteBuffer.put} of
+ * direct buffers, which the JDK does with a native memory copy.
  */
 final class MemcpyTarget implements Target {
   private final long workingSet;
@@ -54,25 +54,28 @@ final class MemcpyTarget implements Target {
       int client = c;
       ByteBuffer from = ColdMemory.share(src, c, clients, size);
       ByteBuffer to = ColdMemory.share(dst, c, clients, size);
-      Thread t = new Thread(() -> {
-        try {
-          barrier.await();
-        } catch (Exception e) {
-          return;
-        }
-        int slots = Math.max(1, from.capacity() / size);
-        long t0 = System.nanoTime();
-        long until = t0 + (long) (phase.getSeconds() * 1e9);
-        long n = 0;
-        for (int i = 0; System.nanoTime() < until; i = (i + 1) % slots, n++) {
-          int off = ((i * 7919) % slots) * size; // different source and destination blocks
-          to.limit(off + size).position(off);
-          int soff = i * size;
-          to.put(from.duplicate().limit(soff + size).position(soff));
-        }
-        wall[client] = System.nanoTime() - t0;
-        copies[client] = n;
-      }, "memcpy");
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  barrier.await();
+                } catch (Exception e) {
+                  return;
+                }
+                int slots = Math.max(1, from.capacity() / size);
+                long t0 = System.nanoTime();
+                long until = t0 + (long) (phase.getSeconds() * 1e9);
+                long n = 0;
+                for (int i = 0; System.nanoTime() < until; i = (i + 1) % slots, n++) {
+                  int off = ((i * 7919) % slots) * size; // different source and destination blocks
+                  to.limit(off + size).position(off);
+                  int soff = i * size;
+                  to.put(from.duplicate().limit(soff + size).position(soff));
+                }
+                wall[client] = System.nanoTime() - t0;
+                copies[client] = n;
+              },
+              "memcpy");
       t.start();
       threads.add(t);
     }
@@ -86,11 +89,20 @@ final class MemcpyTarget implements Target {
       ops += copies[c];
       maxWall = Math.max(maxWall, wall[c]);
     }
-    return List.of(new Measurement(w.id(), name(), "copy", round, ops, ops * size, maxWall, new double[4],
-        Cpu.perOp(before, after, ops), Map.of()));
+    return List.of(
+        new Measurement(
+            w.id(),
+            name(),
+            "copy",
+            round,
+            ops,
+            ops * size,
+            maxWall,
+            new double[4],
+            Cpu.perOp(before, after, ops),
+            Map.of()));
   }
 
   @Override
-  public void close() {
-  }
+  public void close() {}
 }

@@ -25,10 +25,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The master's metadata throughput: N clients, each on its own connection, asking Exists or GetReplicaList of one
- * stored key per request (raw protocol: what a client's lookup costs the master), or reading batches of 64 small
- * values through the Java client. Ops are requests (keys for the batch); CPU is split by process, so the master's
- * CPU per operation is read directly.
+ * The master's metadata throughput: N clients, each on its own connection, asking Exists or
+ * GetReplicaList of one stored key per request (raw protocol: what a client's lookup costs the
+ * master), or reading batches of 64 small values through the Java client. Ops are requests (keys
+ * for the batch); CPU is split by process, so the master's CPU per operation is read directly.
  */
 final class MetaTarget implements Target {
   private static final int KEYS = 4096;
@@ -47,9 +47,14 @@ final class MetaTarget implements Target {
     groups.putAll(pool);
     this.cpu = new Cpu(groups);
     for (int c = 0; c < 8; c++) {
-      clients.add(KvPoolClient.connect(ClientConfig.builder().master(master).clientId("meta-" + c).build()));
-      connections.add(RpcConnection.open(HostPort.parseList(master).get(0),
-          new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "meta-raw-" + c), Duration.ofSeconds(10)));
+      clients.add(
+          KvPoolClient.connect(
+              ClientConfig.builder().master(master).clientId("meta-" + c).build()));
+      connections.add(
+          RpcConnection.open(
+              HostPort.parseList(master).get(0),
+              new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "meta-raw-" + c),
+              Duration.ofSeconds(10)));
     }
     ByteBuffer value = ByteBuffer.allocateDirect(SMALL);
     Map<String, ByteBuffer> batch = new LinkedHashMap<>();
@@ -85,7 +90,9 @@ final class MetaTarget implements Target {
   @Override
   public String description() {
     return "kvpool's master: Exists and GetReplicaList of one key per request (raw protocol), and Java-client batch"
-        + " gets of 64 x 1 KiB values, over " + KEYS + " stored keys";
+        + " gets of 64 x 1 KiB values, over "
+        + KEYS
+        + " stored keys";
   }
 
   @Override
@@ -105,22 +112,25 @@ final class MetaTarget implements Target {
     Map<String, Long> before = cpu.read();
     for (int c = 0; c < n; c++) {
       int client = c;
-      Thread t = new Thread(() -> {
-        try {
-          logs[client] = new LatencyLog();
-          barrier.await();
-          long t0 = System.nanoTime();
-          long until = t0 + (long) (phase.getSeconds() * 1e9);
-          while (System.nanoTime() < until) {
-            long s = System.nanoTime();
-            ops[client] += once(w.metaOp(), client);
-            logs[client].add(System.nanoTime() - s);
-          }
-          wall[client] = System.nanoTime() - t0;
-        } catch (Exception e) {
-          failure.compareAndSet(null, e);
-        }
-      }, "meta-" + c);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  logs[client] = new LatencyLog();
+                  barrier.await();
+                  long t0 = System.nanoTime();
+                  long until = t0 + (long) (phase.getSeconds() * 1e9);
+                  while (System.nanoTime() < until) {
+                    long s = System.nanoTime();
+                    ops[client] += once(w.metaOp(), client);
+                    logs[client].add(System.nanoTime() - s);
+                  }
+                  wall[client] = System.nanoTime() - t0;
+                } catch (Exception e) {
+                  failure.compareAndSet(null, e);
+                }
+              },
+              "meta-" + c);
       t.start();
       threads.add(t);
     }
@@ -137,8 +147,18 @@ final class MetaTarget implements Target {
       total += ops[c];
       maxWall = Math.max(maxWall, wall[c]);
     }
-    return List.of(new Measurement(w.id(), name(), "op", round, total, total * (long) w.valueSize(), maxWall,
-        LatencyLog.percentiles(logs), Cpu.perOp(before, after, total), Map.of()));
+    return List.of(
+        new Measurement(
+            w.id(),
+            name(),
+            "op",
+            round,
+            total,
+            total * (long) w.valueSize(),
+            maxWall,
+            LatencyLog.percentiles(logs),
+            Cpu.perOp(before, after, total),
+            Map.of()));
   }
 
   /** One request; returns the operations it counts for (keys of a batch). */
@@ -156,7 +176,11 @@ final class MetaTarget implements Target {
               throw new IllegalStateException("Exists answered " + s);
             }
           } else {
-            ErrorCode s = ReplicaListReply.decode(c.call(Opcode.GET_REPLICAS, w).reader()).results().get(0).status();
+            ErrorCode s =
+                ReplicaListReply.decode(c.call(Opcode.GET_REPLICAS, w).reader())
+                    .results()
+                    .get(0)
+                    .status();
             if (s != ErrorCode.OK) {
               throw new IllegalStateException("GetReplicaList answered " + s);
             }

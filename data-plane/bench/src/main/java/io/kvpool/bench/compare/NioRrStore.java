@@ -11,10 +11,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The floor of a request/response store on loopback: plain NIO with direct buffers, one request and one reply per
- * operation, a server thread per connection that keeps every key's value in memory of its own (a slot per key, so
- * the server touches as much memory as a store). No protocol, metadata, checksum. Request {@code [op][client][slot]
- * [length]} (4 x i32) + value for a put; reply {@code [length]} (i32) + value for a get.
+ * The floor of a request/response store on loopback: plain NIO with direct buffers, one request and
+ * one reply per operation, a server thread per connection that keeps every key's value in memory of
+ * its own (a slot per key, so the server touches as much memory as a store). No protocol, metadata,
+ * checksum. Request {@code [op][client][slot] [length]} (4 x i32) + value for a put; reply {@code
+ * [length]} (i32) + value for a get.
  */
 final class NioRrStore implements Store {
   private static final int PUT = 1;
@@ -98,8 +99,13 @@ final class NioRrStore implements Store {
 
   @Override
   public void put(int client, int index, String key, ByteBuffer value) throws IOException {
-    ByteBuffer h = headers[client].clear().putInt(0, PUT).putInt(4, client).putInt(8, index)
-        .putInt(12, value.remaining());
+    ByteBuffer h =
+        headers[client]
+            .clear()
+            .putInt(0, PUT)
+            .putInt(4, client)
+            .putInt(8, index)
+            .putInt(12, value.remaining());
     writeFully(connections[client], h, value.duplicate());
     h.clear().limit(4);
     readFully(connections[client], h);
@@ -107,7 +113,8 @@ final class NioRrStore implements Store {
 
   @Override
   public int get(int client, int index, String key, ByteBuffer dst) throws IOException {
-    ByteBuffer h = headers[client].clear().putInt(0, GET).putInt(4, client).putInt(8, index).putInt(12, 0);
+    ByteBuffer h =
+        headers[client].clear().putInt(0, GET).putInt(4, client).putInt(8, index).putInt(12, 0);
     writeFully(connections[client], h);
     h.clear().limit(4);
     readFully(connections[client], h);

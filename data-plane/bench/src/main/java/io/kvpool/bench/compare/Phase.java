@@ -1,8 +1,8 @@
 package io.kvpool.bench.compare;
 
 /**
- * How long phases last: a put phase writes the working set once (or stops after {@code putMaxSeconds}), a get phase
- * reads it for {@code getSeconds}.
+ * How long phases last: a put phase writes the working set once (or stops after {@code
+ * putMaxSeconds}), a get phase reads it for {@code getSeconds}.
  */
 record Phase(long workingSetBytes, double putMaxSeconds, double getSeconds) {
 

@@ -16,20 +16,25 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * {@code kvpool bench}: one workload (values of one size from N client threads) on a pool, next to the machine's
- * request/response limit ({@code nio-rr}) and Redis when it is installed, driven by the harness of
- * {@code kvpool bench compare}; prints the figures and kvpool's ratios from the same run instead of a report. Works on
- * a local pool or on a shared one, which it never fills past its eviction watermark and leaves as it found it.
+ * {@code kvpool bench}: one workload (values of one size from N client threads) on a pool, next to
+ * the machine's request/response limit ({@code nio-rr}) and Redis when it is installed, driven by
+ * the harness of {@code kvpool bench compare}; prints the figures and kvpool's ratios from the same
+ * run instead of a report. Works on a local pool or on a shared one, which it never fills past its
+ * eviction watermark and leaves as it found it.
  */
 public final class QuickBench {
   /** Fraction of the pool's capacity the working set may take. */
   private static final double POOL_FILL = 0.5;
+
   /** Usage the benchmark never goes beyond, below the default eviction watermark of 0.90. */
   private static final double SAFE_USAGE = 0.8;
+
   private static final long MAX_WORKING_SET = 256L << 20;
   private static final int WARM_VALUE_BYTES = 16 << 10;
+
   /** Largest value: what the harness's per-client buffers hold. */
   public static final int MAX_VALUE_BYTES = StoreTarget.BUFFER_BYTES;
+
   /** Most client threads the harness drives. */
   public static final int MAX_CLIENTS = StoreTarget.MAX_CLIENTS;
 
@@ -38,41 +43,74 @@ public final class QuickBench {
    *
    * @param perTarget split evenly between the put and the get phase
    * @param master the pool's master endpoints
-   * @param pool the pool's processes by role ({@code master}, {@code storage}) when they run on this machine, so that
-   *     their CPU time is measured; empty for a remote pool
+   * @param pool the pool's processes by role ({@code master}, {@code storage}) when they run on
+   *     this machine, so that their CPU time is measured; empty for a remote pool
    * @param client how the benchmark's clients reach the pool (key, TLS)
    */
-  public record Settings(int valueSize, int clients, int replicas, Duration perTarget, String master,
-                         Map<String, List<ProcessHandle>> pool, UnaryOperator<ClientConfig.Builder> client) {
-  }
+  public record Settings(
+      int valueSize,
+      int clients,
+      int replicas,
+      Duration perTarget,
+      String master,
+      Map<String, List<ProcessHandle>> pool,
+      UnaryOperator<ClientConfig.Builder> client) {}
 
-  private QuickBench() {
-  }
+  private QuickBench() {}
 
   public static void run(Settings s, PrintStream out) throws Exception {
     long workingSet = workingSet(s);
     double half = s.perTarget().toMillis() / 2e3;
     Phase phase = new Phase(workingSet, half, half);
     Workload w = Workload.single(s.valueSize(), s.clients());
-    out.printf(Locale.ROOT, "value %s, %d clients, replicas %d, working set %s (%d keys per client), up to %.1f s put"
-            + " + %.1f s get per target%n", Workload.size(s.valueSize()), s.clients(), s.replicas(),
-        Workload.size(workingSet), phase.keysPerClient(w), half, half);
+    out.printf(
+        Locale.ROOT,
+        "value %s, %d clients, replicas %d, working set %s (%d keys per client), up to %.1f s put"
+            + " + %.1f s get per target%n",
+        Workload.size(s.valueSize()),
+        s.clients(),
+        s.replicas(),
+        Workload.size(workingSet),
+        phase.keysPerClient(w),
+        half,
+        half);
     List<Target> targets = new ArrayList<>();
     PeerServer redis = null;
     try {
-      targets.add(new StoreTarget("nio-rr", Target.Family.LIMIT, "request/response over loopback, Java NIO",
-          new NioRrStore(), Map.of(), true));
-      targets.add(new StoreTarget("kvpool", Target.Family.KVPOOL, "kvpool through its Java client",
-          new KvPoolStore(s.master(), s.replicas(), s.client()), s.pool(), true));
+      targets.add(
+          new StoreTarget(
+              "nio-rr",
+              Target.Family.LIMIT,
+              "request/response over loopback, Java NIO",
+              new NioRrStore(),
+              Map.of(),
+              true));
+      targets.add(
+          new StoreTarget(
+              "kvpool",
+              Target.Family.KVPOOL,
+              "kvpool through its Java client",
+              new KvPoolStore(s.master(), s.replicas(), s.client()),
+              s.pool(),
+              true));
       Path redisBinary = CompareSuite.which("redis-server");
       if (redisBinary != null) {
         redis = PeerServer.redis(redisBinary, Files.createTempFile("kvpool-bench-redis-", ".log"));
-        targets.add(new StoreTarget("redis", Target.Family.PEER, "Redis", new RedisStore(redis.address()),
-            Map.of("redis-server", List.of(redis.handle())), true));
+        targets.add(
+            new StoreTarget(
+                "redis",
+                Target.Family.PEER,
+                "Redis",
+                new RedisStore(redis.address()),
+                Map.of("redis-server", List.of(redis.handle())),
+                true));
       }
-      // untimed passes: thousands of small values first, so that the JIT has compiled every process's request
-      // paths (a few hundred large values leave the master's put path to be compiled while measured: its compiler
-      // threads then took 40 % of its CPU), then the workload itself, so that every server has touched the memory
+      // untimed passes: thousands of small values first, so that the JIT has compiled every
+      // process's request
+      // paths (a few hundred large values leave the master's put path to be compiled while
+      // measured: its compiler
+      // threads then took 40 % of its CPU), then the workload itself, so that every server has
+      // touched the memory
       // it will use
       Workload small = Workload.single(Math.min(s.valueSize(), WARM_VALUE_BYTES), s.clients());
       Phase warmSmall = new Phase(Math.min(workingSet, 64L << 20), half, Math.min(half, 1.0));
@@ -88,11 +126,13 @@ public final class QuickBench {
       }
       print(results, s, out);
       if (redis == null) {
-        out.println("redis: skipped, no redis-server on PATH (apt-get install redis-server to compare)");
+        out.println(
+            "redis: skipped, no redis-server on PATH (apt-get install redis-server to compare)");
       }
       if (s.pool().isEmpty()) {
-        out.println("(kvpool CPU counts only this client: the pool's processes are not on this machine's process"
-            + " list)");
+        out.println(
+            "(kvpool CPU counts only this client: the pool's processes are not on this machine's process"
+                + " list)");
       }
     } finally {
       for (Target t : targets) {
@@ -104,42 +144,90 @@ public final class QuickBench {
     }
   }
 
-  /** The bytes of values each target stores: at most half the pool, and never past 80 % of it in use. */
+  /**
+   * The bytes of values each target stores: at most half the pool, and never past 80 % of it in
+   * use.
+   */
   private static long workingSet(Settings s) {
     PoolStats stats;
-    try (KvPoolClient probe = KvPoolClient.connect(s.client().apply(ClientConfig.builder().master(s.master())
-        .clientId("bench-probe")).build())) {
+    try (KvPoolClient probe =
+        KvPoolClient.connect(
+            s.client()
+                .apply(ClientConfig.builder().master(s.master()).clientId("bench-probe"))
+                .build())) {
       stats = probe.stats();
     }
-    long room = Math.min((long) (stats.capacityBytes() * POOL_FILL),
-        (long) (stats.capacityBytes() * SAFE_USAGE) - stats.usedBytes()) / s.replicas();
+    long room =
+        Math.min(
+                (long) (stats.capacityBytes() * POOL_FILL),
+                (long) (stats.capacityBytes() * SAFE_USAGE) - stats.usedBytes())
+            / s.replicas();
     long least = (long) s.valueSize() * s.clients();
     if (room < least) {
-      throw new BenchmarkFailedException("the pool at " + s.master() + " has " + stats.usedBytes() + " of "
-          + stats.capacityBytes() + " bytes in use: too full to hold " + s.clients() + " values of " + s.valueSize()
-          + " bytes x " + s.replicas() + " replicas without evicting; use fewer or smaller values or a pool with more"
-          + " free memory");
+      throw new BenchmarkFailedException(
+          "the pool at "
+              + s.master()
+              + " has "
+              + stats.usedBytes()
+              + " of "
+              + stats.capacityBytes()
+              + " bytes in use: too full to hold "
+              + s.clients()
+              + " values of "
+              + s.valueSize()
+              + " bytes x "
+              + s.replicas()
+              + " replicas without evicting; use fewer or smaller values or a pool with more"
+              + " free memory");
     }
     return Math.max(least, Math.min(MAX_WORKING_SET, room));
   }
 
   private static void print(List<Measurement> results, Settings s, PrintStream out) {
     String format = "%-8s %-4s %8s %10s %10s %10s %11s  %s%n";
-    out.printf(Locale.ROOT, format, "TARGET", "OP", "GB/s", "ops/s", "p50 us", "p99 us", "CPU us/op",
+    out.printf(
+        Locale.ROOT,
+        format,
+        "TARGET",
+        "OP",
+        "GB/s",
+        "ops/s",
+        "p50 us",
+        "p99 us",
+        "CPU us/op",
         "CPU us/op by process");
     for (Measurement m : results) {
       List<String> split = new ArrayList<>();
       m.cpuMicrosPerOp().forEach((group, micros) -> split.add(group + " " + round(micros)));
-      out.printf(Locale.ROOT, format, m.target(), m.op(), String.format(Locale.ROOT, "%.3f", m.gigabytesPerSecond()),
-          round(m.opsPerSecond()), round(m.latencyMicros()[0]), round(m.latencyMicros()[2]),
-          round(m.totalCpuMicrosPerOp()), String.join(", ", split));
+      out.printf(
+          Locale.ROOT,
+          format,
+          m.target(),
+          m.op(),
+          String.format(Locale.ROOT, "%.3f", m.gigabytesPerSecond()),
+          round(m.opsPerSecond()),
+          round(m.latencyMicros()[0]),
+          round(m.latencyMicros()[2]),
+          round(m.totalCpuMicrosPerOp()),
+          String.join(", ", split));
     }
     for (String op : List.of("put", "get")) {
       Measurement kvpool = find(results, "kvpool", op).orElseThrow();
       for (String other : List.of("nio-rr", "redis")) {
-        find(results, other, op).ifPresent(m -> out.printf(Locale.ROOT, "ratio kvpool/%s %s: %.2f%s%n", other, op,
-            kvpool.gigabytesPerSecond() / m.gigabytesPerSecond(), op.equals("put") && s.replicas() > 1
-                ? " (GB/s of values stored; kvpool sends each value " + s.replicas() + " times)" : ""));
+        find(results, other, op)
+            .ifPresent(
+                m ->
+                    out.printf(
+                        Locale.ROOT,
+                        "ratio kvpool/%s %s: %.2f%s%n",
+                        other,
+                        op,
+                        kvpool.gigabytesPerSecond() / m.gigabytesPerSecond(),
+                        op.equals("put") && s.replicas() > 1
+                            ? " (GB/s of values stored; kvpool sends each value "
+                                + s.replicas()
+                                + " times)"
+                            : ""));
       }
     }
   }

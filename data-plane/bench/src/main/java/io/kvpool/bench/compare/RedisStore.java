@@ -5,14 +5,21 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 
-/** Redis over RESP2: SET, GET; a batch is pipelined SETs and one MGET; one connection per client. */
+/**
+ * Redis over RESP2: SET, GET; a batch is pipelined SETs and one MGET; one connection per client.
+ */
 final class RedisStore extends TextProtocolStore {
   RedisStore(InetSocketAddress address) {
     super("redis", address);
   }
 
   private static void set(TextConnection t, String key, int length) {
-    t.ascii("*3\r\n$3\r\nSET\r\n$").number(key.length()).ascii("\r\n").utf8(key).ascii("\r\n$").number(length)
+    t.ascii("*3\r\n$3\r\nSET\r\n$")
+        .number(key.length())
+        .ascii("\r\n")
+        .utf8(key)
+        .ascii("\r\n$")
+        .number(length)
         .ascii("\r\n");
   }
 
@@ -27,7 +34,12 @@ final class RedisStore extends TextProtocolStore {
   @Override
   public int get(int client, int index, String key, ByteBuffer dst) throws IOException {
     TextConnection t = connections[client].begin();
-    t.ascii("*2\r\n$3\r\nGET\r\n$").number(key.length()).ascii("\r\n").utf8(key).ascii("\r\n").send();
+    t.ascii("*2\r\n$3\r\nGET\r\n$")
+        .number(key.length())
+        .ascii("\r\n")
+        .utf8(key)
+        .ascii("\r\n")
+        .send();
     return bulk(t, dst);
   }
 
@@ -46,12 +58,14 @@ final class RedisStore extends TextProtocolStore {
   }
 
   @Override
-  public void putBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] values) throws IOException {
+  public void putBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] values)
+      throws IOException {
     pipelinedSets(connections[client], keys, values, RedisStore::set, "+OK");
   }
 
   @Override
-  public ByteBuffer[] getBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] dsts) throws IOException {
+  public ByteBuffer[] getBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] dsts)
+      throws IOException {
     TextConnection t = connections[client].begin();
     t.ascii("*").number(keys.size() + 1).ascii("\r\n$4\r\nMGET\r\n");
     for (String key : keys) {

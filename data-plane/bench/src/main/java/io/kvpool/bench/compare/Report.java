@@ -20,14 +20,17 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The suite's report: {@code docs/benchmarks.md} (method, machine, the headline ratios, the goals, every workload's
- * figures) and {@code docs/benchmarks/results.json} (every measurement, which {@code report.py} draws the charts
- * from). Figures are medians over the rounds with their min-max; a ratio is taken within each round (kvpool and the
- * peer measured minutes apart at most) and then its median is reported.
+ * The suite's report: {@code docs/benchmarks.md} (method, machine, the headline ratios, the goals,
+ * every workload's figures) and {@code docs/benchmarks/results.json} (every measurement, which
+ * {@code report.py} draws the charts from). Figures are medians over the rounds with their min-max;
+ * a ratio is taken within each round (kvpool and the peer measured minutes apart at most) and then
+ * its median is reported.
  */
 final class Report {
   static final String KVPOOL = "kvpool";
-  private static final String[] PEERS_OF_HEADLINE = {"loopback-stream", "memcached", "redis", "mooncake"};
+  private static final String[] PEERS_OF_HEADLINE = {
+    "loopback-stream", "memcached", "redis", "mooncake"
+  };
 
   private final CompareSettings settings;
   private final List<Target> targets;
@@ -38,8 +41,14 @@ final class Report {
   private final Duration took;
   private final List<Workload> workloads;
 
-  Report(CompareSettings settings, List<Target> targets, Map<String, String> skipped, List<String> peerFailures,
-         List<Measurement> results, List<double[]> load, Duration took) {
+  Report(
+      CompareSettings settings,
+      List<Target> targets,
+      Map<String, String> skipped,
+      List<String> peerFailures,
+      List<Measurement> results,
+      List<double[]> load,
+      Duration took) {
     this.settings = settings;
     this.targets = targets;
     this.skipped = skipped;
@@ -64,7 +73,10 @@ final class Report {
 
   private Measurement inRound(String workload, String target, String op, int round) {
     for (Measurement m : results) {
-      if (m.round() == round && m.workload().equals(workload) && m.target().equals(target) && m.op().equals(op)) {
+      if (m.round() == round
+          && m.workload().equals(workload)
+          && m.target().equals(target)
+          && m.op().equals(op)) {
         return m;
       }
     }
@@ -79,7 +91,8 @@ final class Report {
       }
       double[] s = v.clone();
       Arrays.sort(s);
-      double median = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+      double median =
+          s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
       return new Spread(median, s[0], s[s.length - 1], s.length);
     }
 
@@ -92,28 +105,40 @@ final class Report {
         return "–";
       }
       String m = String.format(Locale.ROOT, format, median);
-      return n == 1 ? m : m + " (" + String.format(Locale.ROOT, format, min) + "–"
-          + String.format(Locale.ROOT, format, max) + ")";
+      return n == 1
+          ? m
+          : m
+              + " ("
+              + String.format(Locale.ROOT, format, min)
+              + "–"
+              + String.format(Locale.ROOT, format, max)
+              + ")";
     }
   }
 
   Spread gbps(String workload, String target, String op) {
-    return Spread.of(of(workload, target, op).stream().mapToDouble(Measurement::gigabytesPerSecond).toArray());
+    return Spread.of(
+        of(workload, target, op).stream().mapToDouble(Measurement::gigabytesPerSecond).toArray());
   }
 
   Spread opsPerSecond(String workload, String target, String op) {
-    return Spread.of(of(workload, target, op).stream().mapToDouble(Measurement::opsPerSecond).toArray());
+    return Spread.of(
+        of(workload, target, op).stream().mapToDouble(Measurement::opsPerSecond).toArray());
   }
 
-  /** a ÷ b of GB/s (ops/s when no bytes move), within each round, over the rounds where both ran. */
+  /**
+   * a ÷ b of GB/s (ops/s when no bytes move), within each round, over the rounds where both ran.
+   */
   Spread ratio(String workload, String op, String a, String b, String opOfB) {
     List<Double> r = new ArrayList<>();
     for (int round = 1; round <= settings.rounds(); round++) {
       Measurement x = inRound(workload, a, op, round);
       Measurement y = inRound(workload, b, opOfB, round);
       if (x != null && y != null && y.opsPerSecond() > 0) {
-        r.add(x.bytes() > 0 && y.bytes() > 0 ? x.gigabytesPerSecond() / y.gigabytesPerSecond()
-            : x.opsPerSecond() / y.opsPerSecond());
+        r.add(
+            x.bytes() > 0 && y.bytes() > 0
+                ? x.gigabytesPerSecond() / y.gigabytesPerSecond()
+                : x.opsPerSecond() / y.opsPerSecond());
       }
     }
     return Spread.of(r.stream().mapToDouble(Double::doubleValue).toArray());
@@ -123,7 +148,8 @@ final class Report {
     return ratio(workload, op, a, b, op);
   }
 
-  private double medianOf(List<Measurement> ms, java.util.function.ToDoubleFunction<Measurement> f) {
+  private double medianOf(
+      List<Measurement> ms, java.util.function.ToDoubleFunction<Measurement> f) {
     return Spread.of(ms.stream().mapToDouble(f).toArray()).median();
   }
 
@@ -134,8 +160,7 @@ final class Report {
   // ---- goals ----
 
   /** One goal of issue 15, evaluated on this run. */
-  record Goal(String text, String measured, Boolean met) {
-  }
+  record Goal(String text, String measured, Boolean met) {}
 
   List<Goal> goals() {
     List<Goal> out = new ArrayList<>();
@@ -147,7 +172,9 @@ final class Report {
       parts.add(op + " " + s.text("%.2f"));
       met = and(met, s, 1.0);
     }
-    out.add(new Goal("1 MiB get and put with 8 clients ≥ 1.0× memcached", String.join(", ", parts), met));
+    out.add(
+        new Goal(
+            "1 MiB get and put with 8 clients ≥ 1.0× memcached", String.join(", ", parts), met));
 
     parts = new ArrayList<>();
     met = true;
@@ -161,8 +188,11 @@ final class Report {
     out.add(new Goal("64 KiB batch get ≥ 1.0× memcached multi-get", String.join("; ", parts), met));
 
     Spread stream = ratio(Workload.single(1 << 20, 1).id(), "get", KVPOOL, "loopback-stream");
-    out.add(new Goal("1 MiB get on one connection ≥ 0.9× the raw loopback stream", stream.text("%.2f"),
-        and(true, stream, 0.9)));
+    out.add(
+        new Goal(
+            "1 MiB get on one connection ≥ 0.9× the raw loopback stream",
+            stream.text("%.2f"),
+            and(true, stream, 0.9)));
 
     parts = new ArrayList<>();
     met = true;
@@ -197,9 +227,15 @@ final class Report {
     if (!ran("mooncake")) {
       met = null;
     }
-    out.add(new Goal("ahead of Mooncake Store on every row where it runs", met == null ? "Mooncake did not run: "
-        + skipped.getOrDefault("mooncake", "not selected") : behind.isEmpty() ? "ahead on every row (table below)"
-        : "behind on " + String.join("; ", behind), met));
+    out.add(
+        new Goal(
+            "ahead of Mooncake Store on every row where it runs",
+            met == null
+                ? "Mooncake did not run: " + skipped.getOrDefault("mooncake", "not selected")
+                : behind.isEmpty()
+                    ? "ahead on every row (table below)"
+                    : "behind on " + String.join("; ", behind),
+            met));
     return out;
   }
 
@@ -273,20 +309,32 @@ final class Report {
   String markdown() {
     StringBuilder b = new StringBuilder();
     b.append("# kvpool benchmarks\n\n");
-    b.append("Written by `./kvpool bench compare` (").append(ZonedDateTime.now().format(
-        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z", Locale.ROOT))).append(", ").append(took.toMinutes())
-        .append(" min ").append(took.toSecondsPart()).append(" s). Do not edit: run the command again; it rewrites this"
-        + " page, `benchmarks/results.json` and the charts.\n\n");
+    b.append("Written by `./kvpool bench compare` (")
+        .append(
+            ZonedDateTime.now()
+                .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z", Locale.ROOT)))
+        .append(", ")
+        .append(took.toMinutes())
+        .append(" min ")
+        .append(took.toSecondsPart())
+        .append(
+            " s). Do not edit: run the command again; it rewrites this"
+                + " page, `benchmarks/results.json` and the charts.\n\n");
     method(b);
     machine(b);
     headline(b);
     goalsTable(b);
     variants(b);
     b.append("## Charts\n\n");
-    for (String[] c : new String[][] {{"throughput-vs-size.png", "GB/s vs value size, 4 clients"},
-        {"throughput-vs-clients.png", "GB/s vs clients, 1 MiB values"}, {"latency.png",
-        "latency percentiles, 1 MiB x 4 clients"}, {"cpu.png", "CPU µs per operation by process, 1 MiB x 4 clients"},
-        {"batch.png", "inference-shaped batches"}, {"metadata.png", "master metadata throughput vs clients"}}) {
+    for (String[] c :
+        new String[][] {
+          {"throughput-vs-size.png", "GB/s vs value size, 4 clients"},
+          {"throughput-vs-clients.png", "GB/s vs clients, 1 MiB values"},
+          {"latency.png", "latency percentiles, 1 MiB x 4 clients"},
+          {"cpu.png", "CPU µs per operation by process, 1 MiB x 4 clients"},
+          {"batch.png", "inference-shaped batches"},
+          {"metadata.png", "master metadata throughput vs clients"}
+        }) {
       b.append("![").append(c[1]).append("](benchmarks/").append(c[0]).append(")\n\n");
     }
     details(b);
@@ -297,49 +345,80 @@ final class Report {
   private void method(StringBuilder b) {
     Phase p = settings.phase();
     b.append("## Method\n\n");
-    b.append("Everything runs on this machine over 127.0.0.1 at once: a kvpool pool (one master, two storage nodes"
-        + " as separate JVMs), the peers' servers and the benchmark's clients. **Targets are interleaved**: each of ")
-        .append(settings.rounds()).append(" rounds runs every workload on every target, one after the other, in an"
-        + " order rotated by round; a ratio kvpool ÷ peer is taken within a round and its median over the rounds is"
-        + " reported with its min–max. Absolute figures drift with the machine's load; ratios of the same round much"
-        + " less.").append(settings.warmUp() ? " Before round 1 an untimed warm-up round runs every workload on every"
-        + " target once, so that the JVMs (the pool's and the benchmark's) have compiled their paths before anything is"
-        + " measured." : " This run skipped the warm-up round (`--no-warm-up`): round 1 includes JIT compilation.")
+    b.append(
+            "Everything runs on this machine over 127.0.0.1 at once: a kvpool pool (one master, two storage nodes"
+                + " as separate JVMs), the peers' servers and the benchmark's clients. **Targets are interleaved**: each of ")
+        .append(settings.rounds())
+        .append(
+            " rounds runs every workload on every target, one after the other, in an"
+                + " order rotated by round; a ratio kvpool ÷ peer is taken within a round and its median over the rounds is"
+                + " reported with its min–max. Absolute figures drift with the machine's load; ratios of the same round much"
+                + " less.")
+        .append(
+            settings.warmUp()
+                ? " Before round 1 an untimed warm-up round runs every workload on every"
+                    + " target once, so that the JVMs (the pool's and the benchmark's) have compiled their paths before anything is"
+                    + " measured."
+                : " This run skipped the warm-up round (`--no-warm-up`): round 1 includes JIT compilation.")
         .append("\n\n");
-    b.append(String.format(Locale.ROOT, "- **Single values**: N client threads (processes for the Python targets),"
-        + " each with its own connection or client. A *put* phase writes a working set of %s once under fresh keys"
-        + " (at most %.1f s); a *get* phase reads those keys for %.1f s in each client's order, starting at a random"
-        + " key. The working set is larger than the CPU caches (see Machine), so values come from memory. Every value"
-        + " read is checked (length and an 8-byte stamp of its key); kvpool also checks each value's CRC32C, as it always"
-        + " does.%n", Workload.size(p.workingSetBytes()), p.putMaxSeconds(), p.getSeconds()));
-    b.append("- **Batches** (the shape of an inference request's prefix): each client puts its share of the working"
-        + " set as batches of consecutive blocks, then fetches random whole batches, each as one request: kvpool's"
-        + " `getBatch`/`putBatch`, memcached's multi-key `get` (pipelined `set`s), Redis's `MGET` (pipelined"
-        + " `SET`s), Mooncake's `batch_get_into`/`batch_put_from`. A batch counts as one operation.\n");
-    b.append("- **Keys** of a run are removed (untimed) before the same target's next run, a whole cycle of the"
-        + " other targets later (kvpool's read leases have expired by then).\n");
-    b.append("- **Machine limits** in the same rounds: `loopback-stream` (a one-way TCP stream of value-sized"
-        + " messages per client: no request, reply or protocol — the ceiling of one connection), `nio-rr` (one"
-        + " request and one reply per operation over plain NIO, values in the server's memory) and `memcpy`"
-        + " (value-sized copies between two working-set-sized regions).\n");
-    b.append("- **CPU µs per operation** by process, user + system, read before and after each phase ").append(
-        Cpu.precise() ? "from each process's CPU clock (`clock_gettime`, nanoseconds, every thread of the process)"
-            : "from `/proc` (scheduler ticks of 10 ms: coarse for the short put phases)").append(": the"
-        + " benchmark JVM (`client`; for the limits client and server share it), kvpool's `master` and `storage`"
-        + " nodes, `redis-server`, `memcached`, Mooncake's `master` and `storage` processes; for the Python targets"
-        + " `client` is the worker processes. On 2 cores throughput follows CPU per operation.\n");
-    b.append("- **Latency**: per operation (per batch), p50/p90/p99/p99.9 over all clients of a phase.\n");
-    b.append("- GB/s are 10^9 bytes of values per second of wall time (a put with R=2 stores each value twice but"
-        + " counts it once).\n\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "- **Single values**: N client threads (processes for the Python targets),"
+                + " each with its own connection or client. A *put* phase writes a working set of %s once under fresh keys"
+                + " (at most %.1f s); a *get* phase reads those keys for %.1f s in each client's order, starting at a random"
+                + " key. The working set is larger than the CPU caches (see Machine), so values come from memory. Every value"
+                + " read is checked (length and an 8-byte stamp of its key); kvpool also checks each value's CRC32C, as it always"
+                + " does.%n",
+            Workload.size(p.workingSetBytes()),
+            p.putMaxSeconds(),
+            p.getSeconds()));
+    b.append(
+        "- **Batches** (the shape of an inference request's prefix): each client puts its share of the working"
+            + " set as batches of consecutive blocks, then fetches random whole batches, each as one request: kvpool's"
+            + " `getBatch`/`putBatch`, memcached's multi-key `get` (pipelined `set`s), Redis's `MGET` (pipelined"
+            + " `SET`s), Mooncake's `batch_get_into`/`batch_put_from`. A batch counts as one operation.\n");
+    b.append(
+        "- **Keys** of a run are removed (untimed) before the same target's next run, a whole cycle of the"
+            + " other targets later (kvpool's read leases have expired by then).\n");
+    b.append(
+        "- **Machine limits** in the same rounds: `loopback-stream` (a one-way TCP stream of value-sized"
+            + " messages per client: no request, reply or protocol — the ceiling of one connection), `nio-rr` (one"
+            + " request and one reply per operation over plain NIO, values in the server's memory) and `memcpy`"
+            + " (value-sized copies between two working-set-sized regions).\n");
+    b.append(
+            "- **CPU µs per operation** by process, user + system, read before and after each phase ")
+        .append(
+            Cpu.precise()
+                ? "from each process's CPU clock (`clock_gettime`, nanoseconds, every thread of the process)"
+                : "from `/proc` (scheduler ticks of 10 ms: coarse for the short put phases)")
+        .append(
+            ": the"
+                + " benchmark JVM (`client`; for the limits client and server share it), kvpool's `master` and `storage`"
+                + " nodes, `redis-server`, `memcached`, Mooncake's `master` and `storage` processes; for the Python targets"
+                + " `client` is the worker processes. On 2 cores throughput follows CPU per operation.\n");
+    b.append(
+        "- **Latency**: per operation (per batch), p50/p90/p99/p99.9 over all clients of a phase.\n");
+    b.append(
+        "- GB/s are 10^9 bytes of values per second of wall time (a put with R=2 stores each value twice but"
+            + " counts it once).\n\n");
     b.append("Targets:\n\n");
     for (Target t : targets) {
-      b.append("- `").append(t.name()).append("` (").append(t.family().name().toLowerCase(Locale.ROOT)).append("): ")
-          .append(t.description()).append('\n');
+      b.append("- `")
+          .append(t.name())
+          .append("` (")
+          .append(t.family().name().toLowerCase(Locale.ROOT))
+          .append("): ")
+          .append(t.description())
+          .append('\n');
     }
-    skipped.forEach((t, why) -> b.append("- `").append(t).append("`: **did not run**: ").append(why).append('\n'));
+    skipped.forEach(
+        (t, why) ->
+            b.append("- `").append(t).append("`: **did not run**: ").append(why).append('\n'));
     b.append('\n');
     if (!peerFailures.isEmpty()) {
-      b.append("Peers that failed a run (run again once; a second failure leaves that run out of the figures):\n\n");
+      b.append(
+          "Peers that failed a run (run again once; a second failure leaves that run out of the figures):\n\n");
       peerFailures.forEach(f -> b.append("- ").append(f).append('\n'));
       b.append('\n');
     }
@@ -347,20 +426,26 @@ final class Report {
 
   private void machine(StringBuilder b) {
     b.append("## Machine\n\n");
-    Machine.describe().forEach((k, v) -> b.append("- ").append(k).append(": ").append(v).append('\n'));
+    Machine.describe()
+        .forEach((k, v) -> b.append("- ").append(k).append(": ").append(v).append('\n'));
     if (!load.isEmpty()) {
-      b.append("- load average (1/5/15 min) at the start of each round: ").append(load.stream()
-          .map(l -> String.format(Locale.ROOT, "%.1f/%.1f/%.1f", l[0], l[1], l[2]))
-          .collect(Collectors.joining(", "))).append(" — the machine is shared with other builds, so absolute"
-          + " figures move between runs\n");
+      b.append("- load average (1/5/15 min) at the start of each round: ")
+          .append(
+              load.stream()
+                  .map(l -> String.format(Locale.ROOT, "%.1f/%.1f/%.1f", l[0], l[1], l[2]))
+                  .collect(Collectors.joining(", ")))
+          .append(
+              " — the machine is shared with other builds, so absolute"
+                  + " figures move between runs\n");
     }
     b.append('\n');
   }
 
   private void headline(StringBuilder b) {
     b.append("## Headline: kvpool ÷ peer in the same round\n\n");
-    b.append("kvpool = the Java client, R=1. GB/s of kvpool (median, min–max), then kvpool's GB/s ÷ the target's"
-        + " in the same round (median of the rounds, min–max). Above 1: kvpool is faster.\n\n");
+    b.append(
+        "kvpool = the Java client, R=1. GB/s of kvpool (median, min–max), then kvpool's GB/s ÷ the target's"
+            + " in the same round (median of the rounds, min–max). Above 1: kvpool is faster.\n\n");
     b.append("| workload | op | kvpool GB/s |");
     for (String p : PEERS_OF_HEADLINE) {
       b.append(" ÷ ").append(p).append(" |");
@@ -372,23 +457,36 @@ final class Report {
         continue;
       }
       for (String op : List.of("put", "get")) {
-        b.append("| ").append(w.label()).append(" | ").append(op).append(" | ")
-            .append(gbps(w.id(), KVPOOL, op).text("%.2f")).append(" |");
+        b.append("| ")
+            .append(w.label())
+            .append(" | ")
+            .append(op)
+            .append(" | ")
+            .append(gbps(w.id(), KVPOOL, op).text("%.2f"))
+            .append(" |");
         for (String p : PEERS_OF_HEADLINE) {
           b.append(' ').append(ratio(w.id(), op, KVPOOL, p).text("%.2f")).append(" |");
         }
-        b.append(' ').append(ratio(w.id(), op, "kvpool-py", "mooncake").text("%.2f")).append(" |\n");
+        b.append(' ')
+            .append(ratio(w.id(), op, "kvpool-py", "mooncake").text("%.2f"))
+            .append(" |\n");
       }
     }
     b.append('\n');
   }
 
   private void goalsTable(StringBuilder b) {
-    b.append("## Goals (issue 15)\n\n| goal | measured (kvpool ÷ target, median of rounds, min–max) | met |\n"
-        + "|---|---|---|\n");
+    b.append(
+        "## Goals (issue 15)\n\n| goal | measured (kvpool ÷ target, median of rounds, min–max) | met |\n"
+            + "|---|---|---|\n");
     for (Goal g : goals()) {
-      b.append("| ").append(g.text()).append(" | ").append(g.measured()).append(" | ")
-          .append(g.met() == null ? "not measured" : g.met() ? "**yes**" : "no").append(" |\n");
+      b.append("| ")
+          .append(g.text())
+          .append(" | ")
+          .append(g.measured())
+          .append(" | ")
+          .append(g.met() == null ? "not measured" : g.met() ? "**yes**" : "no")
+          .append(" |\n");
     }
     b.append('\n');
   }
@@ -397,7 +495,9 @@ final class Report {
   private void variants(StringBuilder b) {
     List<String> others = new ArrayList<>();
     for (Target t : targets) {
-      if (t.family() == Target.Family.KVPOOL && !t.name().equals(KVPOOL) && !t.name().equals("kvpool-master")) {
+      if (t.family() == Target.Family.KVPOOL
+          && !t.name().equals(KVPOOL)
+          && !t.name().equals("kvpool-master")) {
         others.add(t.name());
       }
     }
@@ -405,9 +505,10 @@ final class Report {
       return;
     }
     b.append("## kvpool variants in the same rounds: what each shortcut is worth\n\n");
-    b.append("kvpool's GB/s (default Java client, R=1: every shortcut on) ÷ the variant's in the same round, median"
-        + " (min–max): above 1, the shortcut the variant turns off makes kvpool faster. kvpool-r2 stores every value"
-        + " twice.\n\n");
+    b.append(
+        "kvpool's GB/s (default Java client, R=1: every shortcut on) ÷ the variant's in the same round, median"
+            + " (min–max): above 1, the shortcut the variant turns off makes kvpool faster. kvpool-r2 stores every value"
+            + " twice.\n\n");
     b.append("| workload | op |");
     others.forEach(o -> b.append(" kvpool ÷ ").append(o).append(" |"));
     b.append("\n|---|---|").append("---|".repeat(others.size())).append('\n');
@@ -428,15 +529,17 @@ final class Report {
 
   private void details(StringBuilder b) {
     b.append("## Every workload\n\n");
-    b.append("Median of the rounds (min–max for GB/s); latency in µs; CPU µs per operation, total and by process;"
-        + " last column kvpool's GB/s ÷ the target's in the same round.\n\n");
+    b.append(
+        "Median of the rounds (min–max for GB/s); latency in µs; CPU µs per operation, total and by process;"
+            + " last column kvpool's GB/s ÷ the target's in the same round.\n\n");
     for (Workload w : workloads) {
       if (w.kind() == Workload.Kind.META) {
         continue;
       }
       b.append("### ").append(w.label()).append("\n\n");
-      b.append("| target | op | GB/s | ops/s | p50 / p90 / p99 / p99.9 µs | CPU µs/op | by process | kvpool ÷ |\n"
-          + "|---|---|---|---|---|---|---|---|\n");
+      b.append(
+          "| target | op | GB/s | ops/s | p50 / p90 / p99 / p99.9 µs | CPU µs/op | by process | kvpool ÷ |\n"
+              + "|---|---|---|---|---|---|---|---|\n");
       for (Target t : targets) {
         for (String op : List.of("put", "get", "copy")) {
           List<Measurement> ms = of(w.id(), t.name(), op);
@@ -449,17 +552,44 @@ final class Report {
             lat[i] = medianOf(ms, m -> m.latencyMicros()[k]);
           }
           Set<String> groups = new LinkedHashSet<>(ms.get(0).cpuMicrosPerOp().keySet());
-          String byProcess = groups.stream().map(g -> g + " " + String.format(Locale.ROOT, "%.0f",
-              medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault(g, 0.0)))).collect(Collectors.joining(", "));
-          String vs = t.name().equals(KVPOOL) || op.equals("copy") ? "" : ratio(w.id(), op, KVPOOL, t.name())
-              .text("%.2f");
-          b.append("| ").append(t.name()).append(" | ").append(op).append(" | ")
-              .append(gbps(w.id(), t.name(), op).text("%.2f")).append(" | ")
-              .append(String.format(Locale.ROOT, "%.0f", medianOf(ms, Measurement::opsPerSecond))).append(" | ")
-              .append(lat[0] == 0 && lat[3] == 0 ? "–" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f / %.0f",
-                  lat[0], lat[1], lat[2], lat[3])).append(" | ")
-              .append(String.format(Locale.ROOT, "%.0f", medianOf(ms, Measurement::totalCpuMicrosPerOp))).append(" | ")
-              .append(byProcess).append(" | ").append(vs).append(" |\n");
+          String byProcess =
+              groups.stream()
+                  .map(
+                      g ->
+                          g
+                              + " "
+                              + String.format(
+                                  Locale.ROOT,
+                                  "%.0f",
+                                  medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault(g, 0.0))))
+                  .collect(Collectors.joining(", "));
+          String vs =
+              t.name().equals(KVPOOL) || op.equals("copy")
+                  ? ""
+                  : ratio(w.id(), op, KVPOOL, t.name()).text("%.2f");
+          b.append("| ")
+              .append(t.name())
+              .append(" | ")
+              .append(op)
+              .append(" | ")
+              .append(gbps(w.id(), t.name(), op).text("%.2f"))
+              .append(" | ")
+              .append(String.format(Locale.ROOT, "%.0f", medianOf(ms, Measurement::opsPerSecond)))
+              .append(" | ")
+              .append(
+                  lat[0] == 0 && lat[3] == 0
+                      ? "–"
+                      : String.format(
+                          Locale.ROOT, "%.0f / %.0f / %.0f / %.0f", lat[0], lat[1], lat[2], lat[3]))
+              .append(" | ")
+              .append(
+                  String.format(
+                      Locale.ROOT, "%.0f", medianOf(ms, Measurement::totalCpuMicrosPerOp)))
+              .append(" | ")
+              .append(byProcess)
+              .append(" | ")
+              .append(vs)
+              .append(" |\n");
         }
       }
       String held = heldLists(w.id());
@@ -470,7 +600,9 @@ final class Report {
     }
   }
 
-  /** How kvpool's gets of a workload found their replicas (the client's location cache), or null. */
+  /**
+   * How kvpool's gets of a workload found their replicas (the client's location cache), or null.
+   */
   private String heldLists(String workload) {
     long hits = 0;
     long misses = 0;
@@ -483,10 +615,16 @@ final class Report {
     if (hits + misses == 0) {
       return null;
     }
-    return String.format(Locale.ROOT, "kvpool's get phases read %.0f%% of their values with a replica list the client"
-        + " already held (no master round trip; %d of %d gets, %d held lists refused by a node): %.1f gets per master"
-        + " lookup; a list is kept for 80%% of the pool's 5 s read lease.", 100.0 * hits
-        / (hits + misses), hits, hits + misses, stale, (hits + misses) / Math.max(1.0, misses));
+    return String.format(
+        Locale.ROOT,
+        "kvpool's get phases read %.0f%% of their values with a replica list the client"
+            + " already held (no master round trip; %d of %d gets, %d held lists refused by a node): %.1f gets per master"
+            + " lookup; a list is kept for 80%% of the pool's 5 s read lease.",
+        100.0 * hits / (hits + misses),
+        hits,
+        hits + misses,
+        stale,
+        (hits + misses) / Math.max(1.0, misses));
   }
 
   private void metadata(StringBuilder b) {
@@ -494,11 +632,13 @@ final class Report {
       return;
     }
     b.append("## Master metadata throughput\n\n");
-    b.append("One request per operation for Exists and GetReplicaList (one key each, raw protocol, each client on"
-        + " its own connection); for the batch an operation is one key of a 64-key `getBatch` of 1 KiB values (one"
-        + " master request and one request per storage node per batch).\n\n");
-    b.append("| request | clients | ops/s | master CPU µs/op | client CPU µs/op | storage CPU µs/op | p50 / p99 µs per"
-        + " request |\n|---|---|---|---|---|---|---|\n");
+    b.append(
+        "One request per operation for Exists and GetReplicaList (one key each, raw protocol, each client on"
+            + " its own connection); for the batch an operation is one key of a 64-key `getBatch` of 1 KiB values (one"
+            + " master request and one request per storage node per batch).\n\n");
+    b.append(
+        "| request | clients | ops/s | master CPU µs/op | client CPU µs/op | storage CPU µs/op | p50 / p99 µs per"
+            + " request |\n|---|---|---|---|---|---|---|\n");
     for (Workload w : workloads) {
       if (w.kind() != Workload.Kind.META) {
         continue;
@@ -507,16 +647,38 @@ final class Report {
       if (ms.isEmpty()) {
         continue;
       }
-      b.append("| ").append(w.metaOp().label).append(" | ").append(w.clients()).append(" | ")
-          .append(opsPerSecond(w.id(), "kvpool-master", "op").text("%.0f")).append(" | ")
-          .append(String.format(Locale.ROOT, "%.1f", medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("master",
-              0.0)))).append(" | ")
-          .append(String.format(Locale.ROOT, "%.1f", medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("client",
-              0.0)))).append(" | ")
-          .append(String.format(Locale.ROOT, "%.1f", medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("storage",
-              0.0)))).append(" | ")
-          .append(String.format(Locale.ROOT, "%.0f / %.0f", medianOf(ms, m -> m.latencyMicros()[0]),
-              medianOf(ms, m -> m.latencyMicros()[2]))).append(" |\n");
+      b.append("| ")
+          .append(w.metaOp().label)
+          .append(" | ")
+          .append(w.clients())
+          .append(" | ")
+          .append(opsPerSecond(w.id(), "kvpool-master", "op").text("%.0f"))
+          .append(" | ")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "%.1f",
+                  medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("master", 0.0))))
+          .append(" | ")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "%.1f",
+                  medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("client", 0.0))))
+          .append(" | ")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "%.1f",
+                  medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("storage", 0.0))))
+          .append(" | ")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "%.0f / %.0f",
+                  medianOf(ms, m -> m.latencyMicros()[0]),
+                  medianOf(ms, m -> m.latencyMicros()[2])))
+          .append(" |\n");
     }
     b.append('\n');
   }
@@ -524,8 +686,10 @@ final class Report {
   /** The headline ratios and the goals, on the console. */
   void printHeadline(PrintStream out) {
     out.println();
-    out.println("kvpool (Java client, R=1) GB/s ÷ target's GB/s in the same round, median of " + settings.rounds()
-        + " rounds:");
+    out.println(
+        "kvpool (Java client, R=1) GB/s ÷ target's GB/s in the same round, median of "
+            + settings.rounds()
+            + " rounds:");
     out.printf(Locale.ROOT, "%-30s %-4s %9s", "workload", "op", "kvpool");
     for (String p : PEERS_OF_HEADLINE) {
       out.printf(Locale.ROOT, " %16s", p);
@@ -536,17 +700,29 @@ final class Report {
         continue;
       }
       for (String op : List.of("put", "get")) {
-        out.printf(Locale.ROOT, "%-30s %-4s %9s", w.label(), op, gbps(w.id(), KVPOOL, op).text("%.2f").split(" ")[0]);
+        out.printf(
+            Locale.ROOT,
+            "%-30s %-4s %9s",
+            w.label(),
+            op,
+            gbps(w.id(), KVPOOL, op).text("%.2f").split(" ")[0]);
         for (String p : PEERS_OF_HEADLINE) {
           Spread s = ratio(w.id(), op, KVPOOL, p);
-          out.printf(Locale.ROOT, " %16s", s.present() ? String.format(Locale.ROOT, "%.2f", s.median()) : "–");
+          out.printf(
+              Locale.ROOT,
+              " %16s",
+              s.present() ? String.format(Locale.ROOT, "%.2f", s.median()) : "–");
         }
         out.println();
       }
     }
     out.println();
     for (Goal g : goals()) {
-      out.println((g.met() == null ? "[n/a] " : g.met() ? "[met] " : "[not met] ") + g.text() + ": " + g.measured());
+      out.println(
+          (g.met() == null ? "[n/a] " : g.met() ? "[met] " : "[not met] ")
+              + g.text()
+              + ": "
+              + g.measured());
     }
   }
 }

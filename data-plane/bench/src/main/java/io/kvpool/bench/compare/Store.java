@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A key-value store as {@link StoreTarget} drives it from this JVM: one connection (or client) per benchmark client,
- * each used by one thread at a time. {@code index} is the key's number among its client's keys (stores that address
- * memory by slot use it).
+ * A key-value store as {@link StoreTarget} drives it from this JVM: one connection (or client) per
+ * benchmark client, each used by one thread at a time. {@code index} is the key's number among its
+ * client's keys (stores that address memory by slot use it).
  */
 interface Store extends AutoCloseable {
 
@@ -21,13 +21,16 @@ interface Store extends AutoCloseable {
   int get(int client, int index, String key, ByteBuffer dst) throws Exception;
 
   /** Stores every value (position..limit each) as one request where the store has one. */
-  void putBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] values) throws Exception;
+  void putBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] values)
+      throws Exception;
 
   /**
-   * Reads every value, into its buffer of {@code dsts} from position 0 where the store reads into the caller's
-   * memory; returns the buffers holding the values (position 0, limit the value's length), usually {@code dsts}.
+   * Reads every value, into its buffer of {@code dsts} from position 0 where the store reads into
+   * the caller's memory; returns the buffers holding the values (position 0, limit the value's
+   * length), usually {@code dsts}.
    */
-  ByteBuffer[] getBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] dsts) throws Exception;
+  ByteBuffer[] getBatch(int client, int firstIndex, List<String> keys, ByteBuffer[] dsts)
+      throws Exception;
 
   /** Drops keys (untimed housekeeping between rounds). */
   void remove(int client, List<String> keys) throws Exception;

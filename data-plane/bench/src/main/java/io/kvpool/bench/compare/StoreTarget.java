@@ -16,15 +16,16 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Drives a {@link Store} from this JVM, the same way for every store: N client threads; a put phase that writes the
- * working set once under fresh keys (stopping early after the phase's maximum), then a get phase that reads those
- * keys for a fixed time, each value checked (length and an 8-byte stamp derived from its key). Batches are
- * consecutive keys, put and read as one request each. Keys of the previous run are removed, untimed, before the next
- * run of the same target.
+ * Drives a {@link Store} from this JVM, the same way for every store: N client threads; a put phase
+ * that writes the working set once under fresh keys (stopping early after the phase's maximum),
+ * then a get phase that reads those keys for a fixed time, each value checked (length and an 8-byte
+ * stamp derived from its key). Batches are consecutive keys, put and read as one request each. Keys
+ * of the previous run are removed, untimed, before the next run of the same target.
  */
 final class StoreTarget implements Target {
   /** Largest batch in bytes (32 x 512 KiB) and largest single value. */
   static final int BUFFER_BYTES = 16 << 20;
+
   static final int MAX_CLIENTS = 8;
   private static ByteBuffer[] values;
   private static ByteBuffer[] dsts;
@@ -38,8 +39,14 @@ final class StoreTarget implements Target {
   private final ExecutorService threads;
   private final List<List<String>> pending = new ArrayList<>();
 
-  StoreTarget(String name, Family family, String description, Store store, Map<String, List<ProcessHandle>> cpu,
-              boolean single) throws Exception {
+  StoreTarget(
+      String name,
+      Family family,
+      String description,
+      Store store,
+      Map<String, List<ProcessHandle>> cpu,
+      boolean single)
+      throws Exception {
     this.name = name;
     this.family = family;
     this.description = description;
@@ -49,16 +56,22 @@ final class StoreTarget implements Target {
     groups.put("client", List.of(ProcessHandle.current()));
     groups.putAll(cpu);
     this.cpu = new Cpu(groups);
-    this.threads = Executors.newFixedThreadPool(MAX_CLIENTS, r -> {
-      Thread t = new Thread(r, "bench-" + name);
-      t.setDaemon(true);
-      return t;
-    });
+    this.threads =
+        Executors.newFixedThreadPool(
+            MAX_CLIENTS,
+            r -> {
+              Thread t = new Thread(r, "bench-" + name);
+              t.setDaemon(true);
+              return t;
+            });
     buffers();
     store.open(MAX_CLIENTS);
   }
 
-  /** Value and destination buffers of every client, shared by all targets (they run one after the other). */
+  /**
+   * Value and destination buffers of every client, shared by all targets (they run one after the
+   * other).
+   */
   private static synchronized void buffers() {
     if (values != null) {
       return;
@@ -92,13 +105,15 @@ final class StoreTarget implements Target {
 
   @Override
   public boolean supports(Workload w) {
-    return w.kind() == Workload.Kind.SINGLE ? single : w.kind() == Workload.Kind.BATCH && store.supportsBatch();
+    return w.kind() == Workload.Kind.SINGLE
+        ? single
+        : w.kind() == Workload.Kind.BATCH && store.supportsBatch();
   }
 
   /**
-   * Runs the workload once. After a failure the store's connections are opened again before the exception goes on:
-   * a reply cut short (a multi-get that lost a key) leaves the rest of it unread on its connection, and the next
-   * command there would read those bytes as its answer.
+   * Runs the workload once. After a failure the store's connections are opened again before the
+   * exception goes on: a reply cut short (a multi-get that lost a key) leaves the rest of it unread
+   * on its connection, and the next command there would read those bytes as its answer.
    */
   @Override
   public List<Measurement> run(Workload w, int round, Phase phase) throws Exception {
@@ -109,7 +124,9 @@ final class StoreTarget implements Target {
       try {
         store.open(MAX_CLIENTS);
       } catch (Exception reopen) {
-        e.addSuppressed(reopen); // the first failure says what went wrong; a retry will fail on the closed store
+        e.addSuppressed(
+            reopen); // the first failure says what went wrong; a retry will fail on the closed
+        // store
       }
       throw e;
     }
@@ -124,18 +141,33 @@ final class StoreTarget implements Target {
     LatencyLog[] putLogs = new LatencyLog[w.clients()];
     store.notes();
     Map<String, Long> before = cpu.read();
-    long putWall = timed(w.clients(), c -> {
-      putLogs[c] = new LatencyLog();
-      stored[c] = batch ? putBatches(w, c, prefix, keys, phase, putLogs[c]) : putSingles(w, c, prefix, keys, phase,
-          putLogs[c]);
-    });
+    long putWall =
+        timed(
+            w.clients(),
+            c -> {
+              putLogs[c] = new LatencyLog();
+              stored[c] =
+                  batch
+                      ? putBatches(w, c, prefix, keys, phase, putLogs[c])
+                      : putSingles(w, c, prefix, keys, phase, putLogs[c]);
+            });
     Map<String, Long> after = cpu.read();
     long putOps = 0;
     for (LatencyLog l : putLogs) {
       putOps += l.count();
     }
-    Measurement put = new Measurement(w.id(), name, "put", round, putOps, putOps * w.bytesPerOp(), putWall,
-        LatencyLog.percentiles(putLogs), Cpu.perOp(before, after, putOps), store.notes());
+    Measurement put =
+        new Measurement(
+            w.id(),
+            name,
+            "put",
+            round,
+            putOps,
+            putOps * w.bytesPerOp(),
+            putWall,
+            LatencyLog.percentiles(putLogs),
+            Cpu.perOp(before, after, putOps),
+            store.notes());
     for (int c = 0; c < w.clients(); c++) {
       List<String> names = new ArrayList<>(stored[c]);
       for (int i = 0; i < stored[c]; i++) {
@@ -146,25 +178,39 @@ final class StoreTarget implements Target {
     LatencyLog[] getLogs = new LatencyLog[w.clients()];
     long getNanos = (long) (phase.getSeconds() * 1e9);
     before = cpu.read();
-    long getWall = timed(w.clients(), c -> {
-      getLogs[c] = new LatencyLog();
-      if (batch) {
-        getBatches(w, c, prefix, stored[c], getNanos, getLogs[c]);
-      } else {
-        getSingles(w, c, prefix, stored[c], getNanos, getLogs[c]);
-      }
-    });
+    long getWall =
+        timed(
+            w.clients(),
+            c -> {
+              getLogs[c] = new LatencyLog();
+              if (batch) {
+                getBatches(w, c, prefix, stored[c], getNanos, getLogs[c]);
+              } else {
+                getSingles(w, c, prefix, stored[c], getNanos, getLogs[c]);
+              }
+            });
     after = cpu.read();
     long getOps = 0;
     for (LatencyLog l : getLogs) {
       getOps += l.count();
     }
-    Measurement get = new Measurement(w.id(), name, "get", round, getOps, getOps * w.bytesPerOp(), getWall,
-        LatencyLog.percentiles(getLogs), Cpu.perOp(before, after, getOps), store.notes());
+    Measurement get =
+        new Measurement(
+            w.id(),
+            name,
+            "get",
+            round,
+            getOps,
+            getOps * w.bytesPerOp(),
+            getWall,
+            LatencyLog.percentiles(getLogs),
+            Cpu.perOp(before, after, getOps),
+            store.notes());
     return List.of(put, get);
   }
 
-  private int putSingles(Workload w, int c, String prefix, int keys, Phase phase, LatencyLog log) throws Exception {
+  private int putSingles(Workload w, int c, String prefix, int keys, Phase phase, LatencyLog log)
+      throws Exception {
     ByteBuffer value = values[c];
     long until = System.nanoTime() + (long) (phase.putMaxSeconds() * 1e9);
     int i = 0;
@@ -179,7 +225,8 @@ final class StoreTarget implements Target {
     return i;
   }
 
-  private int putBatches(Workload w, int c, String prefix, int keys, Phase phase, LatencyLog log) throws Exception {
+  private int putBatches(Workload w, int c, String prefix, int keys, Phase phase, LatencyLog log)
+      throws Exception {
     int size = w.valueSize();
     ByteBuffer[] parts = new ByteBuffer[w.batch()];
     long until = System.nanoTime() + (long) (phase.putMaxSeconds() * 1e9);
@@ -200,13 +247,16 @@ final class StoreTarget implements Target {
     return done;
   }
 
-  private void getSingles(Workload w, int c, String prefix, int keys, long nanos, LatencyLog log) throws Exception {
+  private void getSingles(Workload w, int c, String prefix, int keys, long nanos, LatencyLog log)
+      throws Exception {
     if (keys == 0) {
       return;
     }
     ByteBuffer dst = dsts[c];
     long until = System.nanoTime() + nanos;
-    for (int i = ThreadLocalRandom.current().nextInt(keys); System.nanoTime() < until; i = (i + 1) % keys) {
+    for (int i = ThreadLocalRandom.current().nextInt(keys);
+        System.nanoTime() < until;
+        i = (i + 1) % keys) {
       String key = key(prefix, c, i);
       dst.clear();
       long t0 = System.nanoTime();
@@ -216,7 +266,8 @@ final class StoreTarget implements Target {
     }
   }
 
-  private void getBatches(Workload w, int c, String prefix, int keys, long nanos, LatencyLog log) throws Exception {
+  private void getBatches(Workload w, int c, String prefix, int keys, long nanos, LatencyLog log)
+      throws Exception {
     int batches = keys / w.batch();
     if (batches == 0) {
       return;
@@ -242,7 +293,8 @@ final class StoreTarget implements Target {
 
   private void check(String key, int length, int expected, long stampRead) {
     if (length != expected) {
-      throw new IllegalStateException(name + " returned " + length + " bytes for " + key + ", expected " + expected);
+      throw new IllegalStateException(
+          name + " returned " + length + " bytes for " + key + ", expected " + expected);
     }
     if (stampRead != stamp(key)) {
       throw new IllegalStateException(name + " returned the wrong bytes for " + key);
@@ -256,11 +308,13 @@ final class StoreTarget implements Target {
     List<List<String>> work = new ArrayList<>(pending);
     pending.clear();
     AtomicLong next = new AtomicLong();
-    timed(Math.min(MAX_CLIENTS, work.size()), c -> {
-      for (long i = next.getAndIncrement(); i < work.size(); i = next.getAndIncrement()) {
-        store.remove(c, work.get((int) i));
-      }
-    });
+    timed(
+        Math.min(MAX_CLIENTS, work.size()),
+        c -> {
+          for (long i = next.getAndIncrement(); i < work.size(); i = next.getAndIncrement()) {
+            store.remove(c, work.get((int) i));
+          }
+        });
   }
 
   static String key(String prefix, int client, int index) {
@@ -282,7 +336,9 @@ final class StoreTarget implements Target {
     void run(int client) throws Exception;
   }
 
-  /** Runs {@code clients} threads from a common start; the wall time until the last one finished. */
+  /**
+   * Runs {@code clients} threads from a common start; the wall time until the last one finished.
+   */
   private long timed(int clients, ClientWork work) throws Exception {
     long[] start = new long[1];
     CyclicBarrier barrier = new CyclicBarrier(clients, () -> start[0] = System.nanoTime());
@@ -290,12 +346,13 @@ final class StoreTarget implements Target {
     List<Callable<Void>> tasks = new ArrayList<>();
     for (int c = 0; c < clients; c++) {
       int client = c;
-      tasks.add(() -> {
-        barrier.await();
-        work.run(client);
-        end[client] = System.nanoTime();
-        return null;
-      });
+      tasks.add(
+          () -> {
+            barrier.await();
+            work.run(client);
+            end[client] = System.nanoTime();
+            return null;
+          });
     }
     List<Future<Void>> futures = threads.invokeAll(tasks);
     for (Future<Void> f : futures) {

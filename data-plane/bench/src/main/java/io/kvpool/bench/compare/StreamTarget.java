@@ -12,10 +12,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The machine's limit for moving values over loopback: N connections, each a one-way stream of messages of the
- * workload's value size with no request, reply or protocol; "put" streams from the clients into the server's memory,
- * "get" from the server's memory to the clients. The server side cycles through a region as large as the working
- * set. Kernel defaults for the sockets (autotuned buffers).
+ * The machine's limit for moving values over loopback: N connections, each a one-way stream of
+ * messages of the workload's value size with no request, reply or protocol; "put" streams from the
+ * clients into the server's memory, "get" from the server's memory to the clients. The server side
+ * cycles through a region as large as the working set. Kernel defaults for the sockets (autotuned
+ * buffers).
  */
 final class StreamTarget implements Target {
   private static final int PUT = 1;
@@ -52,10 +53,12 @@ final class StreamTarget implements Target {
 
   @Override
   public List<Measurement> run(Workload w, int round, Phase phase) throws Exception {
-    return List.of(stream(w, round, PUT, phase.getSeconds()), stream(w, round, GET, phase.getSeconds()));
+    return List.of(
+        stream(w, round, PUT, phase.getSeconds()), stream(w, round, GET, phase.getSeconds()));
   }
 
-  private Measurement stream(Workload w, int round, int direction, double seconds) throws Exception {
+  private Measurement stream(Workload w, int round, int direction, double seconds)
+      throws Exception {
     int clients = w.clients();
     int size = w.valueSize();
     ByteBuffer region = ColdMemory.first(workingSet);
@@ -70,33 +73,37 @@ final class StreamTarget implements Target {
       SocketChannel clientSide = SocketChannel.open(server.getLocalAddress());
       SocketChannel serverSide = server.accept();
       ByteBuffer share = ColdMemory.share(region, c, clients, size);
-      Thread serverThread = new Thread(() -> serve(serverSide, direction, share, size), "stream-server");
+      Thread serverThread =
+          new Thread(() -> serve(serverSide, direction, share, size), "stream-server");
       serverThread.setDaemon(true);
       serverThread.start();
-      Thread clientThread = new Thread(() -> {
-        try (SocketChannel ch = clientSide) {
-          ByteBuffer buffer = StoreTargetBuffers.client(client, size);
-          ready.countDown();
-          ready.await();
-          long t0 = System.nanoTime();
-          long until = t0 + (long) (seconds * 1e9);
-          long n = 0;
-          while (System.nanoTime() < until) {
-            buffer.clear().limit(size);
-            while (buffer.hasRemaining()) {
-              int k = direction == PUT ? ch.write(buffer) : ch.read(buffer);
-              if (k < 0) {
-                throw new IOException("stream closed");
-              }
-            }
-            n++;
-          }
-          wall[client] = System.nanoTime() - t0;
-          messages[client] = n;
-        } catch (Exception e) {
-          failure.compareAndSet(null, e);
-        }
-      }, "stream-client");
+      Thread clientThread =
+          new Thread(
+              () -> {
+                try (SocketChannel ch = clientSide) {
+                  ByteBuffer buffer = StoreTargetBuffers.client(client, size);
+                  ready.countDown();
+                  ready.await();
+                  long t0 = System.nanoTime();
+                  long until = t0 + (long) (seconds * 1e9);
+                  long n = 0;
+                  while (System.nanoTime() < until) {
+                    buffer.clear().limit(size);
+                    while (buffer.hasRemaining()) {
+                      int k = direction == PUT ? ch.write(buffer) : ch.read(buffer);
+                      if (k < 0) {
+                        throw new IOException("stream closed");
+                      }
+                    }
+                    n++;
+                  }
+                  wall[client] = System.nanoTime() - t0;
+                  messages[client] = n;
+                } catch (Exception e) {
+                  failure.compareAndSet(null, e);
+                }
+              },
+              "stream-client");
       clientThread.start();
       threads.add(clientThread);
       threads.add(serverThread);
@@ -114,11 +121,23 @@ final class StreamTarget implements Target {
       ops += messages[c];
       maxWall = Math.max(maxWall, wall[c]);
     }
-    return new Measurement(w.id(), name(), direction == PUT ? "put" : "get", round, ops, ops * size, maxWall,
-        new double[4], Cpu.perOp(before, after, ops), Map.of());
+    return new Measurement(
+        w.id(),
+        name(),
+        direction == PUT ? "put" : "get",
+        round,
+        ops,
+        ops * size,
+        maxWall,
+        new double[4],
+        Cpu.perOp(before, after, ops),
+        Map.of());
   }
 
-  /** Receives into (put) or sends from (get) the client's share of the region until the client hangs up. */
+  /**
+   * Receives into (put) or sends from (get) the client's share of the region until the client hangs
+   * up.
+   */
   private static void serve(SocketChannel ch, int direction, ByteBuffer share, int size) {
     try (ch) {
       int slots = Math.max(1, share.capacity() / size);

@@ -2,11 +2,18 @@ package io.kvpool.bench.compare;
 
 import java.util.List;
 
-/** Something the comparison measures: kvpool through one of its clients, a peer store, or a limit of the machine. */
+/**
+ * Something the comparison measures: kvpool through one of its clients, a peer store, or a limit of
+ * the machine.
+ */
 interface Target extends AutoCloseable {
 
   /** What a target is, for the report: kvpool itself, a peer store, or a limit of the machine. */
-  enum Family { KVPOOL, PEER, LIMIT }
+  enum Family {
+    KVPOOL,
+    PEER,
+    LIMIT
+  }
 
   String name();
 
@@ -17,7 +24,10 @@ interface Target extends AutoCloseable {
 
   boolean supports(Workload w);
 
-  /** Runs the workload once (its put phase, then its get phase, or its one phase) and returns what it measured. */
+  /**
+   * Runs the workload once (its put phase, then its get phase, or its one phase) and returns what
+   * it measured.
+   */
   List<Measurement> run(Workload w, int round, Phase phase) throws Exception;
 
   @Override

@@ -8,17 +8,19 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A blocking connection to a store with a line-based protocol (Redis RESP2, memcached's text protocol): commands are
- * built in a direct buffer and sent with the values in one gathering write; replies are read through a small
- * read-ahead buffer, values straight into the caller's buffers.
+ * A blocking connection to a store with a line-based protocol (Redis RESP2, memcached's text
+ * protocol): commands are built in a direct buffer and sent with the values in one gathering write;
+ * replies are read through a small read-ahead buffer, values straight into the caller's buffers.
  */
 final class TextConnection implements AutoCloseable {
   private static final int COMMAND_BYTES = 1 << 20;
 
   private final SocketChannel channel;
   private final ByteBuffer command = ByteBuffer.allocateDirect(COMMAND_BYTES);
+
   /** Bytes received but not consumed yet, in read mode. */
   private final ByteBuffer inbox = ByteBuffer.allocateDirect(16 << 10).flip();
+
   private final StringBuilder line = new StringBuilder(64);
 
   TextConnection(InetSocketAddress address) throws IOException {
@@ -68,7 +70,10 @@ final class TextConnection implements AutoCloseable {
     writeFully(head, value.duplicate(), crlf);
   }
 
-  /** Sends several (command, value) pairs in one gathering write: commands in the buffer, values between. */
+  /**
+   * Sends several (command, value) pairs in one gathering write: commands in the buffer, values
+   * between.
+   */
   void sendAll(ByteBuffer[] parts) throws IOException {
     writeFully(parts);
   }

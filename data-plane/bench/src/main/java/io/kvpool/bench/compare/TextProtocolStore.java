@@ -31,11 +31,16 @@ abstract class TextProtocolStore implements Store {
   }
 
   /**
-   * Stores a batch as pipelined set commands, each followed by its value, in one gathering write (values straight
-   * from their buffers), then reads one {@code reply} line per key.
+   * Stores a batch as pipelined set commands, each followed by its value, in one gathering write
+   * (values straight from their buffers), then reads one {@code reply} line per key.
    */
-  protected void pipelinedSets(TextConnection connection, List<String> keys, ByteBuffer[] values, SetCommand set,
-                               String reply) throws IOException {
+  protected void pipelinedSets(
+      TextConnection connection,
+      List<String> keys,
+      ByteBuffer[] values,
+      SetCommand set,
+      String reply)
+      throws IOException {
     TextConnection t = connection.begin();
     ByteBuffer[] parts = new ByteBuffer[keys.size() * 2 + 1];
     int from = 0;
@@ -60,8 +65,13 @@ abstract class TextProtocolStore implements Store {
   protected void expect(String line, String expected) throws IOException {
     if (!line.equals(expected)) {
       String shown = line.length() > 60 ? line.substring(0, 60) + "..." : line;
-      throw new IOException(peer + " answered '" + shown.replaceAll("\\P{Print}", "?") + "', expected '" + expected
-          + "'");
+      throw new IOException(
+          peer
+              + " answered '"
+              + shown.replaceAll("\\P{Print}", "?")
+              + "', expected '"
+              + expected
+              + "'");
     }
   }
 

@@ -3,18 +3,24 @@ package io.kvpool.bench.compare;
 import java.util.Locale;
 
 /**
- * One workload of the comparison: single values of one size from N clients, batches shaped like an inference
- * request's prefix (N clients each fetching {@code batch} blocks of {@code valueSize} as one request), or metadata
- * requests to kvpool's master.
+ * One workload of the comparison: single values of one size from N clients, batches shaped like an
+ * inference request's prefix (N clients each fetching {@code batch} blocks of {@code valueSize} as
+ * one request), or metadata requests to kvpool's master.
  */
 record Workload(Kind kind, int valueSize, int clients, int batch, MetaOp metaOp) {
 
   /** What a workload does. */
-  enum Kind { SINGLE, BATCH, META }
+  enum Kind {
+    SINGLE,
+    BATCH,
+    META
+  }
 
   /** The master requests of the metadata workload. */
   enum MetaOp {
-    EXISTS("Exists"), GET_REPLICAS("GetReplicaList"), SMALL_BATCH("batch of 64 x 1 KiB values (get)");
+    EXISTS("Exists"),
+    GET_REPLICAS("GetReplicaList"),
+    SMALL_BATCH("batch of 64 x 1 KiB values (get)");
 
     final String label;
 
@@ -32,7 +38,11 @@ record Workload(Kind kind, int valueSize, int clients, int batch, MetaOp metaOp)
   }
 
   static Workload meta(MetaOp op, int clients) {
-    return new Workload(Kind.META, op == MetaOp.SMALL_BATCH ? 1024 : 0, clients, op == MetaOp.SMALL_BATCH ? 64 : 1,
+    return new Workload(
+        Kind.META,
+        op == MetaOp.SMALL_BATCH ? 1024 : 0,
+        clients,
+        op == MetaOp.SMALL_BATCH ? 64 : 1,
         op);
   }
 
@@ -41,7 +51,8 @@ record Workload(Kind kind, int valueSize, int clients, int batch, MetaOp metaOp)
     return switch (kind) {
       case SINGLE -> "single-" + size(valueSize) + "-c" + clients;
       case BATCH -> "batch-" + batch + "x" + size(valueSize) + "-c" + clients;
-      case META -> "meta-" + metaOp.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-c" + clients;
+      case META ->
+          "meta-" + metaOp.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-c" + clients;
     };
   }
 

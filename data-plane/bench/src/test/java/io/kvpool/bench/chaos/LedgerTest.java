@@ -52,8 +52,10 @@ class LedgerTest {
     assertThat(ledger.keys(ACKNOWLEDGED)).containsExactly("a");
     assertThat(ledger.keys(UNCERTAIN)).containsExactly("b");
     assertThat(ledger.keys(REMOVED)).containsExactly("c");
-    assertThat(ledger.entry("a")).extracting(Ledger.Entry::state, Ledger.Entry::size, Ledger.Entry::crc,
-        Ledger.Entry::during).containsExactly(ACKNOWLEDGED, 10, 1, "test");
+    assertThat(ledger.entry("a"))
+        .extracting(
+            Ledger.Entry::state, Ledger.Entry::size, Ledger.Entry::crc, Ledger.Entry::during)
+        .containsExactly(ACKNOWLEDGED, 10, 1, "test");
     ledger.removeUncertain("a");
     assertThat(ledger.entry("a").state()).isEqualTo(UNCERTAIN);
     assertThatThrownBy(() -> ledger.writing("a", 1, 1)).hasMessageContaining("written twice");
@@ -74,8 +76,11 @@ class LedgerTest {
     ByteBuffer flipped = values.value("chaos/w0/1", 1001);
     flipped.put(500, (byte) (flipped.get(500) ^ 1));
     assertThat(values.matches("chaos/w0/1", 1001, flipped)).isFalse();
-    assertThat(values.matches("chaos/w0/1", 1001, v.duplicate().limit(1000))).as("cut short").isFalse();
-    assertThat(values.matches("chaos/w0/1", 1000, v.duplicate().limit(1000))).as("no prefix of another size")
+    assertThat(values.matches("chaos/w0/1", 1001, v.duplicate().limit(1000)))
+        .as("cut short")
+        .isFalse();
+    assertThat(values.matches("chaos/w0/1", 1000, v.duplicate().limit(1000)))
+        .as("no prefix of another size")
         .isFalse();
   }
 }

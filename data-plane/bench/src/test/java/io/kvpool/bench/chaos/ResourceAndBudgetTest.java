@@ -13,8 +13,12 @@ class ResourceAndBudgetTest {
   void growthCountsOnlyPastTenPercentAndTheFloor() {
     long mib = 1024;
     assertThat(ResourceTracker.grew(300 * mib, 329 * mib, 16 * mib)).as("+9.7 %").isFalse();
-    assertThat(ResourceTracker.grew(300 * mib, 331 * mib, 16 * mib)).as("+10.3 %, +31 MiB").isTrue();
-    assertThat(ResourceTracker.grew(50 * mib, 65 * mib, 16 * mib)).as("+30 % but under the floor").isFalse();
+    assertThat(ResourceTracker.grew(300 * mib, 331 * mib, 16 * mib))
+        .as("+10.3 %, +31 MiB")
+        .isTrue();
+    assertThat(ResourceTracker.grew(50 * mib, 65 * mib, 16 * mib))
+        .as("+30 % but under the floor")
+        .isFalse();
     assertThat(ResourceTracker.grew(100, 200, 16)).as("descriptors 100 -> 200").isTrue();
     assertThat(ResourceTracker.grew(60, 75, 16)).as("descriptors +15").isFalse();
     assertThat(ResourceTracker.grew(300, 200, 16)).as("shrinking").isFalse();
@@ -22,26 +26,42 @@ class ResourceAndBudgetTest {
 
   @Test
   void procStatusFieldsAreReadInKiB() {
-    List<String> status = List.of("Name:\tjava", "VmRSS:\t  123456 kB", "RssAnon:\t   100000 kB",
-        "RssFile:\t 20000 kB", "RssShmem:\t  3456 kB");
+    List<String> status =
+        List.of(
+            "Name:\tjava",
+            "VmRSS:\t  123456 kB",
+            "RssAnon:\t   100000 kB",
+            "RssFile:\t 20000 kB",
+            "RssShmem:\t  3456 kB");
     assertThat(ProcessResources.field(status, "VmRSS:")).isEqualTo(123456);
     assertThat(ProcessResources.field(status, "RssShmem:")).isEqualTo(3456);
     assertThat(ProcessResources.field(status, "VmSwap:")).isZero();
-    assertThat(new ProcessResources(123456, 100000, 20000, 3456, 10).privateKiB()).isEqualTo(120000);
-    assertThat(ProcessResources.read(ProcessHandle.current().pid())).hasValueSatisfying(r -> {
-      assertThat(r.rssKiB()).isPositive();
-      assertThat(r.fds()).isPositive();
-    });
+    assertThat(new ProcessResources(123456, 100000, 20000, 3456, 10).privateKiB())
+        .isEqualTo(120000);
+    assertThat(ProcessResources.read(ProcessHandle.current().pid()))
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.rssKiB()).isPositive();
+              assertThat(r.fds()).isPositive();
+            });
   }
 
   @Test
   void theBudgetGaugeIsReadFromAPrometheusPage() {
-    String page = String.join("\n", "# HELP kvpool_body_budget_available_bytes Room left",
-        "# TYPE kvpool_body_budget_available_bytes gauge", "kvpool_body_budget_available_bytes 2.68435456E8",
-        "kvpool_body_budget_available_bytes_other 5", "");
+    String page =
+        String.join(
+            "\n",
+            "# HELP kvpool_body_budget_available_bytes Room left",
+            "# TYPE kvpool_body_budget_available_bytes gauge",
+            "kvpool_body_budget_available_bytes 2.68435456E8",
+            "kvpool_body_budget_available_bytes_other 5",
+            "");
     assertThat(BudgetTracker.available(page)).hasValue(268435456L);
-    assertThat(BudgetTracker.available("kvpool_body_budget_available_bytes{kind=\"control\"} 100\n"
-        + "kvpool_body_budget_available_bytes{kind=\"client\"} 50 1700000000000\n")).hasValue(150);
+    assertThat(
+            BudgetTracker.available(
+                "kvpool_body_budget_available_bytes{kind=\"control\"} 100\n"
+                    + "kvpool_body_budget_available_bytes{kind=\"client\"} 50 1700000000000\n"))
+        .hasValue(150);
     assertThat(BudgetTracker.available("other_metric 1\n")).isEmpty();
   }
 
@@ -54,7 +74,9 @@ class ResourceAndBudgetTest {
     t.record("node-1", 10, "kvpool_body_budget_available_bytes 1000\n");
     assertThat(t.readings().get("node-1").missing()).isZero();
     t.record("node-1", 11, "kvpool_body_budget_available_bytes 900\n");
-    assertThat(t.readings().get("node-1").whole()).as("a new process starts its own record").isEqualTo(900);
+    assertThat(t.readings().get("node-1").whole())
+        .as("a new process starts its own record")
+        .isEqualTo(900);
     assertThat(t.record("node-2", 12, "nothing\n")).isFalse();
     assertThat(t.unavailable()).isTrue();
   }
@@ -62,11 +84,14 @@ class ResourceAndBudgetTest {
   @Test
   void gaugesAreComparedWithTheScanFieldByField() {
     MasterStatus.Counters counters = new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 5, 0);
-    MasterStatus status = new MasterStatus("v1", "p", "LEADER", "SERVING", 1, null, "", "", null, List.of(), 0, 0,
-        100, counters);
-    assertThat(GaugeCheck.compare(new ObjectScan("v1", 1, "SERVING", 100, 2, 98, 5, 196), status)).isEmpty();
+    MasterStatus status =
+        new MasterStatus(
+            "v1", "p", "LEADER", "SERVING", 1, null, "", "", null, List.of(), 0, 0, 100, counters);
+    assertThat(GaugeCheck.compare(new ObjectScan("v1", 1, "SERVING", 100, 2, 98, 5, 196), status))
+        .isEmpty();
     assertThat(GaugeCheck.compare(new ObjectScan("v1", 1, "SERVING", 99, 2, 97, 0, 194), status))
-        .containsExactly("objects: scan 99, gauge objectCount 100",
+        .containsExactly(
+            "objects: scan 99, gauge objectCount 100",
             "under-replicated: scan 0, gauge underReplicated 5");
   }
 }

@@ -26,11 +26,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * data-plane/README.md's tables against the code, so that they cannot drift again: every option of the master and
- * storage-node mains is in the configuration table with its environment variable and its process (and the table
- * names no option the mains lack); every option of every {@code kvpool} command is in that command's row of the CLI
- * table; every environment variable a CLI option reads is in the table of those. It runs here because the whole
- * {@code kvpool} command, the benches included, is assembled on this module's class path only.
+ * data-plane/README.md's tables against the code, so that they cannot drift again: every option of
+ * the master and storage-node mains is in the configuration table with its environment variable and
+ * its process (and the table names no option the mains lack); every option of every {@code kvpool}
+ * command is in that command's row of the CLI table; every environment variable a CLI option reads
+ * is in the table of those. It runs here because the whole {@code kvpool} command, the benches
+ * included, is assembled on this module's class path only.
  */
 class ReadmeOptionsTest {
   private static final Pattern CODE = Pattern.compile("`([^`]+)`");
@@ -39,7 +40,10 @@ class ReadmeOptionsTest {
     return Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
   }
 
-  /** The rows (cells, outer pipes dropped) of the table right under the line that starts with {@code header}. */
+  /**
+   * The rows (cells, outer pipes dropped) of the table right under the line that starts with {@code
+   * header}.
+   */
   private static List<List<String>> table(String header) throws IOException {
     List<String> lines = readme().lines().toList();
     int at = -1;
@@ -85,8 +89,9 @@ class ReadmeOptionsTest {
   /** "flag=KEY@process" of every main option, as the code declares it. */
   private static Set<String> mainOptions() {
     Set<String> out = new TreeSet<>();
-    for (Map.Entry<String, Object> main : Map.<String, Object>of("master", new MasterMain(), "storage",
-        new StorageNodeMain()).entrySet()) {
+    for (Map.Entry<String, Object> main :
+        Map.<String, Object>of("master", new MasterMain(), "storage", new StorageNodeMain())
+            .entrySet()) {
       for (OptionSpec o : settable(new CommandLine(main.getValue()).getCommandSpec())) {
         out.add(flag(o) + "=" + o.descriptionKey() + "@" + main.getKey());
       }
@@ -94,7 +99,10 @@ class ReadmeOptionsTest {
     return out;
   }
 
-  /** "flag=KEY@process" of every row of the configuration table (a "both" row counts for each process). */
+  /**
+   * "flag=KEY@process" of every row of the configuration table (a "both" row counts for each
+   * process).
+   */
   private static Set<String> documentedMainOptions() throws IOException {
     Set<String> out = new TreeSet<>();
     for (List<String> row : table("| key | flag | process |")) {
@@ -105,7 +113,8 @@ class ReadmeOptionsTest {
       }
       assertThat(flags).as("row %s pairs keys and flags one to one", row).hasSameSizeAs(keys);
       String process = row.get(2);
-      List<String> processes = process.equals("both") ? List.of("master", "storage") : List.of(process);
+      List<String> processes =
+          process.equals("both") ? List.of("master", "storage") : List.of(process);
       for (int i = 0; i < keys.size(); i++) {
         for (String p : processes) {
           out.add(flags.get(i) + "=" + keys.get(i) + "@" + p);
@@ -123,15 +132,19 @@ class ReadmeOptionsTest {
     missing.removeAll(documented);
     Set<String> stale = new TreeSet<>(documented);
     stale.removeAll(code);
-    assertThat(missing).as("options (flag=KEY@process) of MasterMain and StorageNodeMain missing from the table"
-        + " under \"Configuration: the contract with the operator\"").isEmpty();
+    assertThat(missing)
+        .as(
+            "options (flag=KEY@process) of MasterMain and StorageNodeMain missing from the table"
+                + " under \"Configuration: the contract with the operator\"")
+        .isEmpty();
     assertThat(stale).as("rows of that table that no main has").isEmpty();
   }
 
   // ---- the kvpool commands: the CLI table ----
 
   private static CommandLine cli() {
-    PrintStream devNull = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+    PrintStream devNull =
+        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
     return new KvPoolCli(devNull, devNull, Map.of()).commandLine();
   }
 
@@ -147,7 +160,10 @@ class ReadmeOptionsTest {
     return out.stream().distinct().toList();
   }
 
-  /** The command path a row of the CLI table documents: the words after ./kvpool, up to the first option. */
+  /**
+   * The command path a row of the CLI table documents: the words after ./kvpool, up to the first
+   * option.
+   */
   private static String commandPath(String cell) {
     List<String> spans = codeSpans(cell);
     assertThat(spans).as("a command cell: %s", cell).isNotEmpty();
@@ -183,7 +199,8 @@ class ReadmeOptionsTest {
         }
       }
     }
-    assertThat(missing).as("kvpool commands and options missing from the table under \"CLI and benchmark\"")
+    assertThat(missing)
+        .as("kvpool commands and options missing from the table under \"CLI and benchmark\"")
         .isEmpty();
   }
 
@@ -209,7 +226,8 @@ class ReadmeOptionsTest {
     missing.removeAll(documented);
     Set<String> stale = new TreeSet<>(documented);
     stale.removeAll(code);
-    assertThat(missing).as("option=VARIABLE of kvpool commands missing from the table of the CLI's variables")
+    assertThat(missing)
+        .as("option=VARIABLE of kvpool commands missing from the table of the CLI's variables")
         .isEmpty();
     assertThat(stale).as("rows of that table that no kvpool option reads").isEmpty();
   }

@@ -13,26 +13,41 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kvpool bench compare} as a user runs it, in its quick form: a local pool of real processes, a real memcached,
- * the machine's limits, and the report it writes. Figures are not checked (tests never fail on timing); what is
- * checked is that every target selected ran, on every workload it supports, and that the report carries the tables
- * and goals a full run's has.
+ * {@code kvpool bench compare} as a user runs it, in its quick form: a local pool of real
+ * processes, a real memcached, the machine's limits, and the report it writes. Figures are not
+ * checked (tests never fail on timing); what is checked is that every target selected ran, on every
+ * workload it supports, and that the report carries the tables and goals a full run's has.
  */
 class BenchCompareIT {
-  private static final Set<String> TARGETS = Set.of("kvpool", "kvpool-nobatch", "nio-rr", "memcached",
-      "loopback-stream", "memcpy", "kvpool-master");
+  private static final Set<String> TARGETS =
+      Set.of(
+          "kvpool",
+          "kvpool-nobatch",
+          "nio-rr",
+          "memcached",
+          "loopback-stream",
+          "memcpy",
+          "kvpool-master");
 
-  @TempDir
-  Path out;
+  @TempDir Path out;
 
   @Test
   void aQuickRunMeasuresEveryTargetSelectedAndWritesTheReport() throws Exception {
-    CliRun run = CliRun.of("bench", "compare", "--quick", "--no-install", "--targets=" + String.join(",", TARGETS),
-        "--out=" + out, "--venv=" + out.resolve("no-venv"));
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "compare",
+            "--quick",
+            "--no-install",
+            "--targets=" + String.join(",", TARGETS),
+            "--out=" + out,
+            "--venv=" + out.resolve("no-venv"));
     assertThat(run.code()).as("exit code; output:%n%s%nstderr:%n%s", run.out(), run.err()).isZero();
 
     JsonNode results = new ObjectMapper().readTree(out.resolve("benchmarks/results.json").toFile());
-    assertThat(results.get("skipped").size()).as("skipped targets: %s", results.get("skipped")).isZero();
+    assertThat(results.get("skipped").size())
+        .as("skipped targets: %s", results.get("skipped"))
+        .isZero();
     Set<String> measured = new TreeSet<>();
     Set<String> kvpoolWorkloads = new TreeSet<>();
     for (JsonNode m : results.get("measurements")) {
@@ -42,15 +57,25 @@ class BenchCompareIT {
         kvpoolWorkloads.add(m.get("workload").asText() + " " + m.get("op").asText());
       }
     }
-    // memcached may drop a value it acknowledged (it is a cache); the suite then runs it again, and leaves that run
+    // memcached may drop a value it acknowledged (it is a cache); the suite then runs it again, and
+    // leaves that run
     // out if it fails twice, so memcached is required to have run, not to have run every workload
     assertThat(measured).containsExactlyInAnyOrderElementsOf(TARGETS);
-    assertThat(kvpoolWorkloads).contains("single-1MiB-c8 put", "single-1MiB-c8 get", "batch-128x64KiB-c4 get",
-        "single-64KiB-c4 get", "single-4MiB-c4 put");
+    assertThat(kvpoolWorkloads)
+        .contains(
+            "single-1MiB-c8 put",
+            "single-1MiB-c8 get",
+            "batch-128x64KiB-c4 get",
+            "single-64KiB-c4 get",
+            "single-4MiB-c4 put");
 
     String report = Files.readString(out.resolve("benchmarks.md"));
-    assertThat(report).contains("## Headline: kvpool ÷ peer in the same round", "## Goals (issue 15)",
-        "## Master metadata throughput", "| 1MiB x 8 | get |");
+    assertThat(report)
+        .contains(
+            "## Headline: kvpool ÷ peer in the same round",
+            "## Goals (issue 15)",
+            "## Master metadata throughput",
+            "| 1MiB x 8 | get |");
     assertThat(run.out()).contains("report: " + out.resolve("benchmarks.md"));
   }
 }

@@ -8,41 +8,90 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code kvpool bench chaos} as a user runs it, in two short forms for CI, four storage nodes, R=2, two minutes of
- * mixed load each with a fixed seed; {@code --min-faults} has a run go on until that many faults were injected, however
- * slow the machine. One master under the faults the pool survives without a leader change: storage nodes killed -9,
- * restarted warm and frozen, a master frozen past the node TTL, connections cut mid-frame, body budgets taken, eviction
- * bursts. Three masters electing on the test kube-apiserver under the faults that move leadership: the leader killed
- * -9, frozen past its election lease, stepped down, a standby killed, and storage nodes killed between them (the
- * sequence that lost acknowledged objects and brought removed ones back before issue 28's fixes). The soak judges:
- * every acknowledged object intact, removed ones gone, the gauges equal to a full scan, RSS, descriptors and body
- * budgets back where they started, every server answering; these tests require that it found no violation. Its whole
- * output (every fault, with time and step) is printed for the CI log.
+ * {@code kvpool bench chaos} as a user runs it, in two short forms for CI, four storage nodes, R=2,
+ * two minutes of mixed load each with a fixed seed; {@code --min-faults} has a run go on until that
+ * many faults were injected, however slow the machine. One master under the faults the pool
+ * survives without a leader change: storage nodes killed -9, restarted warm and frozen, a master
+ * frozen past the node TTL, connections cut mid-frame, body budgets taken, eviction bursts. Three
+ * masters electing on the test kube-apiserver under the faults that move leadership: the leader
+ * killed -9, frozen past its election lease, stepped down, a standby killed, and storage nodes
+ * killed between them (the sequence that lost acknowledged objects and brought removed ones back
+ * before issue 28's fixes). The soak judges: every acknowledged object intact, removed ones gone,
+ * the gauges equal to a full scan, RSS, descriptors and body budgets back where they started, every
+ * server answering; these tests require that it found no violation. Its whole output (every fault,
+ * with time and step) is printed for the CI log.
  */
 class ChaosSoakIT {
 
   @Test
   void aShortSoakEndsWithNoViolation() {
-    judge(CliRun.of("bench", "chaos", "--minutes", "2", "--min-faults", "8", "--seed", "5", "--warm-up", "20s",
-        "--masters", "1", "--objects", "2000", "--rate", "100", "--node-ttl", "6s", "--pause", "1s..3s",
-        "--faults", "kill-node,restart-node,stop-node,stop-leader,cut-connections,exhaust-budget,eviction-burst"), 8);
+    judge(
+        CliRun.of(
+            "bench",
+            "chaos",
+            "--minutes",
+            "2",
+            "--min-faults",
+            "8",
+            "--seed",
+            "5",
+            "--warm-up",
+            "20s",
+            "--masters",
+            "1",
+            "--objects",
+            "2000",
+            "--rate",
+            "100",
+            "--node-ttl",
+            "6s",
+            "--pause",
+            "1s..3s",
+            "--faults",
+            "kill-node,restart-node,stop-node,stop-leader,cut-connections,exhaust-budget,eviction-burst"),
+        8);
   }
 
   @Test
   void aShortSoakWithLeaderChangesEndsWithNoViolation() {
-    judge(CliRun.of("bench", "chaos", "--minutes", "2", "--min-faults", "6", "--seed", "28", "--warm-up", "20s",
-        "--masters", "3", "--objects", "2000", "--rate", "100", "--node-ttl", "6s", "--pause", "1s..3s",
-        "--faults", "kill-leader,stop-leader,step-down,kill-standby,kill-node"), 6);
+    judge(
+        CliRun.of(
+            "bench",
+            "chaos",
+            "--minutes",
+            "2",
+            "--min-faults",
+            "6",
+            "--seed",
+            "28",
+            "--warm-up",
+            "20s",
+            "--masters",
+            "3",
+            "--objects",
+            "2000",
+            "--rate",
+            "100",
+            "--node-ttl",
+            "6s",
+            "--pause",
+            "1s..3s",
+            "--faults",
+            "kill-leader,stop-leader,step-down,kill-standby,kill-node"),
+        6);
   }
 
   private static void judge(CliRun run, int minFaults) {
     System.out.println(run.out());
     System.err.println(run.err());
-    assertThat(run.code()).as("exit code; stderr: %s (the output above has the soak's log and summary)", run.err())
+    assertThat(run.code())
+        .as("exit code; stderr: %s (the output above has the soak's log and summary)", run.err())
         .isZero();
     assertThat(run.out()).contains("violations: 0", "lost 0   wrong 0", "readable again 0");
     Matcher total = Pattern.compile("(?m)^total\\s+(\\d+)").matcher(run.out());
     assertThat(total.find()).as("a faults total in the summary").isTrue();
-    assertThat(Integer.parseInt(total.group(1))).as("faults injected").isGreaterThanOrEqualTo(minFaults);
+    assertThat(Integer.parseInt(total.group(1)))
+        .as("faults injected")
+        .isGreaterThanOrEqualTo(minFaults);
   }
 }

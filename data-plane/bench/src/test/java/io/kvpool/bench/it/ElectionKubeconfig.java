@@ -8,12 +8,17 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Masters electing on a real kube-apiserver: their pod objects, no Lease left from an earlier test, a kube config. */
+/**
+ * Masters electing on a real kube-apiserver: their pod objects, no Lease left from an earlier test,
+ * a kube config.
+ */
 final class ElectionKubeconfig {
-  private ElectionKubeconfig() {
-  }
+  private ElectionKubeconfig() {}
 
-  /** Creates pods {@code <masterPrefix>-0..2} in {@code namespace}, deletes the Lease, returns a kube config file. */
+  /**
+   * Creates pods {@code <masterPrefix>-0..2} in {@code namespace}, deletes the Lease, returns a
+   * kube config file.
+   */
   static Path prepare(String namespace, String masterPrefix, String lease) {
     KubernetesClient k = RealKubeApiServer.client();
     ElectionApiServer.createMasterPods(k, namespace, masterPrefix, 3);

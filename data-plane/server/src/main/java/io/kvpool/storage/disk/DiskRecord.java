@@ -7,6 +7,7 @@ import java.util.zip.CRC32C;
 
 /**
  * One value in a tier file, self-describing so that the tier can be rescanned after a restart:
+ *
  * <pre>
  * offset size field
  * 0      4    magic 0x4B564431 ("KVD1")
@@ -20,8 +21,9 @@ import java.util.zip.CRC32C;
  * 28     n    key, UTF-8
  * 28+n   size value
  * </pre>
- * Big-endian like the wire protocol. A header whose check fails ends a file's scan (a torn or foreign tail); a value
- * whose CRC32C fails makes that record a miss.
+ *
+ * Big-endian like the wire protocol. A header whose check fails ends a file's scan (a torn or
+ * foreign tail); a value whose CRC32C fails makes that record a miss.
  */
 record DiskRecord(String key, long generation, int wantedReplicas, int size, int checksum) {
   static final int MAGIC = 0x4B564431;
@@ -41,8 +43,13 @@ record DiskRecord(String key, long generation, int wantedReplicas, int size, int
   ByteBuffer header() {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
     ByteBuffer b = ByteBuffer.allocate(FIXED + k.length).order(ByteOrder.BIG_ENDIAN);
-    b.putInt(MAGIC).putShort((short) k.length).put((byte) wantedReplicas).put((byte) 0).putLong(generation)
-        .putInt(size).putInt(checksum);
+    b.putInt(MAGIC)
+        .putShort((short) k.length)
+        .put((byte) wantedReplicas)
+        .put((byte) 0)
+        .putLong(generation)
+        .putInt(size)
+        .putInt(checksum);
     CRC32C crc = new CRC32C();
     crc.update(b.array(), 0, 24);
     crc.update(k);
@@ -50,7 +57,9 @@ record DiskRecord(String key, long generation, int wantedReplicas, int size, int
     return b.flip();
   }
 
-  /** The key length a fixed header announces, or -1 when it is not a record header (magic, lengths). */
+  /**
+   * The key length a fixed header announces, or -1 when it is not a record header (magic, lengths).
+   */
   static int keyLength(ByteBuffer fixed) {
     if (fixed.getInt(0) != MAGIC || fixed.get(7) != 0) {
       return -1;
@@ -74,7 +83,11 @@ record DiskRecord(String key, long generation, int wantedReplicas, int size, int
     if ((int) crc.getValue() != header.getInt(24)) {
       return null;
     }
-    return new DiskRecord(new String(all, FIXED, keyLength, StandardCharsets.UTF_8), header.getLong(8),
-        Byte.toUnsignedInt(header.get(6)), header.getInt(16), header.getInt(20));
+    return new DiskRecord(
+        new String(all, FIXED, keyLength, StandardCharsets.UTF_8),
+        header.getLong(8),
+        Byte.toUnsignedInt(header.get(6)),
+        header.getInt(16),
+        header.getInt(20));
   }
 }

@@ -27,56 +27,78 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A storage node's disk tier: values that left memory, as self-describing records ({@link DiskRecord}) appended to
- * large files in one folder. Its cap is physical: it never has more files than fit the cap whole (a file is at most
- * {@code fileBytes} long, so the bytes the files occupy — records, headers and garbage of removed records alike —
- * stay under the cap whatever {@code du} counts), and it reclaims whole files, least recently used first, when a new
- * file would pass the high watermark, down to the low one. Reclaimed records are reported to the drop listener
- * (the node tells the master those replicas are gone).
+ * A storage node's disk tier: values that left memory, as self-describing records ({@link
+ * DiskRecord}) appended to large files in one folder. Its cap is physical: it never has more files
+ * than fit the cap whole (a file is at most {@code fileBytes} long, so the bytes the files occupy —
+ * records, headers and garbage of removed records alike — stay under the cap whatever {@code du}
+ * counts), and it reclaims whole files, least recently used first, when a new file would pass the
+ * high watermark, down to the low one. Reclaimed records are reported to the drop listener (the
+ * node tells the master those replicas are gone).
  *
- * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with a gathering write, and a
- * read stages the value in native memory of its own, checks its CRC32C there and is sent from there. A record whose
- * CRC32C fails is a miss, never bytes. Writes go through the page cache (data-plane/README.md, "Disk tier"): a record is
- * in the kernel once its append returned, so it survives the process (kill -9), not a power cut.
+ * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with a
+ * gathering write, and a read stages the value in native memory of its own, checks its CRC32C there
+ * and is sent from there. A record whose CRC32C fails is a miss, never bytes. Writes go through the
+ * page cache (data-plane/README.md, "Disk tier"): a record is in the kernel once its append
+ * returned, so it survives the process (kill -9), not a power cut.
  *
- * <p>Faults never escape: an I/O error, a full filesystem or a vanished folder puts the tier in a degraded state with
- * the reason ({@link #status()}); spills fail (the node keeps serving from memory) and are tried again after
- * {@link #RETRY_MILLIS}. Thread-safe: appends and the index under this object's lock, reads' I/O outside it.
+ * <p>Faults never escape: an I/O error, a full filesystem or a vanished folder puts the tier in a
+ * degraded state with the reason ({@link #status()}); spills fail (the node keeps serving from
+ * memory) and are tried again after {@link #RETRY_MILLIS}. Thread-safe: appends and the index under
+ * this object's lock, reads' I/O outside it.
  */
 public final class DiskTier implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DiskTier.class);
+
   /** Kept free of the cap for the folder itself and the file system's own blocks of the files. */
   static final long RESERVE_BYTES = 64 << 10;
+
   static final long RETRY_MILLIS = 5_000;
   private static final String PREFIX = "tier-";
   private static final String SUFFIX = ".kvd";
-  private static final SegmentOptions STAGING = SegmentOptions.defaults().hugePages(HugePageMode.NONE);
+  private static final SegmentOptions STAGING =
+      SegmentOptions.defaults().hugePages(HugePageMode.NONE);
 
   /**
-   * @param dir the tier's folder (created when missing at start, never re-created while running: a vanished folder
-   *     may be an unmounted volume)
+   * @param dir the tier's folder (created when missing at start, never re-created while running: a
+   *     vanished folder may be an unmounted volume)
    * @param capBytes what the tier's files may occupy on disk, all included
-   * @param fileBytes the size of one file (a multiple of 4096); a record larger than that is not spilled
+   * @param fileBytes the size of one file (a multiple of 4096); a record larger than that is not
+   *     spilled
    */
-  public record Settings(Path dir, long capBytes, long fileBytes, double highWatermark, double lowWatermark) {
+  public record Settings(
+      Path dir, long capBytes, long fileBytes, double highWatermark, double lowWatermark) {
     public static final long DEFAULT_FILE_BYTES = 64L << 20;
 
     public Settings {
       if (fileBytes < 4096 || fileBytes % 4096 != 0) {
-        throw new IllegalArgumentException("disk tier file size " + fileBytes + " must be a multiple of 4096");
+        throw new IllegalArgumentException(
+            "disk tier file size " + fileBytes + " must be a multiple of 4096");
       }
       if (capBytes - RESERVE_BYTES < 2 * fileBytes) {
-        throw new IllegalArgumentException("disk tier size " + capBytes + " bytes holds fewer than two files of "
-            + fileBytes + " bytes (plus " + RESERVE_BYTES + " bytes kept for the folder); give it at least "
-            + (2 * fileBytes + RESERVE_BYTES) + " bytes or smaller files");
+        throw new IllegalArgumentException(
+            "disk tier size "
+                + capBytes
+                + " bytes holds fewer than two files of "
+                + fileBytes
+                + " bytes (plus "
+                + RESERVE_BYTES
+                + " bytes kept for the folder); give it at least "
+                + (2 * fileBytes + RESERVE_BYTES)
+                + " bytes or smaller files");
       }
       if (!(lowWatermark > 0 && lowWatermark < highWatermark && highWatermark <= 1)) {
-        throw new IllegalArgumentException("disk tier watermarks must satisfy 0 < low < high <= 1, got low "
-            + lowWatermark + " and high " + highWatermark);
+        throw new IllegalArgumentException(
+            "disk tier watermarks must satisfy 0 < low < high <= 1, got low "
+                + lowWatermark
+                + " and high "
+                + highWatermark);
       }
     }
 
-    /** A tier of {@code capBytes} in {@code dir}: files of 64 MiB (fewer if the cap is small), watermarks 0.9/0.8. */
+    /**
+     * A tier of {@code capBytes} in {@code dir}: files of 64 MiB (fewer if the cap is small),
+     * watermarks 0.9/0.8.
+     */
     public static Settings of(Path dir, long capBytes) {
       long file = DEFAULT_FILE_BYTES;
       while (file > (1 << 20) && capBytes - RESERVE_BYTES < 8 * file) {
@@ -95,18 +117,26 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /** An object: key and generation. */
-  public record ObjectRef(String key, long generation) {
-  }
+  public record ObjectRef(String key, long generation) {}
 
   /** A record the tier holds, as the node reports it to the master. */
-  public record Held(ObjectRef id, int wantedReplicas, int size, int checksum) {
-  }
+  public record Held(ObjectRef id, int wantedReplicas, int size, int checksum) {}
 
   /** What {@code /status} says of the tier. {@code degraded} is null when healthy. */
-  public record Status(String dir, long capBytes, long usedBytes, int files, int records, String degraded,
-                       long spills, long spillFailures, long reads, long misses, long reclaimedRecords,
-                       long reclaimedFiles, long droppedAtStart) {
-  }
+  public record Status(
+      String dir,
+      long capBytes,
+      long usedBytes,
+      int files,
+      int records,
+      String degraded,
+      long spills,
+      long spillFailures,
+      long reads,
+      long misses,
+      long reclaimedRecords,
+      long reclaimedFiles,
+      long droppedAtStart) {}
 
   /** A value read from the tier into native memory of its own, checked; close it once sent. */
   public static final class Staged implements AutoCloseable {
@@ -134,9 +164,10 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /**
-   * Native memory that reads stage values in: at most its budget at once (reads wait for it), and segments of
-   * power-of-two sizes kept for the next reads (up to {@link #KEEP_BYTES}), so that a read pays neither a mapping nor
-   * its page faults (measured: a fresh 1 MiB segment per read halved the tier's read rate).
+   * Native memory that reads stage values in: at most its budget at once (reads wait for it), and
+   * segments of power-of-two sizes kept for the next reads (up to {@link #KEEP_BYTES}), so that a
+   * read pays neither a mapping nor its page faults (measured: a fresh 1 MiB segment per read
+   * halved the tier's read rate).
    */
   private static final class StagingMemory {
     static final long KEEP_BYTES = 64L << 20;
@@ -147,7 +178,8 @@ public final class DiskTier implements AutoCloseable {
     private boolean closed;
 
     StagingMemory(long bytes) {
-      this.budgetKib = (int) Math.min(Integer.MAX_VALUE, Math.max(DiskRecord.MAX_VALUE, bytes) >> 10);
+      this.budgetKib =
+          (int) Math.min(Integer.MAX_VALUE, Math.max(DiskRecord.MAX_VALUE, bytes) >> 10);
       this.budget = new Semaphore(budgetKib);
     }
 
@@ -204,7 +236,10 @@ public final class DiskTier implements AutoCloseable {
     }
   }
 
-  /** Reads wait this long for staging memory before they give up (the node answers NODE_UNAVAILABLE). */
+  /**
+   * Reads wait this long for staging memory before they give up (the node answers
+   * NODE_UNAVAILABLE).
+   */
   public static final class BusyException extends IOException {
     BusyException(String message) {
       super(message);
@@ -227,8 +262,7 @@ public final class DiskTier implements AutoCloseable {
     }
   }
 
-  private record Location(TierFile file, long offset, DiskRecord record) {
-  }
+  private record Location(TierFile file, long offset, DiskRecord record) {}
 
   private final Settings settings;
   private final Consumer<List<ObjectRef>> dropped;
@@ -258,26 +292,41 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /**
-   * Opens the tier in its folder: takes the folder's lock (one process per folder), rescans every file — a torn
-   * last record is cut off, every record's checksums are verified, a record that fails is dropped — and keeps the
-   * files within the cap. Never throws for the folder's faults: the tier is then degraded and empty.
+   * Opens the tier in its folder: takes the folder's lock (one process per folder), rescans every
+   * file — a torn last record is cut off, every record's checksums are verified, a record that
+   * fails is dropped — and keeps the files within the cap. Never throws for the folder's faults:
+   * the tier is then degraded and empty.
    *
-   * @param dropped told which records the tier lost while running (reclaimed, corrupt), to tell the master
-   * @param stagingBytes native memory that reads in flight may stage values in (at least one largest value)
+   * @param dropped told which records the tier lost while running (reclaimed, corrupt), to tell the
+   *     master
+   * @param stagingBytes native memory that reads in flight may stage values in (at least one
+   *     largest value)
    */
-  public static DiskTier open(Settings settings, Consumer<List<ObjectRef>> dropped, long stagingBytes) {
+  public static DiskTier open(
+      Settings settings, Consumer<List<ObjectRef>> dropped, long stagingBytes) {
     DiskTier tier = new DiskTier(settings, dropped, stagingBytes);
     long t0 = System.nanoTime();
     try {
       tier.lockFolder();
       tier.rescan();
     } catch (IOException | RuntimeException e) {
-      tier.degrade("cannot open the disk tier in " + settings.dir() + ": " + describe(e), System.currentTimeMillis());
-      tier.closed = true; // without its folder's lock or its files it never writes: restart the node to try again
+      tier.degrade(
+          "cannot open the disk tier in " + settings.dir() + ": " + describe(e),
+          System.currentTimeMillis());
+      tier.closed =
+          true; // without its folder's lock or its files it never writes: restart the node to try
+      // again
     }
-    LOG.info("event=disk_tier_opened dir={} cap_bytes={} file_bytes={} files={} records={} dropped={} ms={} degraded=\"{}\"",
-        settings.dir(), settings.capBytes(), settings.fileBytes(), tier.files.size(), tier.index.size(),
-        tier.droppedAtStart, (System.nanoTime() - t0) / 1_000_000, tier.degraded == null ? "" : tier.degraded);
+    LOG.info(
+        "event=disk_tier_opened dir={} cap_bytes={} file_bytes={} files={} records={} dropped={} ms={} degraded=\"{}\"",
+        settings.dir(),
+        settings.capBytes(),
+        settings.fileBytes(),
+        tier.files.size(),
+        tier.index.size(),
+        tier.droppedAtStart,
+        (System.nanoTime() - t0) / 1_000_000,
+        tier.degraded == null ? "" : tier.degraded);
     return tier;
   }
 
@@ -287,8 +336,9 @@ public final class DiskTier implements AutoCloseable {
 
   private void lockFolder() throws IOException {
     Files.createDirectories(settings.dir());
-    lockChannel = FileChannel.open(settings.dir().resolve(".lock"), StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE);
+    lockChannel =
+        FileChannel.open(
+            settings.dir().resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     try {
       lock = lockChannel.tryLock();
     } catch (OverlappingFileLockException e) {
@@ -297,18 +347,21 @@ public final class DiskTier implements AutoCloseable {
     if (lock == null) {
       lockChannel.close();
       lockChannel = null;
-      throw new IOException("another process uses this folder as its disk tier (its .lock is held); give every"
-          + " storage node a folder of its own");
+      throw new IOException(
+          "another process uses this folder as its disk tier (its .lock is held); give every"
+              + " storage node a folder of its own");
     }
   }
 
   private void rescan() throws IOException {
     List<Path> found = new ArrayList<>();
-    try (DirectoryStream<Path> dir = Files.newDirectoryStream(settings.dir(), PREFIX + "*" + SUFFIX)) {
+    try (DirectoryStream<Path> dir =
+        Files.newDirectoryStream(settings.dir(), PREFIX + "*" + SUFFIX)) {
       dir.forEach(found::add);
     }
     found.sort(Comparator.comparing(Path::toString));
-    ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20); // checksums of the values scanned, outside the heap
+    ByteBuffer chunk =
+        ByteBuffer.allocateDirect(1 << 20); // checksums of the values scanned, outside the heap
     for (Path p : found) {
       long seq = parseSeq(p);
       if (seq < 0) {
@@ -321,7 +374,8 @@ public final class DiskTier implements AutoCloseable {
       nextSeq = Math.max(nextSeq, seq + 1);
       scan(f, chunk);
     }
-    // a cap lowered since: the oldest files go; their records were never reported, the inventory just leaves them out
+    // a cap lowered since: the oldest files go; their records were never reported, the inventory
+    // just leaves them out
     while (files.size() > settings.maxFiles()) {
       TierFile oldest = files.firstEntry().getValue();
       droppedAtStart += oldest.live;
@@ -370,20 +424,28 @@ public final class DiskTier implements AutoCloseable {
         index(new ObjectRef(r.key(), r.generation()), new Location(f, pos, r));
       } else {
         droppedAtStart++;
-        LOG.warn("event=disk_record_corrupt file={} offset={} key={} generation={}", f.path, pos, r.key(),
+        LOG.warn(
+            "event=disk_record_corrupt file={} offset={} key={} generation={}",
+            f.path,
+            pos,
+            r.key(),
             r.generation());
       }
       pos += r.totalBytes();
     }
     if (pos < f.size) {
-      LOG.warn("event=disk_file_truncated file={} from={} to={} reason=\"torn or unreadable record\"", f.path, f.size,
+      LOG.warn(
+          "event=disk_file_truncated file={} from={} to={} reason=\"torn or unreadable record\"",
+          f.path,
+          f.size,
           pos);
       f.channel.truncate(pos);
       f.size = pos;
     }
   }
 
-  private static int valueChecksum(FileChannel ch, long pos, int size, ByteBuffer chunk) throws IOException {
+  private static int valueChecksum(FileChannel ch, long pos, int size, ByteBuffer chunk)
+      throws IOException {
     CRC32C crc = new CRC32C();
     long done = 0;
     while (done < size) {
@@ -419,12 +481,18 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /**
-   * Appends a value given as views of native memory ({@code value}, in value order, {@code size} bytes in all), after
-   * checking that they still hold the value (its CRC32C): true once the record is written. False when the tier is
-   * degraded, the value is larger than a file, or the bytes do not match (their range was overwritten meanwhile).
+   * Appends a value given as views of native memory ({@code value}, in value order, {@code size}
+   * bytes in all), after checking that they still hold the value (its CRC32C): true once the record
+   * is written. False when the tier is degraded, the value is larger than a file, or the bytes do
+   * not match (their range was overwritten meanwhile).
    */
-  public synchronized boolean append(String key, long generation, int wantedReplicas, int size, int checksum,
-                                     ByteBuffer... value) {
+  public synchronized boolean append(
+      String key,
+      long generation,
+      int wantedReplicas,
+      int size,
+      int checksum,
+      ByteBuffer... value) {
     if (closed) {
       return false;
     }
@@ -483,13 +551,18 @@ public final class DiskTier implements AutoCloseable {
     }
   }
 
-  /** The file to append {@code bytes} to: the active one when it has room, else a new one (reclaiming first). */
+  /**
+   * The file to append {@code bytes} to: the active one when it has room, else a new one
+   * (reclaiming first).
+   */
   private TierFile fileFor(long bytes) throws IOException {
     if (active != null && active.size + bytes <= settings.fileBytes()) {
       return active;
     }
     int high = Math.max(1, (int) Math.floor(settings.maxFiles() * settings.highWatermark()));
-    int low = Math.max(0, Math.min(high - 1, (int) Math.floor(settings.maxFiles() * settings.lowWatermark())));
+    int low =
+        Math.max(
+            0, Math.min(high - 1, (int) Math.floor(settings.maxFiles() * settings.lowWatermark())));
     if (files.size() + 1 > high) {
       List<ObjectRef> gone = new ArrayList<>();
       while (files.size() > low) {
@@ -509,12 +582,14 @@ public final class DiskTier implements AutoCloseable {
       }
     }
     if (!Files.isDirectory(settings.dir())) {
-      throw new NoSuchFileException(settings.dir().toString(), null, "the disk tier's folder vanished");
+      throw new NoSuchFileException(
+          settings.dir().toString(), null, "the disk tier's folder vanished");
     }
     long seq = nextSeq++;
     Path p = settings.dir().resolve(String.format("%s%012d%s", PREFIX, seq, SUFFIX));
-    FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-        StandardOpenOption.WRITE);
+    FileChannel ch =
+        FileChannel.open(
+            p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
     TierFile f = new TierFile(seq, p, ch, 0);
     f.stamp = ++clock;
     files.put(seq, f);
@@ -533,7 +608,10 @@ public final class DiskTier implements AutoCloseable {
     return out;
   }
 
-  /** Cuts a failed append's bytes off its file; a file that cannot be cut is closed for appends (the rescan cuts it). */
+  /**
+   * Cuts a failed append's bytes off its file; a file that cannot be cut is closed for appends (the
+   * rescan cuts it).
+   */
   private void abandonTail(TierFile f, long start) {
     try {
       f.channel.truncate(start);
@@ -577,8 +655,9 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /**
-   * Reads an object's value into staging memory and checks it: null when the tier does not hold it or its record
-   * fails a check (then it is dropped and reported). Throws {@link BusyException} when staging memory stays taken.
+   * Reads an object's value into staging memory and checks it: null when the tier does not hold it
+   * or its record fails a check (then it is dropped and reported). Throws {@link BusyException}
+   * when staging memory stays taken.
    */
   public Staged read(ObjectRef id) throws BusyException {
     Location loc;
@@ -605,10 +684,11 @@ public final class DiskTier implements AutoCloseable {
     try {
       ByteBuffer value = memory.view(0, size);
       ByteBuffer header = ByteBuffer.allocate(loc.record().headerBytes());
-      boolean ok = readFully(loc.file.channel, header, loc.offset())
-          && loc.record().equals(DiskRecord.parse(header))
-          && readFully(loc.file.channel, value.duplicate(), loc.offset() + header.capacity())
-          && memory.crc32c(0, size) == loc.record().checksum();
+      boolean ok =
+          readFully(loc.file.channel, header, loc.offset())
+              && loc.record().equals(DiskRecord.parse(header))
+              && readFully(loc.file.channel, value.duplicate(), loc.offset() + header.capacity())
+              && memory.crc32c(0, size) == loc.record().checksum();
       if (ok) {
         Staged s = new Staged(memory, value, staging, permits);
         memory = null;
@@ -639,12 +719,19 @@ public final class DiskTier implements AutoCloseable {
       }
       release(loc);
     }
-    LOG.warn("event=disk_record_dropped key={} generation={} file={} reason=\"{}\"", id.key(), id.generation(),
-        loc.file.path, why);
+    LOG.warn(
+        "event=disk_record_dropped key={} generation={} file={} reason=\"{}\"",
+        id.key(),
+        id.generation(),
+        loc.file.path,
+        why);
     dropped.accept(List.of(id));
   }
 
-  /** Forgets an object's record (the master released it); a file left without records is deleted at once. */
+  /**
+   * Forgets an object's record (the master released it); a file left without records is deleted at
+   * once.
+   */
   public synchronized void remove(ObjectRef id) {
     Location loc = index.remove(id);
     if (loc != null) {
@@ -662,8 +749,14 @@ public final class DiskTier implements AutoCloseable {
   /** The records the tier holds, for the node's inventory. */
   public synchronized List<Held> snapshot() {
     List<Held> out = new ArrayList<>(index.size());
-    index.forEach((id, loc) -> out.add(new Held(id, loc.record().wantedReplicas(), loc.record().size(),
-        loc.record().checksum())));
+    index.forEach(
+        (id, loc) ->
+            out.add(
+                new Held(
+                    id,
+                    loc.record().wantedReplicas(),
+                    loc.record().size(),
+                    loc.record().checksum())));
     return out;
   }
 
@@ -671,7 +764,10 @@ public final class DiskTier implements AutoCloseable {
     return index.size();
   }
 
-  /** The bytes the tier's files hold (their lengths; what they occupy on disk is this rounded up to blocks). */
+  /**
+   * The bytes the tier's files hold (their lengths; what they occupy on disk is this rounded up to
+   * blocks).
+   */
   public synchronized long usedBytes() {
     long b = 0;
     for (TierFile f : files.values()) {
@@ -685,8 +781,20 @@ public final class DiskTier implements AutoCloseable {
   }
 
   public synchronized Status status() {
-    return new Status(settings.dir().toString(), settings.capBytes(), usedBytes(), files.size(), index.size(), degraded,
-        spills, spillFailures, reads, misses, reclaimedRecords, reclaimedFiles, droppedAtStart);
+    return new Status(
+        settings.dir().toString(),
+        settings.capBytes(),
+        usedBytes(),
+        files.size(),
+        index.size(),
+        degraded,
+        spills,
+        spillFailures,
+        reads,
+        misses,
+        reclaimedRecords,
+        reclaimedFiles,
+        droppedAtStart);
   }
 
   @Override

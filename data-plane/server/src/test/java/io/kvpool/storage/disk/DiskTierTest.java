@@ -44,8 +44,11 @@ class DiskTierTest {
   }
 
   private DiskTier tier(int files) {
-    DiskTier t = DiskTier.open(new DiskTier.Settings(dir, DiskTier.RESERVE_BYTES + files * FILE, FILE, 0.9, 0.8),
-        dropped::addAll, 1 << 20);
+    DiskTier t =
+        DiskTier.open(
+            new DiskTier.Settings(dir, DiskTier.RESERVE_BYTES + files * FILE, FILE, 0.9, 0.8),
+            dropped::addAll,
+            1 << 20);
     open.add(t);
     return t;
   }
@@ -108,7 +111,8 @@ class DiskTierTest {
       file = s.filter(p -> p.toString().endsWith(".kvd")).findFirst().orElseThrow();
     }
     long good = Files.size(file);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer one = ByteBuffer.allocate(1);
       long inB = 28 + 1 + 3000 + 28 + 1 + 10; // a byte of b's value
       ch.read(one, inB);
@@ -131,7 +135,8 @@ class DiskTierTest {
     try (Stream<Path> s = Files.list(dir)) {
       file = s.filter(p -> p.toString().endsWith(".kvd")).findFirst().orElseThrow();
     }
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ch.write(ByteBuffer.wrap(new byte[] {7, 7, 7}), 28 + 1 + 100);
     }
     assertThat(read(t, "a")).isNull();
@@ -155,7 +160,8 @@ class DiskTierTest {
   }
 
   @Test
-  void removedRecordsFreeTheirFileOnceItHoldsNoneAndBytesThatChangedAreNotWritten() throws IOException {
+  void removedRecordsFreeTheirFileOnceItHoldsNoneAndBytesThatChangedAreNotWritten()
+      throws IOException {
     DiskTier t = tier(10);
     append(t, "a", value(10_000, 1));
     append(t, "b", value(10_000, 2)); // a new file: the first is full

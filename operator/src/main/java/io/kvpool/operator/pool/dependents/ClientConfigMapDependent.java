@@ -7,10 +7,11 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.render.ConfigMaps;
 
 /**
- * {@code <pool>-client} ({@link ConfigMaps#client}), at the release the rollout renders. Reads ConfigMaps through the
- * pool ConfigMap dependent's informer.
+ * {@code <pool>-client} ({@link ConfigMaps#client}), at the release the rollout renders. Reads
+ * ConfigMaps through the pool ConfigMap dependent's informer.
  */
-public class ClientConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
+public class ClientConfigMapDependent
+    extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
 
   public ClientConfigMapDependent() {
     super(ConfigMap.class);
@@ -18,6 +19,7 @@ public class ClientConfigMapDependent extends CRUDKubernetesDependentResource<Co
 
   @Override
   protected ConfigMap desired(KvCachePool pool, Context<KvCachePool> context) {
-    return ConfigMaps.client(pool, RenderInputs.transport(pool, context), RenderInputs.rollout(pool, context));
+    return ConfigMaps.client(
+        pool, RenderInputs.transport(pool, context), RenderInputs.rollout(pool, context));
   }
 }

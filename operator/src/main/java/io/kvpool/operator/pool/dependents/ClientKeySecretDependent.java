@@ -7,7 +7,10 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.render.PoolNames;
 import io.kvpool.operator.render.Secrets;
 
-/** {@code <pool>-client-key} ({@link Secrets#clientKey}): follows the keys Secret, which exists before it. */
+/**
+ * {@code <pool>-client-key} ({@link Secrets#clientKey}): follows the keys Secret, which exists
+ * before it.
+ */
 public class ClientKeySecretDependent extends CRUDKubernetesDependentResource<Secret, KvCachePool> {
 
   public ClientKeySecretDependent() {
@@ -16,8 +19,14 @@ public class ClientKeySecretDependent extends CRUDKubernetesDependentResource<Se
 
   @Override
   protected Secret desired(KvCachePool pool, Context<KvCachePool> context) {
-    Secret keys = KeysSecretDependent.secret(context, PoolNames.keysSecret(pool)).orElseThrow(() ->
-        new IllegalStateException("the keys Secret " + PoolNames.keysSecret(pool) + " is not in the cache yet"));
+    Secret keys =
+        KeysSecretDependent.secret(context, PoolNames.keysSecret(pool))
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "the keys Secret "
+                            + PoolNames.keysSecret(pool)
+                            + " is not in the cache yet"));
     return Secrets.clientKey(pool, keys);
   }
 }

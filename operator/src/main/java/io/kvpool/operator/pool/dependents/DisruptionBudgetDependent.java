@@ -8,8 +8,8 @@ import io.kvpool.operator.common.PoolLabels.Component;
 import io.kvpool.operator.render.DisruptionBudgets;
 
 /**
- * The disruption budget of one data-plane component ({@link DisruptionBudgets}). A workflow entry names a class, not
- * an instance, hence one small subclass per component.
+ * The disruption budget of one data-plane component ({@link DisruptionBudgets}). A workflow entry
+ * names a class, not an instance, hence one small subclass per component.
  */
 public abstract class DisruptionBudgetDependent
     extends CRUDKubernetesDependentResource<PodDisruptionBudget, KvCachePool> {

@@ -13,8 +13,8 @@ import io.kvpool.operator.render.Secrets;
 import java.util.Optional;
 
 /**
- * {@code <pool>-keys} ({@link Secrets#keys}), from the one that exists now. Its informer watches the operator's
- * Secrets; the client key Secret shares it.
+ * {@code <pool>-keys} ({@link Secrets#keys}), from the one that exists now. Its informer watches
+ * the operator's Secrets; the client key Secret shares it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class KeysSecretDependent extends CRUDKubernetesDependentResource<Secret, KvCachePool> {
@@ -29,16 +29,18 @@ public class KeysSecretDependent extends CRUDKubernetesDependentResource<Secret,
   }
 
   /**
-   * The pool's admin token, as this Secret's informer holds it (the operator never reads a Secret otherwise); empty
-   * for a pool without keys.
+   * The pool's admin token, as this Secret's informer holds it (the operator never reads a Secret
+   * otherwise); empty for a pool without keys.
    */
   public static String adminToken(KvCachePool pool, Context<KvCachePool> context) {
     return secret(context, PoolNames.keysSecret(pool))
-        .map(s -> PoolKeys.decode(s.getData()).getOrDefault(PoolKeys.ADMIN_TOKEN, "")).orElse("");
+        .map(s -> PoolKeys.decode(s.getData()).getOrDefault(PoolKeys.ADMIN_TOKEN, ""))
+        .orElse("");
   }
 
   static Optional<Secret> secret(Context<KvCachePool> context, String name) {
-    return context.getSecondaryResourcesAsStream(Secret.class)
+    return context
+        .getSecondaryResourcesAsStream(Secret.class)
         .filter(s -> name.equals(s.getMetadata().getName()))
         .findFirst();
   }

@@ -6,9 +6,9 @@ import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.common.PoolLabels.Component;
 
 /**
- * {@code <pool>-master}: with three masters a node drain never takes the leader and a standby together; a
- * single master stays evictable so drains do not hang forever. Its informer watches every budget of the
- * operator; the storage budget dependent shares it.
+ * {@code <pool>-master}: with three masters a node drain never takes the leader and a standby
+ * together; a single master stays evictable so drains do not hang forever. Its informer watches
+ * every budget of the operator; the storage budget dependent shares it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
 public class MasterDisruptionBudgetDependent extends DisruptionBudgetDependent {

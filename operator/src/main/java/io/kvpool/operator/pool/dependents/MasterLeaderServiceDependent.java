@@ -7,9 +7,11 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.render.Services;
 
 /**
- * {@code <pool>-master} ({@link Services#masterLeader}). Reads Services through the peer Service dependent's informer.
+ * {@code <pool>-master} ({@link Services#masterLeader}). Reads Services through the peer Service
+ * dependent's informer.
  */
-public class MasterLeaderServiceDependent extends CRUDKubernetesDependentResource<Service, KvCachePool> {
+public class MasterLeaderServiceDependent
+    extends CRUDKubernetesDependentResource<Service, KvCachePool> {
 
   public MasterLeaderServiceDependent() {
     super(Service.class);

@@ -10,11 +10,12 @@ import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.render.Services;
 
 /**
- * {@code <pool>-master-peers} ({@link Services#masterPeers}). Its informer watches every Service of the operator; the
- * leader and storage Service dependents share it.
+ * {@code <pool>-master-peers} ({@link Services#masterPeers}). Its informer watches every Service of
+ * the operator; the leader and storage Service dependents share it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
-public class MasterPeerServiceDependent extends CRUDKubernetesDependentResource<Service, KvCachePool> {
+public class MasterPeerServiceDependent
+    extends CRUDKubernetesDependentResource<Service, KvCachePool> {
 
   public MasterPeerServiceDependent() {
     super(Service.class);

@@ -11,7 +11,8 @@ import io.kvpool.operator.render.Rbac;
 
 /** Grants the masters' Role to the masters' ServiceAccount ({@link Rbac#masterRoleBinding}). */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
-public class MasterRoleBindingDependent extends CRUDKubernetesDependentResource<RoleBinding, KvCachePool> {
+public class MasterRoleBindingDependent
+    extends CRUDKubernetesDependentResource<RoleBinding, KvCachePool> {
 
   public MasterRoleBindingDependent() {
     super(RoleBinding.class);

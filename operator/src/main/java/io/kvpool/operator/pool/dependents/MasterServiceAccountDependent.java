@@ -11,7 +11,8 @@ import io.kvpool.operator.render.Rbac;
 
 /** The masters' identity ({@link Rbac#masterServiceAccount}). */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
-public class MasterServiceAccountDependent extends CRUDKubernetesDependentResource<ServiceAccount, KvCachePool> {
+public class MasterServiceAccountDependent
+    extends CRUDKubernetesDependentResource<ServiceAccount, KvCachePool> {
 
   public MasterServiceAccountDependent() {
     super(ServiceAccount.class);

@@ -10,11 +10,12 @@ import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.render.StatefulSets;
 
 /**
- * {@code <pool>-master} ({@link StatefulSets#master}), at the release the rollout renders. Its informer watches every
- * StatefulSet of the operator; the storage StatefulSet dependent shares it.
+ * {@code <pool>-master} ({@link StatefulSets#master}), at the release the rollout renders. Its
+ * informer watches every StatefulSet of the operator; the storage StatefulSet dependent shares it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
-public class MasterStatefulSetDependent extends CRUDKubernetesDependentResource<StatefulSet, KvCachePool> {
+public class MasterStatefulSetDependent
+    extends CRUDKubernetesDependentResource<StatefulSet, KvCachePool> {
 
   public MasterStatefulSetDependent() {
     super(StatefulSet.class);

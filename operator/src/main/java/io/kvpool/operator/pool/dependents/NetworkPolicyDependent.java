@@ -11,7 +11,8 @@ import io.kvpool.operator.render.NetworkPolicies;
 
 /** {@code <pool>} ({@link NetworkPolicies#of}), letting the operator in from its own namespace. */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
-public class NetworkPolicyDependent extends CRUDKubernetesDependentResource<NetworkPolicy, KvCachePool> {
+public class NetworkPolicyDependent
+    extends CRUDKubernetesDependentResource<NetworkPolicy, KvCachePool> {
 
   public NetworkPolicyDependent() {
     super(NetworkPolicy.class);

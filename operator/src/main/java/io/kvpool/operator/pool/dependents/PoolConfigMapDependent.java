@@ -10,11 +10,12 @@ import io.kvpool.operator.common.PoolLabels;
 import io.kvpool.operator.render.ConfigMaps;
 
 /**
- * {@code <pool>-config} ({@link ConfigMaps#pool}). Its informer watches every ConfigMap of the operator; the client
- * ConfigMap dependent shares it.
+ * {@code <pool>-config} ({@link ConfigMaps#pool}). Its informer watches every ConfigMap of the
+ * operator; the client ConfigMap dependent shares it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolLabels.MANAGED_SELECTOR))
-public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
+public class PoolConfigMapDependent
+    extends CRUDKubernetesDependentResource<ConfigMap, KvCachePool> {
 
   public PoolConfigMapDependent() {
     super(ConfigMap.class);

@@ -10,13 +10,14 @@ import io.kvpool.operator.render.PoolSecurity;
 
 /** When the security dependents apply: JOSDK deletes one whose precondition stops holding. */
 public final class SecurityConditions {
-  private SecurityConditions() {
-  }
+  private SecurityConditions() {}
 
   /** The pool authenticates peers (spec.security.authentication, on by default). */
   public static final class AuthenticationOn implements Condition<HasMetadata, KvCachePool> {
     @Override
-    public boolean isMet(DependentResource<HasMetadata, KvCachePool> dependent, KvCachePool pool,
+    public boolean isMet(
+        DependentResource<HasMetadata, KvCachePool> dependent,
+        KvCachePool pool,
         Context<KvCachePool> context) {
       return PoolSecurity.of(pool).authentication();
     }
@@ -25,7 +26,9 @@ public final class SecurityConditions {
   /** The keys Secret is in the informer's cache, so what follows it can read it. */
   public static final class KeysReadable implements Condition<HasMetadata, KvCachePool> {
     @Override
-    public boolean isMet(DependentResource<HasMetadata, KvCachePool> dependent, KvCachePool pool,
+    public boolean isMet(
+        DependentResource<HasMetadata, KvCachePool> dependent,
+        KvCachePool pool,
         Context<KvCachePool> context) {
       return KeysSecretDependent.secret(context, PoolNames.keysSecret(pool)).isPresent();
     }
@@ -34,7 +37,9 @@ public final class SecurityConditions {
   /** The pool wants its NetworkPolicy (spec.security.networkPolicy.enabled, on by default). */
   public static final class NetworkPolicyOn implements Condition<HasMetadata, KvCachePool> {
     @Override
-    public boolean isMet(DependentResource<HasMetadata, KvCachePool> dependent, KvCachePool pool,
+    public boolean isMet(
+        DependentResource<HasMetadata, KvCachePool> dependent,
+        KvCachePool pool,
         Context<KvCachePool> context) {
       return PoolSecurity.of(pool).networkPolicy();
     }

@@ -6,7 +6,10 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernete
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.render.Services;
 
-/** {@code <pool>-storage} ({@link Services#storage}). Reads Services through the peer Service dependent's informer. */
+/**
+ * {@code <pool>-storage} ({@link Services#storage}). Reads Services through the peer Service
+ * dependent's informer.
+ */
 public class StorageServiceDependent extends CRUDKubernetesDependentResource<Service, KvCachePool> {
 
   public StorageServiceDependent() {

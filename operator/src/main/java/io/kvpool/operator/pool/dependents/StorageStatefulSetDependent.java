@@ -7,10 +7,12 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.render.StatefulSets;
 
 /**
- * {@code <pool>-storage} ({@link StatefulSets#storage}), at the release and replica count the rollout renders. It reads
- * StatefulSets through the master StatefulSet dependent's informer (one informer per kind).
+ * {@code <pool>-storage} ({@link StatefulSets#storage}), at the release and replica count the
+ * rollout renders. It reads StatefulSets through the master StatefulSet dependent's informer (one
+ * informer per kind).
  */
-public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource<StatefulSet, KvCachePool> {
+public class StorageStatefulSetDependent
+    extends CRUDKubernetesDependentResource<StatefulSet, KvCachePool> {
 
   public StorageStatefulSetDependent() {
     super(StatefulSet.class);
@@ -18,6 +20,7 @@ public class StorageStatefulSetDependent extends CRUDKubernetesDependentResource
 
   @Override
   protected StatefulSet desired(KvCachePool pool, Context<KvCachePool> context) {
-    return StatefulSets.storage(pool, RenderInputs.transport(pool, context), RenderInputs.rollout(pool, context));
+    return StatefulSets.storage(
+        pool, RenderInputs.transport(pool, context), RenderInputs.rollout(pool, context));
   }
 }
