@@ -7,6 +7,7 @@ import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.IdleConnections;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
@@ -94,6 +95,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    */
   private final InFlight inFlight = new InFlight();
 
+  /** Connections to other nodes for copies, reused: a repair wave does not handshake per value. */
+  private final IdleConnections copyConnections = new IdleConnections(4, Duration.ofSeconds(30));
+
   StorageRequestHandler(
       String nodeId,
       List<NativeSegment> segments,
@@ -149,6 +153,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * finish.
    */
   boolean quiesce(Duration timeout) throws InterruptedException {
+    copyConnections.close();
     return inFlight.closeAndAwait(timeout);
   }
 
@@ -814,29 +819,32 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     RpcConnection c = null;
     try {
       c =
-          RpcConnection.open(
-              HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT);
+          copyConnections.borrow(
+              target.endpoint(),
+              () ->
+                  RpcConnection.open(
+                      HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT));
       inFlight.track(c);
-      RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT);
-      for (SliceGrant g : target.slices()) {
-        BodyWriter w = new BodyWriter();
-        WriteRequest.of(
-                r.key(),
-                r.generation(),
-                g,
-                r.size(),
-                r.checksum(),
-                r.wantedReplicas(),
-                r.expiresAtMillis())
-            .encode(w);
-        byte[] got =
-            WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
-                .receipt();
-        if (got.length > 0) {
-          receipt = got;
+      try (RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
+        for (SliceGrant g : target.slices()) {
+          BodyWriter w = new BodyWriter();
+          WriteRequest.of(
+                  r.key(),
+                  r.generation(),
+                  g,
+                  r.size(),
+                  r.checksum(),
+                  r.wantedReplicas(),
+                  r.expiresAtMillis())
+              .encode(w);
+          byte[] got =
+              WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
+                  .receipt();
+          if (got.length > 0) {
+            receipt = got;
+          }
         }
       }
-      d.close();
     } catch (RemoteErrorException e) {
       session.replyError(
           request,
@@ -859,7 +867,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     } finally {
       if (c != null) {
         inFlight.untrack(c);
-        c.close();
+        copyConnections.release(target.endpoint(), c); // closed unless in step
       }
     }
     BodyWriter out = new BodyWriter(32);
