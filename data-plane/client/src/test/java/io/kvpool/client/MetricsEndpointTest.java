@@ -72,6 +72,7 @@ class MetricsEndpointTest {
           "kvpool_rpc_server_duration_seconds histogram",
           "kvpool_spills_total counter",
           "kvpool_rpc_server_errors_total counter",
+          "kvpool_sessions_accepted_total counter",
           "kvpool_tombstones gauge",
           "kvpool_tombstones_dropped_total counter",
           "kvpool_used_bytes gauge",
@@ -97,6 +98,7 @@ class MetricsEndpointTest {
           "kvpool_control_body_budget_available_bytes gauge",
           "kvpool_rpc_server_duration_seconds histogram",
           "kvpool_rpc_server_errors_total counter",
+          "kvpool_sessions_accepted_total counter",
           "kvpool_storage_capacity_bytes gauge",
           "kvpool_storage_commits_total counter",
           "kvpool_storage_device_ready gauge",
@@ -122,6 +124,7 @@ class MetricsEndpointTest {
           "kvpool_connections_refused_total",
           "kvpool_node_commits_total",
           "kvpool_rpc_server_errors_total",
+          "kvpool_sessions_accepted_total",
           "kvpool_storage_refused_total");
 
   /** The Java client's metric families and their types. */
