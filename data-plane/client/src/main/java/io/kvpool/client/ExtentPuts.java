@@ -70,7 +70,10 @@ final class ExtentPuts implements AutoCloseable {
   private final StorageConnections storage;
   private final ClientMetrics metrics;
   private Held current;
+
+  /** Extents granted and not given back. */
   private final List<Long> granted = new ArrayList<>();
+
   private long pausedUntilNanos;
 
   ExtentPuts(MasterChannel master, StorageConnections storage, ClientMetrics metrics) {
@@ -135,6 +138,10 @@ final class ExtentPuts implements AutoCloseable {
     long now = System.currentTimeMillis();
     int need = (Math.max(size, 1) + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
     if (current == null || !current.fits(need, now)) {
+      if (current != null) {
+        giveBack(
+            current.extent.firstGeneration(), deadline); // used up: it no longer counts as held
+      }
       current = null;
       if (System.nanoTime() - pausedUntilNanos < 0) {
         return null;
@@ -197,22 +204,27 @@ final class ExtentPuts implements AutoCloseable {
     }
   }
 
+  /** Gives the extent back (best effort): no write into it counts from now. */
+  private void giveBack(long extent, Backoff deadline) {
+    granted.remove(Long.valueOf(extent));
+    returnQuietly(List.of(extent), deadline);
+  }
+
+  private void returnQuietly(List<Long> extents, Backoff deadline) {
+    BodyWriter w = new BodyWriter(16 + 8 * extents.size());
+    new ExtentReturn(extents).encode(w);
+    try {
+      master.call(Opcode.EXTENT_RETURN, w, r -> StatusList.decode(r).statuses(), deadline);
+    } catch (KvPoolException e) {
+      // they expire on their own
+    }
+  }
+
   /** Gives the extents back (best effort): no write into them counts from now. */
   @Override
   public synchronized void close() {
-    if (granted.isEmpty()) {
-      return;
-    }
-    BodyWriter w = new BodyWriter(16 + 8 * granted.size());
-    new ExtentReturn(List.copyOf(granted)).encode(w);
-    try {
-      master.call(
-          Opcode.EXTENT_RETURN,
-          w,
-          r -> StatusList.decode(r).statuses(),
-          Backoff.until(java.time.Duration.ofSeconds(2)));
-    } catch (KvPoolException e) {
-      // they expire on their own
+    if (!granted.isEmpty()) {
+      returnQuietly(List.copyOf(granted), Backoff.until(java.time.Duration.ofSeconds(2)));
     }
     granted.clear();
     current = null;

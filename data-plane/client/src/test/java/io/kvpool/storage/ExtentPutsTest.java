@@ -79,18 +79,27 @@ class ExtentPutsTest {
 
   @Test
   void smallPutsGoThroughExtentsByteExactAndFallBackWhenNoneIsGranted() throws Exception {
-    // one node of 16 MiB: extents may hold a quarter of it, exactly one extent of 4 MiB (64 values)
-    startPool(1, 16L << 20);
+    // one node of 32 MiB: the unused parts of extents may hold a quarter of it, 8 MiB
+    startPool(1, 32L << 20);
     PrometheusRegistry metrics = new PrometheusRegistry();
     int count = 100;
-    try (KvPoolClient writer = client(master.rpcEndpoint(), true, metrics)) {
-      for (int i = 0; i < count; i++) {
+    try (KvPoolClient writer = client(master.rpcEndpoint(), true, metrics);
+        RpcConnection other = asClient(master.rpcEndpoint())) {
+      for (int i = 0; i < 10; i++) {
         writer.put("small/" + i, value(VALUE, i), 1);
       }
-      // a stored key keeps its value, through an extent as through PUT_START
+      assertThat(exchanges(metrics, "EXTENT_WRITE")).isEqualTo(10);
+      // another client takes most of what is left of the budget: once the writer's first extent
+      // (64 values of 64 KiB) is used up, no second one is granted and the rest go through
+      // PUT_START
+      ExtentGrantReply taken = grant(other, (4 << 20) + (512 << 10));
+      assertThat(taken.status()).as(taken.message()).isEqualTo(ErrorCode.OK);
+      for (int i = 10; i < count; i++) {
+        writer.put("small/" + i, value(VALUE, i), 1);
+      }
+      // a stored key keeps its value
       writer.put("small/0", value(VALUE, 999), 1);
     }
-    // the first extent takes 64 values; the next grant is refused while it lives: PUT_START
     assertThat(exchanges(metrics, "EXTENT_WRITE")).isGreaterThanOrEqualTo(64);
     assertThat(exchanges(metrics, "PUT_START")).isGreaterThanOrEqualTo(1);
     try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {

@@ -32,7 +32,9 @@ final class ExtentLeases {
   /** Generations per extent: at most this many values go into one. */
   static final int GENERATIONS = 4096;
 
-  /** Extents one client (by its handshake's peer id) may hold at once. */
+  /**
+   * Extents one client (by its handshake's peer id) may hold open (granted, not returned) at once.
+   */
   static final int MAX_PER_CLIENT = 8;
 
   static final class Lease {
@@ -77,7 +79,10 @@ final class ExtentLeases {
   /** In grant order, which is expiry order (one TTL). */
   private final ArrayDeque<Lease> byExpiry = new ArrayDeque<>();
 
+  /** Open, unreturned extents by client. */
   private final Map<String, Integer> perClient = new HashMap<>();
+
+  /** Bytes of extents that no object took yet: out of use until their extent closes. */
   private long heldBytes;
 
   Lease add(
@@ -93,8 +98,16 @@ final class ExtentLeases {
     byFirst.put(first, l);
     byExpiry.add(l);
     perClient.merge(clientId, 1, Integer::sum);
-    heldBytes += range.length();
+    heldBytes += SegmentAllocator.blockSize(range.length());
     return l;
+  }
+
+  /** The client gives the lease back: no commit into it counts, and it no longer counts as held. */
+  void giveBack(Lease l) {
+    if (!l.returned) {
+      l.returned = true;
+      perClient.computeIfPresent(l.clientId, (k, n) -> n > 1 ? n - 1 : null);
+    }
   }
 
   /** The open lease named {@code first}, or null (never granted, or closed). */
@@ -119,7 +132,7 @@ final class ExtentLeases {
    * of a gap of the node's allocator. Null, changing nothing, when the block is not an aligned,
    * untaken part of the range.
    */
-  static Replica carve(Lease l, StorageNodeRecord node, Slice value) {
+  Replica carve(Lease l, StorageNodeRecord node, Slice value) {
     long need = SegmentAllocator.blockSize(value.length());
     long from = value.offset();
     long end = l.range.offset() + SegmentAllocator.blockSize(l.range.length());
@@ -146,6 +159,7 @@ final class ExtentLeases {
       a.split(from, from + need);
       l.gaps.put(from + need, gapEnd - from - need);
     }
+    heldBytes -= need;
     return new Replica(node.id(), l.incarnation, List.of(value));
   }
 
@@ -160,8 +174,10 @@ final class ExtentLeases {
         l = byExpiry.peek()) {
       byExpiry.poll();
       byFirst.remove(l.first);
-      perClient.computeIfPresent(l.clientId, (k, n) -> n > 1 ? n - 1 : null);
-      heldBytes -= l.range.length();
+      giveBack(l);
+      for (long length : l.gaps.values()) {
+        heldBytes -= length;
+      }
       StorageNodeRecord node = nodes.apply(l.nodeId);
       if (node != null && node.incarnation() == l.incarnation) {
         SegmentAllocator a = node.segment(l.range.segmentId()).allocator();

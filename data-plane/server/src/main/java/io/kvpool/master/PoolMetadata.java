@@ -698,7 +698,8 @@ public final class PoolMetadata {
       if (extents.heldBytes() + length > pool.capacityBytes() / 4) {
         return ExtentGrantReply.refused(
             ErrorCode.NO_SPACE,
-            "extents already hold a quarter of the pool's capacity; put through PUT_START");
+            "unused parts of extents already hold a quarter of the pool's capacity; put through"
+                + " PUT_START");
       }
       List<StorageNodeRecord> chosen =
           request.avoidNodes().isEmpty()
@@ -803,7 +804,7 @@ public final class PoolMetadata {
     if (pool.tombstones.covers(item.key(), item.generation())) {
       return ErrorCode.GRANT_REJECTED; // a later put of the key was deleted: this one is too old
     }
-    Replica r = ExtentLeases.carve(l, node, item.slice());
+    Replica r = extents.carve(l, node, item.slice());
     if (r == null) {
       return ErrorCode.OUT_OF_BOUNDS;
     }
@@ -827,7 +828,7 @@ public final class PoolMetadata {
       if (l == null || !l.clientId.equals(clientId)) {
         out.add(ErrorCode.NOT_FOUND);
       } else {
-        l.returned = true;
+        extents.giveBack(l);
         out.add(ErrorCode.OK);
       }
     }
