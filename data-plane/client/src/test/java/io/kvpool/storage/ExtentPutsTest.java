@@ -225,6 +225,63 @@ class ExtentPutsTest {
     }
   }
 
+  @Test
+  void aWriterStalledInAnExpiringExtentIsCutAndHostileNumbersAreRefused() throws Exception {
+    startPool(1, 16L << 20);
+    try (RpcConnection c = asClient(master.rpcEndpoint())) {
+      ExtentGrantReply grant = grant(c, 256 << 10);
+      assertThat(grant.status()).as(grant.message()).isEqualTo(ErrorCode.OK);
+      Extent e = grant.extent();
+      HostPort node = HostPort.parse(grant.endpoint());
+      try (RpcConnection n = asClient(node)) {
+        // numbers outside the extent: refused, the payload skipped, the connection still usable
+        assertRefused(
+            () -> write(n, e, "bad/1", e.firstGeneration(), 32, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS); // not a multiple of 64
+        assertRefused(
+            () -> write(n, e, "bad/2", e.firstGeneration(), e.length() - 64, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS); // beyond the extent
+        assertRefused(
+            () -> write(n, e, "bad/3", e.firstGeneration() + e.generations(), 0, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS); // not one of its generations
+        assertRefused(
+            () -> write(n, e, "bad/4", e.firstGeneration(), -64, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS);
+        write(n, e, "good", e.firstGeneration(), 0, value(VALUE, 5));
+      }
+      try (RpcConnection n = asClient(node)) {
+        // a value size that cannot be skipped ends the connection after the refusal
+        BodyWriter w = new BodyWriter();
+        new ExtentWriteRequest(e, "bad/5", e.firstGeneration() + 1, 0, -1, 0).encode(w);
+        assertRefused(() -> n.call(Opcode.EXTENT_WRITE, w), ErrorCode.LIMIT_EXCEEDED);
+        assertThatThrownBy(() -> n.call(Opcode.PING, null)).isInstanceOf(java.io.IOException.class);
+      }
+      // a writer that sends a tenth of its value and stalls: cut when the extent expires, so none
+      // of its bytes can land after the master may reuse the range
+      try (RpcConnection n = asClient(node)) {
+        BodyWriter w = new BodyWriter();
+        ByteBuffer v = value(VALUE, 6);
+        new ExtentWriteRequest(e, "stalled", e.firstGeneration() + 2, 2 * VALUE, VALUE, crc(v))
+            .encode(w);
+        long id = n.send(Opcode.EXTENT_WRITE, w, v.limit(VALUE / 10));
+        try (RpcConnection.Deadline d = n.deadline(Duration.ofSeconds(60))) {
+          assertThatThrownBy(() -> n.receive(Opcode.EXTENT_WRITE, id))
+              .isInstanceOf(java.io.IOException.class)
+              .isNotInstanceOf(RemoteErrorException.class);
+        }
+        assertThat(cutWrites(nodes.get(0)))
+            .as("writes the node cut when their extent expired (not its payload deadline)")
+            .isEqualTo(1);
+      }
+    }
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      assertThat(reader.get("good")).isEqualTo(value(VALUE, 5));
+      for (String key : List.of("bad/1", "bad/2", "bad/3", "bad/4", "bad/5", "stalled")) {
+        assertThat(reader.exists(key)).as(key).isFalse();
+      }
+    }
+  }
+
   // ---- helpers ----
 
   private final List<String> filled = new ArrayList<>();
@@ -267,6 +324,25 @@ class ExtentPutsTest {
       filled.add(key);
     }
     return out;
+  }
+
+  /** The node's count of extent writes it cut, from its admin endpoint's metrics. */
+  private static long cutWrites(StorageNode node) throws Exception {
+    HostPort admin = node.adminEndpoint();
+    String text =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://" + admin + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    for (String line : text.split("\n")) {
+      if (line.startsWith("kvpool_storage_extent_writes_cut_total ")) {
+        return (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
+      }
+    }
+    throw new AssertionError("no kvpool_storage_extent_writes_cut_total in\n" + text);
   }
 
   private static boolean overlaps(Slice s, Extent e) {

@@ -43,14 +43,12 @@ final class ExtentWrites implements AutoCloseable {
 
   private static final class Open {
     final long expiresAtMillis;
-    final NodeKey admittedUnder;
     final BitSet units;
     final BitSet generations = new BitSet();
     final Set<Session> receiving = new HashSet<>();
 
-    Open(Extent e, NodeKey key) {
+    Open(Extent e) {
       this.expiresAtMillis = e.expiresAtMillis();
-      this.admittedUnder = key;
       this.units = new BitSet(e.length() / UNIT);
     }
   }
@@ -64,6 +62,7 @@ final class ExtentWrites implements AutoCloseable {
   private final Thread sweeper;
   private boolean fenced;
   private int committing;
+  private long cut;
 
   ExtentWrites(String nodeId, LongSupplier masterNow) {
     this.nodeId = nodeId;
@@ -137,7 +136,7 @@ final class ExtentWrites implements AutoCloseable {
             ErrorCode.NODE_UNAVAILABLE,
             "node " + nodeId + " tracks " + MAX_EXTENTS + " extents; put through PUT_START");
       }
-      o = new Open(e, key);
+      o = new Open(e);
       open.put(e.firstGeneration(), o);
     }
     int generation = (int) (w.generation() - e.firstGeneration());
@@ -210,6 +209,7 @@ final class ExtentWrites implements AutoCloseable {
     fenced = true;
     for (Open o : open.values()) {
       o.receiving.forEach(Session::cut);
+      cut += o.receiving.size();
     }
     open.clear();
     long deadline = System.currentTimeMillis() + FENCE_WAIT_MILLIS;
@@ -240,7 +240,13 @@ final class ExtentWrites implements AutoCloseable {
       }
     }
     cut.forEach(Session::cut);
+    this.cut += cut.size();
     return cut.size();
+  }
+
+  /** Writes cut so far because their extent expired or the node registered again. */
+  synchronized long cutCount() {
+    return cut;
   }
 
   synchronized int size() {

@@ -40,6 +40,7 @@ import io.kvpool.security.NodeKey;
 import io.kvpool.storage.ObjectInventory.ObjectId;
 import io.kvpool.storage.disk.DiskTier;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -129,6 +130,13 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
             "READ and READ_BATCH replies stopped mid-send because an object they read was released or overwritten");
     this.commits = new ReplicaCommits(link, metrics);
     this.extentCommits = new ExtentCommits(link);
+    CounterWithCallback.builder()
+        .name("kvpool_storage_extent_writes_cut_total")
+        .help(
+            "Writes into extents (protocol 2.4) cut while receiving their value: the extent expired, or the node"
+                + " began to register again")
+        .callback(cb -> cb.call(link.extents().cutCount()))
+        .register(metrics);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {
