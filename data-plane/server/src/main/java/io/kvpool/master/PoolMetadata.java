@@ -701,13 +701,17 @@ public final class PoolMetadata {
             "unused parts of extents already hold a quarter of the pool's capacity; put through"
                 + " PUT_START");
       }
+      // only nodes that take EXTENT_WRITE (protocol 2.4), e.g. during a rolling upgrade
+      List<StorageNodeRecord> capable =
+          pool.nodeRecords().stream()
+              .filter(n -> n.version().protocolMinor() >= ExtentGrantRequest.MINOR)
+              .toList();
       List<StorageNodeRecord> chosen =
           request.avoidNodes().isEmpty()
               ? null
-              : pool.placement.choose(
-                  pool.nodeRecords(), length, 1, Set.copyOf(request.avoidNodes()), now);
+              : pool.placement.choose(capable, length, 1, Set.copyOf(request.avoidNodes()), now);
       if (chosen == null) {
-        chosen = pool.placement.choose(pool.nodeRecords(), length, 1, Set.of(), now);
+        chosen = pool.placement.choose(capable, length, 1, Set.of(), now);
       }
       Slice range = chosen == null ? null : chosen.get(0).allocateExtent(length);
       if (range == null) {
