@@ -50,6 +50,7 @@ class MetricsEndpointTest {
           "kvpool_connections_closed_total counter",
           "kvpool_connections_refused_total counter",
           "kvpool_evictions_total counter",
+          "kvpool_extents_total counter",
           "kvpool_get_hits_total counter",
           "kvpool_get_misses_total counter",
           "kvpool_gets_total counter",
@@ -100,6 +101,7 @@ class MetricsEndpointTest {
           "kvpool_storage_capacity_bytes gauge",
           "kvpool_storage_commits_total counter",
           "kvpool_storage_device_ready gauge",
+          "kvpool_storage_extent_writes_cut_total counter",
           "kvpool_storage_objects gauge",
           "kvpool_storage_read_bytes_total counter",
           "kvpool_storage_reads_total counter",
@@ -120,6 +122,7 @@ class MetricsEndpointTest {
           "kvpool_auth_failures_total",
           "kvpool_connections_closed_total",
           "kvpool_connections_refused_total",
+          "kvpool_extents_total",
           "kvpool_node_commits_total",
           "kvpool_rpc_server_errors_total",
           "kvpool_storage_refused_total");
