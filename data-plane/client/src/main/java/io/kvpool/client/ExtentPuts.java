@@ -42,7 +42,6 @@ final class ExtentPuts implements AutoCloseable {
   private static final int ALIGNMENT = 64;
 
   private static final class Held {
-    final String nodeId;
     final String endpoint;
     final Extent extent;
     int cursor;
@@ -50,7 +49,6 @@ final class ExtentPuts implements AutoCloseable {
     boolean dead;
 
     Held(ExtentGrantReply grant) {
-      this.nodeId = grant.nodeId();
       this.endpoint = grant.endpoint();
       this.extent = grant.extent();
     }
@@ -68,7 +66,6 @@ final class ExtentPuts implements AutoCloseable {
 
   private final MasterChannel master;
   private final StorageConnections storage;
-  private final ClientMetrics metrics;
   private Held current;
 
   /** Extents granted and not given back. */
@@ -76,10 +73,9 @@ final class ExtentPuts implements AutoCloseable {
 
   private long pausedUntilNanos;
 
-  ExtentPuts(MasterChannel master, StorageConnections storage, ClientMetrics metrics) {
+  ExtentPuts(MasterChannel master, StorageConnections storage) {
     this.master = master;
     this.storage = storage;
-    this.metrics = metrics;
   }
 
   /**

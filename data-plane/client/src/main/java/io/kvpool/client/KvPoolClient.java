@@ -69,7 +69,7 @@ public final class KvPoolClient implements AutoCloseable {
         new StorageConnections(
             () -> toStorage, config.security(), config.timeout(), config.batchRequests(), metrics);
     this.locations = new LocationCache(config.locationCacheEntries(), config.leaseTtl(), metrics);
-    this.extents = config.extents() ? new ExtentPuts(master, storage, metrics) : null;
+    this.extents = config.extents() ? new ExtentPuts(master, storage) : null;
   }
 
   /**
