@@ -875,6 +875,10 @@ public final class PoolMetadata {
         if (!disk) {
           readable = readable.stream().filter(r -> !r.onDisk()).toList();
         }
+        if (readable.isEmpty() && o != null && pool.awaitsRegistration(o)) {
+          found[i] = ReplicaListResult.missing(ErrorCode.RECOVERING); // its nodes re-register
+          continue;
+        }
         pool.counters.cacheSignals.lookedUp(key, !readable.isEmpty(), now);
         if (readable.isEmpty()) {
           pool.counters.getMisses.inc();
@@ -940,7 +944,10 @@ public final class PoolMetadata {
       if (Keys.problem(key) != null) {
         out.add(ErrorCode.LIMIT_EXCEEDED);
       } else {
-        out.add(o != null && !pool.readableReplicas(o).isEmpty() ? ErrorCode.OK : missing());
+        out.add(
+            o != null && !pool.readableReplicas(o).isEmpty()
+                ? ErrorCode.OK
+                : o != null && pool.awaitsRegistration(o) ? ErrorCode.RECOVERING : missing());
       }
     }
     return out;

@@ -110,6 +110,21 @@ final class PoolState {
     return n != null && n.incarnation() == r.incarnation() ? n : null;
   }
 
+  /**
+   * Whether an object none of whose replicas can be read now has one on a node that is registering
+   * again (its new registration's inventory not yet delivered): not known to be gone, only not yet
+   * confirmed, as during a new leader's recovery.
+   */
+  boolean awaitsRegistration(StoredObject o) {
+    for (Replica r : o.replicas) {
+      StorageNodeRecord n = nodes.get(r.nodeId());
+      if (n != null && n.state() == NodeState.REGISTERING) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether {@code r} can be read or copied from now. */
   boolean readable(Replica r) {
     StorageNodeRecord n = holder(r);

@@ -192,6 +192,37 @@ final class PoolFixture {
     return reply;
   }
 
+  /**
+   * The first half of a registration with an inventory: the node registers again (a new
+   * registration replacing its current one) and has not delivered its inventory yet.
+   */
+  void beginRegistration(SimNode n) {
+    RegisterReply reply =
+        pool.register(
+            new RegisterNode(
+                n.id,
+                n.id + ":1",
+                List.of(new SegmentInfo(0, n.bytes)),
+                0,
+                true,
+                "tcp",
+                List.of(),
+                n.diskBytes),
+            VersionInfo.CURRENT,
+            n.connection,
+            () -> n.connectionOpen);
+    n.key = new NodeKey(reply.nodeKey());
+    n.registrationId = reply.registrationId();
+  }
+
+  /** The second half: the node's whole inventory, in one last chunk. */
+  void finishRegistration(SimNode n) {
+    List<Tombstone> tombs = new ArrayList<>();
+    n.tombstones.forEach((k, g) -> tombs.add(new Tombstone(k, g)));
+    pool.inventory(
+        new RegisterInventory(n.registrationId, true, new ArrayList<>(n.objects.values()), tombs));
+  }
+
   /** One heartbeat of every node, applying the releases the master sends. */
   void heartbeats() {
     for (SimNode n : nodes.values()) {
