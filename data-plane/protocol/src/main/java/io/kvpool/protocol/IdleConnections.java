@@ -6,12 +6,18 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Connections to peers kept for reuse after an exchange that left them in step: at most {@code
  * perPeer} idle ones per peer key, each reused only within {@code maxIdle} (well inside a server's
  * idle timeout), so steady traffic to a peer does not pay a handshake and fresh buffers per call.
- * Thread-safe; a connection is used by one caller at a time.
+ * Idle connections past {@code maxIdle} are closed by a shared background sweep, so a peer no
+ * longer called (a node gone, a view ended) holds no descriptor. Thread-safe; a connection is used
+ * by one caller at a time.
  */
 public final class IdleConnections implements AutoCloseable {
   /** Opens a new connection to the peer a key names. */
@@ -21,14 +27,50 @@ public final class IdleConnections implements AutoCloseable {
 
   private record Idle(RpcConnection connection, long sinceNanos) {}
 
+  private static final ScheduledExecutorService SWEEPER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "idle-connections-sweep");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final int perPeer;
   private final long maxIdleNanos;
   private final Map<String, Deque<Idle>> idle = new ConcurrentHashMap<>();
+  private final ScheduledFuture<?> sweep;
   private volatile boolean closed;
 
   public IdleConnections(int perPeer, Duration maxIdle) {
     this.perPeer = perPeer;
     this.maxIdleNanos = maxIdle.toNanos();
+    long periodMillis = Math.max(100, maxIdle.toMillis() / 2);
+    this.sweep =
+        SWEEPER.scheduleWithFixedDelay(
+            this::closeExpired, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Closes the idle connections kept longer than {@code maxIdle} (or no longer usable). */
+  public void closeExpired() {
+    long now = System.nanoTime();
+    for (Deque<Idle> q : idle.values()) {
+      for (Idle i : q) {
+        if ((now - i.sinceNanos() >= maxIdleNanos || !i.connection().isUsable())
+            && q.removeFirstOccurrence(i)) {
+          i.connection().close();
+        }
+      }
+    }
+  }
+
+  /** Closes every idle connection (e.g. they speak for a view that ended); the pool stays open. */
+  public void closeIdle() {
+    for (Deque<Idle> q : idle.values()) {
+      Idle i;
+      while ((i = q.pollFirst()) != null) {
+        i.connection().close();
+      }
+    }
   }
 
   /** An idle, usable connection for {@code peer}, or a new one from {@code opener}. */
@@ -68,11 +110,7 @@ public final class IdleConnections implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    for (Deque<Idle> q : idle.values()) {
-      Idle i;
-      while ((i = q.pollFirst()) != null) {
-        i.connection().close();
-      }
-    }
+    sweep.cancel(false);
+    closeIdle();
   }
 }

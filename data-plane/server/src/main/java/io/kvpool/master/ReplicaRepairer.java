@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +43,9 @@ final class ReplicaRepairer implements AutoCloseable {
 
   /** Connections to copy sources, reused across a repair wave (one per copier and node at most). */
   private final IdleConnections sources = new IdleConnections(4, Duration.ofSeconds(30));
+
+  /** The view the idle source connections were opened in. */
+  private final AtomicLong sourcesView = new AtomicLong();
 
   ReplicaRepairer(Supplier<PoolMetadata> metadata, String poolId, PoolSecrets secrets) {
     this.metadata = metadata;
@@ -79,8 +83,10 @@ final class ReplicaRepairer implements AutoCloseable {
   private byte[] copy(RepairTask t) {
     PoolMetadata m = metadata.get();
     long view = m == null ? 0 : m.view();
-    String peer =
-        t.sourceEndpoint() + "@" + view; // a connection speaks for the view it was opened in
+    String peer = t.sourceEndpoint();
+    if (sourcesView.getAndSet(view) != view) {
+      sources.closeIdle(); // a connection speaks for the view it was opened in
+    }
     RpcConnection c = null;
     try {
       c =
