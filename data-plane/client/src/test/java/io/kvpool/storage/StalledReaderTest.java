@@ -67,18 +67,33 @@ class StalledReaderTest {
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     node =
         new StorageNode(
-                StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
-                    .withHeartbeat(Duration.ofMillis(200)))
+                node(
+                    StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
+                        .withHeartbeat(Duration.ofMillis(200))))
             .start(T);
     client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).build());
   }
 
+  /** The node under test: here anonymous memory, so every reply is copied. */
+  StorageConfig node(StorageConfig local) {
+    return local;
+  }
+
+  /** How many of the stalled replies the node sends from its memory files (sendfile). */
+  int stalledRepliesFromFiles() {
+    return 0;
+  }
+
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     client.close();
     node.close();
     master.close();
+    stopped();
   }
+
+  /** After the pool stopped: what the node left to remove. */
+  void stopped() throws Exception {}
 
   @Test
   void aStalledReadNeverReceivesTheObjectThatReusedItsRange() throws Exception {
@@ -190,6 +205,9 @@ class StalledReaderTest {
         .isEqualTo(-1);
     assertThat(got).as("the reply was stopped before its end").isLessThan(rest.length);
     assertThat(repliesAborted()).isEqualTo(before + 1);
+    assertThat(metric("kvpool_storage_replies_from_files_total"))
+        .as("replies started from the memory files (the stalled one is the first read)")
+        .isEqualTo(stalledRepliesFromFiles());
     assertThat(client.get("new")).isEqualTo(fresh);
   }
 
@@ -217,6 +235,10 @@ class StalledReaderTest {
   }
 
   private long repliesAborted() throws Exception {
+    return metric("kvpool_storage_replies_aborted_total");
+  }
+
+  private long metric(String name) throws Exception {
     String body =
         HttpClient.newHttpClient()
             .send(
@@ -224,7 +246,7 @@ class StalledReaderTest {
                     .build(),
                 HttpResponse.BodyHandlers.ofString())
             .body();
-    Matcher m = Pattern.compile("(?m)^kvpool_storage_replies_aborted_total (\\S+)$").matcher(body);
+    Matcher m = Pattern.compile("(?m)^" + name + " (\\S+)$").matcher(body);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
