@@ -43,9 +43,9 @@ import org.junit.jupiter.api.Test;
 class ZeroCopyReadsTest {
   private static final Duration T = Duration.ofSeconds(30);
 
-  /** Sizes around the page and the 64 KiB threshold, and a value spanning many pages. */
+  /** Sizes around the page and the 256 KiB threshold, and values spanning many pages. */
   private static final int[] SIZES = {
-    1, 4095, 4097, (64 << 10) - 1, 64 << 10, (64 << 10) + 13, (1 << 20) + 7, 3 << 20
+    1, 4095, 4097, (256 << 10) - 1, 256 << 10, (256 << 10) + 13, (1 << 20) + 7, 3 << 20
   };
 
   private Master master;

@@ -21,7 +21,9 @@ class StalledReaderFromFilesTest extends StalledReaderTest {
     } catch (IOException e) {
       throw new IllegalStateException("cannot create a folder on /dev/shm", e);
     }
-    return local.withMemoryDir(memoryDir);
+    return local
+        .withMemoryDir(memoryDir)
+        .withSegmentUse(new StorageConfig.SegmentUse(true, ReadServing.SENDFILE));
   }
 
   @Override

@@ -201,11 +201,11 @@ public final class StorageNodeMain implements Callable<Integer> {
   @Option(
       names = "--read-serving",
       descriptionKey = "KVPOOL_READ_SERVING",
-      defaultValue = "sendfile",
+      defaultValue = "copy",
       description =
-          "sendfile: replies of 64KiB or more on plaintext connections are sent by the kernel from the"
-              + " segments' memory files (needs --memory-dir), without copying them; copy: every reply is"
-              + " copied from the segments (KVPOOL_READ_SERVING)")
+          "copy: every reply is copied from the segments into the socket; sendfile: replies of 256KiB or"
+              + " more on plaintext connections are sent by the kernel from the segments' memory files"
+              + " (needs --memory-dir on tmpfs and no disk tier), without that copy (KVPOOL_READ_SERVING)")
   ReadServing readServing;
 
   @Mixin ServerLimitOptions serverLimits = new ServerLimitOptions();
