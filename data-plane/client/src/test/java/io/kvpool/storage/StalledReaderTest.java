@@ -54,11 +54,11 @@ import org.junit.jupiter.api.Test;
  * new value's range overlaps the removed one's.
  */
 class StalledReaderTest {
-  private static final Duration T = Duration.ofSeconds(30);
-  private static final int BIG = 12 << 20;
-  private Master master;
-  private StorageNode node;
-  private KvPoolClient client;
+  static final Duration T = Duration.ofSeconds(30);
+  static final int BIG = 12 << 20;
+  Master master;
+  StorageNode node;
+  KvPoolClient client;
 
   @BeforeEach
   void start() throws Exception {
@@ -211,7 +211,7 @@ class StalledReaderTest {
     assertThat(client.get("new")).isEqualTo(fresh);
   }
 
-  private void removeOnceTheLeaseIsOver(String key) throws Exception {
+  void removeOnceTheLeaseIsOver(String key) throws Exception {
     boolean[] removed = {false};
     eventually(
         () -> {
@@ -226,7 +226,7 @@ class StalledReaderTest {
     assertThat(removed[0]).isTrue();
   }
 
-  private static void eventually(BooleanSupplier condition) throws InterruptedException {
+  static void eventually(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + T.toNanos();
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("condition still false after %s", T).isLessThan(deadline);
@@ -238,7 +238,7 @@ class StalledReaderTest {
     return metric("kvpool_storage_replies_aborted_total");
   }
 
-  private long metric(String name) throws Exception {
+  long metric(String name) throws Exception {
     String body =
         HttpClient.newHttpClient()
             .send(
@@ -246,11 +246,11 @@ class StalledReaderTest {
                     .build(),
                 HttpResponse.BodyHandlers.ofString())
             .body();
-    Matcher m = Pattern.compile("(?m)^" + name + " (\\S+)$").matcher(body);
+    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\S+)$").matcher(body);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
-  private ReplicaListResult replicas(String key) throws Exception {
+  ReplicaListResult replicas(String key) throws Exception {
     try (RpcConnection m =
             RpcConnection.open(
                 master.rpcEndpoint(),
@@ -263,7 +263,7 @@ class StalledReaderTest {
     }
   }
 
-  private static ByteBuffer random(int n, long seed) {
+  static ByteBuffer random(int n, long seed) {
     byte[] b = new byte[n];
     new Random(seed).nextBytes(b);
     return ByteBuffer.allocateDirect(n).put(b).flip();
@@ -273,7 +273,7 @@ class StalledReaderTest {
    * A client written from PROTOCOL.md that reads as slowly as it likes: a tiny receive buffer, so a
    * large reply stays mostly on the node while the reader does not read.
    */
-  private static final class StalledReader implements AutoCloseable {
+  static final class StalledReader implements AutoCloseable {
     private final Socket socket = new Socket();
     private final OutputStream out;
     private final DataInputStream in;

@@ -353,4 +353,27 @@ public record StorageConfig(
         disk,
         use);
   }
+
+  /** With {@code l} as what one peer of the node's RPC server may take. */
+  public StorageConfig withLimits(ServerLimits l) {
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        l,
+        secrets,
+        memoryDir,
+        disk,
+        segmentUse);
+  }
 }
