@@ -37,7 +37,12 @@ public enum Opcode {
   RELEASE(45),
   // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk
   // tier
-  READ_OBJECT(46);
+  READ_OBJECT(46),
+  // protocol 2.4: small puts through extents granted ahead (PROTOCOL.md, "Extents")
+  EXTENT_GRANT(50),
+  EXTENT_WRITE(51),
+  EXTENT_COMMIT(52),
+  EXTENT_RETURN(53);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
 

@@ -132,6 +132,13 @@ final class BenchCommand implements Callable<Integer> {
   boolean prefault;
 
   @Option(
+      names = "--extents",
+      description =
+          "Also measure kvpool with small puts (R=1, values up to 256KiB) through extents (protocol 2.4),"
+              + " as the target kvpool-extents, in the same run.")
+  boolean extents;
+
+  @Option(
       names = "--security",
       paramLabel = "MODE",
       defaultValue = "none",
@@ -174,7 +181,8 @@ final class BenchCommand implements Callable<Integer> {
               replicas,
               perTarget,
               List.of(new QuickBench.Pool("kvpool", endpoints, Map.of())),
-              b -> b),
+              b -> b,
+              extents),
           out);
       return 0;
     }
@@ -254,7 +262,8 @@ final class BenchCommand implements Callable<Integer> {
       }
       out.println("security: " + this.security.name().toLowerCase(Locale.ROOT));
       QuickBench.run(
-          new QuickBench.Settings((int) valueSize, clients, replicas, perTarget, measured, client),
+          new QuickBench.Settings(
+              (int) valueSize, clients, replicas, perTarget, measured, client, extents),
           out);
     } finally {
       for (LocalPool pool : pools) {

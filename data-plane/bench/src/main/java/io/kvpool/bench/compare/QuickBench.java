@@ -52,7 +52,8 @@ public final class QuickBench {
       int replicas,
       Duration perTarget,
       List<Pool> pools,
-      UnaryOperator<ClientConfig.Builder> client) {
+      UnaryOperator<ClientConfig.Builder> client,
+      boolean extents) {
 
     /** The first pool's master endpoints. */
     String master() {
@@ -108,6 +109,18 @@ public final class QuickBench {
                 new KvPoolStore(pool.master(), s.replicas(), s.client()),
                 pool.processes(),
                 true));
+        if (s.extents()) {
+          // the same pool, small puts through extents (protocol 2.4): before/after in one run
+          targets.add(
+              new StoreTarget(
+                  pool.name() + "-extents",
+                  Target.Family.KVPOOL,
+                  "kvpool through its Java client, small puts through extents",
+                  new KvPoolStore(
+                      pool.master(), s.replicas(), b -> s.client().apply(b).extents(true)),
+                  pool.processes(),
+                  true));
+        }
       }
       Path redisBinary = CompareSuite.which("redis-server");
       if (redisBinary != null) {
@@ -229,6 +242,18 @@ public final class QuickBench {
     for (Pool pool : s.pools()) {
       for (String op : List.of("fill", "put", "get")) {
         Measurement kvpool = find(results, pool.name(), op).orElseThrow();
+        find(results, pool.name() + "-extents", op)
+            .ifPresent(
+                m ->
+                    out.printf(
+                        Locale.ROOT,
+                        "ratio %s-extents/%s %s: %.2f (CPU us/op %.0f vs %.0f)%n",
+                        pool.name(),
+                        pool.name(),
+                        op,
+                        m.gigabytesPerSecond() / kvpool.gigabytesPerSecond(),
+                        m.totalCpuMicrosPerOp(),
+                        kvpool.totalCpuMicrosPerOp()));
         for (String other : others) {
           find(results, other, op)
               .ifPresent(
