@@ -273,6 +273,34 @@ int kvpool_segment_map_file(const char *path, uint64_t size, int32_t huge_mode, 
     return 0;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+int kvpool_segment_replace_pages(uint64_t base, uint64_t size, uint64_t offset, uint64_t length) {
+    if (base == 0 || offset > size || length > size - offset) {
+        return EINVAL;
+    }
+    uint64_t page = kvpool_page_size();
+    uint64_t first = round_up(offset, page);
+    uint64_t end = (offset + length) / page * page;
+    if (end <= first) {
+        return 0; /* no page lies wholly inside the range */
+    }
+    void *at = (void *)(uintptr_t)(base + first);
+    /* Removes the pages from the file (a hole): whoever still references one, such as a socket buffer that
+     * sendfile filled, keeps it; the mapping gets new zeroed pages. */
+    if (madvise(at, end - first, MADV_REMOVE) != 0) {
+        return errno;
+    }
+    /* Allocates the new pages now, as the file's reservation did at map time, so that a full tmpfs is an error
+     * here rather than a SIGBUS at the next write; kernels before 5.14 lack it and fault them in on write. */
+    if (madvise(at, end - first, MADV_POPULATE_WRITE) != 0 && errno != EINVAL) {
+        return errno;
+    }
+    return 0;
+}
+
 int kvpool_segment_destroy(uint64_t base, uint64_t size) {
     if (base == 0 || size == 0) {
         return EINVAL;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,48 @@ static void file_segment_refuses_a_symbolic_link(void) {
     CHECK(rmdir(dir) == 0);
 }
 
+/* Bytes a pipe took from the file by splice (as sendfile gives them to a socket) keep their value when the
+ * segment's pages are replaced and the range written again; pages only partly in the range keep their bytes. */
+static void replaced_pages_leave_spliced_bytes_alone(void) {
+    char dir[128];
+    char file[192];
+    CHECK(temp_file(dir, sizeof dir, file, sizeof file) == 0);
+    uint64_t page = kvpool_page_size();
+    kvpool_segment seg;
+    CHECK(kvpool_segment_map_file(file, 4 * page, KVPOOL_HUGE_NONE, -1, 0, &seg) == 0);
+    unsigned char *p = (unsigned char *)(uintptr_t)seg.base;
+    memset(p, 0x5A, seg.size);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    int pipe_fds[2];
+    CHECK(pipe(pipe_fds) == 0);
+    loff_t from = (loff_t)page;
+    CHECK(splice(fd, &from, pipe_fds[1], NULL, page, 0) == (ssize_t)page);
+
+    /* the range [page - 10, 3 * page + 10): pages 1 and 2 lie wholly inside it */
+    CHECK(kvpool_segment_replace_pages(seg.base, seg.size, page - 10, 2 * page + 20) == 0);
+    CHECK(p[page - 11] == 0x5A && p[page - 10] == 0x5A && p[3 * page + 9] == 0x5A);
+    CHECK(p[page] == 0 && p[3 * page - 1] == 0);
+    memset(p + page, 0x77, 2 * page);
+
+    unsigned char *spliced = malloc(page);
+    CHECK(spliced != NULL);
+    CHECK(read(pipe_fds[0], spliced, page) == (ssize_t)page);
+    CHECK(spliced[0] == 0x5A && spliced[page - 1] == 0x5A);
+    free(spliced);
+
+    CHECK(kvpool_segment_replace_pages(seg.base, seg.size, 0, 5 * page) == EINVAL);
+    CHECK(kvpool_segment_replace_pages(seg.base, seg.size, 10, 20) == 0); /* no whole page: nothing to do */
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    close(fd);
+    CHECK(kvpool_segment_destroy(seg.base, seg.size) == 0);
+    CHECK(unlink(file) == 0);
+    CHECK(rmdir(dir) == 0);
+}
+
 const struct kvpool_test_case kvpool_segment_tests[] = {
+    KVPOOL_TEST(replaced_pages_leave_spliced_bytes_alone),
     KVPOOL_TEST(file_segment_keeps_its_bytes_for_the_next_mapping),
     KVPOOL_TEST(file_segment_rejects_bad_arguments),
     KVPOOL_TEST(file_segment_refuses_a_symbolic_link),

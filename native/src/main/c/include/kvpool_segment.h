@@ -64,6 +64,15 @@ KVPOOL_API int kvpool_segment_map_file(const char *path, uint64_t size, int32_t 
                                        int32_t lock, kvpool_segment *out);
 
 /*
+ * Gives the pages that lie wholly inside [offset, offset + length) of a segment of kvpool_segment_map_file new,
+ * zeroed pages of its file (MADV_REMOVE, then MADV_POPULATE_WRITE where the kernel has it): the old pages stay
+ * with whoever still references them, such as a socket that sendfile gave them to, and never see the segment's
+ * later writes. Pages only partly inside the range are left as they are. Returns 0 or errno (EINVAL for a range
+ * outside the segment, or for anonymous memory).
+ */
+KVPOOL_API int kvpool_segment_replace_pages(uint64_t base, uint64_t size, uint64_t offset, uint64_t length);
+
+/*
  * Unmaps a segment of kvpool_segment_create or kvpool_segment_map_file (base and size as reported).
  * Returns 0 or errno.
  */

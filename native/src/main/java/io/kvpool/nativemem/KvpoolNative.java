@@ -44,6 +44,8 @@ final class KvpoolNative {
 
   static native int kvpool_segment_destroy(long base, long size);
 
+  static native int kvpool_segment_replace_pages(long base, long size, long offset, long length);
+
   static native long kvpool_page_size();
 
   static native long kvpool_huge_page_size();

@@ -275,6 +275,45 @@ public final class NativeSegment implements AutoCloseable {
     }
   }
 
+  /** The system page size: the unit of {@link #replacePages}. */
+  public static long pageSize() {
+    return KvpoolNative.kvpool_page_size();
+  }
+
+  /**
+   * Gives the pages lying wholly inside {@code [offset, offset + length)} new, zeroed pages of the
+   * memory file; the old ones stay with whoever still references them (a socket that {@code
+   * sendfile} handed them to), so that bytes already queued on a connection never change when the
+   * range is written again. Pages only partly inside the range keep their bytes. For segments of
+   * {@link #mapFile} only.
+   *
+   * @throws NativeMemoryException when the kernel refuses (anonymous memory, or no room left)
+   */
+  public void replacePages(long offset, long length) {
+    Ranges.check(offset, length, size, "segment");
+    if (file == null) {
+      throw new NativeMemoryException(
+          "cannot replace pages of anonymous memory: only a memory file's pages can be replaced");
+    }
+    enter();
+    try {
+      int rc = KvpoolNative.kvpool_segment_replace_pages(address, size, offset, length);
+      if (rc != 0) {
+        throw new NativeMemoryException(
+            "cannot replace the pages of ["
+                + offset
+                + ", "
+                + (offset + length)
+                + ") of memory file "
+                + file
+                + ": "
+                + Errno.describe(rc));
+      }
+    } finally {
+      exit();
+    }
+  }
+
   /** Unmaps the memory. Idempotent; waits for copies and checksums in progress. */
   @Override
   public void close() {

@@ -54,11 +54,11 @@ import org.junit.jupiter.api.Test;
  * new value's range overlaps the removed one's.
  */
 class StalledReaderTest {
-  private static final Duration T = Duration.ofSeconds(30);
-  private static final int BIG = 12 << 20;
-  private Master master;
-  private StorageNode node;
-  private KvPoolClient client;
+  static final Duration T = Duration.ofSeconds(30);
+  static final int BIG = 12 << 20;
+  Master master;
+  StorageNode node;
+  KvPoolClient client;
 
   @BeforeEach
   void start() throws Exception {
@@ -67,18 +67,33 @@ class StalledReaderTest {
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     node =
         new StorageNode(
-                StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
-                    .withHeartbeat(Duration.ofMillis(200)))
+                node(
+                    StorageConfig.local(master.rpcEndpoint(), "n1", "127.0.0.1", 16L << 20, 1)
+                        .withHeartbeat(Duration.ofMillis(200))))
             .start(T);
     client = KvPoolClient.connect(ClientConfig.builder().master(master.rpcEndpoint()).build());
   }
 
+  /** The node under test: here anonymous memory, so every reply is copied. */
+  StorageConfig node(StorageConfig local) {
+    return local;
+  }
+
+  /** How many of the stalled replies the node sends from its memory files (sendfile). */
+  int stalledRepliesFromFiles() {
+    return 0;
+  }
+
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     client.close();
     node.close();
     master.close();
+    stopped();
   }
+
+  /** After the pool stopped: what the node left to remove. */
+  void stopped() throws Exception {}
 
   @Test
   void aStalledReadNeverReceivesTheObjectThatReusedItsRange() throws Exception {
@@ -190,10 +205,13 @@ class StalledReaderTest {
         .isEqualTo(-1);
     assertThat(got).as("the reply was stopped before its end").isLessThan(rest.length);
     assertThat(repliesAborted()).isEqualTo(before + 1);
+    assertThat(metric("kvpool_storage_replies_from_files_total"))
+        .as("replies started from the memory files (the stalled one is the first read)")
+        .isEqualTo(stalledRepliesFromFiles());
     assertThat(client.get("new")).isEqualTo(fresh);
   }
 
-  private void removeOnceTheLeaseIsOver(String key) throws Exception {
+  void removeOnceTheLeaseIsOver(String key) throws Exception {
     boolean[] removed = {false};
     eventually(
         () -> {
@@ -208,7 +226,7 @@ class StalledReaderTest {
     assertThat(removed[0]).isTrue();
   }
 
-  private static void eventually(BooleanSupplier condition) throws InterruptedException {
+  static void eventually(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + T.toNanos();
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("condition still false after %s", T).isLessThan(deadline);
@@ -217,6 +235,10 @@ class StalledReaderTest {
   }
 
   private long repliesAborted() throws Exception {
+    return metric("kvpool_storage_replies_aborted_total");
+  }
+
+  long metric(String name) throws Exception {
     String body =
         HttpClient.newHttpClient()
             .send(
@@ -224,11 +246,11 @@ class StalledReaderTest {
                     .build(),
                 HttpResponse.BodyHandlers.ofString())
             .body();
-    Matcher m = Pattern.compile("(?m)^kvpool_storage_replies_aborted_total (\\S+)$").matcher(body);
+    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\S+)$").matcher(body);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
-  private ReplicaListResult replicas(String key) throws Exception {
+  ReplicaListResult replicas(String key) throws Exception {
     try (RpcConnection m =
             RpcConnection.open(
                 master.rpcEndpoint(),
@@ -241,7 +263,7 @@ class StalledReaderTest {
     }
   }
 
-  private static ByteBuffer random(int n, long seed) {
+  static ByteBuffer random(int n, long seed) {
     byte[] b = new byte[n];
     new Random(seed).nextBytes(b);
     return ByteBuffer.allocateDirect(n).put(b).flip();
@@ -251,7 +273,7 @@ class StalledReaderTest {
    * A client written from PROTOCOL.md that reads as slowly as it likes: a tiny receive buffer, so a
    * large reply stays mostly on the node while the reader does not read.
    */
-  private static final class StalledReader implements AutoCloseable {
+  static final class StalledReader implements AutoCloseable {
     private final Socket socket = new Socket();
     private final OutputStream out;
     private final DataInputStream in;

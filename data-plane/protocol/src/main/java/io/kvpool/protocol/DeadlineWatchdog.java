@@ -58,6 +58,14 @@ public final class DeadlineWatchdog {
       if (d != 0 && now - d >= 0) {
         expired = true;
         try {
+          // a shutdown first: it wakes a send the JDK does not track, such as a sendfile from a
+          // FileChannel, which a close alone would leave blocked for as long as the peer reads
+          // nothing
+          channel.shutdownOutput();
+        } catch (IOException | RuntimeException ignored) {
+          // not connected or closed already: the close below is all there is to do
+        }
+        try {
           channel.close();
         } catch (IOException ignored) {
           // the blocked reader sees the close; there is nothing else to report

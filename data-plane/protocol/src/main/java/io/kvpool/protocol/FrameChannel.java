@@ -4,7 +4,11 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -491,6 +495,84 @@ public final class FrameChannel implements Closeable {
     }
     if (gather == headerAndBody || gather == stagedAndPayload) {
       gather[1] = null; // do not keep the caller's buffer reachable
+    }
+  }
+
+  /** Whether frames cross the socket as they are (no TLS): only then can a file feed it. */
+  public boolean plaintext() {
+    return wire instanceof PlainWire;
+  }
+
+  /**
+   * Writes header, body and payload, where the payload's {@link FileRegion}s go straight from their
+   * files to the socket ({@link FileChannel#transferTo}, which is {@code sendfile} on Linux: the
+   * kernel hands the files' pages to the socket instead of copying the bytes in) and its {@link
+   * PayloadPart.Bytes} are copied, gathered with the header where they follow it. Plaintext
+   * connections only, as the bytes cannot be encrypted on the way. When this returns the payload is
+   * queued in the kernel, which may still read the files' pages until the peer has received it.
+   */
+  public void writeFromFiles(
+      int opcode, int flags, long requestId, ByteBuffer body, List<PayloadPart> payload)
+      throws IOException {
+    if (!(wire instanceof PlainWire plain)) {
+      throw new IllegalStateException(
+          "a TLS connection cannot send from files: every byte must be encrypted");
+    }
+    List<ByteBuffer> copied = new ArrayList<>(3);
+    boolean first = true;
+    for (PayloadPart part : payload) {
+      if (part instanceof PayloadPart.Bytes b) {
+        copied.add(b.buffer());
+        continue;
+      }
+      writeCopied(opcode, flags, requestId, body, copied, first);
+      first = false;
+      copied.clear();
+      transfer((FileRegion) part, plain.socket());
+    }
+    if (first || !copied.isEmpty()) {
+      writeCopied(opcode, flags, requestId, body, copied, first);
+    }
+  }
+
+  /** The frame's start (header and body) when {@code first}, with the copied parts that follow. */
+  private void writeCopied(
+      int opcode, int flags, long requestId, ByteBuffer body, List<ByteBuffer> parts, boolean first)
+      throws IOException {
+    ByteBuffer[] buffers = parts.toArray(new ByteBuffer[0]);
+    if (first) {
+      write(opcode, flags, requestId, body, buffers);
+      return;
+    }
+    long left = 0;
+    for (ByteBuffer b : buffers) {
+      left += b.remaining();
+    }
+    while (left > 0) {
+      left -= wire.write(buffers);
+    }
+  }
+
+  private static void transfer(FileRegion r, SocketChannel socket) throws IOException {
+    long sent = 0;
+    while (sent < r.length()) {
+      long n = r.file().transferTo(r.position() + sent, r.length() - sent, socket);
+      if (n <= 0) {
+        if (!socket.isOpen()) {
+          throw new ClosedChannelException();
+        }
+        if (r.position() + sent >= r.file().size()) {
+          throw new IOException(
+              "file region ["
+                  + r.position()
+                  + ", +"
+                  + r.length()
+                  + ") lies past the end of its file of "
+                  + r.file().size()
+                  + " bytes");
+        }
+      }
+      sent += Math.max(n, 0);
     }
   }
 

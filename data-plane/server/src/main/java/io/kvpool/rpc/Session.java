@@ -8,10 +8,12 @@ import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.FrameChannel;
 import io.kvpool.protocol.FrameHeader;
 import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.PayloadPart;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.List;
 import java.util.zip.Checksum;
 
 /** Server side of one accepted connection after a successful handshake. */
@@ -131,6 +133,38 @@ public final class Session {
         FrameHeader.FLAG_RESPONSE,
         request.header().requestId(),
         body == null ? EMPTY.duplicate() : body.toBuffer(),
+        payload);
+    deadline.disarm();
+  }
+
+  /**
+   * Whether a reply's payload can go from files straight to this connection's socket: not inside
+   * TLS, which must encrypt every byte.
+   */
+  public boolean canSendFromFiles() {
+    return channel.plaintext();
+  }
+
+  /**
+   * As {@link #reply(Frame, BodyWriter, ByteBuffer...)}, with the payload's file regions sent by
+   * the kernel from the files' pages ({@link FrameChannel#writeFromFiles}) under the same deadline,
+   * for a reply of {@code values} values; only where {@link #canSendFromFiles()}.
+   */
+  public void replyFromFiles(Frame request, BodyWriter body, List<PayloadPart> payload, int values)
+      throws IOException {
+    long bytes = 0;
+    for (PayloadPart p : payload) {
+      bytes += p.length();
+    }
+    if (bytes >= LARGE_REPLY_BYTES) {
+      channel.fitSendBuffer(load.localSendBytes(run, values == 1));
+    }
+    deadline.arm("write_timeout", limits.replyNanos(bytes));
+    channel.writeFromFiles(
+        request.header().opcode(),
+        FrameHeader.FLAG_RESPONSE,
+        request.header().requestId(),
+        body.toBuffer(),
         payload);
     deadline.disarm();
   }

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * What the node holds, by object (key and generation) — never by range alone: complete replicas
@@ -38,6 +39,7 @@ final class ObjectInventory {
     final List<Slice> slices = new ArrayList<>(1);
     final long expiresAtMillis; // of the grant, for writes in progress
     boolean complete;
+    boolean sentFromFiles; // a reply gave its pages to a socket (sendfile): replaced when it goes
 
     Held(ObjectId id, int size, int checksum, int wantedReplicas, long expiresAtMillis) {
       this.id = id;
@@ -116,9 +118,20 @@ final class ObjectInventory {
   private long tombstonesDropped;
   private int complete;
 
+  /**
+   * Gives the pages of a slice new ones, for a replica whose bytes a reply sent from the segment's
+   * file: the kernel may still hold the old pages for a reader, and they must not change under it.
+   */
+  private final Consumer<Slice> replacePages;
+
   ObjectInventory(long tombstoneTtlMillis, int maxTombstones) {
+    this(tombstoneTtlMillis, maxTombstones, s -> {});
+  }
+
+  ObjectInventory(long tombstoneTtlMillis, int maxTombstones, Consumer<Slice> replacePages) {
     this.tombstoneTtlMillis = tombstoneTtlMillis;
     this.maxTombstones = maxTombstones;
+    this.replacePages = replacePages;
   }
 
   /**
@@ -273,6 +286,16 @@ final class ObjectInventory {
       }
     }
     return false;
+  }
+
+  /**
+   * Notes that a pinned reply sends its slices' pages from the segments' files: when their replicas
+   * go, those pages are replaced ({@link #unindex}) rather than written again in place.
+   */
+  synchronized void sentFromFiles(ReadPin reply) {
+    for (PinnedSlice p : reply.slices) {
+      p.held.sentFromFiles = true;
+    }
   }
 
   /**
@@ -554,7 +577,11 @@ final class ObjectInventory {
     }
   }
 
-  /** Forgets a replica's slices; replies still sending its bytes are stopped. */
+  /**
+   * Forgets a replica's slices; replies still sending its bytes are stopped (their connections
+   * shut, so nothing more is queued on them), and pages that replies handed to sockets are
+   * replaced, so that a later object's bytes never reach a reader of this one.
+   */
   private void unindex(Held held) {
     if (held.complete) {
       complete--;
@@ -573,6 +600,10 @@ final class ObjectInventory {
           seg.remove(s.offset());
         }
       }
+    }
+    if (held.sentFromFiles) {
+      held.sentFromFiles = false;
+      held.slices.forEach(replacePages);
     }
   }
 

@@ -26,6 +26,7 @@ import java.util.List;
  *     outlive the process for a warm restart; null for anonymous memory
  * @param disk the node's disk tier (values that leave memory are kept there); null for none (the
  *     default)
+ * @param segmentUse how the segments are readied and read from; null for the defaults
  */
 public record StorageConfig(
     List<HostPort> masters,
@@ -44,7 +45,8 @@ public record StorageConfig(
     ServerLimits limits,
     PoolSecrets secrets,
     Path memoryDir,
-    DiskTier.Settings disk) {
+    DiskTier.Settings disk,
+    SegmentUse segmentUse) {
   /**
    * The TransferEngine's settings as the node uses them.
    *
@@ -117,6 +119,7 @@ public record StorageConfig(
         ServerLimits.DEFAULTS,
         PoolSecrets.none(),
         null,
+        null,
         null);
   }
 
@@ -154,10 +157,27 @@ public record StorageConfig(
         limits,
         secrets,
         null,
+        null,
         null);
   }
 
+  /**
+   * How a node readies its segments and serves reads from them.
+   *
+   * @param prefault touch every page at start (unless adopting a warm restart's replicas), so that
+   *     a fresh pool's first puts do not pay page faults
+   * @param readServing how READ replies leave the segments
+   */
+  public record SegmentUse(boolean prefault, ReadServing readServing) {
+    public static final SegmentUse DEFAULTS = new SegmentUse(true, ReadServing.DEFAULT);
+
+    public SegmentUse {
+      readServing = readServing == null ? ReadServing.DEFAULT : readServing;
+    }
+  }
+
   public StorageConfig {
+    segmentUse = segmentUse == null ? SegmentUse.DEFAULTS : segmentUse;
     limits = limits == null ? ServerLimits.DEFAULTS : limits;
     secrets = secrets == null ? PoolSecrets.none() : secrets;
     masters = List.copyOf(masters);
@@ -217,7 +237,8 @@ public record StorageConfig(
         limits,
         secrets,
         memoryDir,
-        disk);
+        disk,
+        segmentUse);
   }
 
   public StorageConfig withHeartbeat(Duration d) {
@@ -238,7 +259,8 @@ public record StorageConfig(
         limits,
         secrets,
         memoryDir,
-        disk);
+        disk,
+        segmentUse);
   }
 
   public StorageConfig withSecrets(PoolSecrets s) {
@@ -259,7 +281,8 @@ public record StorageConfig(
         limits,
         s,
         memoryDir,
-        disk);
+        disk,
+        segmentUse);
   }
 
   /** Segments in memory files under {@code dir} (for warm restarts); null for anonymous memory. */
@@ -281,7 +304,8 @@ public record StorageConfig(
         limits,
         secrets,
         dir,
-        disk);
+        disk,
+        segmentUse);
   }
 
   /** With a disk tier ({@code null}: none). */
@@ -303,6 +327,53 @@ public record StorageConfig(
         limits,
         secrets,
         memoryDir,
-        settings);
+        settings,
+        segmentUse);
+  }
+
+  /** With {@code use} for readying and reading the segments. */
+  public StorageConfig withSegmentUse(SegmentUse use) {
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        limits,
+        secrets,
+        memoryDir,
+        disk,
+        use);
+  }
+
+  /** With {@code l} as what one peer of the node's RPC server may take. */
+  public StorageConfig withLimits(ServerLimits l) {
+    return new StorageConfig(
+        masters,
+        nodeId,
+        host,
+        advertiseHost,
+        port,
+        adminPort,
+        memoryBytes,
+        segments,
+        heartbeat,
+        hugePages,
+        poolId,
+        transport,
+        tombstoneTtl,
+        l,
+        secrets,
+        memoryDir,
+        disk,
+        segmentUse);
   }
 }

@@ -12,6 +12,7 @@ import io.kvpool.process.AdminHttpServer.Response;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.ServerState;
+import io.kvpool.protocol.Slice;
 import io.kvpool.rpc.RpcServer;
 import io.kvpool.storage.disk.DiskTier;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -53,10 +54,12 @@ public final class StorageNode implements AutoCloseable {
   private final MemoryFiles memoryFiles; // null: anonymous memory
   private final StorageStatus.WarmStart warmStart;
   private final DiskSpill disk; // null: no disk tier
+  private SegmentFiles files; // null: replies are copied from the segments
 
   public StorageNode(StorageConfig config) throws IOException {
     this.config = config;
-    this.inventory = new ObjectInventory(config.tombstoneTtl().toMillis(), 1_000_000);
+    this.inventory =
+        new ObjectInventory(config.tombstoneTtl().toMillis(), 1_000_000, this::replacePages);
     this.device = DeviceState.open(config.transport());
     DiskSpill openedDisk = null;
     try {
@@ -87,8 +90,19 @@ public final class StorageNode implements AutoCloseable {
               opened.coldReason());
         }
       }
-      if (!warmStart.taken()) {
+      if (!warmStart.taken() && config.segmentUse().prefault()) {
         segments.forEach(StorageNode::prefault); // never over adopted replicas: it writes
+      }
+      if (config.segmentUse().readServing() == ReadServing.SENDFILE) {
+        // with a disk tier a displaced replica is read for its spill after it left the
+        // inventory, when its pages would already have been replaced: replies are copied there
+        files = config.disk() == null ? SegmentFiles.open(segments) : null;
+        if (files == null) {
+          LOG.info(
+              "event=reads_copied node={} reason=\"sendfile needs segments in memory files on"
+                  + " tmpfs (--memory-dir) and no disk tier\"",
+              config.nodeId());
+        }
       }
       LOG.info(
           "event=segments_ready node={} bytes={} segments={} memory_files={} warm={} ready_ms={}",
@@ -143,10 +157,14 @@ public final class StorageNode implements AutoCloseable {
               disk);
       linkRef[0] = link;
       this.handler =
-          new StorageRequestHandler(config.nodeId(), segments, inventory, link, metrics, disk);
+          new StorageRequestHandler(
+              config.nodeId(), segments, files, inventory, link, metrics, disk);
       handlerRef[0] = handler;
       this.admin = new AdminHttpServer(config.host(), config.adminPort());
     } catch (IOException | RuntimeException e) {
+      if (files != null) {
+        files.close();
+      }
       segments.forEach(NativeSegment::close);
       device.close();
       if (openedDisk != null) {
@@ -186,6 +204,25 @@ public final class StorageNode implements AutoCloseable {
     return link.isRegistered()
         ? Response.text(200, "ready\n")
         : Response.text(503, "not registered with a master of " + config.masters() + "\n");
+  }
+
+  /**
+   * Gives a gone replica's slice new pages (its old ones may still be queued on a reader's
+   * connection by sendfile); a failure leaves them in place, where the reader's CRC32C check turns
+   * a later overwrite into a miss.
+   */
+  private void replacePages(Slice slice) {
+    try {
+      segments.get(slice.segmentId()).replacePages(slice.offset(), slice.length());
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "event=pages_not_replaced node={} segment={} offset={} length={} reason=\"{}\"",
+          config.nodeId(),
+          slice.segmentId(),
+          slice.offset(),
+          slice.length(),
+          e.getMessage());
+    }
   }
 
   /**
@@ -392,6 +429,9 @@ public final class StorageNode implements AutoCloseable {
     }
     rpc.close();
     admin.close();
+    if (quiet && files != null) {
+      files.close();
+    }
     if (quiet) {
       keepForNextProcess();
       segments.forEach(NativeSegment::close);

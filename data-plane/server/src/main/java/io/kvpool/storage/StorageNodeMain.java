@@ -187,6 +187,27 @@ public final class StorageNodeMain implements Callable<Integer> {
           "Size of one disk tier file; 0: 64MiB, smaller for small tiers (KVPOOL_DISK_FILE_SIZE)")
   long diskFileSize;
 
+  @Option(
+      names = "--prefault",
+      descriptionKey = "KVPOOL_PREFAULT",
+      defaultValue = "true",
+      arity = "1",
+      description =
+          "true: touch every page of the segments at start, so that a fresh pool's first puts pay no page"
+              + " faults and the memory is there before it is offered; false: pages arrive with the first"
+              + " writes (KVPOOL_PREFAULT)")
+  boolean prefault;
+
+  @Option(
+      names = "--read-serving",
+      descriptionKey = "KVPOOL_READ_SERVING",
+      defaultValue = "copy",
+      description =
+          "copy: every reply is copied from the segments into the socket; sendfile: replies of 256KiB or"
+              + " more on plaintext connections are sent by the kernel from the segments' memory files"
+              + " (needs --memory-dir on tmpfs and no disk tier), without that copy (KVPOOL_READ_SERVING)")
+  ReadServing readServing;
+
   @Mixin ServerLimitOptions serverLimits = new ServerLimitOptions();
 
   @Option(
@@ -241,7 +262,8 @@ public final class StorageNodeMain implements Callable<Integer> {
               serverLimits.limits(),
               PoolSecrets.fromDirectories(secretDir, tlsDir),
               memoryDir.isBlank() ? null : Path.of(memoryDir.trim()),
-              diskSettings());
+              diskSettings(),
+              new StorageConfig.SegmentUse(prefault, readServing));
     } catch (IllegalArgumentException e) {
       System.err.println("kvpool-storage: " + e.getMessage());
       return 2;

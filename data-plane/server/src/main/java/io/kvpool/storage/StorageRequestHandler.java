@@ -13,6 +13,7 @@ import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.IdleConnections;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.PayloadPart;
 import io.kvpool.protocol.ProtocolException;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.ReadBatchReply;
@@ -80,6 +81,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   private final String nodeId;
   private final List<NativeSegment> segments;
+
+  /** The segments' memory files that large replies are sent from; null: every reply is copied. */
+  private final SegmentFiles files;
+
   private final ObjectInventory inventory;
   private final MasterLink link;
   private final Counter writes;
@@ -88,6 +93,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter readBytes;
   private final Counter refused;
   private final Counter repliesAborted;
+  private final Counter repliesFromFiles;
   private final ReplicaCommits commits;
   private final ExtentCommits extentCommits;
 
@@ -106,6 +112,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   StorageRequestHandler(
       String nodeId,
       List<NativeSegment> segments,
+      SegmentFiles files,
       ObjectInventory inventory,
       MasterLink link,
       PrometheusRegistry metrics,
@@ -113,6 +120,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     this.disk = disk;
     this.nodeId = nodeId;
     this.segments = segments;
+    this.files = files;
     this.inventory = inventory;
     this.link = link;
     this.writes = counter(metrics, "kvpool_storage_writes_total", "Replica slices written");
@@ -127,6 +135,12 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
             .help("Reads and writes refused, by reason")
             .labelNames("reason")
             .register(metrics);
+    this.repliesFromFiles =
+        counter(
+            metrics,
+            "kvpool_storage_replies_from_files_total",
+            "READ, READ_BATCH and READ_OBJECT replies started whose bytes the kernel sends from the"
+                + " segments' memory files (sendfile) instead of copying them");
     this.repliesAborted =
         counter(
             metrics,
@@ -771,11 +785,12 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       }
       BodyWriter out = new BodyWriter(8);
       new ReadReply(r.length()).encode(out);
-      ByteBuffer view =
-          r.length() == 0
-              ? EMPTY.duplicate()
-              : segments.get(r.segmentId()).view(r.offset(), r.length());
-      send(session, request, out, pin, view);
+      send(
+          session,
+          request,
+          out,
+          pin,
+          r.length() == 0 ? List.of() : List.of(new Range(r.segmentId(), r.offset(), r.length())));
     } finally {
       inventory.unpin(pin);
     }
@@ -799,19 +814,48 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         });
   }
 
+  /** Bytes {@code [offset, offset + length)} of a segment that a reply sends. */
+  private record Range(int segmentId, long offset, int length) {}
+
   /**
    * Sends a reply whose payload is read from pinned slices; a reply revoked before it starts is not
    * sent at all (its connection is being cut). Once it started, a revocation cuts the connection
-   * under the send, which then fails.
+   * under the send, which then fails. A large payload goes from the segments' memory files when
+   * there are any and the connection is plaintext ({@link ReadServing#SENDFILE}); otherwise it is
+   * copied from views of the segments.
    */
-  private static void send(
-      Session session, Frame request, BodyWriter body, ReadPin pin, ByteBuffer... payload)
+  private void send(
+      Session session, Frame request, BodyWriter body, ReadPin pin, List<Range> payload)
       throws IOException {
     if (pin.revoked()) {
       throw new IOException(
           "reply stopped before it was sent: an object it reads was released or overwritten");
     }
-    session.reply(request, body, payload);
+    long bytes = 0;
+    for (Range r : payload) {
+      bytes += r.length();
+    }
+    if (files != null && bytes >= ReadServing.MIN_FILE_REPLY_BYTES && session.canSendFromFiles()) {
+      List<PayloadPart> parts = new ArrayList<>(3 * payload.size());
+      for (Range r : payload) {
+        files.addParts(
+            r.segmentId(),
+            r.offset(),
+            r.length(),
+            segments.get(r.segmentId()).view(r.offset(), r.length()),
+            parts);
+      }
+      inventory.sentFromFiles(pin);
+      repliesFromFiles.inc();
+      session.replyFromFiles(request, body, parts, payload.size());
+      return;
+    }
+    ByteBuffer[] views = new ByteBuffer[payload.size()];
+    for (int i = 0; i < views.length; i++) {
+      Range r = payload.get(i);
+      views[i] = segments.get(r.segmentId()).view(r.offset(), r.length());
+    }
+    session.reply(request, body, views);
   }
 
   /**
@@ -821,7 +865,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private void readBatch(Session session, Frame request) throws IOException {
     ReadBatchRequest batch = ReadBatchRequest.decode(request.reader());
     List<ReadBatchReply.Result> results = new ArrayList<>(batch.reads().size());
-    List<ByteBuffer> views = new ArrayList<>(batch.reads().size());
+    List<Range> payload = new ArrayList<>(batch.reads().size());
     ErrorCode[] code = new ErrorCode[1];
     long bytes = 0;
     ReadPin pin = pinFor(session);
@@ -833,18 +877,18 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         } else {
           results.add(ReadBatchReply.Result.ok(r.length()));
           if (r.length() > 0) {
-            views.add(segments.get(r.segmentId()).view(r.offset(), r.length()));
+            payload.add(new Range(r.segmentId(), r.offset(), r.length()));
           }
           bytes += r.length();
         }
       }
       BodyWriter out = new BodyWriter(16 + 16 * results.size());
       new ReadBatchReply(results).encode(out);
-      send(session, request, out, pin, views.toArray(new ByteBuffer[0]));
+      send(session, request, out, pin, payload);
     } finally {
       inventory.unpin(pin);
     }
-    reads.inc(views.size());
+    reads.inc(payload.size());
     readBytes.inc(bytes);
   }
 
@@ -1075,7 +1119,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         if (pinned) {
           BodyWriter out = new BodyWriter(8);
           new ReadReply(held.size()).encode(out);
-          send(session, request, out, pin, views(slices, 0, held.size()));
+          List<Range> payload = new ArrayList<>(slices.size());
+          for (Slice s : slices) {
+            payload.add(new Range(s.segmentId(), s.offset(), s.length()));
+          }
+          send(session, request, out, pin, payload);
           reads.inc();
           readBytes.inc(held.size());
           return;

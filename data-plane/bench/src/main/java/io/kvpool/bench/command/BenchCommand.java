@@ -12,9 +12,14 @@ import io.kvpool.common.HostPort;
 import io.kvpool.nativemem.HugePageMode;
 import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.TlsContext;
+import io.kvpool.storage.ReadServing;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -22,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -106,6 +112,26 @@ final class BenchCommand implements Callable<Integer> {
   HugePageMode hugePages;
 
   @Option(
+      names = "--read-serving",
+      paramLabel = "MODE[,MODE]",
+      split = ",",
+      description =
+          "How the local pool's storage nodes send get replies: sendfile, copy, or both (copy,sendfile):"
+              + " one pool each, measured in the same run as targets kvpool-copy and kvpool-sendfile"
+              + " (default: the nodes' default, copy).")
+  List<ReadServing> readServing;
+
+  @Option(
+      names = "--prefault",
+      paramLabel = "BOOL",
+      defaultValue = "true",
+      arity = "1",
+      description =
+          "Whether the local pool's storage nodes touch their memory at start; the row 'fill' is the"
+              + " first fill of a fresh pool either way (default: ${DEFAULT-VALUE}).")
+  boolean prefault;
+
+  @Option(
       names = "--extents",
       description =
           "Also measure kvpool with small puts (R=1, values up to 256KiB) through extents (protocol 2.4),"
@@ -150,7 +176,13 @@ final class BenchCommand implements Callable<Integer> {
       out.println("kvpool bench against the pool at " + endpoints);
       QuickBench.run(
           new QuickBench.Settings(
-              (int) valueSize, clients, replicas, perTarget, endpoints, Map.of(), b -> b, extents),
+              (int) valueSize,
+              clients,
+              replicas,
+              perTarget,
+              List.of(new QuickBench.Pool("kvpool", endpoints, Map.of())),
+              b -> b,
+              extents),
           out);
       return 0;
     }
@@ -158,59 +190,96 @@ final class BenchCommand implements Callable<Integer> {
       throw Checks.usage(
           spec, "--replicas " + replicas + " needs at least as many --storage-nodes, got " + nodes);
     }
-    LocalPoolConfig.Builder builder =
-        LocalPool.builder()
-            .poolId("bench")
-            .storageNodes(nodes)
-            .memoryPerNode(Long.toString(memory))
-            .storageOption("--huge-pages", hugePages.name().toLowerCase(Locale.ROOT));
+    List<ReadServing> modes =
+        readServing == null || readServing.isEmpty()
+            ? List.of(ReadServing.DEFAULT)
+            : readServing.stream().distinct().toList();
     UnaryOperator<ClientConfig.Builder> client = b -> b;
-    if (security != Security.NONE) {
+    List<UnaryOperator<LocalPoolConfig.Builder>> security = new ArrayList<>();
+    if (this.security != Security.NONE) {
       Path keys = LocalSecrets.keys();
-      builder
-          .masterOption("--secret-dir", keys.toString())
-          .storageOption("--secret-dir", keys.toString());
+      security.add(
+          b ->
+              b.masterOption("--secret-dir", keys.toString())
+                  .storageOption("--secret-dir", keys.toString()));
       TlsContext tls = null;
-      if (security == Security.TLS) {
+      if (this.security == Security.TLS) {
         Path tlsDir = LocalSecrets.tls();
-        builder
-            .masterOption("--tls-dir", tlsDir.toString())
-            .storageOption("--tls-dir", tlsDir.toString());
+        security.add(
+            b ->
+                b.masterOption("--tls-dir", tlsDir.toString())
+                    .storageOption("--tls-dir", tlsDir.toString()));
         tls = TlsContext.trusting(tlsDir.resolve("ca.crt"));
       }
       PoolKey clientKey = PoolKey.read(keys.resolve("client-key"));
       TlsContext clientTls = tls;
       client = b -> b.poolKey(clientKey).tls(clientTls);
     }
-    LocalPoolConfig config = builder.build();
-    out.println(
-        "kvpool bench: starting a local pool of "
-            + nodes
-            + " storage nodes x "
-            + StatusTable.bytes(memory)
-            + " (logs in "
-            + config.logDir()
-            + ")");
-    try (LocalPool pool = config.start()) {
-      // the pool is thrown away afterwards: no need to wait out read leases to remove the keys
-      Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
-      processes.put("master", List.of(pool.master().handle()));
-      processes.put(
-          "storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
-      out.println("security: " + security.name().toLowerCase(Locale.ROOT));
+    // every pool keeps its segments in memory files (what sendfile serves from), on tmpfs, so that
+    // the ways of serving are compared on the same memory; the folder goes with the benchmark
+    Path memoryRoot = Files.createTempDirectory(Path.of("/dev/shm"), "kvpool-bench-");
+    List<LocalPool> pools = new ArrayList<>();
+    try {
+      List<QuickBench.Pool> measured = new ArrayList<>();
+      for (ReadServing mode : modes) {
+        String name =
+            modes.size() == 1 ? "kvpool" : "kvpool-" + mode.name().toLowerCase(Locale.ROOT);
+        LocalPoolConfig.Builder builder =
+            LocalPool.builder()
+                .poolId("bench")
+                .storageNodes(nodes)
+                .memoryPerNode(Long.toString(memory))
+                .memoryDirs(memoryRoot.resolve(name))
+                .storageOption("--huge-pages", hugePages.name().toLowerCase(Locale.ROOT))
+                .storageOption("--read-serving", mode.name().toLowerCase(Locale.ROOT))
+                .storageOption("--prefault", Boolean.toString(prefault));
+        for (UnaryOperator<LocalPoolConfig.Builder> option : security) {
+          builder = option.apply(builder);
+        }
+        LocalPoolConfig config = builder.build();
+        out.println(
+            "kvpool bench: starting "
+                + name
+                + ", a local pool of "
+                + nodes
+                + " storage nodes x "
+                + StatusTable.bytes(memory)
+                + " (read serving "
+                + mode.name().toLowerCase(Locale.ROOT)
+                + ", prefault "
+                + prefault
+                + ", logs in "
+                + config.logDir()
+                + ")");
+        LocalPool pool = config.start();
+        pools.add(pool);
+        // the pool is thrown away afterwards: no need to wait out read leases to remove the keys
+        Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
+        processes.put("master", List.of(pool.master().handle()));
+        processes.put(
+            "storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
+        measured.add(new QuickBench.Pool(name, pool.masterAddress(), processes));
+      }
+      out.println("security: " + this.security.name().toLowerCase(Locale.ROOT));
       QuickBench.run(
           new QuickBench.Settings(
-              (int) valueSize,
-              clients,
-              replicas,
-              perTarget,
-              pool.masterAddress(),
-              processes,
-              client,
-              extents),
+              (int) valueSize, clients, replicas, perTarget, measured, client, extents),
           out);
+    } finally {
+      for (LocalPool pool : pools) {
+        pool.close();
+      }
+      deleteTree(memoryRoot);
     }
     return 0;
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(f);
+      }
+    }
   }
 
   /** A valid endpoint list, normalised; else a usage error. */

@@ -42,20 +42,34 @@ public final class QuickBench {
    * What to run.
    *
    * @param perTarget split evenly between the put and the get phase
-   * @param master the pool's master endpoints
-   * @param pool the pool's processes by role ({@code master}, {@code storage}) when they run on
-   *     this machine, so that their CPU time is measured; empty for a remote pool
-   * @param client how the benchmark's clients reach the pool (key, TLS)
+   * @param pools the pools measured, each a target of its own in the same run (e.g. one per way of
+   *     serving reads); of equal capacity
+   * @param client how the benchmark's clients reach the pools (key, TLS)
    */
   public record Settings(
       int valueSize,
       int clients,
       int replicas,
       Duration perTarget,
-      String master,
-      Map<String, List<ProcessHandle>> pool,
+      List<Pool> pools,
       UnaryOperator<ClientConfig.Builder> client,
-      boolean extents) {}
+      boolean extents) {
+
+    /** The first pool's master endpoints. */
+    String master() {
+      return pools.get(0).master();
+    }
+  }
+
+  /**
+   * One pool under test.
+   *
+   * @param name its target's name ({@code kvpool}, or {@code kvpool-<variant>})
+   * @param master its master endpoints
+   * @param processes its processes by role ({@code master}, {@code storage}) when they run on this
+   *     machine, so that their CPU time is measured; empty for a remote pool
+   */
+  public record Pool(String name, String master, Map<String, List<ProcessHandle>> processes) {}
 
   private QuickBench() {}
 
@@ -86,24 +100,27 @@ public final class QuickBench {
               new NioRrStore(),
               Map.of(),
               true));
-      targets.add(
-          new StoreTarget(
-              "kvpool",
-              Target.Family.KVPOOL,
-              "kvpool through its Java client",
-              new KvPoolStore(s.master(), s.replicas(), s.client()),
-              s.pool(),
-              true));
-      if (s.extents()) {
-        // the same pool, small puts through extents (protocol 2.4): before/after in one run
+      for (Pool pool : s.pools()) {
         targets.add(
             new StoreTarget(
-                "kvpool-extents",
+                pool.name(),
                 Target.Family.KVPOOL,
-                "kvpool through its Java client, small puts through extents",
-                new KvPoolStore(s.master(), s.replicas(), b -> s.client().apply(b).extents(true)),
-                s.pool(),
+                "kvpool through its Java client",
+                new KvPoolStore(pool.master(), s.replicas(), s.client()),
+                pool.processes(),
                 true));
+        if (s.extents()) {
+          // the same pool, small puts through extents (protocol 2.4): before/after in one run
+          targets.add(
+              new StoreTarget(
+                  pool.name() + "-extents",
+                  Target.Family.KVPOOL,
+                  "kvpool through its Java client, small puts through extents",
+                  new KvPoolStore(
+                      pool.master(), s.replicas(), b -> s.client().apply(b).extents(true)),
+                  pool.processes(),
+                  true));
+        }
       }
       Path redisBinary = CompareSuite.which("redis-server");
       if (redisBinary != null) {
@@ -117,22 +134,20 @@ public final class QuickBench {
                 Map.of("redis-server", List.of(redis.handle())),
                 true));
       }
-      // untimed passes: thousands of small values first, so that the JIT has compiled every
-      // process's request
-      // paths (a few hundred large values leave the master's put path to be compiled while
-      // measured: its compiler
-      // threads then took 40 % of its CPU), then the workload itself, so that every server has
-      // touched the memory
-      // it will use
+      // untimed passes of thousands of small values first, so that the JIT has compiled every
+      // process's request paths (a few hundred large values leave the master's put path to be
+      // compiled while measured: its compiler threads then took 40 % of its CPU); then the
+      // workload's first fill, measured as "fill": the first time each server stores that much
+      // (a fresh pool's memory, unless its nodes prefault it); then the timed round on warm memory
       Workload small = Workload.single(Math.min(s.valueSize(), WARM_VALUE_BYTES), s.clients());
       Phase warmSmall = new Phase(Math.min(workingSet, 64L << 20), half, Math.min(half, 1.0));
       Phase warm = new Phase(workingSet, half, Math.min(half, 1.0));
+      List<Measurement> results = new ArrayList<>();
       for (Target t : targets) {
         t.run(small, 0, warmSmall);
         t.run(small, 0, warmSmall);
-        t.run(w, 0, warm);
+        results.add(asFill(t.run(w, 0, warm).get(0)));
       }
-      List<Measurement> results = new ArrayList<>();
       for (Target t : targets) {
         results.addAll(t.run(w, 1, phase));
       }
@@ -141,7 +156,7 @@ public final class QuickBench {
         out.println(
             "redis: skipped, no redis-server on PATH (apt-get install redis-server to compare)");
       }
-      if (s.pool().isEmpty()) {
+      if (s.pools().stream().allMatch(p -> p.processes().isEmpty())) {
         out.println(
             "(kvpool CPU counts only this client: the pool's processes are not on this machine's process"
                 + " list)");
@@ -223,35 +238,57 @@ public final class QuickBench {
           round(m.totalCpuMicrosPerOp()),
           String.join(", ", split));
     }
-    for (String op : List.of("put", "get")) {
-      Measurement kvpool = find(results, "kvpool", op).orElseThrow();
-      find(results, "kvpool-extents", op)
-          .ifPresent(
-              m ->
-                  out.printf(
-                      Locale.ROOT,
-                      "ratio kvpool-extents/kvpool %s: %.2f (CPU us/op %.0f vs %.0f)%n",
-                      op,
-                      m.gigabytesPerSecond() / kvpool.gigabytesPerSecond(),
-                      m.totalCpuMicrosPerOp(),
-                      kvpool.totalCpuMicrosPerOp()));
-      for (String other : List.of("nio-rr", "redis")) {
-        find(results, other, op)
+    List<String> others = new ArrayList<>(List.of("nio-rr", "redis"));
+    for (Pool pool : s.pools()) {
+      for (String op : List.of("fill", "put", "get")) {
+        Measurement kvpool = find(results, pool.name(), op).orElseThrow();
+        find(results, pool.name() + "-extents", op)
             .ifPresent(
                 m ->
                     out.printf(
                         Locale.ROOT,
-                        "ratio kvpool/%s %s: %.2f%s%n",
-                        other,
+                        "ratio %s-extents/%s %s: %.2f (CPU us/op %.0f vs %.0f)%n",
+                        pool.name(),
+                        pool.name(),
                         op,
-                        kvpool.gigabytesPerSecond() / m.gigabytesPerSecond(),
-                        op.equals("put") && s.replicas() > 1
-                            ? " (GB/s of values stored; kvpool sends each value "
-                                + s.replicas()
-                                + " times)"
-                            : ""));
+                        m.gigabytesPerSecond() / kvpool.gigabytesPerSecond(),
+                        m.totalCpuMicrosPerOp(),
+                        kvpool.totalCpuMicrosPerOp()));
+        for (String other : others) {
+          find(results, other, op)
+              .ifPresent(
+                  m ->
+                      out.printf(
+                          Locale.ROOT,
+                          "ratio %s/%s %s: %.2f%s%n",
+                          pool.name(),
+                          other,
+                          op,
+                          kvpool.gigabytesPerSecond() / m.gigabytesPerSecond(),
+                          !op.equals("get") && s.replicas() > 1
+                              ? " (GB/s of values stored; kvpool sends each value "
+                                  + s.replicas()
+                                  + " times)"
+                              : ""));
+        }
       }
+      others.add(pool.name()); // each later pool also next to the earlier ones
     }
+  }
+
+  /** A first fill's put phase, as the row "fill". */
+  private static Measurement asFill(Measurement put) {
+    return new Measurement(
+        put.workload(),
+        put.target(),
+        "fill",
+        put.round(),
+        put.ops(),
+        put.bytes(),
+        put.wallNanos(),
+        put.latencyMicros(),
+        put.cpuMicrosPerOp(),
+        put.notes());
   }
 
   private static String round(double value) {
