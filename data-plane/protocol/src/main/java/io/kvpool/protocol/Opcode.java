@@ -37,7 +37,9 @@ public enum Opcode {
   RELEASE(45),
   // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk
   // tier
-  READ_OBJECT(46);
+  READ_OBJECT(46),
+  // protocol 2.4, client -> master: remove the objects whose keys match an RE2 pattern
+  REMOVE_MATCHING(47);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
 
