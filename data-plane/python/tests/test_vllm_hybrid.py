@@ -23,6 +23,7 @@ from vllm_engine import (BLOCK_SIZE, LAYERS, EngineInstance, KVCacheBlocks, NewR
 from kvpool import ClientConfig, KvPoolClient
 from kvpool.integrations.vllm import BlockKeys, KvPoolConnector, block_hashes, content_seed
 from kvpool.integrations.vllm.interface import KVConnectorRole, SupportsHMA
+from kvpool.integrations.vllm.settings import KvGroup
 
 NUM_BLOCKS = 32
 STATE = 64  # a Mamba layer's state per block, float32
@@ -42,6 +43,12 @@ class SlidingWindowSpec:
 @dataclass
 class MambaSpec:
     block_size: int
+
+
+@dataclass
+class ChunkedLocalAttentionSpec:
+    block_size: int
+    attention_chunk_size: int
 
 
 FULL = ["model.layers.0.attn", "model.layers.2.attn"]
@@ -179,6 +186,17 @@ def test_hybrid_model_groups_load_what_each_needs_byte_exact(pool):
         consumer.close()
 
 
+def test_each_kind_of_group_needs_its_window():
+    def window(spec):
+        return KvGroup.of(SimpleNamespace(layer_names=["l"], kv_cache_spec=spec), 16).window_blocks
+    assert window(FullAttentionSpec(16)) is None
+    assert window(SlidingWindowSpec(16, 4096)) == 257  # a window of 4096 tokens may start inside a block
+    assert window(SlidingWindowSpec(16, 17)) == 2
+    assert window(ChunkedLocalAttentionSpec(16, 8192)) == 513
+    assert window(MambaSpec(16)) == 1
+    assert window(None) is None  # a kind this connector does not know: every block, as full attention
+
+
 def test_groups_of_different_block_sizes_are_refused():
     config = hybrid_config()
     config.kv_cache_groups[1].kv_cache_spec = SlidingWindowSpec(2 * BLOCK_SIZE, 64)
@@ -212,3 +230,30 @@ def test_caches_staged_through_a_host_buffer_round_trip_byte_exact(pool):
 def test_torch_caches_take_the_device_path_byte_exact(pool):
     torch = pytest.importorskip("torch")
     _round_trip_through_staging(pool, lambda shape: torch.zeros(shape, dtype=torch.float16))
+
+
+def test_a_staged_load_that_partly_fails_reports_only_the_missing_blocks(pool):
+    """One layer's block 5 is gone: its slot is reported (vLLM recomputes from there), the other blocks of its staging
+    chunk (4..7) still reach their slots."""
+    extra = _extra(pool, host_staging=True, staging_blocks=4)
+    tokens = [random.Random(13).randrange(32000) for _ in range(8 * BLOCK_SIZE + 3)]
+    keys = BlockKeys("test-model", BLOCK_SIZE, 1, extra["cache_prefix"], "float16-auto")
+    hashes = block_hashes(tokens, BLOCK_SIZE, content_seed(Request("r", tokens)))
+    producer, consumer = EngineInstance("kv_producer", extra), EngineInstance("kv_consumer", extra)
+    try:
+        producer.prefill("req-a", tokens)
+        with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key)) as c:
+            assert c.remove(keys.key(0, LAYERS[1], hashes[5]), force=True)
+        second = consumer.prefill("req-b", tokens)
+        assert second.external_tokens == 8 * BLOCK_SIZE
+        assert second.load_errors == {second.block_ids[5]}
+        assert second.recomputed_blocks == [5, 6, 7]
+        for layer in LAYERS:
+            for b in range(9):
+                got = consumer.block(layer, second.block_ids[b])
+                assert got.tobytes() == expected_block(layer, tokens, b).tobytes(), f"{layer} block {b}"
+        assert consumer.block(LAYERS[1], second.block_ids[4]).tobytes() == \
+            expected_block(LAYERS[1], tokens, 4).tobytes()  # loaded, not recomputed: its chunk-mate failed
+    finally:
+        producer.close()
+        consumer.close()
