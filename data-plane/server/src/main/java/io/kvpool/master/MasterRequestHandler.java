@@ -35,7 +35,10 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
 
   MasterRequestHandler(Master master) {
     this.master = master;
-    this.matchingRemoval = new MatchingRemoval(master);
+    this.matchingRemoval =
+        new MatchingRemoval(
+            (byNode, view) -> master.releasePusher().push(byNode, view),
+            MatchingRemoval.MATCH_BUDGET);
   }
 
   @Override

@@ -3,12 +3,14 @@ package io.kvpool.master;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Release;
 import io.kvpool.protocol.RemoveMatchingReply;
 import io.kvpool.protocol.RemoveMatchingRequest;
 import io.kvpool.protocol.ServerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -21,21 +23,41 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #CHUNK}, each as REMOVE removes a key (a leased, copied or unfinished object is kept), and
  * their releases pushed to the holders as REMOVE pushes them (within the same budget). One such
  * request runs at a time (another waits {@link #LOCK_WAIT}, then is answered BUSY). A request that
- * runs out of time says so ({@code finished = false}) and leaves a mark: the next one starts where
- * it stopped, so asking again reaches every key.
+ * runs out of time says so ({@code finished = false}) and keeps its walk: the next request with the
+ * same pattern (within {@link #WALK_KEPT}, on the same leader) goes on where it stopped, over the
+ * keys the walk began with, so asking again reaches every key stored when the first request came
+ * (keys stored since are not looked at).
  */
 final class MatchingRemoval {
   static final Duration MATCH_BUDGET = Duration.ofSeconds(5);
   static final Duration LOCK_WAIT = Duration.ofSeconds(1);
+  static final Duration WALK_KEPT = Duration.ofSeconds(60);
   static final int CHUNK = 1024;
   private static final int KEYS_BETWEEN_CLOCK_READS = 64;
 
-  private final Master master;
-  private final ReentrantLock oneAtATime = new ReentrantLock();
-  private int resumeAt; // guarded by oneAtATime
+  /**
+   * Where a removal's releases go: the holders, before the reply (REMOVE's {@link ReleasePusher}).
+   */
+  interface Releases {
+    void push(Map<String, List<Release>> byEndpoint, long view);
+  }
 
-  MatchingRemoval(Master master) {
-    this.master = master;
+  private final Releases releases;
+  private final Duration budget;
+  private final ReentrantLock oneAtATime = new ReentrantLock();
+  private Walk walk; // guarded by oneAtATime: the walk a request left unfinished
+
+  /**
+   * A walk over the table as it was when its first request began, left at {@code next} by a request
+   * that ran out of time; the next request with the same pattern on the same leader goes on from
+   * there (within {@link #WALK_KEPT}).
+   */
+  private record Walk(
+      PoolMetadata metadata, String pattern, List<StoredObject> objects, int next, long leftAt) {}
+
+  MatchingRemoval(Releases releases, Duration budget) {
+    this.releases = releases;
+    this.budget = budget;
   }
 
   RemoveMatchingReply serve(PoolMetadata metadata, RemoveMatchingRequest request) {
@@ -74,27 +96,34 @@ final class MatchingRemoval {
       throw new RefusedException(ErrorCode.INTERNAL, "interrupted");
     }
     try {
-      return removeMatches(metadata, pattern);
+      return removeMatches(metadata, request.pattern(), pattern);
     } finally {
       oneAtATime.unlock();
     }
   }
 
-  private RemoveMatchingReply removeMatches(PoolMetadata metadata, Pattern pattern) {
-    List<StoredObject> objects = metadata.objects();
-    int n = objects.size();
-    int start = n == 0 ? 0 : Math.floorMod(resumeAt, n);
-    long deadline = System.nanoTime() + MATCH_BUDGET.toNanos();
+  private RemoveMatchingReply removeMatches(PoolMetadata metadata, String text, Pattern pattern) {
+    long now = System.nanoTime();
+    Walk left = walk;
+    walk = null;
+    boolean goOn =
+        left != null
+            && left.metadata() == metadata
+            && left.pattern().equals(text)
+            && now - left.leftAt() < WALK_KEPT.toNanos();
+    List<StoredObject> objects = goOn ? left.objects() : metadata.objects();
+    long deadline = now + budget.toNanos();
     Tally tally = new Tally();
     List<StoredObject> matched = new ArrayList<>();
     boolean finished = true;
-    for (int i = 0; i < n; i++) {
-      if (i % KEYS_BETWEEN_CLOCK_READS == 0 && i > 0 && System.nanoTime() - deadline > 0) {
+    int first = goOn ? left.next() : 0;
+    for (int i = first; i < objects.size(); i++) {
+      if (i > first && i % KEYS_BETWEEN_CLOCK_READS == 0 && System.nanoTime() - deadline > 0) {
         finished = false;
-        resumeAt = start + i;
+        walk = new Walk(metadata, text, objects, i, System.nanoTime());
         break;
       }
-      StoredObject o = objects.get((start + i) % n);
+      StoredObject o = objects.get(i);
       if (pattern.matcher(o.key).find()) {
         matched.add(o);
         if (matched.size() == CHUNK) {
@@ -112,7 +141,7 @@ final class MatchingRemoval {
       return;
     }
     PoolMetadata.Removal removal = metadata.removeObjects(matched);
-    master.releasePusher().push(removal.releasesByNode(), metadata.view());
+    releases.push(removal.releasesByNode(), metadata.view());
     for (ErrorCode s : removal.statuses()) {
       if (s == ErrorCode.OK) {
         tally.removed++;
