@@ -244,19 +244,22 @@ class KvPoolClient:
                 out[i] = InvalidKey(problem)
             else:
                 asking.append(i)
+        # REMOVEs a master may have applied without its answer reaching us: NOT_FOUND when asked again means removed
+        maybe_removed: set = set()
         while asking:
             for start in range(0, len(asking), MAX_BATCH):
                 chunk = asking[start:start + MAX_BATCH]
+                unanswered = (lambda c=chunk: maybe_removed.update(c)) if opcode == Opcode.REMOVE else None
                 try:
                     statuses = self._master.call(opcode, encode_keys([keys[i] for i in chunk]), decode_status_list,
-                                                 deadline)
+                                                 deadline, unanswered)
                     if len(statuses) != len(chunk):
                         raise KvPoolError(f"master answered {Opcode(opcode).name} with {len(statuses)} results for"
                                           f" {len(chunk)} keys")
                 except KvPoolError as e:
                     statuses = [e] * len(chunk)
                 for i, status in zip(chunk, statuses):
-                    out[i] = status
+                    out[i] = ErrorCode.OK if status == ErrorCode.NOT_FOUND and i in maybe_removed else status
             asking = [i for i in asking if out[i] in again]
             if asking and not deadline.pause():
                 break

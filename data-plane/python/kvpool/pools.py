@@ -114,11 +114,13 @@ class MasterChannel:
                 self._current = (self._current + 1) % len(self.endpoints)
 
     def call(self, opcode: int, body: BodyWriter | None, decode: Callable[[BodyReader], T],
-             deadline: Backoff | float | None = None) -> T:
+             deadline: Backoff | float | None = None, unanswered: Callable[[], None] | None = None) -> T:
         """One request/reply with the leader, following it across failovers until ``deadline`` (the operation's
         :class:`Backoff`, or a monotonic time; default: the operation timeout from now); each attempt's exchange is
         cut to what is left of it. Refusals other than NOT_LEADER are final, as are version, pool and authentication
-        refusals. When the deadline passes, the last failure is raised (with its type)."""
+        refusals. When the deadline passes, the last failure is raised (with its type). ``unanswered`` runs whenever
+        an attempt's request went out and no reply came back (the connection failed or timed out): that master may
+        have applied it, which a repeated REMOVE, answered NOT_FOUND, must not hide."""
         if isinstance(deadline, Backoff):
             backoff = deadline
         else:
@@ -129,12 +131,15 @@ class MasterChannel:
             if backoff.expired():
                 raise self._gave_up(opcode, last)
             c = None
+            sent = False
             # an attempt the operation's deadline cuts short says less about the master than the one before it
             cut_short = backoff.deadline - time.monotonic() < self.timeout
             try:
                 c = self._borrow(backoff.deadline)
                 c.arm_until(min(time.monotonic() + self.timeout, backoff.deadline))
-                result = decode(c.receive(opcode, c.send(opcode, body)))
+                request = c.send(opcode, body)
+                sent = True
+                result = decode(c.receive(opcode, request))
                 self._idle.give(c)
                 return result
             except _DeadlinePassed:
@@ -154,6 +159,8 @@ class MasterChannel:
             except (ConnectionFailed, KvPoolTimeout, ProtocolError) as e:
                 if c is not None:
                     c.close()
+                if sent and unanswered is not None:
+                    unanswered()
                 if not (isinstance(e, KvPoolTimeout) and cut_short and last is not None):
                     last = e
             self._fail_over()

@@ -1,6 +1,6 @@
 """Protocol 2.2's commits by storage nodes from the Python client (PROTOCOL.md, "Commits by storage nodes"): a put
 whose replicas were all written is committed by their nodes, so the client sends no PUT_END, and another client reads
-it at once; so it is for a client one minor older (2.2; a 2.1 client is two minors from a 2.3 pool, refused)."""
+it at once; so it is for a client one minor older (2.3; a 2.2 client is two minors from a 2.4 pool, refused)."""
 
 import os
 import random

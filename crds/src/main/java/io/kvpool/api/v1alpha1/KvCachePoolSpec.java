@@ -39,6 +39,18 @@ import java.util.Objects;
             + " or raise nodeTtl (default 10s)",
     fieldPath = ".leaseTtl",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value =
+        "!has(self.events) || !has(self.master) || ["
+            + " has(self.events.port) ? self.events.port : 0,"
+            + " has(self.events.replayPort) ? self.events.replayPort : 0].all(p,"
+            + " (!has(self.master.port) || p != self.master.port)"
+            + " && (!has(self.master.adminPort) || p != self.master.adminPort))",
+    message =
+        "spec.events.port and spec.events.replayPort must differ from spec.master.port and"
+            + " spec.master.adminPort: all four are bound in the master pods",
+    fieldPath = ".events",
+    reason = "FieldValueInvalid")
 public class KvCachePoolSpec {
   /*
    * The CRD defaults the API server fills in, stated once: the generated schema takes them from these constants, and
@@ -160,6 +172,11 @@ public class KvCachePoolSpec {
       "Keys proven in every data-plane handshake, TLS, and the pool's NetworkPolicy.")
   private SecuritySpec security;
 
+  @Default("{}")
+  @JsonPropertyDescription(
+      "KV events of the masters (vLLM's format): what the pool holds, for KV-cache-aware routers.")
+  private EventsSpec events;
+
   public String getVersion() {
     return version;
   }
@@ -264,6 +281,14 @@ public class KvCachePoolSpec {
     this.scheduling = scheduling;
   }
 
+  public EventsSpec getEvents() {
+    return events;
+  }
+
+  public void setEvents(EventsSpec events) {
+    this.events = events;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -284,7 +309,8 @@ public class KvCachePoolSpec {
         && Objects.equals(upgrade, that.upgrade)
         && Objects.equals(transferEngineRef, that.transferEngineRef)
         && Objects.equals(scheduling, that.scheduling)
-        && Objects.equals(security, that.security);
+        && Objects.equals(security, that.security)
+        && Objects.equals(events, that.events);
   }
 
   @Override
@@ -302,7 +328,8 @@ public class KvCachePoolSpec {
         upgrade,
         transferEngineRef,
         scheduling,
-        security);
+        security,
+        events);
   }
 
   @Override
@@ -334,6 +361,8 @@ public class KvCachePoolSpec {
         + scheduling
         + ", security="
         + security
+        + ", events="
+        + events
         + '}';
   }
 }

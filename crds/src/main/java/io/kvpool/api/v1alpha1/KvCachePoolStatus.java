@@ -55,6 +55,10 @@ public class KvCachePoolStatus {
       "The autoscaler's last decision and who owns spec.storage.replicas (with autoscaling on).")
   private AutoscalingStatus autoscaling;
 
+  @JsonPropertyDescription(
+      "The leader's KV events (with spec.events.enabled): topic, last published sequence, drops.")
+  private EventsStatus events;
+
   public PoolPhase getPhase() {
     return phase;
   }
@@ -231,6 +235,14 @@ public class KvCachePoolStatus {
     this.autoscaling = autoscaling;
   }
 
+  public EventsStatus getEvents() {
+    return events;
+  }
+
+  public void setEvents(EventsStatus events) {
+    this.events = events;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -260,7 +272,8 @@ public class KvCachePoolStatus {
         && Objects.equals(message, that.message)
         && Objects.equals(transport, that.transport)
         && Objects.equals(cacheSignals, that.cacheSignals)
-        && Objects.equals(autoscaling, that.autoscaling);
+        && Objects.equals(autoscaling, that.autoscaling)
+        && Objects.equals(events, that.events);
   }
 
   @Override
@@ -287,7 +300,8 @@ public class KvCachePoolStatus {
         message,
         transport,
         cacheSignals,
-        autoscaling);
+        autoscaling,
+        events);
   }
 
   @Override
@@ -335,6 +349,8 @@ public class KvCachePoolStatus {
         + cacheSignals
         + ", autoscaling="
         + autoscaling
+        + ", events="
+        + events
         + '}';
   }
 }

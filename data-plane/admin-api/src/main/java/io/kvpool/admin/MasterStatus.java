@@ -14,6 +14,7 @@ import java.util.List;
  *     STANDBY}
  * @param view the leadership view this master serves (0 for a standby)
  * @param leader the current leader as this master knows it, or null
+ * @param events the KV events this master publishes, null when it publishes none (or is older)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record MasterStatus(
@@ -31,9 +32,46 @@ public record MasterStatus(
     long usedBytes,
     long objectCount,
     Counters counters,
-    CacheSignals cacheSignals) {
+    CacheSignals cacheSignals,
+    Events events) {
   public MasterStatus {
     nodes = nodes == null ? List.of() : List.copyOf(nodes);
+  }
+
+  /** The status of a master that publishes no KV events (before 0.3, or events off). */
+  public MasterStatus(
+      String apiVersion,
+      String poolId,
+      String role,
+      String state,
+      long view,
+      Leader leader,
+      String releaseVersion,
+      String protocolVersion,
+      Recovery recovery,
+      List<NodeStatus> nodes,
+      long capacityBytes,
+      long usedBytes,
+      long objectCount,
+      Counters counters,
+      CacheSignals cacheSignals) {
+    this(
+        apiVersion,
+        poolId,
+        role,
+        state,
+        view,
+        leader,
+        releaseVersion,
+        protocolVersion,
+        recovery,
+        nodes,
+        capacityBytes,
+        usedBytes,
+        objectCount,
+        counters,
+        cacheSignals,
+        null);
   }
 
   /** The status of a master that reports no cache signals (before 0.3, or a standby). */
@@ -93,6 +131,19 @@ public record MasterStatus(
   public boolean serving() {
     return leading() && masterState() == MasterState.SERVING;
   }
+
+  /**
+   * The KV events of a master (docs/events.md).
+   *
+   * @param topic the ZMQ topic of every batch, {@code kv@pool:<pool>@<model>}
+   * @param port the PUB socket's port
+   * @param replayPort the replay socket's port, -1 without one
+   * @param sequence the sequence of the last batch published, -1 before the first (a standby keeps
+   *     the last of its own leadership)
+   * @param dropped residency changes dropped on a full queue since the process started
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Events(String topic, int port, int replayPort, long sequence, long dropped) {}
 
   /** The leading master: its pod (empty outside Kubernetes), RPC endpoint and admin endpoint. */
   @JsonIgnoreProperties(ignoreUnknown = true)

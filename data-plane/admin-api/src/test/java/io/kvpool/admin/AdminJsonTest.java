@@ -40,6 +40,37 @@ class AdminJsonTest {
   }
 
   @Test
+  void theEventsOfAPublishingMasterRoundTrip() throws IOException {
+    MasterStatus s = sample();
+    MasterStatus publishing =
+        new MasterStatus(
+            s.apiVersion(),
+            s.poolId(),
+            s.role(),
+            s.state(),
+            s.view(),
+            s.leader(),
+            s.releaseVersion(),
+            s.protocolVersion(),
+            s.recovery(),
+            s.nodes(),
+            s.capacityBytes(),
+            s.usedBytes(),
+            s.objectCount(),
+            s.counters(),
+            null,
+            new MasterStatus.Events("kv@pool:p@m", 5557, 5558, (42L << 20) + 3, 1));
+
+    MasterStatus back = AdminJson.read(AdminJson.write(publishing), MasterStatus.class);
+
+    assertThat(back).isEqualTo(publishing);
+    assertThat(back.events().sequence()).isEqualTo((42L << 20) + 3);
+    assertThat(AdminJson.read(AdminJson.write(s), MasterStatus.class).events())
+        .as("a master that publishes no events")
+        .isNull();
+  }
+
+  @Test
   void unknownFieldsAreIgnoredButAnotherVersionIsRefused() throws IOException {
     String json = AdminJson.write(sample()).replace("\"poolId\"", "\"addedLater\":1,\"poolId\"");
     assertThat(AdminJson.read(json, MasterStatus.class).poolId()).isEqualTo("p");

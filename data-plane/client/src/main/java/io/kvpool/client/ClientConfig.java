@@ -24,6 +24,7 @@ public final class ClientConfig {
   private final Duration leaseTtl;
   private final int locationCacheEntries;
   private final boolean batchRequests;
+  private final boolean extents;
   private final PrometheusRegistry metrics;
   private final Duration failFastConnect;
 
@@ -42,6 +43,7 @@ public final class ClientConfig {
     this.leaseTtl = b.leaseTtl;
     this.locationCacheEntries = b.locationCacheEntries;
     this.batchRequests = b.batchRequests;
+    this.extents = b.extents;
     this.metrics = b.metrics;
     this.failFastConnect = b.failFastConnect;
   }
@@ -82,6 +84,15 @@ public final class ClientConfig {
    */
   public boolean batchRequests() {
     return batchRequests;
+  }
+
+  /**
+   * Whether small puts go straight into extents the master granted ahead (protocol 2.4, PROTOCOL.md
+   * "Extents"): one exchange with a storage node instead of one with the master and one with the
+   * node. Off by default.
+   */
+  public boolean extents() {
+    return extents;
   }
 
   /** The key and TLS this client connects with. */
@@ -150,6 +161,7 @@ public final class ClientConfig {
     private Duration leaseTtl = Duration.ofSeconds(5);
     private int locationCacheEntries = 65_536;
     private boolean batchRequests = true;
+    private boolean extents;
     private PrometheusRegistry metrics = PrometheusRegistry.defaultRegistry;
     private Duration failFastConnect;
 
@@ -205,6 +217,16 @@ public final class ClientConfig {
      */
     public Builder batchRequests(boolean batch) {
       this.batchRequests = batch;
+      return this;
+    }
+
+    /**
+     * Puts values of at most {@link ExtentPuts#MAX_VALUE_BYTES} with one replica and no block
+     * metadata through extents (protocol 2.4 masters; off by default): see {@link #extents()}.
+     * Other puts, and puts an extent cannot take, go through PUT_START as before.
+     */
+    public Builder extents(boolean on) {
+      this.extents = on;
       return this;
     }
 

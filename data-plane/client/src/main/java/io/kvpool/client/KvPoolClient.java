@@ -41,6 +41,9 @@ public final class KvPoolClient implements AutoCloseable {
   private final ClientMetrics metrics;
   private final PutCommits commits;
 
+  /** Small puts through extents (protocol 2.4); null when the client does not use them. */
+  private final ExtentPuts extents;
+
   private KvPoolClient(ClientConfig config) {
     this.config = config;
     this.metrics = ClientMetrics.in(config.metrics());
@@ -68,6 +71,7 @@ public final class KvPoolClient implements AutoCloseable {
         new StorageConnections(
             () -> toStorage, config.security(), config.timeout(), config.batchRequests(), metrics);
     this.locations = new LocationCache(config.locationCacheEntries(), config.leaseTtl(), metrics);
+    this.extents = config.extents() ? new ExtentPuts(master, storage) : null;
   }
 
   /**
@@ -107,6 +111,13 @@ public final class KvPoolClient implements AutoCloseable {
       checkKey(key);
       checkValue(key, value, replicas);
       checkMetadata(key, metadata);
+      if (extents != null
+          && replicas == 1
+          && metadata == null
+          && value.remaining() <= ExtentPuts.MAX_VALUE_BYTES
+          && extents.put(key, value, crc32c(value), Backoff.until(config.operationTimeout()))) {
+        return;
+      }
       PutOperation.Entry e =
           new PutOperation(
                   config,
@@ -529,6 +540,9 @@ public final class KvPoolClient implements AutoCloseable {
 
   @Override
   public void close() {
+    if (extents != null) {
+      extents.close();
+    }
     master.close();
     storage.close();
   }

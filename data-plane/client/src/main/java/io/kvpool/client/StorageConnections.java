@@ -3,29 +3,23 @@ package io.kvpool.client;
 import io.kvpool.common.HostPort;
 import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.IdleConnections;
 import io.kvpool.protocol.RpcConnection;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Deque;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Supplier;
 
 /** Pooled connections to storage nodes, reused across requests and threads. */
 final class StorageConnections implements AutoCloseable {
   private static final int MAX_IDLE_PER_NODE = 16;
-  private static final long MAX_IDLE_NANOS = Duration.ofSeconds(60).toNanos();
-
-  private record Idle(RpcConnection connection, long sinceNanos) {}
 
   private final Supplier<Handshake> local;
   private final ConnectionSecurity security;
   private final Duration timeout;
-  private final Map<String, Deque<Idle>> idle = new ConcurrentHashMap<>();
+  private final IdleConnections idle =
+      new IdleConnections(MAX_IDLE_PER_NODE, Duration.ofSeconds(60));
   private final boolean batchRequests;
   private final ClientMetrics metrics;
-  private volatile boolean closed;
 
   StorageConnections(
       Supplier<Handshake> local,
@@ -54,17 +48,9 @@ final class StorageConnections implements AutoCloseable {
   }
 
   RpcConnection borrow(String endpoint) {
-    Deque<Idle> q = idle.get(endpoint);
-    Idle i;
-    while (q != null && (i = q.pollFirst()) != null) {
-      if (i.connection().isUsable() && System.nanoTime() - i.sinceNanos() < MAX_IDLE_NANOS) {
-        return i.connection();
-      }
-      i.connection().close();
-    }
     HostPort hp = HostPort.parse(endpoint);
     try {
-      return RpcConnection.open(hp, local.get(), 0, security, timeout);
+      return idle.borrow(endpoint, () -> RpcConnection.open(hp, local.get(), 0, security, timeout));
     } catch (IOException e) {
       throw Failures.translate(e, hp, "connecting to storage node");
     }
@@ -75,18 +61,11 @@ final class StorageConnections implements AutoCloseable {
    * not reusable.
    */
   void release(String endpoint, RpcConnection c) {
-    Deque<Idle> q = idle.computeIfAbsent(endpoint, k -> new ConcurrentLinkedDeque<>());
-    if (closed || !c.isUsable() || q.size() >= MAX_IDLE_PER_NODE) {
-      c.close();
-    } else {
-      q.offerFirst(new Idle(c, System.nanoTime()));
-    }
+    idle.release(endpoint, c);
   }
 
   @Override
   public void close() {
-    closed = true;
-    idle.values().forEach(q -> q.forEach(i -> i.connection().close()));
-    idle.clear();
+    idle.close();
   }
 }

@@ -330,6 +330,58 @@ class LoopbackPoolTest {
     }
   }
 
+  @Test
+  void aDrainCopiesOverReusedConnectionsNotOnePerValue() throws Exception {
+    int values = 60;
+    for (int i = 0; i < values; i++) {
+      client.put("reuse/" + i, randomValue(8192, i), 1);
+    }
+    StorageNode drained = nodes.get(0);
+    long moved =
+        master.metadata().snapshot().nodes().stream()
+            .filter(n -> n.id().equals(drained.nodeId()))
+            .findFirst()
+            .orElseThrow()
+            .replicas();
+    assertThat(moved).as("objects on the drained node").isGreaterThan(12);
+    master.metadata().drain(drained.nodeId());
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline && nodeUsed(drained.nodeId()) > 0) {
+      Thread.sleep(100);
+    }
+    assertThat(nodeUsed(drained.nodeId())).isZero();
+    // the master's copiers (4) and the drained node's copies each keep their connections for reuse
+    assertThat(sessionsAccepted(drained, "master"))
+        .as("sessions the master opened to order %d copies", moved)
+        .isLessThanOrEqualTo(8);
+    for (StorageNode target : nodes.subList(1, nodes.size())) {
+      assertThat(sessionsAccepted(target, "storage"))
+          .as("sessions the drained node opened to %s", target.nodeId())
+          .isLessThanOrEqualTo(8);
+    }
+    for (int i = 0; i < values; i++) {
+      assertThat(client.get("reuse/" + i)).isEqualTo(randomValue(8192, i));
+    }
+  }
+
+  private static double sessionsAccepted(StorageNode node, String role) throws Exception {
+    HostPort admin = node.adminEndpoint();
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(
+                            "http://" + admin.host() + ":" + admin.port() + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    String prefix = "kvpool_sessions_accepted_total{role=\"" + role + "\"} ";
+    return r.body()
+        .lines()
+        .filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length())))
+        .sum();
+  }
+
   private long nodeUsed(String id) {
     return master.metadata().snapshot().nodes().stream()
         .filter(n -> n.id().equals(id))

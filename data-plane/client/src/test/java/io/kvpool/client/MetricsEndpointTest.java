@@ -50,6 +50,7 @@ class MetricsEndpointTest {
           "kvpool_connections_closed_total counter",
           "kvpool_connections_refused_total counter",
           "kvpool_evictions_total counter",
+          "kvpool_extents_total counter",
           "kvpool_get_hits_total counter",
           "kvpool_get_misses_total counter",
           "kvpool_gets_total counter",
@@ -72,6 +73,7 @@ class MetricsEndpointTest {
           "kvpool_rpc_server_duration_seconds histogram",
           "kvpool_spills_total counter",
           "kvpool_rpc_server_errors_total counter",
+          "kvpool_sessions_accepted_total counter",
           "kvpool_tombstones gauge",
           "kvpool_tombstones_dropped_total counter",
           "kvpool_used_bytes gauge",
@@ -97,9 +99,11 @@ class MetricsEndpointTest {
           "kvpool_control_body_budget_available_bytes gauge",
           "kvpool_rpc_server_duration_seconds histogram",
           "kvpool_rpc_server_errors_total counter",
+          "kvpool_sessions_accepted_total counter",
           "kvpool_storage_capacity_bytes gauge",
           "kvpool_storage_commits_total counter",
           "kvpool_storage_device_ready gauge",
+          "kvpool_storage_extent_writes_cut_total counter",
           "kvpool_storage_objects gauge",
           "kvpool_storage_read_bytes_total counter",
           "kvpool_storage_reads_total counter",
@@ -120,8 +124,10 @@ class MetricsEndpointTest {
           "kvpool_auth_failures_total",
           "kvpool_connections_closed_total",
           "kvpool_connections_refused_total",
+          "kvpool_extents_total",
           "kvpool_node_commits_total",
           "kvpool_rpc_server_errors_total",
+          "kvpool_sessions_accepted_total",
           "kvpool_storage_refused_total");
 
   /** The Java client's metric families and their types. */

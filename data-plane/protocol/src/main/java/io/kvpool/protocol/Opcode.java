@@ -39,7 +39,12 @@ public enum Opcode {
   // tier
   READ_OBJECT(46),
   // protocol 2.4, client -> master: remove the objects whose keys match an RE2 pattern
-  REMOVE_MATCHING(47);
+  REMOVE_MATCHING(47),
+  // protocol 2.4: small puts through extents granted ahead (PROTOCOL.md, "Extents")
+  EXTENT_GRANT(50),
+  EXTENT_WRITE(51),
+  EXTENT_COMMIT(52),
+  EXTENT_RETURN(53);
 
   private static final Opcode[] BY_CODE = new Opcode[64];
 

@@ -1,5 +1,6 @@
 package io.kvpool.events;
 
+import io.kvpool.admin.MasterStatus;
 import io.kvpool.master.PoolMetadata;
 import io.kvpool.master.ResidencyListener;
 import io.kvpool.master.ResidentObject;
@@ -191,6 +192,12 @@ public final class KvEventPublisher implements AutoCloseable {
 
   public long lastSequence() {
     return lastSeq;
+  }
+
+  /** What /status reports of the events: topic, ports, last sequence, drops. */
+  public MasterStatus.Events status() {
+    return new MasterStatus.Events(
+        config.topic(), pubPort, replayPort, lastSeq, (long) dropped.get());
   }
 
   /**

@@ -14,6 +14,16 @@ final class GenerationClock {
     return last;
   }
 
+  /**
+   * Reserves {@code count} consecutive generations for an extent (protocol 2.4): its first; none of
+   * them is issued again.
+   */
+  long reserve(long nowMillis, int count) {
+    long first = Math.max(last + 1, nowMillis << 20);
+    last = first + count - 1;
+    return first;
+  }
+
   /** Never issue one at or below a generation learned from an inventory. */
   void observe(long generation) {
     last = Math.max(last, generation);

@@ -445,7 +445,9 @@ public final class Master implements AutoCloseable {
               0,
               0,
               0,
-              MasterCounters.value(counters.repairedBytes)));
+              MasterCounters.value(counters.repairedBytes)),
+          null,
+          eventsStatus());
     }
     PoolSnapshot s = m.snapshot();
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
@@ -495,7 +497,12 @@ public final class Master implements AutoCloseable {
         s.usedBytes(),
         s.objectCount(),
         c,
-        counters.cacheSignals.rates(System.currentTimeMillis(), CacheTiers.of(s)));
+        counters.cacheSignals.rates(System.currentTimeMillis(), CacheTiers.of(s)),
+        eventsStatus());
+  }
+
+  private MasterStatus.Events eventsStatus() {
+    return events == null ? null : events.status();
   }
 
   /** Mutating admin endpoints need the admin token when one is configured. */

@@ -21,6 +21,7 @@ public final class MasterCounters {
   final Counter repairedBytes;
   final Counter pendingExpired;
   final Counter nodeCommits;
+  final Counter extents;
   final Counter commitWaits;
   final Counter tombstonesDropped;
   final Counter releasePushes;
@@ -65,6 +66,14 @@ public final class MasterCounters {
                     + " because the put was no longer pending there, the registration was not the node's current one, or the"
                     + " receipt did not verify")
             .labelNames("outcome")
+            .register(r);
+    extents =
+        Counter.builder()
+            .name("kvpool_extents_total")
+            .help(
+                "Extents (protocol 2.4): granted to clients; values their nodes committed into them (put) or"
+                    + " refused (refused: key rules, a returned, expired or unknown extent, a bad range)")
+            .labelNames("event")
             .register(r);
     commitWaits =
         counter(

@@ -4,6 +4,9 @@ import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.CountReply;
 import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.ExtentCommit;
+import io.kvpool.protocol.ExtentGrantRequest;
+import io.kvpool.protocol.ExtentReturn;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.KeyList;
@@ -96,6 +99,24 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
           new PutStartReply(metadata.putStart(put.items(), put.metadata(), session.agreedMinor()))
               .encode(out);
         }
+        case EXTENT_GRANT -> {
+          requireMinor(session, request);
+          metadata
+              .extentGrant(ExtentGrantRequest.decode(request.reader()), session.peer().peerId())
+              .encode(out);
+        }
+        case EXTENT_RETURN -> {
+          requireMinor(session, request);
+          new StatusList(
+                  metadata.extentReturn(
+                      ExtentReturn.decode(request.reader()), session.peer().peerId()))
+              .encode(out);
+        }
+        case EXTENT_COMMIT -> {
+          requireMinor(session, request);
+          requireStorage(session);
+          new StatusList(metadata.extentCommit(ExtentCommit.decode(request.reader()))).encode(out);
+        }
         case PUT_END ->
             new StatusList(metadata.putEnd(PutEndRequest.decode(request.reader()).items()))
                 .encode(out);
@@ -183,6 +204,19 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
     PoolMetadata metadata = master.metadata();
     if (metadata != null) {
       metadata.diskDrop(drop);
+    }
+  }
+
+  /** Extents are protocol 2.4: an older peer's request for them is an opcode it does not know. */
+  private static void requireMinor(Session session, Frame request) {
+    if (session.agreedMinor() < ExtentGrantRequest.MINOR) {
+      throw new RefusedException(
+          ErrorCode.UNKNOWN_OPCODE,
+          request.opcode()
+              + " needs protocol 2."
+              + ExtentGrantRequest.MINOR
+              + "; this connection agreed on 2."
+              + session.agreedMinor());
     }
   }
 

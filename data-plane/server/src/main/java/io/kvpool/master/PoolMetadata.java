@@ -6,6 +6,11 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Extent;
+import io.kvpool.protocol.ExtentCommit;
+import io.kvpool.protocol.ExtentGrantReply;
+import io.kvpool.protocol.ExtentGrantRequest;
+import io.kvpool.protocol.ExtentReturn;
 import io.kvpool.protocol.Heartbeat;
 import io.kvpool.protocol.HeartbeatReply;
 import io.kvpool.protocol.Keys;
@@ -66,6 +71,7 @@ public final class PoolMetadata {
   private final Eviction eviction;
   private final Repairs repairs;
   private final TierMoves tiers;
+  private final ExtentLeases extents = new ExtentLeases();
 
   /** Lookups waiting in {@link #settle}. */
   private int settling;
@@ -656,6 +662,183 @@ public final class PoolMetadata {
     }
   }
 
+  // ---- extents (protocol 2.4) ----
+
+  /**
+   * EXTENT_GRANT: a range of {@code request.length()} bytes (rounded up to the allocator's
+   * alignment) on one ALIVE node and a run of generations, leased to {@code clientId} for {@link
+   * ExtentLeases#TTL_MILLIS}; or why not (the client then puts through PUT_START). Never evicts.
+   */
+  public ExtentGrantReply extentGrant(ExtentGrantRequest request, String clientId) {
+    ExtentLeases.Lease lease;
+    StorageNodeRecord node;
+    synchronized (this) {
+      long now = clock.getAsLong();
+      if (request.length() < ExtentGrantRequest.MIN_LENGTH
+          || request.length() > ExtentGrantRequest.MAX_LENGTH) {
+        return ExtentGrantReply.refused(
+            ErrorCode.LIMIT_EXCEEDED,
+            "extent length "
+                + request.length()
+                + " outside "
+                + ExtentGrantRequest.MIN_LENGTH
+                + ".."
+                + ExtentGrantRequest.MAX_LENGTH);
+      }
+      if (extents.heldBy(clientId) >= ExtentLeases.MAX_PER_CLIENT) {
+        return ExtentGrantReply.refused(
+            ErrorCode.LIMIT_EXCEEDED,
+            "client "
+                + clientId
+                + " already holds "
+                + ExtentLeases.MAX_PER_CLIENT
+                + " extents; return one or let one expire");
+      }
+      int length = (int) SegmentAllocator.blockSize(request.length());
+      if (extents.heldBytes() + length > pool.capacityBytes() / 4) {
+        return ExtentGrantReply.refused(
+            ErrorCode.NO_SPACE,
+            "unused parts of extents already hold a quarter of the pool's capacity; put through"
+                + " PUT_START");
+      }
+      // only nodes that take EXTENT_WRITE (protocol 2.4), e.g. during a rolling upgrade
+      List<StorageNodeRecord> capable =
+          pool.nodeRecords().stream()
+              .filter(n -> n.version().protocolMinor() >= ExtentGrantRequest.MINOR)
+              .toList();
+      List<StorageNodeRecord> chosen =
+          request.avoidNodes().isEmpty()
+              ? null
+              : pool.placement.choose(capable, length, 1, Set.copyOf(request.avoidNodes()), now);
+      if (chosen == null) {
+        chosen = pool.placement.choose(capable, length, 1, Set.of(), now);
+      }
+      Slice range = chosen == null ? null : chosen.get(0).allocateExtent(length);
+      if (range == null) {
+        return ExtentGrantReply.refused(
+            ErrorCode.NO_SPACE, "no node has a free block of " + length + " bytes for an extent");
+      }
+      node = chosen.get(0);
+      lease =
+          extents.add(
+              pool.generations.reserve(now, ExtentLeases.GENERATIONS),
+              ExtentLeases.GENERATIONS,
+              clientId,
+              node,
+              range,
+              now + ExtentLeases.TTL_MILLIS);
+      pool.counters.extents.labelValues("granted").inc();
+    }
+    Slice r = lease.range;
+    return new ExtentGrantReply(
+        ErrorCode.OK,
+        "",
+        node.id(),
+        node.endpoint(),
+        new Extent(
+            lease.first,
+            lease.generations,
+            r.segmentId(),
+            r.offset(),
+            r.length(),
+            lease.expiresAtMillis,
+            node.key()
+                .extentToken(
+                    lease.first,
+                    lease.generations,
+                    r.segmentId(),
+                    r.offset(),
+                    r.length(),
+                    lease.expiresAtMillis)));
+  }
+
+  /**
+   * EXTENT_COMMIT: registers each value a node wrote into an extent as a stored object, by the key
+   * rules of PUT_START (ALREADY_EXISTS, PUT_IN_PROGRESS); refuses the whole request with
+   * UNKNOWN_NODE when it names a registration that is not the node's current one (the node's next
+   * inventory decides those values).
+   */
+  public List<ErrorCode> extentCommit(ExtentCommit commit) {
+    synchronized (this) {
+      StorageNodeRecord node = pool.nodes.get(commit.nodeId());
+      if (node == null || !node.registeredAs(commit.registrationId()) || !node.state().serves()) {
+        throw new RefusedException(
+            ErrorCode.UNKNOWN_NODE,
+            "node "
+                + commit.nodeId()
+                + " commits under a registration this leader does not serve; its inventory"
+                + " decides those values");
+      }
+      long now = clock.getAsLong();
+      List<ErrorCode> out = new ArrayList<>(commit.items().size());
+      for (ExtentCommit.Item item : commit.items()) {
+        ErrorCode status = extentPut(node, item, now);
+        pool.counters.extents.labelValues(status == ErrorCode.OK ? "put" : "refused").inc();
+        out.add(status);
+      }
+      wakeSettlers();
+      return out;
+    }
+  }
+
+  private ErrorCode extentPut(StorageNodeRecord node, ExtentCommit.Item item, long now) {
+    if (Keys.problem(item.key()) != null || item.size() < 0) {
+      return ErrorCode.LIMIT_EXCEEDED;
+    }
+    ExtentLeases.Lease l = extents.get(item.extent());
+    if (l == null
+        || l.returned
+        || !l.nodeId.equals(node.id())
+        || l.incarnation != node.incarnation()
+        || !l.owns(item.generation())) {
+      return ErrorCode.GRANT_REJECTED;
+    }
+    if (!NodeKey.matches(
+        node.key().receipt(item.key(), item.generation(), item.size(), item.checksum()),
+        item.receipt())) {
+      return ErrorCode.CHECKSUM_MISMATCH;
+    }
+    StoredObject existing = pool.objects.get(item.key());
+    if (existing != null) {
+      if (existing.generation == item.generation()) {
+        return ErrorCode.OK; // this very put, committed before
+      }
+      return existing.complete() ? ErrorCode.ALREADY_EXISTS : ErrorCode.PUT_IN_PROGRESS;
+    }
+    if (pool.tombstones.covers(item.key(), item.generation())) {
+      return ErrorCode.GRANT_REJECTED; // a later put of the key was deleted: this one is too old
+    }
+    Replica r = extents.carve(l, node, item.slice());
+    if (r == null) {
+      return ErrorCode.OUT_OF_BOUNDS;
+    }
+    StoredObject o =
+        new StoredObject(item.key(), item.generation(), item.size(), item.checksum(), 1);
+    o.pendingDeadlineMillis = l.expiresAtMillis;
+    o.lastAccessMillis = now;
+    pool.addReplica(o, r);
+    pool.objects.add(o);
+    return pool.completePut(o, List.of(r), now);
+  }
+
+  /**
+   * EXTENT_RETURN: the client's extents take no further commit (OK); NOT_FOUND for one it does not
+   * hold. Their unused space waits for their expiry all the same.
+   */
+  public synchronized List<ErrorCode> extentReturn(ExtentReturn request, String clientId) {
+    List<ErrorCode> out = new ArrayList<>(request.extents().size());
+    for (long first : request.extents()) {
+      ExtentLeases.Lease l = extents.get(first);
+      if (l == null || !l.clientId.equals(clientId)) {
+        out.add(ErrorCode.NOT_FOUND);
+      } else {
+        extents.giveBack(l);
+        out.add(ErrorCode.OK);
+      }
+    }
+    return out;
+  }
+
   // ---- reads ----
 
   /** A found object with its readable replicas, tokens signed outside the lock. */
@@ -907,6 +1090,7 @@ public final class PoolMetadata {
       }
     }
     pool.freeQuarantined(now);
+    extents.closeExpired(now, pool.nodes::get);
     pool.tombstones.expire(now);
     pool.maybeEndRecovery(now);
     if (!pool.recovering() && pool.usageRatio() > pool.config.highWatermark()) {

@@ -4,6 +4,7 @@ import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.IdleConnections;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ReceiptReply;
 import io.kvpool.protocol.Role;
@@ -38,6 +39,9 @@ final class ReplicaRepairer implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "master-tick"));
   private final ExecutorService copiers =
       Executors.newFixedThreadPool(4, r -> daemon(r, "master-repair"));
+
+  /** Connections to copy sources, reused across a repair wave (one per copier and node at most). */
+  private final IdleConnections sources = new IdleConnections(4, Duration.ofSeconds(30));
 
   ReplicaRepairer(Supplier<PoolMetadata> metadata, String poolId, PoolSecrets secrets) {
     this.metadata = metadata;
@@ -75,17 +79,26 @@ final class ReplicaRepairer implements AutoCloseable {
   private byte[] copy(RepairTask t) {
     PoolMetadata m = metadata.get();
     long view = m == null ? 0 : m.view();
-    try (RpcConnection c =
-            RpcConnection.open(
-                HostPort.parse(t.sourceEndpoint()),
-                identity,
-                view,
-                secrets.outbound(),
-                COPY_TIMEOUT);
-        RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
-      BodyWriter w = new BodyWriter();
-      t.request().encode(w);
-      byte[] receipt = ReceiptReply.decode(c.call(Opcode.REPLICATE, w).reader()).receipt();
+    String peer =
+        t.sourceEndpoint() + "@" + view; // a connection speaks for the view it was opened in
+    RpcConnection c = null;
+    try {
+      c =
+          sources.borrow(
+              peer,
+              () ->
+                  RpcConnection.open(
+                      HostPort.parse(t.sourceEndpoint()),
+                      identity,
+                      view,
+                      secrets.outbound(),
+                      COPY_TIMEOUT));
+      byte[] receipt;
+      try (RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
+        BodyWriter w = new BodyWriter();
+        t.request().encode(w);
+        receipt = ReceiptReply.decode(c.call(Opcode.REPLICATE, w).reader()).receipt();
+      }
       LOG.debug(
           "event=replica_copied key={} from={} to={}",
           t.key(),
@@ -100,6 +113,10 @@ final class ReplicaRepairer implements AutoCloseable {
           t.target().nodeId(),
           e.getMessage());
       return null;
+    } finally {
+      if (c != null) {
+        sources.release(peer, c); // closed unless in step
+      }
     }
   }
 
@@ -107,5 +124,6 @@ final class ReplicaRepairer implements AutoCloseable {
   public void close() {
     ticker.shutdownNow();
     copiers.shutdownNow();
+    sources.close();
   }
 }

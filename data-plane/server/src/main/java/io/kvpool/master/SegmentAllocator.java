@@ -88,6 +88,27 @@ public final class SegmentAllocator {
     return true;
   }
 
+  /**
+   * Splits the allocated block that starts at {@code offset} into two allocated blocks, [offset,
+   * at) and [at, end): an extent's range is carved into the objects put into it (protocol 2.4).
+   * False when no block starts at {@code offset} or {@code at} is not an aligned point inside it.
+   */
+  public boolean split(long offset, long at) {
+    Long length = allocated.get(offset);
+    if (length == null || at <= offset || at >= offset + length || at % ALIGNMENT != 0) {
+      return false;
+    }
+    allocated.put(offset, at - offset);
+    allocated.put(at, offset + length - at);
+    return true;
+  }
+
+  /** The length of the allocated block starting at {@code offset}, or -1. */
+  public long allocatedLength(long offset) {
+    Long length = allocated.get(offset);
+    return length == null ? -1 : length;
+  }
+
   public boolean isAllocated(long offset) {
     return allocated.containsKey(offset);
   }

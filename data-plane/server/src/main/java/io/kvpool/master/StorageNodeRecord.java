@@ -292,6 +292,15 @@ public final class StorageNodeRecord {
   }
 
   /**
+   * One contiguous range of {@code length} bytes for an extent (protocol 2.4), in the segment with
+   * the most free space that has a block that large; null when none has.
+   */
+  Slice allocateExtent(int length) {
+    StorageSegment s = segmentFor(length);
+    return s == null ? null : new Slice(s.id(), s.allocator().allocate(length), length, 0);
+  }
+
+  /**
    * Claims an existing replica's ranges (from the node's inventory) in this registration's
    * allocators; all or none.
    */

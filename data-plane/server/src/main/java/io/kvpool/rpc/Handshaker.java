@@ -128,6 +128,7 @@ final class Handshaker {
       sessions.decrementAndGet();
       throw e;
     }
+    metrics.accepted(peer.role());
     return session;
   }
 

@@ -33,6 +33,7 @@ public final class RpcMetrics {
   private final Counter versionMismatches;
   private final Counter closedConnections;
   private final Counter refusedConnections;
+  private final Counter acceptedSessions;
   private final Counter authFailures;
   private final DistributionDataPoint[] byOpcode = new DistributionDataPoint[64];
 
@@ -104,6 +105,14 @@ public final class RpcMetrics {
             .help("Handshakes refused, by reason: busy, version_mismatch, pool_mismatch, other")
             .labelNames("reason")
             .register(registry);
+    this.acceptedSessions =
+        Counter.builder()
+            .name("kvpool_sessions_accepted_total")
+            .help(
+                "Handshakes accepted, by the peer's role (client, storage, master): a steady rise"
+                    + " under steady traffic means peers do not reuse their connections")
+            .labelNames("role")
+            .register(registry);
     this.authFailures =
         Counter.builder()
             .name("kvpool_auth_failures_total")
@@ -131,6 +140,10 @@ public final class RpcMetrics {
               default -> "other";
             })
         .inc();
+  }
+
+  void accepted(io.kvpool.protocol.Role role) {
+    acceptedSessions.labelValues(role.name().toLowerCase(java.util.Locale.ROOT)).inc();
   }
 
   void authFailed(String reason) {

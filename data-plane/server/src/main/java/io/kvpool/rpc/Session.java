@@ -151,6 +151,20 @@ public final class Session {
     }
   }
 
+  /**
+   * Stops the connection in both directions from any thread, without blocking: as {@link #abort},
+   * and a payload being received stops too (its blocked read ends; what the kernel already holds of
+   * it is read at once, nothing that arrives later). For a write whose range may be reused soon.
+   */
+  public void cut() {
+    abort();
+    try {
+      channel.channel().shutdownInput();
+    } catch (IOException | RuntimeException e) {
+      // closed already: nothing more is received
+    }
+  }
+
   /** A request starts: no error so far. */
   void beginRequest() {
     requestError = null;

@@ -85,6 +85,28 @@ public final class NodeKey {
             .i32(checksum));
   }
 
+  /**
+   * An extent's token (protocol 2.4): label "extent", first generation i64, generations i32,
+   * segment i32, offset i64, length i32, expires-at i64.
+   */
+  public byte[] extentToken(
+      long firstGeneration,
+      int generations,
+      int segmentId,
+      long offset,
+      int length,
+      long expiresAtMillis) {
+    return sign(
+        new BodyWriter(64)
+            .string("extent")
+            .i64(firstGeneration)
+            .i32(generations)
+            .i32(segmentId)
+            .i64(offset)
+            .i32(length)
+            .i64(expiresAtMillis));
+  }
+
   /** Constant-time comparison of a presented token with the expected one. */
   public static boolean matches(byte[] expected, byte[] presented) {
     return presented != null && MessageDigest.isEqual(expected, presented);

@@ -110,6 +110,12 @@ final class MasterLink implements AutoCloseable {
   /** The disk tier's side of the node, or null without one. */
   private final DiskSpill disk;
 
+  /** Writes into extents (protocol 2.4): fenced while the node registers. */
+  private final ExtentWrites extents;
+
+  /** A registration: its node key and id, read together. */
+  record Registration(NodeKey key, byte[] id) {}
+
   MasterLink(
       List<HostPort> masters,
       String poolId,
@@ -134,11 +140,13 @@ final class MasterLink implements AutoCloseable {
     this.segments = segments;
     this.inventory = inventory;
     this.interval = interval;
+    this.extents = new ExtentWrites(nodeId, this::masterNow);
     this.thread = new Thread(this::run, "storage-master-link");
     thread.setDaemon(true);
   }
 
   void start() {
+    extents.start();
     thread.start();
   }
 
@@ -166,6 +174,24 @@ final class MasterLink implements AutoCloseable {
   /** The key of the current registration; null before the first one. */
   NodeKey nodeKey() {
     return nodeKey;
+  }
+
+  /** The current registration's key and id together; null before the first one. */
+  Registration registration() {
+    synchronized (sendLock) {
+      return nodeKey == null ? null : new Registration(nodeKey, registrationId);
+    }
+  }
+
+  /** The master this node's link is connected to now (the leader it follows), or null. */
+  HostPort masterEndpoint() {
+    synchronized (sendLock) {
+      return connection == null ? null : connection.endpoint();
+    }
+  }
+
+  ExtentWrites extents() {
+    return extents;
   }
 
   /** Now, in the master's clock (expiries of grants and tokens are master time). */
@@ -337,6 +363,9 @@ final class MasterLink implements AutoCloseable {
       // completed after it was taken must not have been committed on the registration it replaces
       serving = false;
     }
+    // no extent write lands from here until the new key is in place, and the commits in flight are
+    // answered first, so the inventory below holds exactly the extent values the node keeps
+    extents.fence();
     ObjectInventory.Snapshot snapshot = inventory.snapshot();
     int minor = connection.agreedMinor();
     boolean tier = disk != null && minor >= RegisterNode.DISK_MINOR;
@@ -378,6 +407,7 @@ final class MasterLink implements AutoCloseable {
           new NodeKey(reply.nodeKey()); // grants and tokens of any earlier master stop working here
       registrationId = reply.registrationId();
     }
+    extents.reopen();
     lastAnswerMillis = System.currentTimeMillis();
     highestView = reply.view();
     registeredView = reply.view();
@@ -558,6 +588,7 @@ final class MasterLink implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    extents.close();
     thread.interrupt();
     closeConnection();
   }

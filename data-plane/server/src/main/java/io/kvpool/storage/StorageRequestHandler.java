@@ -5,8 +5,12 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.ExtentCommit;
+import io.kvpool.protocol.ExtentGrantRequest;
+import io.kvpool.protocol.ExtentWriteRequest;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.IdleConnections;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolException;
@@ -37,6 +41,7 @@ import io.kvpool.security.NodeKey;
 import io.kvpool.storage.ObjectInventory.ObjectId;
 import io.kvpool.storage.disk.DiskTier;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -84,6 +89,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private final Counter refused;
   private final Counter repliesAborted;
   private final ReplicaCommits commits;
+  private final ExtentCommits extentCommits;
 
   /** The disk tier's side of this node; null without a tier. */
   private final DiskSpill disk;
@@ -93,6 +99,9 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * unmapping.
    */
   private final InFlight inFlight = new InFlight();
+
+  /** Connections to other nodes for copies, reused: a repair wave does not handshake per value. */
+  private final IdleConnections copyConnections = new IdleConnections(4, Duration.ofSeconds(30));
 
   StorageRequestHandler(
       String nodeId,
@@ -124,6 +133,14 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
             "kvpool_storage_replies_aborted_total",
             "READ and READ_BATCH replies stopped mid-send because an object they read was released or overwritten");
     this.commits = new ReplicaCommits(link, metrics);
+    this.extentCommits = new ExtentCommits(link);
+    CounterWithCallback.builder()
+        .name("kvpool_storage_extent_writes_cut_total")
+        .help(
+            "Writes into extents (protocol 2.4) cut while receiving their value: the extent expired, or the node"
+                + " began to register again")
+        .callback(cb -> cb.call(link.extents().cutCount()))
+        .register(metrics);
   }
 
   private static Counter counter(PrometheusRegistry r, String name, String help) {
@@ -149,7 +166,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * finish.
    */
   boolean quiesce(Duration timeout) throws InterruptedException {
-    return inFlight.closeAndAwait(timeout);
+    copyConnections.close();
+    boolean quiet = inFlight.closeAndAwait(timeout);
+    extentCommits.close();
+    return quiet;
   }
 
   private void serve(Session session, Frame request) throws IOException {
@@ -164,6 +184,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       case WRITE_BATCH -> writeBatch(session, request);
       case REPLICATE -> replicate(session, request);
       case READ_OBJECT -> readObject(session, request);
+      case EXTENT_WRITE -> extentWrite(session, request);
       case RELEASE -> release(session, request);
       default ->
           session.replyError(
@@ -417,6 +438,163 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       if (committed) {
         commits.flush(); // after the reply: the COMMIT is off the writer's path
       }
+    }
+  }
+
+  /**
+   * EXTENT_WRITE (protocol 2.4): a whole small value into an extent the master granted the client.
+   * Admitted as {@link ExtentWrites} allows (token, expiry, units and generation not taken before),
+   * received into its range, CRC-checked, made part of the inventory, then committed at the master,
+   * whose answer is the reply: OK (stored and visible), or its refusal (the value is discarded), or
+   * NODE_UNAVAILABLE when the answer is unknown (the value stays; the next registration's inventory
+   * decides, and the client asks the master with PUT_END).
+   */
+  private void extentWrite(Session session, Frame request) throws IOException {
+    ExtentWriteRequest w = ExtentWriteRequest.decode(request.reader());
+    if (w.valueSize() < 0 || w.valueSize() > ProtocolLimits.MAX_VALUE_BYTES) {
+      refuseAndClose(
+          session,
+          request,
+          "value size "
+              + w.valueSize()
+              + " of key "
+              + w.key()
+              + " outside 0.."
+              + ProtocolLimits.MAX_VALUE_BYTES
+              + ": its payload cannot be skipped, so the connection closes");
+    }
+    if (session.agreedMinor() < ExtentGrantRequest.MINOR) {
+      session.skipPayload(w.valueSize());
+      session.replyError(
+          request,
+          ErrorCode.UNKNOWN_OPCODE,
+          "EXTENT_WRITE needs protocol 2." + ExtentGrantRequest.MINOR);
+      return;
+    }
+    ExtentWrites extents = link.extents();
+    MasterLink.Registration[] admittedUnder = new MasterLink.Registration[1];
+    long extent = w.extent().firstGeneration();
+    Slice slice = w.slice();
+    ObjectId id = new ObjectId(w.key(), w.generation());
+    String bounds =
+        w.extent().length() < 0
+            ? "extent length " + w.extent().length() + " is negative"
+            : outOfBounds(w.extent().segmentId(), w.extent().offset(), w.extent().length());
+    ExtentWrites.Refusal refusal =
+        bounds != null
+            ? new ExtentWrites.Refusal(ErrorCode.OUT_OF_BOUNDS, bounds)
+            : extents.admit(w, link::registration, admittedUnder, session);
+    MasterLink.Registration registration = admittedUnder[0];
+    if (refusal == null) {
+      List<InventoryObject> displaced = disk == null ? null : new ArrayList<>(0);
+      long now = System.currentTimeMillis();
+      String problem =
+          inventory.admitWrite(
+              id,
+              slice,
+              w.valueSize(),
+              w.checksum(),
+              1,
+              w.extent().expiresAtMillis(),
+              now,
+              displaced);
+      if (displaced != null && !displaced.isEmpty()) {
+        disk.displaced(displaced, now);
+      }
+      if (problem == null && !awaitUnpinned(slice)) {
+        inventory.discardIncomplete(id);
+        problem = "node " + nodeId + " is still stopping a reply that reads the value's range";
+        refusal = new ExtentWrites.Refusal(ErrorCode.NODE_UNAVAILABLE, problem);
+      } else if (problem != null) {
+        refusal = new ExtentWrites.Refusal(ErrorCode.GRANT_REJECTED, problem);
+      }
+      if (refusal != null) {
+        extents.abandon(extent, session);
+      }
+    }
+    if (refusal != null) {
+      refused.labelValues("extent").inc();
+      session.skipPayload(w.valueSize());
+      session.replyError(request, refusal.code(), refusal.message());
+      return;
+    }
+    WriteRequest asWrite =
+        new WriteRequest(
+            w.key(),
+            w.generation(),
+            slice,
+            w.valueSize(),
+            w.checksum(),
+            1,
+            w.extent().expiresAtMillis(),
+            NO_RECEIPT);
+    CRC32C landed;
+    try {
+      landed = receive(session, asWrite);
+    } catch (IOException | RuntimeException e) {
+      extents.abandon(extent, session);
+      throw e;
+    }
+    if (landed == null) {
+      landed = new CRC32C(); // an empty value
+    }
+    if ((int) landed.getValue() != w.checksum()) {
+      inventory.discard(id);
+      extents.abandon(extent, session);
+      session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, checksumProblem(asWrite));
+      return;
+    }
+    if (!extents.complete(
+        extent, session, () -> inventory.completedBy(id) != null && inventory.markComplete(id))) {
+      inventory.discard(id);
+      session.replyError(
+          request,
+          ErrorCode.GRANT_REJECTED,
+          "extent "
+              + extent
+              + " expired, or node "
+              + nodeId
+              + " registered again, before the value was complete");
+      return;
+    }
+    ExtentCommits.Answer answer;
+    try {
+      answer =
+          extentCommits.commit(
+              registration.id(),
+              new ExtentCommit.Item(
+                  extent,
+                  w.key(),
+                  w.generation(),
+                  slice.segmentId(),
+                  slice.offset(),
+                  w.valueSize(),
+                  w.checksum(),
+                  registration
+                      .key()
+                      .receipt(w.key(), w.generation(), w.valueSize(), w.checksum())));
+      if (answer.status() != null && answer.status() != ErrorCode.OK) {
+        inventory.discard(id); // the master did not take it: nobody will read it
+      }
+    } finally {
+      extents.resolved();
+    }
+    if (answer.status() == ErrorCode.OK) {
+      session.reply(request, new BodyWriter(0));
+    } else if (answer.status() == null) {
+      session.replyError(
+          request,
+          ErrorCode.NODE_UNAVAILABLE,
+          "the master's answer to the commit of "
+              + w.key()
+              + " is unknown ("
+              + answer.message()
+              + "); ask the master with PUT_END");
+    } else {
+      session.replyError(
+          request,
+          answer.status(),
+          "the master refused the value of " + w.key() + " into extent " + extent);
     }
   }
 
@@ -814,29 +992,32 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     RpcConnection c = null;
     try {
       c =
-          RpcConnection.open(
-              HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT);
+          copyConnections.borrow(
+              target.endpoint(),
+              () ->
+                  RpcConnection.open(
+                      HostPort.parse(target.endpoint()), me, 0, link.outbound(), COPY_TIMEOUT));
       inFlight.track(c);
-      RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT);
-      for (SliceGrant g : target.slices()) {
-        BodyWriter w = new BodyWriter();
-        WriteRequest.of(
-                r.key(),
-                r.generation(),
-                g,
-                r.size(),
-                r.checksum(),
-                r.wantedReplicas(),
-                r.expiresAtMillis())
-            .encode(w);
-        byte[] got =
-            WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
-                .receipt();
-        if (got.length > 0) {
-          receipt = got;
+      try (RpcConnection.Deadline d = c.deadline(COPY_TIMEOUT)) {
+        for (SliceGrant g : target.slices()) {
+          BodyWriter w = new BodyWriter();
+          WriteRequest.of(
+                  r.key(),
+                  r.generation(),
+                  g,
+                  r.size(),
+                  r.checksum(),
+                  r.wantedReplicas(),
+                  r.expiresAtMillis())
+              .encode(w);
+          byte[] got =
+              WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
+                  .receipt();
+          if (got.length > 0) {
+            receipt = got;
+          }
         }
       }
-      d.close();
     } catch (RemoteErrorException e) {
       session.replyError(
           request,
@@ -859,7 +1040,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     } finally {
       if (c != null) {
         inFlight.untrack(c);
-        c.close();
+        copyConnections.release(target.endpoint(), c); // closed unless in step
       }
     }
     BodyWriter out = new BodyWriter(32);

@@ -10,6 +10,30 @@ import org.junit.jupiter.api.Test;
 
 class SegmentAllocatorTest {
   @Test
+  void anExtentIsCarvedIntoBlocksThatAreFreedOneByOne() {
+    SegmentAllocator a = new SegmentAllocator(1 << 20);
+    long extent = a.allocate(256 << 10);
+    long used = a.used();
+    // carve a value of 100 bytes at 64 KiB into the extent: three allocated blocks, same use
+    assertThat(a.split(extent, extent + (64 << 10))).isTrue();
+    assertThat(a.split(extent + (64 << 10), extent + (64 << 10) + 128)).isTrue();
+    assertThat(a.used()).isEqualTo(used);
+    assertThat(a.allocatedLength(extent)).isEqualTo(64 << 10);
+    assertThat(a.allocatedLength(extent + (64 << 10))).isEqualTo(128);
+    // not a block start, not aligned, not inside: refused, nothing changes
+    assertThat(a.split(extent + 64, extent + 128)).isFalse();
+    assertThat(a.split(extent, extent + 32)).isFalse();
+    assertThat(a.split(extent, extent + (64 << 10))).isFalse();
+    // the gaps go back, the value stays; then the value goes too and everything coalesces
+    a.free(extent);
+    a.free(extent + (64 << 10) + 128);
+    assertThat(a.used()).isEqualTo(128);
+    a.free(extent + (64 << 10));
+    assertThat(a.used()).isZero();
+    assertThat(a.largestFreeBlock()).isEqualTo(1 << 20);
+  }
+
+  @Test
   void allocatesAlignedBlocksUntilFull() {
     SegmentAllocator a = new SegmentAllocator(1024);
     assertThat(a.allocate(100)).isEqualTo(0);

@@ -12,6 +12,12 @@ import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.CountReply;
 import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Extent;
+import io.kvpool.protocol.ExtentCommit;
+import io.kvpool.protocol.ExtentGrantReply;
+import io.kvpool.protocol.ExtentGrantRequest;
+import io.kvpool.protocol.ExtentReturn;
+import io.kvpool.protocol.ExtentWriteRequest;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.Heartbeat;
@@ -392,6 +398,55 @@ class ProtocolDocumentTest {
           .as("RELEASE from a client")
           .isEqualTo(ErrorCode.MALFORMED_REQUEST);
       walked.add(Opcode.RELEASE);
+
+      // extents (protocol 2.4)
+      w = new BodyWriter();
+      new ExtentGrantRequest(64 << 10, List.of()).encode(w);
+      ExtentGrantReply granted =
+          ExtentGrantReply.decode(((Frame) exchange(client, Opcode.EXTENT_GRANT, w)).reader());
+      assertThat(granted.status()).as(granted.message()).isEqualTo(ErrorCode.OK);
+      assertThat(granted.extent().length()).isEqualTo(64 << 10);
+      walked.add(Opcode.EXTENT_GRANT);
+      w = new BodyWriter();
+      Extent e = granted.extent();
+      new ExtentWriteRequest(
+              new Extent(
+                  e.firstGeneration(),
+                  e.generations(),
+                  e.segmentId(),
+                  e.offset(),
+                  e.length(),
+                  e.expiresAtMillis(),
+                  new byte[16]),
+              "k",
+              e.firstGeneration(),
+              0,
+              16,
+              0)
+          .encode(w);
+      try (RpcConnection.Deadline d = toNode.deadline(T)) {
+        toNode.call(Opcode.EXTENT_WRITE, w, ByteBuffer.allocateDirect(16));
+        throw new AssertionError("an EXTENT_WRITE with a forged token was accepted");
+      } catch (RemoteErrorException x) {
+        assertThat(x.code()).isEqualTo(ErrorCode.GRANT_REJECTED);
+      }
+      walked.add(Opcode.EXTENT_WRITE);
+      w = new BodyWriter();
+      new ExtentCommit("nobody", new byte[16], List.of()).encode(w);
+      assertThat(exchange(client, Opcode.EXTENT_COMMIT, w))
+          .as("EXTENT_COMMIT from a client")
+          .isEqualTo(ErrorCode.MALFORMED_REQUEST);
+      assertThat(exchange(storage, Opcode.EXTENT_COMMIT, w))
+          .as("EXTENT_COMMIT of a registration the master does not serve")
+          .isEqualTo(ErrorCode.UNKNOWN_NODE);
+      walked.add(Opcode.EXTENT_COMMIT);
+      w = new BodyWriter();
+      new ExtentReturn(List.of(e.firstGeneration(), 7L)).encode(w);
+      assertThat(
+              StatusList.decode(((Frame) exchange(client, Opcode.EXTENT_RETURN, w)).reader())
+                  .statuses())
+          .containsExactly(ErrorCode.OK, ErrorCode.NOT_FOUND);
+      walked.add(Opcode.EXTENT_RETURN);
 
       // served by the other role only, and unknown opcodes: refused, the connection stays open
       assertThat(exchange(client, Opcode.READ, w)).isEqualTo(ErrorCode.UNKNOWN_OPCODE);

@@ -134,7 +134,7 @@ class ProtocolTestVectorsTest {
                     v.get("server nonce")),
                 32))
         .isEqualTo(v.get("client proof"));
-    for (String token : new String[] {"write grant", "read token", "receipt"}) {
+    for (String token : new String[] {"write grant", "read token", "receipt", "extent token"}) {
       assertThat(hmac(v.get("node key"), v.get(token + " input"), 16))
           .as(token)
           .isEqualTo(v.get(token));
@@ -158,6 +158,9 @@ class ProtocolTestVectorsTest {
     assertThat(HEX.formatHex(nodeKey.receipt("k/1", 7, 65536, 0x1234abcd)))
         .as("receipt")
         .isEqualTo(HEX.formatHex(v.get("receipt")));
+    assertThat(HEX.formatHex(nodeKey.extentToken(7, 4096, 0, 4096, 65536, expiresAt)))
+        .as("extent token")
+        .isEqualTo(HEX.formatHex(v.get("extent token")));
   }
 
   private static byte[] concat(byte[]... parts) {

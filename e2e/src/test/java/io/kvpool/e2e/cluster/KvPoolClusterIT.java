@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.NodeState;
+import io.kvpool.api.v1alpha1.EventsSpec;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.ScalingDecision;
@@ -57,6 +58,7 @@ class KvPoolClusterIT {
   static final String BAD = "e2e-bad";
   static final String UPGRADE = "e2e-upgrade";
   static final String AUTOSCALE = "e2e-autoscale";
+  static final String EVENTS = "e2e-events";
   static final String UP = "up";
   static final int KEYS = 2000;
 
@@ -124,7 +126,7 @@ class KvPoolClusterIT {
       if (client != null && cluster instanceof GivenCluster) {
         // Someone's cluster: take away what the suite added. A local or K3s cluster is thrown away
         // whole.
-        for (String ns : List.of(TCP, HA, BAD, UPGRADE, AUTOSCALE)) {
+        for (String ns : List.of(TCP, HA, BAD, UPGRADE, AUTOSCALE, EVENTS)) {
           client.namespaces().withName(ns).delete();
         }
         new Helm(repoRoot.resolve("helm/kvpool"))
@@ -1526,6 +1528,114 @@ class KvPoolClusterIT {
                   indexOf(events, "DrainingStorageNode: draining " + pool + "-storage-2"))
               .isNotNegative();
           client.namespaces().withName(AUTOSCALE).delete();
+        });
+  }
+
+  /**
+   * A router's view of a pool through a failover: a subscriber pod (labelled for the events' ports
+   * only, endpoints and topic from the client ConfigMap, both sockets through the {@code
+   * <pool>-master} Service) follows an HA pool while 500 keys are put, the leader pod is deleted
+   * and 100 keys are removed under the new leader; it must end holding exactly the pool's 400 keys,
+   * having applied batches of both leaderships.
+   */
+  @Test
+  @Order(16)
+  void eventsSubscriberFollowsThePoolThroughALeaderDeletion() {
+    String name =
+        "KV events: a subscriber pod follows an HA pool through a leader deletion to its key set";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(
+        name,
+        Duration.ofMinutes(12),
+        diagnostics,
+        List.of(EVENTS, SYSTEM_NAMESPACE),
+        s -> {
+          namespace(EVENTS);
+          KvCachePool pool = Pools.pool("ev", images.release(), 3, 2, "64Mi", 2);
+          EventsSpec events = new EventsSpec();
+          events.setEnabled(true);
+          events.setModel("e2e-model");
+          pool.getSpec().setEvents(events);
+          client.resources(KvCachePool.class).inNamespace(EVENTS).resource(pool).create();
+          awaitReady(EVENTS, "ev", Duration.ofMinutes(4));
+          int put = 500;
+          int removed = 100;
+          String follower =
+              workloads.startFollower(EVENTS, "ev", "ev", removed, put - removed, 2, 480);
+          WorkloadPod.Result puts =
+              workloads.run(EVENTS, "ev", "put", put, "ev", 2, Duration.ofMinutes(4));
+          assertThat(puts.succeeded()).as("put: %s", puts.summary()).isTrue();
+          long putDone = System.nanoTime();
+          Await.until(
+              "the follower to hold the " + put + " keys put",
+              Duration.ofMinutes(3),
+              Duration.ofMillis(500),
+              () -> workloads.log(EVENTS, follower),
+              log -> log.contains("FOLLOW held=" + put + " "),
+              log -> log.lines().reduce((a, b) -> b).orElse("no log yet"));
+          s.measured(
+              "follower held the "
+                  + put
+                  + " keys "
+                  + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - putDone))
+                  + " after the put ended");
+
+          Pools.Answer before = Pools.servingLeaderPod(client, EVENTS, "ev").orElseThrow();
+          long started = System.nanoTime();
+          client.pods().inNamespace(EVENTS).withName(before.pod()).delete();
+          E2eLog.info(
+              "deleted the leader " + before.pod() + " (view " + before.status().view() + ")");
+          Pools.Answer after =
+              Await.until(
+                  "a master to lead and serve a new view",
+                  Duration.ofMinutes(2),
+                  Duration.ofMillis(250),
+                  () -> Pools.servingLeaderPod(client, EVENTS, "ev").orElse(null),
+                  a -> a.status().view() != before.status().view(),
+                  a -> a.pod() + " view " + a.status().view());
+          s.measured(
+              "failover "
+                  + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - started))
+                  + " to "
+                  + after.pod());
+          WorkloadPod.Result removes =
+              workloads.run(EVENTS, "ev", "remove", 0, removed, "ev", 2, Duration.ofMinutes(4));
+          assertThat(removes.succeeded()).as("remove: %s", removes.summary()).isTrue();
+
+          WorkloadPod.Result followed =
+              workloads.awaitEnd(EVENTS, follower, "follow the pool", Duration.ofMinutes(6));
+          assertThat(followed.succeeded())
+              .as("the subscriber ends with the pool's key set: %s", followed.summary())
+              .isTrue();
+          s.measured(
+              "subscriber holds the pool's "
+                  + followed.number("held")
+                  + " keys, batches of "
+                  + followed.number("views")
+                  + " leaderships ("
+                  + followed.number("batches")
+                  + " batches, "
+                  + followed.number("gaps")
+                  + " gaps, "
+                  + followed.number("clears")
+                  + " full announcements)");
+          MasterStatus leader = Pools.masterStatus(client, EVENTS, after.pod());
+          assertThat(leader.objectCount()).as("the new leader's objects").isEqualTo(put - removed);
+          assertThat(leader.events()).as("the new leader's events").isNotNull();
+          KvCachePool shown =
+              Await.until(
+                  "status.events.sequence to reach the follower's last sequence",
+                  Duration.ofMinutes(2),
+                  () -> Pools.get(client, EVENTS, "ev"),
+                  p ->
+                      p.getStatus() != null
+                          && p.getStatus().getEvents() != null
+                          && p.getStatus().getEvents().getSequence() >= followed.number("seq"),
+                  Pools::describe);
+          s.measured("status.events.sequence " + shown.getStatus().getEvents().getSequence());
+          client.namespaces().withName(EVENTS).delete();
         });
   }
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kvpool.e2e.workload.EventsFollower;
 import io.kvpool.e2e.workload.HostFolder;
 import io.kvpool.e2e.workload.PoolWorkload;
 import io.kvpool.e2e.workload.ReachProbe;
@@ -128,6 +129,48 @@ public final class WorkloadPod {
         clientPod(name, pool, labelled, ReachProbe.class, args),
         expect + " " + String.join(" ", endpoints),
         limit);
+  }
+
+  /**
+   * Starts {@link EventsFollower} {@code --prefix P --from F --keys N --views V} in a pod of {@code
+   * pool} labelled as a KV-event subscriber ({@code kvpool.io/events-subscriber: <pool>}, the label
+   * the NetworkPolicy admits to the events' ports; not a client), and returns at once with the
+   * pod's name: {@link #awaitEnd} waits for its verdict.
+   */
+  public String startFollower(
+      String namespace, String pool, String prefix, int from, int keys, int views, int seconds) {
+    ensureJar(namespace);
+    String name = "events-follower-" + SEQUENCE.incrementAndGet();
+    Pod pod =
+        clientPod(
+            name,
+            pool,
+            false,
+            EventsFollower.class,
+            List.of(
+                "--prefix",
+                prefix,
+                "--from",
+                Integer.toString(from),
+                "--keys",
+                Integer.toString(keys),
+                "--views",
+                Integer.toString(views),
+                "--seconds",
+                Integer.toString(seconds)));
+    pod.getMetadata().getLabels().put("kvpool.io/events-subscriber", pool);
+    client.pods().inNamespace(namespace).resource(pod).create();
+    return name;
+  }
+
+  /** The log of pod {@code name} so far (empty before its container started). */
+  public String log(String namespace, String name) {
+    try {
+      String log = client.pods().inNamespace(namespace).withName(name).getLog();
+      return log == null ? "" : log;
+    } catch (RuntimeException e) {
+      return "";
+    }
   }
 
   /**
@@ -320,8 +363,12 @@ public final class WorkloadPod {
   }
 
   private Result runToEnd(String namespace, Pod pod, String what, Duration limit) {
-    String name = pod.getMetadata().getName();
     client.pods().inNamespace(namespace).resource(pod).create();
+    return awaitEnd(namespace, pod.getMetadata().getName(), what, limit);
+  }
+
+  /** Waits for pod {@code name} to end; its phase, log and {@code WORKLOAD} fields. */
+  public Result awaitEnd(String namespace, String name, String what, Duration limit) {
     Pod done =
         Await.until(
             "pod " + namespace + "/" + name + " to finish",

@@ -8,6 +8,8 @@ import io.kvpool.operator.transferengine.TransportSettings;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The pool's two ConfigMaps.
@@ -23,7 +25,8 @@ import java.util.Set;
  *       pods' environment, so a TransferEngine change rolls the storage nodes only.
  *   <li>{@code <pool>-client}: what an inference pod needs to use the pool ({@code envFrom} it):
  *       every master's RPC endpoint (clients follow the leader among them), the leader's admin
- *       address, the release it should speak, and the transfer settings.
+ *       address, the release it should speak, the transfer settings, and where a subscriber finds
+ *       the KV events ({@link PoolKvEvents}).
  * </ul>
  */
 public final class ConfigMaps {
@@ -32,15 +35,18 @@ public final class ConfigMaps {
    * these).
    */
   public static final Set<String> MASTER_KEYS =
-      Set.of(
-          "KVPOOL_POOL_ID",
-          "KVPOOL_BIND_HOST",
-          "KVPOOL_LEASE_TTL",
-          "KVPOOL_NODE_TTL",
-          "KVPOOL_MASTER_REPLICAS",
-          "KVPOOL_MASTER_PORT",
-          "KVPOOL_MASTER_ADMIN_PORT",
-          "KVPOOL_LEADER_LEASE");
+      Stream.concat(
+              Stream.of(
+                  "KVPOOL_POOL_ID",
+                  "KVPOOL_BIND_HOST",
+                  "KVPOOL_LEASE_TTL",
+                  "KVPOOL_NODE_TTL",
+                  "KVPOOL_MASTER_REPLICAS",
+                  "KVPOOL_MASTER_PORT",
+                  "KVPOOL_MASTER_ADMIN_PORT",
+                  "KVPOOL_LEADER_LEASE"),
+              PoolKvEvents.MASTER_KEYS.stream())
+          .collect(Collectors.toUnmodifiableSet());
 
   /** Keys storage nodes read at start: a change restarts the storage nodes. */
   public static final Set<String> STORAGE_KEYS =
@@ -83,6 +89,7 @@ public final class ConfigMaps {
     data.put("KVPOOL_MEMORY_PER_NODE", Long.toString(settings.memoryPerNodeBytes()));
     data.put("KVPOOL_SEGMENTS", Integer.toString(settings.segments()));
     data.put("KVPOOL_HUGE_PAGES", settings.hugePagesFlag());
+    data.putAll(PoolKvEvents.of(pool).masterConfig());
     return new ConfigMapBuilder()
         .withMetadata(PoolObjectMeta.of(pool, PoolNames.poolConfig(pool)))
         .withData(data)
@@ -122,6 +129,7 @@ public final class ConfigMaps {
     }
     data.put("KVPOOL_CLIENT_LABEL", PoolSecurity.CLIENT_LABEL + "=" + pool.getMetadata().getName());
     data.putAll(transportEntries(transport));
+    data.putAll(PoolKvEvents.of(pool).subscriberConfig(pool));
     return new ConfigMapBuilder()
         .withMetadata(PoolObjectMeta.of(pool, PoolNames.clientConfig(pool)))
         .withData(data)

@@ -21,9 +21,10 @@ import java.util.Map;
 /**
  * {@code <pool>}: who reaches the pool's pods. Every port from the pool's own pods (masters,
  * storage nodes and their copies); the RPC ports from pods labelled {@code kvpool.io/client:
- * <pool>} (the pool's namespace, or every namespace when asked); the admin ports from the
- * operator's namespace (status, drain, step-down) and the monitoring namespace when one is named.
- * Anything else is dropped by a CNI that enforces NetworkPolicies.
+ * <pool>} (the pool's namespace, or every namespace when asked); with KV events on, the events'
+ * ports from pods labelled {@code kvpool.io/events-subscriber: <pool>} (likewise); the admin ports
+ * from the operator's namespace (status, drain, step-down) and the monitoring namespace when one is
+ * named. Anything else is dropped by a CNI that enforces NetworkPolicies.
  */
 public final class NetworkPolicies {
   private NetworkPolicies() {}
@@ -40,14 +41,16 @@ public final class NetworkPolicies {
         new NetworkPolicyIngressRuleBuilder()
             .withFrom(pods(Map.of(PoolLabels.INSTANCE, name, PoolLabels.NAME, PoolLabels.APP)))
             .build());
-    NetworkPolicyPeer clients =
-        security.clientsFromAllNamespaces()
-            ? new NetworkPolicyPeerBuilder()
-                .withPodSelector(labels(Map.of(PoolSecurity.CLIENT_LABEL, name)))
-                .withNamespaceSelector(new LabelSelector())
-                .build()
-            : pods(Map.of(PoolSecurity.CLIENT_LABEL, name));
+    NetworkPolicyPeer clients = labelled(PoolSecurity.CLIENT_LABEL, name, security);
     rules.add(new NetworkPolicyIngressRuleBuilder().withFrom(clients).withPorts(rpc).build());
+    PoolKvEvents events = PoolKvEvents.of(pool);
+    if (events.enabled()) {
+      rules.add(
+          new NetworkPolicyIngressRuleBuilder()
+              .withFrom(labelled(PoolKvEvents.SUBSCRIBER_LABEL, name, security))
+              .withPorts(ports(events.port(), events.replayPort()))
+              .build());
+    }
     List<NetworkPolicyPeer> watchers = new ArrayList<>();
     if (operatorNamespace != null && !operatorNamespace.isBlank()) {
       watchers.add(namespace(operatorNamespace));
@@ -66,6 +69,18 @@ public final class NetworkPolicies {
         .withIngress(rules)
         .endSpec()
         .build();
+  }
+
+  /**
+   * Pods labelled {@code label: <pool>} in the pool's namespace, or in every namespace when asked.
+   */
+  private static NetworkPolicyPeer labelled(String label, String pool, PoolSecurity security) {
+    return security.clientsFromAllNamespaces()
+        ? new NetworkPolicyPeerBuilder()
+            .withPodSelector(labels(Map.of(label, pool)))
+            .withNamespaceSelector(new LabelSelector())
+            .build()
+        : pods(Map.of(label, pool));
   }
 
   private static List<NetworkPolicyPort> ports(int... numbers) {

@@ -36,7 +36,8 @@ public final class Services {
   /**
    * {@code <pool>-master}: the address clients and storage nodes use. It selects only the pod the
    * elected master labelled {@code kvpool.io/role=leader}, so a failover moves the address with the
-   * lease.
+   * lease. With KV events on, it also carries the events' PUB and replay ports: only the leader
+   * publishes.
    */
   public static Service masterLeader(KvCachePool pool) {
     DataPlaneSettings settings = DataPlaneSettings.of(pool);
@@ -49,6 +50,7 @@ public final class Services {
         .withType("ClusterIP")
         .withSelector(selector)
         .withPorts(DataPlanePorts.servicePorts(settings.masterPort(), settings.masterAdminPort()))
+        .addAllToPorts(PoolKvEvents.of(pool).servicePorts())
         .endSpec()
         .build();
   }

@@ -43,7 +43,10 @@ public final class StatefulSets {
   public static StatefulSet master(KvCachePool pool, PoolRollout rollout) {
     DataPlaneStatefulSet masters = DataPlaneStatefulSet.master(pool, rollout);
     Container container =
-        masters.container(MASTER_MAIN, MasterResources.of(masters.settings())).build();
+        masters
+            .container(MASTER_MAIN, MasterResources.of(masters.settings()))
+            .addAllToPorts(PoolKvEvents.of(pool).containerPorts())
+            .build();
     return masters.build(
         masters
             .podSpec(container)

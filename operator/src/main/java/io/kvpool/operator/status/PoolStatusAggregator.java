@@ -105,6 +105,7 @@ public final class PoolStatusAggregator {
               next.setObjectCount(master.objectCount());
               next.setTransport(transport(master));
               next.setCacheSignals(CacheSignalsView.of(master.cacheSignals()));
+              next.setEvents(EventsView.of(master.events()));
             });
     if (!observed.failingPods().isEmpty()) {
       next.setFailingPods(

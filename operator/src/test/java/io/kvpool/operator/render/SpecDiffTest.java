@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.kvpool.api.v1alpha1.AutoscalingSpec;
 import io.kvpool.api.v1alpha1.AutoscalingTargets;
 import io.kvpool.api.v1alpha1.ComputeResources;
+import io.kvpool.api.v1alpha1.EventsSpec;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
@@ -194,6 +195,19 @@ class SpecDiffTest {
         "spec.security.networkPolicy.clientsFromAllNamespaces",
         change(
             p -> p.getSpec().getSecurity().getNetworkPolicy().setClientsFromAllNamespaces(true)));
+    m.put("spec.events.enabled", change(p -> p.getSpec().getEvents().setEnabled(true)));
+    // with events off nothing of them is rendered: each setting is changed on a pool that publishes
+    Consumer<KvCachePool> publishing = p -> p.getSpec().getEvents().setEnabled(true);
+    m.put("spec.events.port", new Mutation(publishing, p -> p.getSpec().getEvents().setPort(6557)));
+    m.put(
+        "spec.events.replayPort",
+        new Mutation(publishing, p -> p.getSpec().getEvents().setReplayPort(6558)));
+    m.put(
+        "spec.events.medium",
+        new Mutation(publishing, p -> p.getSpec().getEvents().setMedium("cpu")));
+    m.put(
+        "spec.events.model",
+        new Mutation(publishing, p -> p.getSpec().getEvents().setModel("Qwen/Qwen3-8B")));
     return m;
   }
 
@@ -401,6 +415,11 @@ class SpecDiffTest {
     networkPolicy.setClientsFromAllNamespaces(false);
     security.setNetworkPolicy(networkPolicy);
     spec.setSecurity(security);
+    EventsSpec events = new EventsSpec();
+    events.setEnabled(false);
+    events.setPort(EventsSpec.DEFAULT_PORT);
+    events.setReplayPort(EventsSpec.DEFAULT_REPLAY_PORT);
+    spec.setEvents(events);
     return pool;
   }
 

@@ -843,6 +843,40 @@ class PoolStatusAggregatorTest {
         .isNull();
   }
 
+  /** status.events from the leader's: the topic, the last published sequence and the drops. */
+  @Test
+  void eventsAreTheLeadersPublishedSequence() {
+    MasterStatus plain = master("SERVING", nodes(3, "ALIVE"));
+    MasterStatus publishing =
+        new MasterStatus(
+            plain.apiVersion(),
+            plain.poolId(),
+            plain.role(),
+            plain.state(),
+            plain.view(),
+            plain.leader(),
+            plain.releaseVersion(),
+            plain.protocolVersion(),
+            plain.recovery(),
+            plain.nodes(),
+            plain.capacityBytes(),
+            plain.usedBytes(),
+            plain.objectCount(),
+            plain.counters(),
+            null,
+            new MasterStatus.Events("kv@pool:p@m", 5557, 5558, (4L << 20) + 17, 3));
+
+    KvCachePoolStatus status =
+        at(T0).aggregate(null, observed().master(publishing).build()).status();
+
+    assertThat(status.getEvents().getTopic()).isEqualTo("kv@pool:p@m");
+    assertThat(status.getEvents().getSequence()).isEqualTo((4L << 20) + 17);
+    assertThat(status.getEvents().getDropped()).isEqualTo(3);
+    assertThat(at(T0).aggregate(null, observed().build()).status().getEvents())
+        .as("a leader that publishes no events")
+        .isNull();
+  }
+
   @Test
   void configValidSaysWhichPreflightRuleBroke() {
     KvCachePoolStatus clean = at(T0).aggregate(null, observed().build()).status();

@@ -106,6 +106,13 @@ final class BenchCommand implements Callable<Integer> {
   HugePageMode hugePages;
 
   @Option(
+      names = "--extents",
+      description =
+          "Also measure kvpool with small puts (R=1, values up to 256KiB) through extents (protocol 2.4),"
+              + " as the target kvpool-extents, in the same run.")
+  boolean extents;
+
+  @Option(
       names = "--security",
       paramLabel = "MODE",
       defaultValue = "none",
@@ -143,7 +150,7 @@ final class BenchCommand implements Callable<Integer> {
       out.println("kvpool bench against the pool at " + endpoints);
       QuickBench.run(
           new QuickBench.Settings(
-              (int) valueSize, clients, replicas, perTarget, endpoints, Map.of(), b -> b),
+              (int) valueSize, clients, replicas, perTarget, endpoints, Map.of(), b -> b, extents),
           out);
       return 0;
     }
@@ -199,7 +206,8 @@ final class BenchCommand implements Callable<Integer> {
               perTarget,
               pool.masterAddress(),
               processes,
-              client),
+              client,
+              extents),
           out);
     }
     return 0;

@@ -54,7 +54,8 @@ public final class QuickBench {
       Duration perTarget,
       String master,
       Map<String, List<ProcessHandle>> pool,
-      UnaryOperator<ClientConfig.Builder> client) {}
+      UnaryOperator<ClientConfig.Builder> client,
+      boolean extents) {}
 
   private QuickBench() {}
 
@@ -93,6 +94,17 @@ public final class QuickBench {
               new KvPoolStore(s.master(), s.replicas(), s.client()),
               s.pool(),
               true));
+      if (s.extents()) {
+        // the same pool, small puts through extents (protocol 2.4): before/after in one run
+        targets.add(
+            new StoreTarget(
+                "kvpool-extents",
+                Target.Family.KVPOOL,
+                "kvpool through its Java client, small puts through extents",
+                new KvPoolStore(s.master(), s.replicas(), b -> s.client().apply(b).extents(true)),
+                s.pool(),
+                true));
+      }
       Path redisBinary = CompareSuite.which("redis-server");
       if (redisBinary != null) {
         redis = PeerServer.redis(redisBinary, Files.createTempFile("kvpool-bench-redis-", ".log"));
@@ -213,6 +225,16 @@ public final class QuickBench {
     }
     for (String op : List.of("put", "get")) {
       Measurement kvpool = find(results, "kvpool", op).orElseThrow();
+      find(results, "kvpool-extents", op)
+          .ifPresent(
+              m ->
+                  out.printf(
+                      Locale.ROOT,
+                      "ratio kvpool-extents/kvpool %s: %.2f (CPU us/op %.0f vs %.0f)%n",
+                      op,
+                      m.gigabytesPerSecond() / kvpool.gigabytesPerSecond(),
+                      m.totalCpuMicrosPerOp(),
+                      kvpool.totalCpuMicrosPerOp()));
       for (String other : List.of("nio-rr", "redis")) {
         find(results, other, op)
             .ifPresent(

@@ -1,0 +1,228 @@
+package io.kvpool.client;
+
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Extent;
+import io.kvpool.protocol.ExtentGrantReply;
+import io.kvpool.protocol.ExtentGrantRequest;
+import io.kvpool.protocol.ExtentReturn;
+import io.kvpool.protocol.ExtentWriteRequest;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.PutEndItem;
+import io.kvpool.protocol.PutEndRequest;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.StatusList;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Small puts through extents (protocol 2.4, PROTOCOL.md "Extents"): the client holds an extent the
+ * master granted ahead (a range of one storage node and a run of generations), gives each put the
+ * next generation and the next free, aligned part of it, and writes the value there with one
+ * EXTENT_WRITE, whose node commits it at the master before replying. Whatever an extent cannot take
+ * (no extent granted, one used up, expired, refused, or a node whose answer is unknown and whose
+ * put the master does not know) is left to the PUT_START path: {@link #put} returns false.
+ */
+final class ExtentPuts implements AutoCloseable {
+  /** The largest value put through an extent. */
+  static final int MAX_VALUE_BYTES = 256 << 10;
+
+  /** The extent length asked for. */
+  static final int EXTENT_BYTES = 4 << 20;
+
+  /** An extent is not written in its last moments: a value admitted then may be cut at expiry. */
+  private static final long EXPIRY_MARGIN_MILLIS = 2_000;
+
+  /** After the master refused an extent, puts take PUT_START for this long before asking again. */
+  private static final long REFUSED_PAUSE_NANOS = 1_000_000_000L;
+
+  private static final int ALIGNMENT = 64;
+
+  private static final class Held {
+    final String endpoint;
+    final Extent extent;
+    int cursor;
+    int nextGeneration;
+    boolean dead;
+
+    Held(ExtentGrantReply grant) {
+      this.endpoint = grant.endpoint();
+      this.extent = grant.extent();
+    }
+
+    boolean fits(int size, long nowMillis) {
+      return !dead
+          && nextGeneration < extent.generations()
+          && (long) cursor + size <= extent.length()
+          && nowMillis < extent.expiresAtMillis() - EXPIRY_MARGIN_MILLIS;
+    }
+  }
+
+  /** One value's place: its extent, offset in it and generation. */
+  private record Place(Held held, int at, long generation) {}
+
+  private final MasterChannel master;
+  private final StorageConnections storage;
+  private Held current;
+
+  /** Extents granted and not given back. */
+  private final List<Long> granted = new ArrayList<>();
+
+  private long pausedUntilNanos;
+
+  ExtentPuts(MasterChannel master, StorageConnections storage) {
+    this.master = master;
+    this.storage = storage;
+  }
+
+  /**
+   * Puts {@code value} through an extent: true when it is stored (or its key already was), false
+   * when the caller must put it through PUT_START.
+   */
+  boolean put(String key, ByteBuffer value, int checksum, Backoff deadline) {
+    Place p = place(value.remaining(), deadline);
+    if (p == null) {
+      return false;
+    }
+    BodyWriter body = new BodyWriter(96 + key.length());
+    new ExtentWriteRequest(
+            p.held().extent, key, p.generation(), p.at(), value.remaining(), checksum)
+        .encode(body);
+    RpcConnection c = null;
+    long started = System.nanoTime();
+    try {
+      c = storage.borrow(p.held().endpoint);
+      try (RpcConnection.Deadline d =
+          c.deadline(deadline.within(java.time.Duration.ofSeconds(10)))) {
+        c.call(Opcode.EXTENT_WRITE, body, value.duplicate()).reader().finish();
+      }
+      storage.exchanged(Opcode.EXTENT_WRITE, started);
+      storage.release(p.held().endpoint, c);
+      return true;
+    } catch (RemoteErrorException e) {
+      storage.release(p.held().endpoint, c);
+      return switch (e.code()) {
+        case ALREADY_EXISTS -> true; // the stored value is kept, as with PUT_START
+        case NODE_UNAVAILABLE -> {
+          retire(p.held());
+          yield storedByMaster(key, p.generation(), deadline);
+        }
+        default -> {
+          if (e.code() != ErrorCode.PUT_IN_PROGRESS) {
+            retire(p.held());
+          }
+          yield false;
+        }
+      };
+    } catch (IOException | KvPoolException e) {
+      if (c != null) {
+        c.close();
+      }
+      retire(p.held());
+      return storedByMaster(key, p.generation(), deadline);
+    }
+  }
+
+  /**
+   * The next place for a value of {@code size} bytes: in the current extent, or a new one asked for
+   * now; null when the master grants none.
+   */
+  private synchronized Place place(int size, Backoff deadline) {
+    long now = System.currentTimeMillis();
+    int need = (Math.max(size, 1) + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    if (current == null || !current.fits(need, now)) {
+      if (current != null) {
+        giveBack(
+            current.extent.firstGeneration(), deadline); // used up: it no longer counts as held
+      }
+      current = null;
+      if (System.nanoTime() - pausedUntilNanos < 0) {
+        return null;
+      }
+      current = grant(deadline);
+      if (current == null || !current.fits(need, now)) {
+        pausedUntilNanos = System.nanoTime() + REFUSED_PAUSE_NANOS;
+        current = null;
+        return null;
+      }
+    }
+    Place p =
+        new Place(
+            current, current.cursor, current.extent.firstGeneration() + current.nextGeneration);
+    current.cursor += need;
+    current.nextGeneration++;
+    return p;
+  }
+
+  private Held grant(Backoff deadline) {
+    BodyWriter w = new BodyWriter(16);
+    new ExtentGrantRequest(EXTENT_BYTES, List.of()).encode(w);
+    try {
+      ExtentGrantReply reply =
+          master.call(Opcode.EXTENT_GRANT, w, ExtentGrantReply::decode, deadline);
+      if (reply.status() != ErrorCode.OK) {
+        return null;
+      }
+      granted.add(reply.extent().firstGeneration());
+      if (granted.size() > 64) {
+        granted.remove(0);
+      }
+      return new Held(reply);
+    } catch (KvPoolException e) {
+      return null; // a master of protocol 2.3 (UNKNOWN_OPCODE), or none reachable: PUT_START
+      // decides
+    }
+  }
+
+  private synchronized void retire(Held h) {
+    h.dead = true;
+    if (current == h) {
+      current = null;
+    }
+  }
+
+  /**
+   * Whether the master stores the put of generation {@code generation} after a node's answer was
+   * lost: PUT_END without receipts says OK only for a put it completed.
+   */
+  private boolean storedByMaster(String key, long generation, Backoff deadline) {
+    BodyWriter w = new BodyWriter(64 + key.length());
+    new PutEndRequest(List.of(new PutEndItem(key, generation, List.of()))).encode(w);
+    try {
+      List<ErrorCode> s =
+          master.call(Opcode.PUT_END, w, r -> StatusList.decode(r).statuses(), deadline);
+      return s.size() == 1 && s.get(0) == ErrorCode.OK;
+    } catch (KvPoolException e) {
+      return false;
+    }
+  }
+
+  /** Gives the extent back (best effort): no write into it counts from now. */
+  private void giveBack(long extent, Backoff deadline) {
+    granted.remove(Long.valueOf(extent));
+    returnQuietly(List.of(extent), deadline);
+  }
+
+  private void returnQuietly(List<Long> extents, Backoff deadline) {
+    BodyWriter w = new BodyWriter(16 + 8 * extents.size());
+    new ExtentReturn(extents).encode(w);
+    try {
+      master.call(Opcode.EXTENT_RETURN, w, r -> StatusList.decode(r).statuses(), deadline);
+    } catch (KvPoolException e) {
+      // they expire on their own
+    }
+  }
+
+  /** Gives the extents back (best effort): no write into them counts from now. */
+  @Override
+  public synchronized void close() {
+    if (!granted.isEmpty()) {
+      returnQuietly(List.copyOf(granted), Backoff.until(java.time.Duration.ofSeconds(2)));
+    }
+    granted.clear();
+    current = null;
+  }
+}

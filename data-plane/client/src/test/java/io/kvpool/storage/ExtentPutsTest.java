@@ -1,0 +1,490 @@
+package io.kvpool.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import io.kvpool.common.HostPort;
+import io.kvpool.common.VersionInfo;
+import io.kvpool.master.Master;
+import io.kvpool.master.MasterConfig;
+import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Extent;
+import io.kvpool.protocol.ExtentGrantReply;
+import io.kvpool.protocol.ExtentGrantRequest;
+import io.kvpool.protocol.ExtentReturn;
+import io.kvpool.protocol.ExtentWriteRequest;
+import io.kvpool.protocol.Handshake;
+import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.PinRequest;
+import io.kvpool.protocol.PutStartItem;
+import io.kvpool.protocol.PutStartReply;
+import io.kvpool.protocol.PutStartRequest;
+import io.kvpool.protocol.PutStartResult;
+import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.Role;
+import io.kvpool.protocol.RpcConnection;
+import io.kvpool.protocol.Slice;
+import io.kvpool.protocol.SliceGrant;
+import io.kvpool.protocol.StatusList;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Small puts through extents (protocol 2.4) with a real master and real storage nodes on loopback:
+ * values land byte-exact and are readable by any client; a returned or expired extent takes no
+ * value that counts, and its space is not handed out again before the extent is surely over; a late
+ * writer with an expired extent cannot land in the range a new object took; puts fall back to
+ * PUT_START when no extent is granted; and every acknowledged value survives a change of leader.
+ */
+class ExtentPutsTest {
+  private static final Duration T = Duration.ofSeconds(30);
+  private static final int VALUE = 64 << 10;
+
+  private final MasterConfig config =
+      MasterConfig.defaults("extents").withTtls(Duration.ofSeconds(60), Duration.ofSeconds(1));
+  private Master master;
+  private final List<StorageNode> nodes = new ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    nodes.forEach(StorageNode::close);
+    if (master != null) {
+      master.close();
+    }
+  }
+
+  private void startPool(int nodeCount, long nodeMemory) throws Exception {
+    master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
+    for (int i = 0; i < nodeCount; i++) {
+      nodes.add(
+          new StorageNode(
+                  StorageConfig.local(master.rpcEndpoint(), "n" + i, "127.0.0.1", nodeMemory, 1)
+                      .withHeartbeat(Duration.ofMillis(200)))
+              .start(T));
+    }
+  }
+
+  @Test
+  void smallPutsGoThroughExtentsByteExactAndFallBackWhenNoneIsGranted() throws Exception {
+    // one node of 32 MiB: the unused parts of extents may hold a quarter of it, 8 MiB
+    startPool(1, 32L << 20);
+    PrometheusRegistry metrics = new PrometheusRegistry();
+    int count = 100;
+    try (KvPoolClient writer = client(master.rpcEndpoint(), true, metrics);
+        RpcConnection other = asClient(master.rpcEndpoint())) {
+      for (int i = 0; i < 10; i++) {
+        writer.put("small/" + i, value(VALUE, i), 1);
+      }
+      assertThat(exchanges(metrics, "EXTENT_WRITE")).isEqualTo(10);
+      // another client takes most of what is left of the budget: once the writer's first extent
+      // (64 values of 64 KiB) is used up, no second one is granted and the rest go through
+      // PUT_START
+      ExtentGrantReply taken = grant(other, (4 << 20) + (512 << 10));
+      assertThat(taken.status()).as(taken.message()).isEqualTo(ErrorCode.OK);
+      for (int i = 10; i < count; i++) {
+        writer.put("small/" + i, value(VALUE, i), 1);
+      }
+      // a stored key keeps its value
+      writer.put("small/0", value(VALUE, 999), 1);
+    }
+    assertThat(exchanges(metrics, "EXTENT_WRITE")).isGreaterThanOrEqualTo(64);
+    assertThat(exchanges(metrics, "PUT_START")).isGreaterThanOrEqualTo(1);
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      for (int i = 0; i < count; i++) {
+        assertThat(reader.get("small/" + i)).as("small/%d", i).isEqualTo(value(VALUE, i));
+      }
+    }
+  }
+
+  @Test
+  void aReturnedOrExpiredExtentTakesNoValueAndItsSpaceWaitsUntilItIsOver() throws Exception {
+    startPool(1, 2L << 20); // extents may hold 512 KiB
+    try (RpcConnection c = asClient(master.rpcEndpoint())) {
+      ExtentGrantReply grant = grant(c, 256 << 10);
+      assertThat(grant.status()).as(grant.message()).isEqualTo(ErrorCode.OK);
+      Extent e = grant.extent();
+      HostPort node = HostPort.parse(grant.endpoint());
+      try (RpcConnection n = asClient(node)) {
+        write(n, e, "in/0", e.firstGeneration(), 0, value(VALUE, 1));
+        BodyWriter pin = new BodyWriter();
+        new PinRequest("in/0", true).encode(pin);
+        c.call(Opcode.PIN, pin);
+        // each unit and each generation of an extent is written once
+        assertRefused(
+            () -> write(n, e, "in/1", e.firstGeneration(), VALUE, value(VALUE, 2)),
+            ErrorCode.OUT_OF_BOUNDS);
+        assertRefused(
+            () -> write(n, e, "in/1", e.firstGeneration() + 1, 0, value(VALUE, 2)),
+            ErrorCode.OUT_OF_BOUNDS);
+        Extent forged =
+            new Extent(
+                e.firstGeneration(),
+                e.generations(),
+                e.segmentId(),
+                e.offset(),
+                e.length() * 2,
+                e.expiresAtMillis(),
+                e.token());
+        assertRefused(
+            () -> write(n, forged, "in/1", e.firstGeneration() + 1, 3 * VALUE, value(VALUE, 2)),
+            ErrorCode.GRANT_REJECTED);
+
+        BodyWriter back = new BodyWriter();
+        new ExtentReturn(List.of(e.firstGeneration())).encode(back);
+        assertThat(StatusList.decode(c.call(Opcode.EXTENT_RETURN, back).reader()).statuses())
+            .containsExactly(ErrorCode.OK);
+        // a write into a returned extent never counts
+        assertRefused(
+            () -> write(n, e, "late/1", e.firstGeneration() + 2, VALUE, value(VALUE, 3)),
+            ErrorCode.GRANT_REJECTED);
+
+        // while the extent may still be written, PUT_START hands out none of its range
+        List<Slice> granted = fill(c);
+        assertThat(granted).isNotEmpty();
+        for (Slice s : granted) {
+          assertThat(overlaps(s, e)).as("%s inside the open extent %s", s, e).isFalse();
+        }
+        try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+          assertThat(reader.get("in/0")).isEqualTo(value(VALUE, 1));
+          assertThat(reader.exists("late/1")).isFalse();
+        }
+
+        // once the extent is surely over (expiry + margin) its unused space is reused
+        long deadline = System.currentTimeMillis() + 60_000;
+        List<Slice> reused = List.of();
+        while (reused.isEmpty() && System.currentTimeMillis() < deadline) {
+          Thread.sleep(500); // polling the master for the extent's end, not synchronising
+          reused = fill(c).stream().filter(s -> overlaps(s, e)).toList();
+        }
+        assertThat(reused).as("the extent's space after it ended").isNotEmpty();
+        // a late writer with the expired extent cannot land in the range a new object took
+        Slice taken = reused.get(0);
+        int at = (int) (taken.offset() - e.offset());
+        assertRefused(
+            () -> write(n, e, "late/2", e.firstGeneration() + 3, at, value(VALUE, 4)),
+            ErrorCode.GRANT_REJECTED);
+      }
+    }
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      for (String key : filled) {
+        assertThat(reader.get(key)).as(key).isEqualTo(value(VALUE, key.hashCode()));
+      }
+      assertThat(reader.exists("late/2")).isFalse();
+    }
+  }
+
+  @Test
+  void everyAcknowledgedExtentPutSurvivesAChangeOfLeader() throws Exception {
+    startPool(2, 16L << 20);
+    HostPort endpoint = master.rpcEndpoint();
+    PrometheusRegistry metrics = new PrometheusRegistry();
+    Extent old;
+    String oldNode;
+    try (KvPoolClient writer = client(endpoint, true, metrics)) {
+      for (int i = 0; i < 30; i++) {
+        writer.put("before/" + i, value(VALUE, i), 1);
+      }
+      assertThat(exchanges(metrics, "EXTENT_WRITE")).isEqualTo(30);
+      try (RpcConnection c = asClient(endpoint)) {
+        ExtentGrantReply g = grant(c, 256 << 10);
+        old = g.extent();
+        oldNode = g.endpoint();
+      }
+      // the leader goes with extents outstanding; a new one takes over on the same address
+      master.close();
+      master = new Master(MasterSettings.local(config, "127.0.0.1", endpoint.port(), 0)).start();
+      for (int i = 0; i < 30; i++) {
+        writer.put("after/" + i, value(VALUE, 100 + i), 1); // the old extent is refused: a new one
+      }
+    }
+    try (KvPoolClient reader = client(endpoint, false, new PrometheusRegistry())) {
+      for (int i = 0; i < 30; i++) {
+        assertThat(reader.get("before/" + i)).as("before/%d", i).isEqualTo(value(VALUE, i));
+        assertThat(reader.get("after/" + i)).as("after/%d", i).isEqualTo(value(VALUE, 100 + i));
+      }
+      // an extent of the old leader admits nothing: its node registered again under a new key
+      try (RpcConnection n = asClient(HostPort.parse(oldNode))) {
+        assertRefused(
+            () -> write(n, old, "stale", old.firstGeneration(), 0, value(VALUE, 7)),
+            ErrorCode.GRANT_REJECTED);
+      }
+      assertThat(reader.exists("stale")).isFalse();
+    }
+  }
+
+  @Test
+  void aWriterStalledInAnExpiringExtentIsCutAndHostileNumbersAreRefused() throws Exception {
+    startPool(1, 16L << 20);
+    try (RpcConnection c = asClient(master.rpcEndpoint())) {
+      ExtentGrantReply grant = grant(c, 256 << 10);
+      assertThat(grant.status()).as(grant.message()).isEqualTo(ErrorCode.OK);
+      Extent e = grant.extent();
+      HostPort node = HostPort.parse(grant.endpoint());
+      try (RpcConnection n = asClient(node)) {
+        // numbers outside the extent: refused, the payload skipped, the connection still usable
+        assertRefused(
+            () -> write(n, e, "bad/1", e.firstGeneration(), 32, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS); // not a multiple of 64
+        assertRefused(
+            () -> write(n, e, "bad/2", e.firstGeneration(), e.length() - 64, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS); // beyond the extent
+        assertRefused(
+            () -> write(n, e, "bad/3", e.firstGeneration() + e.generations(), 0, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS); // not one of its generations
+        assertRefused(
+            () -> write(n, e, "bad/4", e.firstGeneration(), -64, value(VALUE, 1)),
+            ErrorCode.OUT_OF_BOUNDS);
+        write(n, e, "good", e.firstGeneration(), 0, value(VALUE, 5));
+      }
+      try (RpcConnection n = asClient(node)) {
+        // a value size that cannot be skipped ends the connection after the refusal
+        BodyWriter w = new BodyWriter();
+        new ExtentWriteRequest(e, "bad/5", e.firstGeneration() + 1, 0, -1, 0).encode(w);
+        assertRefused(() -> n.call(Opcode.EXTENT_WRITE, w), ErrorCode.LIMIT_EXCEEDED);
+        assertThatThrownBy(() -> n.call(Opcode.PING, null)).isInstanceOf(java.io.IOException.class);
+      }
+      // a writer that sends a tenth of its value and stalls: cut when the extent expires, so none
+      // of its bytes can land after the master may reuse the range
+      try (RpcConnection n = asClient(node)) {
+        BodyWriter w = new BodyWriter();
+        ByteBuffer v = value(VALUE, 6);
+        new ExtentWriteRequest(e, "stalled", e.firstGeneration() + 2, 2 * VALUE, VALUE, crc(v))
+            .encode(w);
+        long id = n.send(Opcode.EXTENT_WRITE, w, v.limit(VALUE / 10));
+        try (RpcConnection.Deadline d = n.deadline(Duration.ofSeconds(60))) {
+          assertThatThrownBy(() -> n.receive(Opcode.EXTENT_WRITE, id))
+              .isInstanceOf(java.io.IOException.class)
+              .isNotInstanceOf(RemoteErrorException.class);
+        }
+        assertThat(cutWrites(nodes.get(0)))
+            .as("writes the node cut when their extent expired (not its payload deadline)")
+            .isEqualTo(1);
+      }
+    }
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      assertThat(reader.get("good")).isEqualTo(value(VALUE, 5));
+      for (String key : List.of("bad/1", "bad/2", "bad/3", "bad/4", "bad/5", "stalled")) {
+        assertThat(reader.exists(key)).as(key).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void extentPutsInFlightAcrossALeaderChangeAreStoredOrAbsentNeverHalfVisible() throws Exception {
+    startPool(2, 32L << 20);
+    HostPort endpoint = master.rpcEndpoint();
+    java.util.concurrent.ConcurrentHashMap<String, Boolean> outcome =
+        new java.util.concurrent.ConcurrentHashMap<>(); // key -> acknowledged
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger acked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    List<Thread> writers = new ArrayList<>();
+    try (KvPoolClient writer = client(endpoint, true, new PrometheusRegistry())) {
+      for (int t = 0; t < 2; t++) {
+        int thread = t;
+        Thread w =
+            new Thread(
+                () -> {
+                  for (int i = 0; !stop.get() && i < 300; i++) {
+                    String key = "flight/" + thread + "/" + i;
+                    try {
+                      writer.put(key, value(VALUE, key.hashCode()), 1);
+                      outcome.put(key, true);
+                      acked.incrementAndGet();
+                    } catch (RuntimeException e) {
+                      outcome.put(key, false);
+                    }
+                  }
+                });
+        w.start();
+        writers.add(w);
+      }
+      awaitAcked(acked, 20);
+      // the leader goes while puts stream through extents; a new one takes over on the same address
+      master.close();
+      master = new Master(MasterSettings.local(config, "127.0.0.1", endpoint.port(), 0)).start();
+      int before = acked.get();
+      awaitAcked(acked, before + 20);
+      stop.set(true);
+      for (Thread w : writers) {
+        w.join(T.toMillis());
+      }
+    }
+    assertThat(outcome.values()).contains(true);
+    try (KvPoolClient reader = client(endpoint, false, new PrometheusRegistry())) {
+      for (var e : outcome.entrySet()) {
+        String key = e.getKey();
+        if (e.getValue()) {
+          assertThat(reader.get(key))
+              .as("acknowledged %s", key)
+              .isEqualTo(value(VALUE, key.hashCode()));
+        } else if (reader.exists(key)) {
+          // a put that failed may be stored after all, but only whole: never visible and unreadable
+          assertThat(reader.get(key))
+              .as("failed but visible %s", key)
+              .isEqualTo(value(VALUE, key.hashCode()));
+        }
+      }
+    }
+  }
+
+  private static void awaitAcked(java.util.concurrent.atomic.AtomicInteger acked, int atLeast)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (acked.get() < atLeast && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20); // polling the writers' progress, not synchronising with them
+    }
+    assertThat(acked.get()).as("puts acknowledged within a minute").isGreaterThanOrEqualTo(atLeast);
+  }
+
+  // ---- helpers ----
+
+  private final List<String> filled = new ArrayList<>();
+
+  /**
+   * Puts pinned 64 KiB values with PUT_START + WRITE until the pool has no room; the slices
+   * granted.
+   */
+  private List<Slice> fill(RpcConnection c) throws Exception {
+    List<Slice> out = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      String key = "fill/" + filled.size();
+      ByteBuffer v = value(VALUE, key.hashCode());
+      BodyWriter w = new BodyWriter();
+      new PutStartRequest(List.of(new PutStartItem(key, VALUE, crc(v), 1, i, List.of()))).encode(w);
+      PutStartResult r =
+          PutStartReply.decode(c.call(Opcode.PUT_START, w).reader()).results().get(0);
+      if (r.status() != ErrorCode.OK) {
+        return out;
+      }
+      var grant = r.replicas().get(0);
+      try (RpcConnection n = asClient(HostPort.parse(grant.endpoint()))) {
+        for (SliceGrant g : grant.slices()) {
+          BodyWriter wr = new BodyWriter();
+          io.kvpool.protocol.WriteRequest.of(
+                  key, r.generation(), g, VALUE, crc(v), 1, r.expiresAtMillis())
+              .encode(wr);
+          n.call(
+              Opcode.WRITE,
+              wr,
+              v.duplicate()
+                  .position(g.slice().valueOffset())
+                  .limit(g.slice().valueOffset() + g.slice().length()));
+          out.add(g.slice());
+        }
+      }
+      BodyWriter pin = new BodyWriter();
+      new PinRequest(key, true).encode(pin); // pinned: eviction cannot make room, so the pool fills
+      c.call(Opcode.PIN, pin);
+      filled.add(key);
+    }
+    return out;
+  }
+
+  /** The node's count of extent writes it cut, from its admin endpoint's metrics. */
+  private static long cutWrites(StorageNode node) throws Exception {
+    HostPort admin = node.adminEndpoint();
+    String text =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://" + admin + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    for (String line : text.split("\n")) {
+      if (line.startsWith("kvpool_storage_extent_writes_cut_total ")) {
+        return (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
+      }
+    }
+    throw new AssertionError("no kvpool_storage_extent_writes_cut_total in\n" + text);
+  }
+
+  private static boolean overlaps(Slice s, Extent e) {
+    return s.segmentId() == e.segmentId()
+        && s.offset() < e.offset() + e.length()
+        && e.offset() < s.offset() + s.length();
+  }
+
+  private static ExtentGrantReply grant(RpcConnection c, int length) throws Exception {
+    BodyWriter w = new BodyWriter();
+    new ExtentGrantRequest(length, List.of()).encode(w);
+    return ExtentGrantReply.decode(c.call(Opcode.EXTENT_GRANT, w).reader());
+  }
+
+  private static void write(
+      RpcConnection n, Extent e, String key, long generation, int at, ByteBuffer v)
+      throws Exception {
+    BodyWriter w = new BodyWriter();
+    new ExtentWriteRequest(e, key, generation, at, v.remaining(), crc(v)).encode(w);
+    n.call(Opcode.EXTENT_WRITE, w, v).reader().finish();
+  }
+
+  private interface Call {
+    void run() throws Exception;
+  }
+
+  private static void assertRefused(Call call, ErrorCode code) {
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(
+            RemoteErrorException.class,
+            e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code));
+  }
+
+  private static RpcConnection asClient(HostPort endpoint) throws Exception {
+    return RpcConnection.open(
+        endpoint, new Handshake(VersionInfo.CURRENT, Role.CLIENT, "extents", "raw-client"), T);
+  }
+
+  private static KvPoolClient client(HostPort master, boolean extents, PrometheusRegistry metrics) {
+    return KvPoolClient.connect(
+        ClientConfig.builder()
+            .master(master)
+            .clientId("extents-test")
+            .timeout(T)
+            .extents(extents)
+            .metrics(metrics)
+            .build());
+  }
+
+  /** How many exchanges of {@code opcode} the client made (its RPC histogram's count). */
+  private static long exchanges(PrometheusRegistry metrics, String opcode) {
+    for (MetricSnapshot m : metrics.scrape()) {
+      if (m instanceof HistogramSnapshot h
+          && h.getMetadata().getPrometheusName().equals("kvpool_client_rpc_duration_seconds")) {
+        for (var p : h.getDataPoints()) {
+          if (opcode.equals(p.getLabels().get("opcode"))) {
+            return p.getCount();
+          }
+        }
+      }
+    }
+    return 0;
+  }
+
+  private static int crc(ByteBuffer v) {
+    CRC32C c = new CRC32C();
+    c.update(v.duplicate());
+    return (int) c.getValue();
+  }
+
+  private static ByteBuffer value(int size, long seed) {
+    byte[] bytes = new byte[size];
+    new Random(seed).nextBytes(bytes);
+    return ByteBuffer.allocateDirect(size).put(bytes).flip();
+  }
+}
