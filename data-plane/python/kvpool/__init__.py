@@ -1,4 +1,4 @@
-"""Python client of kvpool, a Kubernetes-native KV-cache pool (wire protocol 2.3).
+"""Python client of kvpool, a Kubernetes-native KV-cache pool (wire protocol 2.4).
 
 - :class:`KvPoolClient` / :class:`ClientConfig`: the client (typed exceptions in :mod:`kvpool.errors`);
 - :class:`kvpool.store.KvPoolStore`: the Mooncake-store-compatible API;

@@ -21,8 +21,9 @@ from .errors import ErrorCode, InvalidKey, KvPoolError, ObjectNotFound, RemoteEr
 from .gets import Destinations, GetOperation, IntoRegions, NewBuffers
 from .locations import LocationCache, LocationCacheStats
 from .memory import Regions
-from .messages import (PUT_START_META_MINOR, BlockMetadata, HandshakePrefix, Opcode, PoolStats, Role, decode_count,
-                       decode_status_list, encode_keys, encode_pin)
+from .messages import (PUT_START_META_MINOR, REMOVE_MATCHING_MINOR, BlockMetadata, HandshakePrefix, Opcode, PoolStats,
+                       RemovedMatches, Role, decode_count, decode_status_list, encode_keys, encode_pin,
+                       encode_remove_matching, pattern_problem)
 from .pools import MasterChannel, StorageConnections
 from .puts import PutOperation, PutResult, entries, value_problem
 
@@ -324,6 +325,35 @@ class KvPoolClient:
                 deadline.pause():
             removed += self._master.call(Opcode.REMOVE_ALL, None, decode_count, deadline)
         return removed
+
+    def remove_matching(self, pattern: str, force: bool = False) -> RemovedMatches:
+        """Removes every object whose key contains a match of ``pattern``, an RE2 regular expression (protocol 2.4,
+        REMOVE_MATCHING; no backreferences or look-arounds), within one operation timeout: asks again while the master
+        stopped at its time limit, or is recovering. Objects being read, copied or written are kept and counted in
+        ``kept`` (``force``: asked again until none is kept or the deadline passes). A pattern of 0 or over 1024 bytes
+        raises ValueError, a master of protocol 2.3 or older VersionMismatch, a pattern RE2 refuses RemoteError."""
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            raise ValueError(problem)
+        if min(self.server_protocol[1], self.config.protocol[1]) < REMOVE_MATCHING_MINOR:
+            raise VersionMismatch(f"removing by pattern needs protocol 2.{REMOVE_MATCHING_MINOR}; the master (release"
+                                  f" {self.server_release}) speaks protocol {self.server_protocol[0]}."
+                                  f"{self.server_protocol[1]}")
+        deadline = Backoff.until(self.config.operation_timeout)
+        removed = 0
+        while True:
+            try:
+                r = self._master.call(Opcode.REMOVE_MATCHING, encode_remove_matching(pattern), RemovedMatches.decode,
+                                      deadline)
+            except KvPoolError as e:
+                if e.code in (ErrorCode.RECOVERING, ErrorCode.BUSY) and deadline.pause():
+                    continue
+                raise
+            removed += r.removed
+            self._locations.clear()  # which cached keys matched is the master's to know
+            more = not r.finished or (force and r.kept > 0)
+            if not more or not deadline.pause():
+                return RemovedMatches(removed, r.kept, r.finished)
 
     def pin(self, key: str, pinned: bool = True) -> None:
         """Sets or clears the soft pin of a stored object: pinned objects are never evicted."""

@@ -59,6 +59,10 @@ class LocationCache:
         if self._entries.pop(key, None) is not None and failed:
             self.stale += 1
 
+    def clear(self) -> None:
+        """Drops every entry: this client removed keys it cannot name (REMOVE_MATCHING)."""
+        self._entries.clear()
+
     def _prune(self) -> None:
         with self._lock:
             now = time.monotonic()

@@ -29,6 +29,7 @@ class Opcode(enum.IntEnum):
     READ_BATCH = 43  # protocol 2.1
     WRITE_BATCH = 44  # protocol 2.1
     READ_OBJECT = 46  # protocol 2.3: a whole value by its object, from memory or the node's disk tier
+    REMOVE_MATCHING = 47  # protocol 2.4: remove the objects whose keys match an RE2 pattern
 
 
 class Role(enum.IntEnum):
@@ -494,6 +495,37 @@ def decode_count(r: BodyReader) -> int:
     n = r.i64()
     r.finish()
     return n
+
+
+# REMOVE_MATCHING (PROTOCOL.md, "Removing by pattern")
+REMOVE_MATCHING_MINOR = 4
+MAX_PATTERN_BYTES = 1024
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a REMOVE_MATCHING pattern may not be sent (None: it may)."""
+    size = len(pattern.encode("utf-8"))
+    if not 0 < size <= MAX_PATTERN_BYTES:
+        return f"pattern of {size} bytes; 1..{MAX_PATTERN_BYTES} UTF-8 bytes allowed in REMOVE_MATCHING"
+    return None
+
+
+class RemovedMatches(NamedTuple):
+    """What a REMOVE_MATCHING did: objects removed; matching objects kept because they were being read, copied or
+    written; whether every key was looked at (False: the master stopped at its time limit)."""
+    removed: int
+    kept: int
+    finished: bool
+
+    @staticmethod
+    def decode(r: BodyReader) -> "RemovedMatches":
+        m = RemovedMatches(r.i64(), r.i64(), r.bool())
+        r.finish()
+        return m
+
+
+def encode_remove_matching(pattern: str) -> BodyWriter:
+    return BodyWriter().string(pattern)
 
 
 def encode_pin(key: str, pinned: bool) -> BodyWriter:

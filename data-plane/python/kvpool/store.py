@@ -562,6 +562,17 @@ class KvPoolStore:
             self._failed("remove_all", e)
             return -1
 
+    def remove_by_regex(self, regex: str, force: bool = False) -> int:
+        """How many objects whose keys contain a match of ``regex`` were removed (Mooncake: a search), or a negative
+        code: INVALID_PARAMS for a pattern over 1024 bytes or one RE2 refuses (RE2 syntax: no backreferences or
+        look-arounds; the master matches without backtracking), INVALID_VERSION for a pool of protocol 2.3 or older.
+        Matching objects being read or written are kept, as :meth:`remove` keeps them; ``force``: asks again until
+        none is kept or the operation timeout passes."""
+        try:
+            return self._require().remove_matching(regex, force).removed
+        except (KvPoolError, ValueError) as e:
+            return self._failed("remove_by_regex", e)
+
 
 # the name Mooncake users import
 MooncakeDistributedStore = KvPoolStore

@@ -41,6 +41,7 @@ _BY_KVPOOL_CODE = {
     ErrorCode.NOT_ENOUGH_NODES: MooncakeError.NO_AVAILABLE_HANDLE,
     ErrorCode.CHECKSUM_MISMATCH: MooncakeError.CHECKSUM_MISMATCH,
     ErrorCode.LIMIT_EXCEEDED: MooncakeError.INVALID_PARAMS,
+    ErrorCode.MALFORMED_REQUEST: MooncakeError.INVALID_PARAMS,  # e.g. a pattern RE2 does not accept
     ErrorCode.VERSION_MISMATCH: MooncakeError.INVALID_VERSION,
     ErrorCode.RECOVERING: MooncakeError.UNAVAILABLE_IN_CURRENT_STATUS,
     ErrorCode.NOT_LEADER: MooncakeError.RPC_FAIL,

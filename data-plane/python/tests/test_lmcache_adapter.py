@@ -163,3 +163,75 @@ def test_bad_arguments_refused(adapters, pool):
         create_from_config(_config(pool, num_workers=0))
     with pytest.raises(TypeError):
         create_from_config(_config(pool, no_such_setting=1))  # a typo fails at configuration, not in a task
+
+
+class _Listener:
+    """An L2AdapterListener (``lmcache/v1/distributed/internal_api.py``): what the adapter tells LMCache's eviction."""
+
+    def __init__(self):
+        self.stored, self.accessed, self.deleted = [], [], []
+
+    def on_l2_keys_stored(self, keys, sizes):
+        self.stored += keys
+
+    def on_l2_keys_accessed(self, keys):
+        self.accessed += keys
+
+    def on_l2_keys_deleted(self, keys):
+        self.deleted += keys
+
+
+def test_a_lookup_locks_its_keys_with_the_pools_read_lease(adapters, pool):
+    """Locked keys stay through a remove until the lease ends (no eviction either); unlocking drops the local count."""
+    from kvpool import ClientConfig, KvPoolClient
+    adapter = adapters()
+    keys = _keys(3)
+    assert store(adapter, keys, [MemoryObj(os.urandom(1024)) for _ in keys]).is_successful()
+    assert lookup(adapter, keys).popcount() == 3
+    prefix = adapter._prefix
+    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key)) as other:
+        statuses = other.remove_batch([wire_key(k, prefix) for k in keys])
+        assert [s.name for s in statuses] == ["OBJECT_LEASED"] * 3, "a lookup's lock keeps the keys"
+    adapter.submit_unlock(keys)
+    assert adapter.locked_keys() == 0
+
+
+def test_delete_removes_keys_and_tells_the_listeners(adapters):
+    adapter = adapters()
+    listener = _Listener()
+    adapter.register_listener(listener)
+    keys = _keys(4)
+    objects = [MemoryObj(os.urandom(2048)) for _ in keys]
+    assert store(adapter, keys, objects).is_successful()
+    assert set(listener.stored) == set(keys)
+    adapter.delete(keys[:2] + _keys(1))  # a key never stored is no error
+    assert set(listener.deleted) == set(keys[:2])
+    found = lookup(adapter, keys)
+    assert found.get_indices_list() == [2, 3]
+    loaded = [MemoryObj(size=2048) for _ in keys]
+    assert load(adapter, keys, loaded).get_indices_list() == [2, 3]
+    assert loaded[2].bytes() == objects[2].bytes()
+
+
+def test_list_l2_keys_pages_through_what_the_pool_still_holds(adapters, pool):
+    adapter = adapters()
+    keys = _keys(7)
+    other_model = [ObjectKey(os.urandom(32), "other-model", 0) for _ in range(2)]
+    assert store(adapter, keys + other_model, [MemoryObj(os.urandom(512)) for _ in range(9)]).is_successful()
+    adapter.delete([keys[3]])
+    listed, cursor, pages = [], None, 0
+    while True:
+        page = adapter.list_l2_keys(model_name="meta-llama/Llama-3.1-8B", page_size=2, cursor=cursor)
+        listed += page.entries
+        pages += 1
+        cursor = page.next_page_token
+        if cursor is None:
+            break
+        assert pages < 10
+    assert [e.key.chunk_hash_hex for e in listed] == [k.chunk_hash.hex() for k in keys if k != keys[3]]
+    assert {e.size_bytes for e in listed} == {512}
+    assert len(adapter.list_l2_keys(page_size=100).entries) == 8
+    with pytest.raises(ValueError):
+        adapter.list_l2_keys(page_size=0)
+    with pytest.raises(ValueError):
+        adapter.list_l2_keys(cursor="not-a-cursor")

@@ -92,6 +92,14 @@ class SchedulerOutput:
     preempted_req_ids: set = field(default_factory=set)
 
 
+def _like(cache, block: np.ndarray):
+    """``block`` in the cache's kind: a numpy array, or a torch tensor for a torch cache."""
+    if isinstance(cache, np.ndarray):
+        return block
+    import torch
+    return torch.from_numpy(block)
+
+
 def expected_block(layer: str, tokens: list, block: int) -> np.ndarray:
     """K and V of one block as the "model" computes them: a function of the layer and the tokens up to the block's
     end (attention's KV depends on the whole prefix)."""
@@ -115,11 +123,12 @@ class EngineInstance:
     a free-block list. ``after_save_kv_layer(layer, block_ids)`` is called between a layer's save and the next
     layer's compute (tests watch the layer's blocks leave there)."""
 
-    def __init__(self, role: str, extra: dict, after_save_kv_layer=None):
+    def __init__(self, role: str, extra: dict, after_save_kv_layer=None, cache_factory=None):
         config, cache_config = vllm_config(role, extra), kv_cache_config()
         self.scheduler = KvPoolConnector(config, KVConnectorRole.SCHEDULER, cache_config)
         self.worker = KvPoolConnector(config, KVConnectorRole.WORKER, cache_config)
-        self.caches = {name: np.zeros((2, NUM_BLOCKS, BLOCK_SIZE, KV_HEADS, HEAD_SIZE), np.float16) for name in LAYERS}
+        make = cache_factory or (lambda shape: np.zeros(shape, np.float16))  # e.g. torch tensors
+        self.caches = {name: make((2, NUM_BLOCKS, BLOCK_SIZE, KV_HEADS, HEAD_SIZE)) for name in LAYERS}
         self.worker.register_kv_caches(self.caches)
         self._free = list(range(NUM_BLOCKS))
         self._after_save = after_save_kv_layer
@@ -133,7 +142,9 @@ class EngineInstance:
 
     def _compute(self, layer: str, tokens: list, block_ids: list, blocks) -> None:
         for b in blocks:
-            self.caches[layer][:, block_ids[b]] = expected_block(layer, tokens, b)
+            block = expected_block(layer, tokens, b)
+            cache = self.caches[layer]
+            cache[:, block_ids[b]] = _like(cache, block)
 
     def _forward(self, meta, tokens: list, block_ids: list, compute_blocks, layer_saved: list | None = None) -> set:
         """The model runner's forward pass with the connector bound; answers the slots whose load failed."""

@@ -10,11 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ...client import KvPoolClient
 from ...config import ClientConfig
-from ...errors import KvPoolError, ObjectNotFound
+from ...errors import ErrorCode, KvPoolError, ObjectNotFound
 from ...memory import Regions
 from ..failure_log import FailureLog
 from ..lazy_client import LazyClient
-from .interface import Bitmap, L2AdapterInterface, L2StoreResult, wire_key
+from .interface import Bitmap, KeyEntry, KeyListPage, L2AdapterInterface, L2StoreResult, encoded, wire_key
+from .registry import KeyRegistry
 
 LOG = logging.getLogger("kvpool.lmcache")
 
@@ -56,15 +57,23 @@ class KvPoolL2Adapter(L2AdapterInterface):
 
     Each task runs as one batch call of the client on a worker thread (one deadline: a task against a pool that is
     down ends within the operation timeout, all its keys failed). Stores report per task (all stored or not, with
-    the bytes stored); lookups and loads per key. "Lock" is a count kept in this process, as LMCache's Valkey adapter
-    keeps it: kvpool evicts by its own policy and a load of an evicted key answers 0 for it, which LMCache handles
-    as a miss. A key stored already (by any LMCache instance: keys name content) is kept and counts as stored."""
+    the bytes stored); lookups and loads per key. A key stored already (by any LMCache instance: keys name content)
+    is kept and counts as stored.
+
+    Locks: a lookup takes the pool's **read lease** on every key it finds (GET_REPLICAS, one exchange per 4096 keys):
+    for the pool's lease TTL (5 s by default) the master neither evicts nor removes them, so the load that follows
+    finds them; the count of locks is also kept in this process (``locked_keys``, ``submit_unlock``). A load after the
+    lease ended may miss an evicted key (answered 0, a miss for LMCache). ``delete`` removes keys from the pool (one
+    REMOVE per 4096 keys; a key another reader holds under its lease stays); ``list_l2_keys`` lists the keys this
+    adapter stored or found that are still in the pool (a pool cannot enumerate its keys: at most
+    ``max_listed_keys``, default 1,000,000, are remembered, oldest forgotten first)."""
 
     def __init__(self, adapter_params: dict | None = None, **_framework_args):
         super().__init__(max_capacity_bytes=0)  # kvpool evicts itself: no aggregate eviction by LMCache
         params = dict(adapter_params or {})
         self._prefix = str(params.pop("key_prefix", ""))
         workers = int(params.pop("num_workers", 4))
+        self._registry = KeyRegistry(int(params.pop("max_listed_keys", 1_000_000)))
         if workers <= 0:
             raise ValueError(f"num_workers must be > 0, got {workers}")
         ClientConfig.from_env(**params)  # bad settings fail here, at configuration time, not in a task
@@ -139,6 +148,8 @@ class KvPoolL2Adapter(L2AdapterInterface):
         else:
             self._last_failure = None
         if stored:
+            self._registry.add(self._keys([keys[i] for i in stored]), [keys[i] for i in stored],
+                               [sizes[i] for i in stored])
             self._notify_keys_stored([keys[i] for i in stored], [sizes[i] for i in stored])
         return L2StoreResult(len(stored) == len(keys), sum(sizes[i] for i in stored))
 
@@ -152,13 +163,22 @@ class KvPoolL2Adapter(L2AdapterInterface):
         bitmap = Bitmap(len(keys))
         if not keys:
             return bitmap
+        wire = self._keys(keys)
         try:
-            found = self._client.get().exists_batch(self._keys(keys))
+            # a replica list, not EXISTS: the master grants a read lease with it, the lock that keeps the key
+            lists = self._client.get()._lookups(wire)
         except _POOL_FAILURES as e:
             self._pool_failed("lookup", len(keys), e)
             return bitmap
-        self._last_failure = None
+        found = [not isinstance(r, BaseException) for r in lists]
+        failures = [r for r in lists if isinstance(r, KvPoolError) and not isinstance(r, ObjectNotFound)]
+        if failures:
+            self._pool_failed("lookup", len(failures), failures[0])
+        else:
+            self._last_failure = None
         hits = [k for k, f in zip(keys, found) if f]
+        self._registry.add([w for w, f in zip(wire, found) if f], hits, [r.size for r in lists if
+                                                                         not isinstance(r, BaseException)])
         with self._lock:
             for i, f in enumerate(found):
                 if f:
@@ -207,6 +227,54 @@ class KvPoolL2Adapter(L2AdapterInterface):
 
     def query_load_result(self, task_id: int):
         return self._loads.pop(task_id)
+
+    # ---- delete, list ----
+
+    def delete(self, keys: list) -> None:
+        """Removes ``keys`` from the pool, within one operation timeout; listeners hear of the keys that are gone. A
+        key being read (another reader's lease) or written stays; a pool failure is logged and leaves every key."""
+        if not keys:
+            return
+        wire = self._keys(keys)
+        try:
+            statuses = self._client.get().remove_batch(wire)
+        except _POOL_FAILURES as e:
+            self._pool_failed("delete", len(keys), e)
+            return
+        gone = [i for i, s in enumerate(statuses) if s in (ErrorCode.OK, ErrorCode.NOT_FOUND)]
+        kept = len(keys) - len(gone)
+        if kept:
+            LOG.info("kvpool L2 delete kept %d of %d keys being read or written", kept, len(keys))
+        removed = [i for i in gone if statuses[i] == ErrorCode.OK]
+        sizes = [self._registry.size_of(wire[i]) for i in removed]
+        self._registry.drop([wire[i] for i in gone])
+        with self._lock:
+            for i in gone:
+                self._locked.pop(keys[i], None)
+        if removed:
+            self._notify_keys_deleted([keys[i] for i in removed], sizes)
+
+    def list_l2_keys(self, model_name: str | None = None, page_size: int = 500, cursor: str | None = None):
+        """A page of the keys this adapter stored or found that the pool still holds (checked with one EXISTS per
+        page, so a page may hold fewer than ``page_size``; keys found gone are forgotten). ``cursor``: the previous
+        page's ``next_page_token``."""
+        if page_size <= 0:
+            raise ValueError(f"page_size must be > 0, got {page_size}")
+        try:
+            after = int(cursor) if cursor is not None else 0
+        except ValueError:
+            raise ValueError(f"malformed cursor {cursor!r}") from None
+        entries, after = self._registry.page(model_name, page_size, after)
+        if entries:
+            try:
+                present = self._client.get().exists_batch([wire for wire, _, _ in entries])
+            except _POOL_FAILURES as e:
+                self._pool_failed("list", len(entries), e)
+                raise
+            self._registry.drop([wire for (wire, _, _), p in zip(entries, present) if not p])
+            entries = [e for e, p in zip(entries, present) if p]
+        return KeyListPage(tuple(KeyEntry(encoded(key), size) for _, key, size in entries),
+                           None if after is None else str(after))
 
     # ---- status, cleanup ----
 

@@ -2,8 +2,9 @@
 
 Restated from LMCache (github.com/LMCache/LMCache) commit ``000e8777a114b0f687cbdc8d06d075886de6895a``:
 ``lmcache/v1/distributed/l2_adapters/base.py`` (``L2AdapterInterface``: three event fds; store, lookup-and-lock,
-unlock and load tasks; thread safe, called by the store and prefetch controllers), ``lmcache/v1/distributed/api.py``
-(``ObjectKey``), ``lmcache/v1/distributed/internal_api.py`` (``L2StoreResult``); and ``Bitmap`` from
+unlock and load tasks; ``delete`` and ``list_l2_keys`` with their listener notice ``on_l2_keys_deleted``; thread safe,
+called by the store and prefetch controllers), ``lmcache/v1/distributed/api.py`` (``ObjectKey``, and ``KeyListPage``,
+``KeyEntry``, ``EncodedObjectKey`` of the key listing), ``lmcache/v1/distributed/internal_api.py`` (``L2StoreResult``); and ``Bitmap`` from
 ``lmcache/native_storage_ops.pyi`` at ``9b112ebb``. Only what the kvpool adapter uses, so it imports and its tests run
 without torch and LMCache's native extensions. With LMCache installed the adapter derives from LMCache's own classes.
 """
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 try:  # pragma: no cover - only where LMCache is installed
     from lmcache.native_storage_ops import Bitmap
-    from lmcache.v1.distributed.api import ObjectKey
+    from lmcache.v1.distributed.api import EncodedObjectKey, KeyEntry, KeyListPage, ObjectKey
     from lmcache.v1.distributed.internal_api import L2StoreResult
     from lmcache.v1.distributed.l2_adapters.base import L2AdapterInterface
     LMCACHE_INSTALLED = True
@@ -60,6 +61,26 @@ except Exception:  # noqa: BLE001 - no LMCache (or one without torch): use the r
         object_group_id: int = 0
         cache_salt: str = ""
 
+    @dataclass(frozen=True)
+    class EncodedObjectKey:
+        """An ``ObjectKey`` in JSON-safe form: the chunk hash in hex."""
+        chunk_hash_hex: str
+        model_name: str
+        kv_rank: int
+        object_group_id: int = 0
+        cache_salt: str = ""
+
+    @dataclass(frozen=True)
+    class KeyEntry:
+        key: EncodedObjectKey
+        size_bytes: int
+
+    @dataclass(frozen=True)
+    class KeyListPage:
+        """A page of ``list_l2_keys``; ``next_page_token`` None: the listing is exhausted."""
+        entries: tuple
+        next_page_token: str | None
+
     class L2StoreResult(int):
         """``>= 0``: success, the bytes written; ``-1``: failure."""
 
@@ -91,6 +112,10 @@ except Exception:  # noqa: BLE001 - no LMCache (or one without torch): use the r
         def _notify_keys_accessed(self, keys: list) -> None:
             for listener in self._listeners:
                 listener.on_l2_keys_accessed(keys)
+
+        def _notify_keys_deleted(self, keys: list, sizes: list) -> None:
+            for listener in self._listeners:
+                listener.on_l2_keys_deleted(keys)
 
         @abc.abstractmethod
         def get_store_event_fd(self) -> int: ...
@@ -124,6 +149,10 @@ except Exception:  # noqa: BLE001 - no LMCache (or one without torch): use the r
 
         @abc.abstractmethod
         def close(self) -> None: ...
+
+
+def encoded(key) -> "EncodedObjectKey":
+    return EncodedObjectKey(key.chunk_hash.hex(), key.model_name, key.kv_rank, key.object_group_id, key.cache_salt)
 
 
 def wire_key(key, prefix: str = "") -> str:

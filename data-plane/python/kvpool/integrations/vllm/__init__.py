@@ -1,4 +1,5 @@
-"""A vLLM V1 KV connector on kvpool, for vLLM on any hardware whose KV caches the worker can read in host memory.
+"""A vLLM V1 KV connector on kvpool: host KV caches are read and written in place, device (GPU, NPU) KV caches through
+a pinned host staging buffer (:mod:`.staging`); hybrid models' KV-cache groups each with their own blocks.
 
 Selected with vLLM's documented ``kv_connector_module_path``::
 

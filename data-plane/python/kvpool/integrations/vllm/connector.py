@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .interface import KVConnectorBase_V1, is_scheduler
+from .interface import KVConnectorBase_V1, SupportsHMA, is_scheduler
 from .scheduler import KvPoolScheduler
 from .settings import ConnectorSettings
 from .worker import KvPoolWorker
@@ -20,11 +20,13 @@ def _tp_rank(vllm_config) -> int:
         return int(extra.get("tp_rank", 0))
 
 
-class KvPoolConnector(KVConnectorBase_V1):
+class KvPoolConnector(KVConnectorBase_V1, SupportsHMA):
     """Selected with ``--kv-transfer-config '{"kv_connector": "KvPoolConnector", "kv_connector_module_path":
     "kvpool.integrations.vllm", "kv_role": "kv_both", "kv_load_failure_policy": "recompute"}'``. The scheduler-side
     instance looks blocks up and plans each step's loads and saves; each worker's instance moves its own rank's
-    blocks, layer by layer."""
+    blocks, layer by layer. Hybrid models (several KV-cache groups: full attention, sliding window, Mamba) are served
+    with vLLM's hybrid allocator (``SupportsHMA``): each group's blocks under their own keys; KV caches in device
+    memory move through a pinned host staging buffer."""
 
     def __init__(self, vllm_config, role, kv_cache_config=None):
         super().__init__(vllm_config=vllm_config, role=role, kv_cache_config=kv_cache_config)
@@ -45,6 +47,9 @@ class KvPoolConnector(KVConnectorBase_V1):
         return self.connector_scheduler.build_connector_meta(scheduler_output)
 
     def request_finished(self, request, block_ids):
+        return self.connector_scheduler.request_finished(request, block_ids)
+
+    def request_finished_all_groups(self, request, block_ids: tuple):
         return self.connector_scheduler.request_finished(request, block_ids)
 
     # ---- worker side ----

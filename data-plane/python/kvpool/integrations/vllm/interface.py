@@ -2,7 +2,8 @@
 
 Restated from vLLM commit ``003df2961dd8830c317a61f9745ccd557da9fa06``,
 ``vllm/distributed/kv_transfer/kv_connector/v1/base.py`` (``KVConnectorBase_V1``, ``KVConnectorMetadata``,
-``KVConnectorRole``): only what the kvpool connector uses, so that it imports (and its tests run) without torch and
+``KVConnectorRole``, and ``SupportsHMA``: a connector vLLM's hybrid memory allocator may drive, one block list per
+KV-cache group): only what the kvpool connector uses, so that it imports (and its tests run) without torch and
 vLLM. With vLLM installed the connector derives from vLLM's own classes.
 """
 
@@ -13,7 +14,7 @@ import enum
 
 try:  # pragma: no cover - only where vLLM is installed
     from vllm.distributed.kv_transfer.kv_connector.v1.base import (KVConnectorBase_V1, KVConnectorMetadata,
-                                                                   KVConnectorRole)
+                                                                   KVConnectorRole, SupportsHMA)
     VLLM_INSTALLED = True
 except Exception:  # noqa: BLE001 - no vLLM (or one without a usable torch): use the restated interface
     VLLM_INSTALLED = False
@@ -24,6 +25,12 @@ except Exception:  # noqa: BLE001 - no vLLM (or one without a usable torch): use
 
     class KVConnectorMetadata:
         """Scheduler-side connector → worker-side connector, once per step."""
+
+    class SupportsHMA(abc.ABC):
+        """A connector that serves vLLM's hybrid memory allocator: told once when a request finished in every group."""
+
+        @abc.abstractmethod
+        def request_finished_all_groups(self, request, block_ids: tuple): ...
 
     class KVConnectorBase_V1(abc.ABC):
         """The part of vLLM's base class the kvpool connector relies on: the role, the transfer config, the metadata

@@ -10,12 +10,13 @@ from .interface import KVConnectorMetadata
 
 @dataclass
 class BlockTransfer:
-    """Blocks of one request: ``hashes[i]`` is the content hash of the block held in the paged cache's slot
-    ``block_ids[i]``."""
+    """Blocks of one request in one KV-cache group: ``hashes[i]`` is the content hash of the block held in the paged
+    cache's slot ``block_ids[i]`` of that group's layers."""
 
     request_id: str
     hashes: list
     block_ids: list
+    group: int = 0
 
 
 @dataclass

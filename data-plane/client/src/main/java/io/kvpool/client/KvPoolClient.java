@@ -12,6 +12,8 @@ import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PinRequest;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.PutStartMetaRequest;
+import io.kvpool.protocol.RemoveMatchingReply;
+import io.kvpool.protocol.RemoveMatchingRequest;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.StatsReply;
 import io.kvpool.protocol.StatusList;
@@ -392,6 +394,54 @@ public final class KvPoolClient implements AutoCloseable {
   /** Removes every object not currently leased or being written; returns how many were removed. */
   public long removeAll() {
     return master.call(Opcode.REMOVE_ALL, null, r -> CountReply.decode(r).count());
+  }
+
+  /**
+   * Removes every object whose key contains a match of {@code pattern}, an RE2 regular expression
+   * (protocol 2.4, REMOVE_MATCHING), within one operation timeout: asks again while the master
+   * stopped at its time limit. Objects being read (read lease), copied or written are kept and
+   * counted in {@link RemovedMatches#kept()}, as {@link #remove} keeps them.
+   *
+   * @throws IllegalArgumentException a pattern of 0 or over 1024 UTF-8 bytes
+   * @throws VersionMismatchException a master of protocol 2.3 or older
+   */
+  public RemovedMatches removeMatching(String pattern) {
+    String problem = RemoveMatchingRequest.limitProblem(pattern);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+    VersionInfo master = masterHandshake.version();
+    if (Math.min(master.protocolMinor(), config.advertisedVersion().protocolMinor())
+        < RemoveMatchingRequest.MINOR) {
+      throw new VersionMismatchException(
+          "removing by pattern needs protocol 2."
+              + RemoveMatchingRequest.MINOR
+              + "; the master (release "
+              + master.release()
+              + ") speaks protocol "
+              + master.protocol());
+    }
+    BodyWriter w = new BodyWriter();
+    new RemoveMatchingRequest(pattern).encode(w);
+    Backoff deadline = Backoff.until(config.operationTimeout());
+    long removed = 0;
+    while (true) {
+      RemoveMatchingReply r;
+      try {
+        r = this.master.call(Opcode.REMOVE_MATCHING, w, RemoveMatchingReply::decode, deadline);
+      } catch (KvPoolException e) {
+        // a new leader's recovery, another REMOVE_MATCHING running: ask again within the deadline
+        if ((e.code() == ErrorCode.RECOVERING || e.code() == ErrorCode.BUSY) && deadline.pause()) {
+          continue;
+        }
+        throw e;
+      }
+      removed += r.removed();
+      locations.clear();
+      if (r.finished() || !deadline.pause()) {
+        return new RemovedMatches(removed, r.kept(), r.finished());
+      }
+    }
   }
 
   /** Sets or clears the soft pin of a stored object: pinned objects are never evicted. */

@@ -89,6 +89,11 @@ final class LocationCache {
     }
   }
 
+  /** Drops every entry: this client removed keys it cannot name (a REMOVE_MATCHING). */
+  void clear() {
+    entries.clear();
+  }
+
   private void prune() {
     long now = System.nanoTime();
     entries.values().removeIf(e -> now - e.validUntilNanos >= 0);

@@ -38,6 +38,8 @@ public enum Opcode {
   // protocol 2.3: a whole value by its object (key, generation), from memory or the node's disk
   // tier
   READ_OBJECT(46),
+  // protocol 2.4, client -> master: remove the objects whose keys match an RE2 pattern
+  REMOVE_MATCHING(47),
   // protocol 2.4: small puts through extents granted ahead (PROTOCOL.md, "Extents")
   EXTENT_GRANT(50),
   EXTENT_WRITE(51),

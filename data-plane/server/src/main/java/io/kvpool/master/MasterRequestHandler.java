@@ -19,6 +19,7 @@ import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.RegisterInventory;
 import io.kvpool.protocol.RegisterNode;
+import io.kvpool.protocol.RemoveMatchingRequest;
 import io.kvpool.protocol.ReplicaListReply;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.StatusList;
@@ -33,9 +34,14 @@ import java.util.List;
  */
 final class MasterRequestHandler implements RpcServer.RequestHandler {
   private final Master master;
+  private final MatchingRemoval matchingRemoval;
 
   MasterRequestHandler(Master master) {
     this.master = master;
+    this.matchingRemoval =
+        new MatchingRemoval(
+            (byNode, view) -> master.releasePusher().push(byNode, view),
+            MatchingRemoval.MATCH_BUDGET);
   }
 
   @Override
@@ -132,6 +138,19 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         case REMOVE_ALL -> {
           request.reader().finish();
           new CountReply(metadata.removeAll()).encode(out);
+        }
+        case REMOVE_MATCHING -> {
+          if (session.agreedMinor() < RemoveMatchingRequest.MINOR) {
+            throw new RefusedException(
+                ErrorCode.UNKNOWN_OPCODE,
+                "REMOVE_MATCHING needs protocol 2."
+                    + RemoveMatchingRequest.MINOR
+                    + "; this connection agreed on 2."
+                    + session.agreedMinor());
+          }
+          matchingRemoval
+              .serve(metadata, RemoveMatchingRequest.decode(request.reader()))
+              .encode(out);
         }
         case PIN -> {
           PinRequest pin = PinRequest.decode(request.reader());

@@ -971,24 +971,60 @@ public final class PoolMetadata {
         out.add(ErrorCode.LIMIT_EXCEEDED);
       } else if (o == null) {
         out.add(missing());
-      } else if (!o.visible()) {
-        out.add(ErrorCode.PUT_IN_PROGRESS);
-      } else if (o.leased(now) || o.repairInFlight) {
-        out.add(ErrorCode.OBJECT_LEASED);
       } else {
-        for (Replica r : o.replicas) {
-          StorageNodeRecord n = pool.holder(r);
-          if (n != null && n.state().serves()) {
-            pushes
-                .computeIfAbsent(n.endpoint(), e -> new ArrayList<>())
-                .add(new Release(o.key, o.generation, true));
-          }
-        }
-        // a visible pending put's writer may still hold grants for its uncommitted ranges:
-        // quarantine them till then
-        pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
-        out.add(ErrorCode.OK);
+        out.add(removeObject(o, now, pushes));
       }
+    }
+    return new Removal(out, pushes);
+  }
+
+  /**
+   * REMOVE of {@code o}, a found object, under the lock: OK, or why it stays (PUT_IN_PROGRESS,
+   * OBJECT_LEASED); the releases for its holders on serving nodes are added to {@code pushes}.
+   */
+  private ErrorCode removeObject(StoredObject o, long now, Map<String, List<Release>> pushes) {
+    if (!o.visible()) {
+      return ErrorCode.PUT_IN_PROGRESS;
+    }
+    if (o.leased(now) || o.repairInFlight) {
+      return ErrorCode.OBJECT_LEASED;
+    }
+    for (Replica r : o.replicas) {
+      StorageNodeRecord n = pool.holder(r);
+      if (n != null && n.state().serves()) {
+        pushes
+            .computeIfAbsent(n.endpoint(), e -> new ArrayList<>())
+            .add(new Release(o.key, o.generation, true));
+      }
+    }
+    // a visible pending put's writer may still hold grants for its uncommitted ranges:
+    // quarantine them till then
+    pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
+    return ErrorCode.OK;
+  }
+
+  /**
+   * Every object now, an array copy under the lock, to be looked at without it (an object's key and
+   * generation never change; one removed meanwhile is skipped by {@link #removeObjects}).
+   */
+  synchronized List<StoredObject> objects() {
+    return pool.objects.all();
+  }
+
+  /**
+   * REMOVE of exactly these objects (REMOVE_MATCHING), one status each as REMOVE answers: an object
+   * no longer in the table (removed, evicted or replaced by a later put since it was listed) is
+   * NOT_FOUND.
+   */
+  synchronized Removal removeObjects(List<StoredObject> objects) {
+    long now = clock.getAsLong();
+    List<ErrorCode> out = new ArrayList<>(objects.size());
+    Map<String, List<Release>> pushes = new HashMap<>();
+    for (StoredObject o : objects) {
+      out.add(
+          o.slot >= 0 && pool.objects.get(o.key) == o
+              ? removeObject(o, now, pushes)
+              : ErrorCode.NOT_FOUND);
     }
     return new Removal(out, pushes);
   }

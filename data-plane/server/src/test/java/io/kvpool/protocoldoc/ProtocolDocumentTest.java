@@ -44,6 +44,8 @@ import io.kvpool.protocol.RegisterReply;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ReleaseRequest;
 import io.kvpool.protocol.RemoteErrorException;
+import io.kvpool.protocol.RemoveMatchingReply;
+import io.kvpool.protocol.RemoveMatchingRequest;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListReply;
 import io.kvpool.protocol.ReplicateRequest;
@@ -313,6 +315,16 @@ class ProtocolDocumentTest {
                   .count())
           .isZero();
       walked.add(Opcode.REMOVE_ALL);
+      w = new BodyWriter();
+      new RemoveMatchingRequest("^missing$").encode(w);
+      Object matching = exchange(client, Opcode.REMOVE_MATCHING, w);
+      if (matching instanceof Frame reply) {
+        assertThat(RemoveMatchingReply.decode(reply.reader()))
+            .isEqualTo(new RemoveMatchingReply(0, 0, true));
+      } else {
+        assertThat(matching).as("REMOVE_MATCHING").isEqualTo(ErrorCode.RECOVERING);
+      }
+      walked.add(Opcode.REMOVE_MATCHING);
       w = new BodyWriter();
       new PinRequest("missing", true).encode(w);
       assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PIN, w)).reader()).statuses())
