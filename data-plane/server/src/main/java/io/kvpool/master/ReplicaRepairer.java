@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
 final class ReplicaRepairer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaRepairer.class);
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(30);
+  private static final int COPIERS = 4;
   private static final RateLimitedLog COPY_FAILURES = new RateLimitedLog(LOG, 2_000);
 
   private final Supplier<PoolMetadata> metadata;
@@ -39,10 +40,10 @@ final class ReplicaRepairer implements AutoCloseable {
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "master-tick"));
   private final ExecutorService copiers =
-      Executors.newFixedThreadPool(4, r -> daemon(r, "master-repair"));
+      Executors.newFixedThreadPool(COPIERS, r -> daemon(r, "master-repair"));
 
-  /** Connections to copy sources, reused across a repair wave (one per copier and node at most). */
-  private final IdleConnections sources = new IdleConnections(4, Duration.ofSeconds(30));
+  /** Connections to copy sources, kept for reuse a few seconds: one per copier and node at most. */
+  private final IdleConnections sources = new IdleConnections(COPIERS, Duration.ofSeconds(5));
 
   /** The view the idle source connections were opened in. */
   private final AtomicLong sourcesView = new AtomicLong();

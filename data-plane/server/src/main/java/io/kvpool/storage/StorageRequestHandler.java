@@ -68,6 +68,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
   private static final byte[] NO_RECEIPT = new byte[0];
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration COPY_CONNECTION_IDLE = Duration.ofSeconds(5);
 
   /**
    * How long a WRITE waits for replies still sending its range's previous object. They are stopped
@@ -106,8 +107,12 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    */
   private final InFlight inFlight = new InFlight();
 
-  /** Connections to other nodes for copies, reused: a repair wave does not handshake per value. */
-  private final IdleConnections copyConnections = new IdleConnections(4, Duration.ofSeconds(30));
+  /**
+   * Connections to other nodes for copies, kept for reuse a few seconds (as many per target as the
+   * master runs copies at once): a repair wave does not handshake per value, and a quiet node holds
+   * no extra descriptors.
+   */
+  private final IdleConnections copyConnections = new IdleConnections(4, COPY_CONNECTION_IDLE);
 
   StorageRequestHandler(
       String nodeId,

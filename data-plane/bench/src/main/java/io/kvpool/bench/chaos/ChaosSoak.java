@@ -107,6 +107,10 @@ public final class ChaosSoak {
   private final Map<FaultKind, Integer> injected = new EnumMap<>(FaultKind.class);
   private final List<Duration> settleTimes = new ArrayList<>();
   private final List<EvictionBurst.Outcome> bursts = new ArrayList<>();
+
+  /** Longer than the servers keep idle copy connections (5 s) plus their sweep (2.5 s). */
+  private static final Duration REUSED_CONNECTIONS_CLOSED = Duration.ofSeconds(8);
+
   private final ResourceTracker resources = new ResourceTracker();
   private final BudgetTracker budgets = new BudgetTracker();
   private final AtomicBoolean burstRunning = new AtomicBoolean();
@@ -318,6 +322,8 @@ public final class ChaosSoak {
               + "; "
               + progress(workload, ledger));
       settled = settleOrRecord(pool, "at the end");
+      // connections kept for reuse after the last repairs (5 s in masters and nodes) close first
+      Pause.millis(REUSED_CONNECTIONS_CLOSED.toMillis());
       sampleResources(pool, false);
       checkBudgets(pool, "at the end");
       judged = resources.judge(settings.warmUp().toNanos());

@@ -172,7 +172,11 @@ class MasterFailoverIT {
   private LeaderFailover.Outcome killLeader(
       KvPoolClient client, StoredObjects objects, boolean alsoANode) {
     LocalPool.MasterProcess old = leader();
-    assertThat(labelledLeaders()).containsExactly("ha-master-" + old.index());
+    Eventually.await(
+        WAIT,
+        "the serving leader's pod, and only it, labelled (the label follows the leadership)",
+        () -> labelledLeaders().equals(List.of("ha-master-" + old.index())),
+        () -> labelledLeaders().toString());
     LeaderFailover.Outcome outcome =
         LeaderFailover.killLeader(
             pool.pool(),
