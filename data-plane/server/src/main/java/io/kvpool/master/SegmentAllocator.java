@@ -1,7 +1,6 @@
 package io.kvpool.master;
 
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -24,7 +23,7 @@ public final class SegmentAllocator {
   private final TreeMap<Long, Block> freeByOffset = new TreeMap<>();
   private final TreeSet<Block> freeBySize =
       new TreeSet<>(Comparator.comparingLong(Block::length).thenComparingLong(Block::offset));
-  private final Map<Long, Long> allocated = new HashMap<>();
+  private final AllocatedBlocks allocated = new AllocatedBlocks();
   private long used;
 
   public SegmentAllocator(long size) {
@@ -110,13 +109,13 @@ public final class SegmentAllocator {
   }
 
   public boolean isAllocated(long offset) {
-    return allocated.containsKey(offset);
+    return allocated.contains(offset);
   }
 
   /** Frees the block that starts at {@code offset}. */
   public void free(long offset) {
-    Long length = allocated.remove(offset);
-    if (length == null) {
+    long length = allocated.remove(offset);
+    if (length < 0) {
       throw new IllegalArgumentException("no allocated block starts at offset " + offset);
     }
     used -= length;
