@@ -23,8 +23,7 @@ import picocli.CommandLine.Spec;
           + "protocol), then prints the live heap per object after a full GC, put (PUT_START + the node's "
           + "COMMIT) and get (GET_REPLICAS) operations per second of master CPU, and the recovery of a new "
           + "master from the nodes' inventories after the first is killed; then the objects a 16 GiB heap "
-          + "holds and a class histogram. About 6 minutes with the defaults on 2 cores; --quick: under a "
-          + "minute."
+          + "holds and a class histogram. See docs/scale-out.md for figures; --quick: under a minute."
     })
 final class MasterCapacityCommand implements Callable<Integer> {
 
@@ -33,7 +32,7 @@ final class MasterCapacityCommand implements Callable<Integer> {
   @Option(
       names = "--heap",
       paramLabel = "SIZE",
-      defaultValue = "6g",
+      defaultValue = "4g",
       description = "-Xmx of each master JVM, e.g. 512m or 6g (default: ${DEFAULT-VALUE}).")
   String heap;
 
