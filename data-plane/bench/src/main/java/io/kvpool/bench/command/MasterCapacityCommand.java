@@ -42,7 +42,7 @@ final class MasterCapacityCommand implements Callable<Integer> {
       defaultValue = "1M,10M,fit",
       split = ",",
       description =
-          "Object counts (k and M allowed), in order; 'fit': as many as fill 85 % of the heap at the bytes"
+          "Object counts (k and M allowed), in order; 'fit': as many as fill 85 percent of the heap at the bytes"
               + " per object measured before (default: ${DEFAULT-VALUE}).")
   List<String> sizes;
 
