@@ -30,11 +30,13 @@ final class MasterJvm implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final HostPort rpc;
+  private final Thread reaper;
 
-  private MasterJvm(Process process, Path log, HostPort rpc) {
+  private MasterJvm(Process process, Path log, HostPort rpc, Thread reaper) {
     this.process = process;
     this.log = log;
     this.rpc = rpc;
+    this.reaper = reaper;
   }
 
   /**
@@ -70,12 +72,15 @@ final class MasterJvm implements AutoCloseable {
     } catch (IOException e) {
       throw new BenchmarkFailedException("cannot start a master: " + e.getMessage(), e);
     }
+    // a bench stopped with Ctrl-C (or a test JVM ending) leaves no master behind
+    Thread reaper = new Thread(p::destroyForcibly, "master-reaper-" + p.pid());
+    Runtime.getRuntime().addShutdownHook(reaper);
     CompletableFuture<HostPort> ready = new CompletableFuture<>();
     Thread pump = new Thread(() -> pump(p, log, ready), "master-log-" + p.pid());
     pump.setDaemon(true);
     pump.start();
     try {
-      return new MasterJvm(p, log, ready.get(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+      return new MasterJvm(p, log, ready.get(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS), reaper);
     } catch (ExecutionException | TimeoutException e) {
       p.destroyForcibly();
       throw new BenchmarkFailedException(
@@ -147,6 +152,11 @@ final class MasterJvm implements AutoCloseable {
   /** SIGKILL, as a crashed pod: nothing is handed over. */
   void kill() {
     process.destroyForcibly();
+    try {
+      Runtime.getRuntime().removeShutdownHook(reaper);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs anyway, on a process already gone
+    }
     try {
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         throw new BenchmarkFailedException("master " + process.pid() + " survived SIGKILL");

@@ -73,7 +73,7 @@ final class MasterCapacityCommand implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "A smoke run: --heap 256m --sizes 50k,200k,fit --storage-nodes 2 --clients 2 --phase 1s.")
+          "A smoke run: --heap 128m --sizes 20k,100k,fit --storage-nodes 2 --clients 2 --phase 1s.")
   boolean quick;
 
   private final PrintStream out;
@@ -87,7 +87,7 @@ final class MasterCapacityCommand implements Callable<Integer> {
     MasterCapacity.Settings settings =
         quick
             ? new MasterCapacity.Settings(
-                "256m", List.of(50_000L, 200_000L, 0L), 2, 2, Duration.ofSeconds(1))
+                "128m", List.of(20_000L, 100_000L, 0L), 2, 2, Duration.ofSeconds(1))
             : new MasterCapacity.Settings(heap, parsedSizes(), nodes, clients, phase);
     try {
       MasterCapacity.parseHeap(settings.heap());

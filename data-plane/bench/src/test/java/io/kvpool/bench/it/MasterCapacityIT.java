@@ -22,8 +22,8 @@ class MasterCapacityIT {
     List<String> rows =
         run.out().lines().filter(l -> l.matches("^\\s+[0-9,]+\\s+[0-9.]+ s\\s.*")).toList();
     assertThat(rows).as(run.out()).hasSize(3);
-    assertThat(rows.get(0)).startsWith("      50,000");
-    assertThat(rows.get(1)).startsWith("     200,000");
+    assertThat(rows.get(0)).startsWith("      20,000");
+    assertThat(rows.get(1)).startsWith("     100,000");
     assertThat(run.out())
         .contains("bytes per object; a 16 GiB heap holds about")
         .contains("recovery of ")
