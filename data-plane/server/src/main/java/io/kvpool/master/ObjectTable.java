@@ -79,6 +79,7 @@ final class ObjectTable {
     if (o.state == StoredObject.State.PENDING) {
       boolean wasVisible = o.visible();
       o.state = StoredObject.State.COMPLETE;
+      o.forgetCommits();
       pending.remove(o);
       completeBytes += o.size;
       recount(o);

@@ -64,6 +64,7 @@ public final class MasterCapacity {
       Ingest fill,
       long liveBytes,
       double bytesPerObject,
+      double bytesPerPutObject,
       MetadataLoad.Rate puts,
       MetadataLoad.Rate gets,
       long recovered,
@@ -94,11 +95,12 @@ public final class MasterCapacity {
         logs);
     out.printf(
         Locale.ROOT,
-        "%12s %9s %10s %9s %11s %11s %11s %11s %10s %11s%n",
+        "%12s %9s %10s %9s %9s %11s %11s %11s %11s %10s %11s%n",
         "objects",
         "fill",
         "live heap",
         "B/object",
+        "B/put obj",
         "put ops/s",
         "put/core",
         "get ops/s",
@@ -125,11 +127,12 @@ public final class MasterCapacity {
       results.add(r);
       out.printf(
           Locale.ROOT,
-          "%,12d %9s %7.0f MB %9.0f %,11.0f %,11.0f %,11.0f %,11.0f %10s %,11.0f%n",
+          "%,12d %9s %7.0f MB %9.0f %9.0f %,11.0f %,11.0f %,11.0f %,11.0f %10s %,11.0f%n",
           r.objects(),
           seconds(r.fill().wall()),
           r.liveBytes() / 1e6,
           r.bytesPerObject(),
+          r.bytesPerPutObject(),
           r.puts().perSecond(),
           r.puts().perMasterCore(),
           r.gets().perSecond(),
@@ -152,6 +155,8 @@ public final class MasterCapacity {
       MetadataLoad.Rate puts;
       MetadataLoad.Rate gets;
       AtomicInteger nextKey = new AtomicInteger(objects);
+      long putObjects;
+      long putBytes;
       try (MasterJvm first =
           MasterJvm.start(settings.heap(), logs.resolve("master-" + masterNumber + ".log"))) {
         baseline = HeapCensus.of(first.pid());
@@ -163,7 +168,12 @@ public final class MasterCapacity {
         Duration warmUp = settings.phase().dividedBy(2); // the JIT compiles the paths first
         load.puts(nextKey, warmUp);
         load.gets(objects, warmUp);
+        int beforePuts = nextKey.get();
+        HeapCensus beforePutCensus = HeapCensus.of(first.pid());
         puts = load.puts(nextKey, settings.phase());
+        HeapCensus afterPuts = HeapCensus.of(first.pid());
+        putObjects = nextKey.get() - beforePuts;
+        putBytes = afterPuts.totalBytes() - beforePutCensus.totalBytes();
         gets = load.gets(objects, settings.phase());
         nodes.forEach(SyntheticNode::disconnect);
         first.kill();
@@ -181,6 +191,7 @@ public final class MasterCapacity {
           fill,
           census.totalBytes(),
           (census.totalBytes() - baseline.totalBytes()) / (double) objects,
+          putBytes / (double) putObjects,
           puts,
           gets,
           total,
