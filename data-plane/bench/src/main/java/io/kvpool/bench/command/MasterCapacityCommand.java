@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
           + "protocol), then prints the live heap per object after a full GC, put (PUT_START + the node's "
           + "COMMIT) and get (GET_REPLICAS) operations per second of master CPU, and the recovery of a new "
           + "master from the nodes' inventories after the first is killed; then the objects a 16 GiB heap "
-          + "holds and a class histogram. See docs/scale-out.md for figures; --quick: under a minute."
+          + "holds and a class histogram. See docs/scale-out.md for figures; --quick: a smoke run of about a minute."
     })
 final class MasterCapacityCommand implements Callable<Integer> {
 
