@@ -44,6 +44,15 @@ final class AllocatedBlocks {
     size++;
   }
 
+  /** The length of the block at {@code offset}, or -1 when no block starts there. */
+  long length(long offset) {
+    if (offset < 0) {
+      return -1;
+    }
+    int i = find(offset);
+    return offsets[i] == offset ? lengths[i] : -1;
+  }
+
   boolean contains(long offset) {
     return offset >= 0 && offsets[find(offset)] == offset;
   }

@@ -93,10 +93,11 @@ public final class SegmentAllocator {
    * False when no block starts at {@code offset} or {@code at} is not an aligned point inside it.
    */
   public boolean split(long offset, long at) {
-    Long length = allocated.get(offset);
-    if (length == null || at <= offset || at >= offset + length || at % ALIGNMENT != 0) {
+    long length = allocated.length(offset);
+    if (length < 0 || at <= offset || at >= offset + length || at % ALIGNMENT != 0) {
       return false;
     }
+    allocated.remove(offset);
     allocated.put(offset, at - offset);
     allocated.put(at, offset + length - at);
     return true;
@@ -104,8 +105,7 @@ public final class SegmentAllocator {
 
   /** The length of the allocated block starting at {@code offset}, or -1. */
   public long allocatedLength(long offset) {
-    Long length = allocated.get(offset);
-    return length == null ? -1 : length;
+    return allocated.length(offset);
   }
 
   public boolean isAllocated(long offset) {

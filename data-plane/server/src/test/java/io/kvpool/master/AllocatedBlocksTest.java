@@ -18,6 +18,8 @@ class AllocatedBlocksTest {
     b.put(0, 64);
     b.put(128, 1 << 30);
     assertThat(b.contains(0)).isTrue();
+    assertThat(b.length(0)).isEqualTo(64);
+    assertThat(b.length(64)).isEqualTo(-1);
     assertThat(b.contains(64)).isFalse();
     assertThat(b.contains(-1)).isFalse();
     assertThat(b.remove(128)).isEqualTo(1L << 30);
