@@ -1,24 +1,22 @@
 package io.kvpool.master;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 /**
- * The objects, one per key: a map for lookups, an array for O(1) random sampling (eviction) and
- * bounded sweeps, the pending puts in deadline order, and counts kept as objects come and go so
- * that status and metrics never scan the table. Every change of what gets can find — an object
- * becoming readable or ceasing to be — passes here and is told to the {@link ResidencyListener} (KV
- * events). Guarded by the metadata lock.
+ * The objects, one per key: a compact index for lookups ({@link KeyIndex}), an array for O(1)
+ * random sampling (eviction) and bounded sweeps, the pending puts in deadline order, and counts
+ * kept as objects come and go so that status and metrics never scan the table. Every change of what
+ * gets can find — an object becoming readable or ceasing to be — passes here and is told to the
+ * {@link ResidencyListener} (KV events). Guarded by the metadata lock.
  */
 final class ObjectTable {
   private ResidencyListener residency = ResidencyListener.NONE;
-  private final Map<String, StoredObject> byKey = new HashMap<>();
   private final List<StoredObject> slots = new ArrayList<>();
+  private final KeyIndex byKey = new KeyIndex(slots);
 
   /** Insertion order is deadline order: every put gets the same pending timeout. */
   private final LinkedHashSet<StoredObject> pending = new LinkedHashSet<>();
@@ -37,9 +35,9 @@ final class ObjectTable {
   }
 
   void add(StoredObject o) {
-    byKey.put(o.key, o);
     o.slot = slots.size();
     slots.add(o);
+    byKey.put(o.key, o.slot);
     if (o.state == StoredObject.State.PENDING) {
       pending.add(o);
     } else {
@@ -56,9 +54,10 @@ final class ObjectTable {
     if (o.slot < 0 || byKey.get(o.key) != o) {
       return;
     }
-    byKey.remove(o.key);
+    byKey.remove(o.key, o.slot);
     StoredObject last = slots.remove(slots.size() - 1);
     if (last != o) {
+      byKey.move(last.key, last.slot, o.slot);
       slots.set(o.slot, last);
       last.slot = o.slot;
     }
@@ -80,6 +79,7 @@ final class ObjectTable {
     if (o.state == StoredObject.State.PENDING) {
       boolean wasVisible = o.visible();
       o.state = StoredObject.State.COMPLETE;
+      o.forgetCommits();
       pending.remove(o);
       completeBytes += o.size;
       recount(o);

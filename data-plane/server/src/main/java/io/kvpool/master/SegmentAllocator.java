@@ -1,7 +1,6 @@
 package io.kvpool.master;
 
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -24,7 +23,7 @@ public final class SegmentAllocator {
   private final TreeMap<Long, Block> freeByOffset = new TreeMap<>();
   private final TreeSet<Block> freeBySize =
       new TreeSet<>(Comparator.comparingLong(Block::length).thenComparingLong(Block::offset));
-  private final Map<Long, Long> allocated = new HashMap<>();
+  private final AllocatedBlocks allocated = new AllocatedBlocks();
   private long used;
 
   public SegmentAllocator(long size) {
@@ -94,10 +93,11 @@ public final class SegmentAllocator {
    * False when no block starts at {@code offset} or {@code at} is not an aligned point inside it.
    */
   public boolean split(long offset, long at) {
-    Long length = allocated.get(offset);
-    if (length == null || at <= offset || at >= offset + length || at % ALIGNMENT != 0) {
+    long length = allocated.length(offset);
+    if (length < 0 || at <= offset || at >= offset + length || at % ALIGNMENT != 0) {
       return false;
     }
+    allocated.remove(offset);
     allocated.put(offset, at - offset);
     allocated.put(at, offset + length - at);
     return true;
@@ -105,18 +105,17 @@ public final class SegmentAllocator {
 
   /** The length of the allocated block starting at {@code offset}, or -1. */
   public long allocatedLength(long offset) {
-    Long length = allocated.get(offset);
-    return length == null ? -1 : length;
+    return allocated.length(offset);
   }
 
   public boolean isAllocated(long offset) {
-    return allocated.containsKey(offset);
+    return allocated.contains(offset);
   }
 
   /** Frees the block that starts at {@code offset}. */
   public void free(long offset) {
-    Long length = allocated.remove(offset);
-    if (length == null) {
+    long length = allocated.remove(offset);
+    if (length < 0) {
       throw new IllegalArgumentException("no allocated block starts at offset " + offset);
     }
     used -= length;

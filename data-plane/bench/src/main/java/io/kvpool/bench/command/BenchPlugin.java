@@ -5,9 +5,9 @@ import java.io.PrintStream;
 import picocli.CommandLine;
 
 /**
- * Adds {@code kvpool bench} and its subcommands ({@code failover}, {@code chaos}, {@code compare})
- * to the {@code kvpool} command when this module is on the class path (registered in {@code
- * META-INF/services/io.kvpool.cli.CommandPlugin}).
+ * Adds {@code kvpool bench} and its subcommands ({@code failover}, {@code chaos}, {@code compare},
+ * {@code master-capacity}) to the {@code kvpool} command when this module is on the class path
+ * (registered in {@code META-INF/services/io.kvpool.cli.CommandPlugin}).
  */
 public final class BenchPlugin implements CommandPlugin {
 
@@ -16,6 +16,7 @@ public final class BenchPlugin implements CommandPlugin {
     return new CommandLine(new BenchCommand(out))
         .addSubcommand(new FailoverBenchCommand(out))
         .addSubcommand(new ChaosCommand(out))
-        .addSubcommand(new CompareCommand(out));
+        .addSubcommand(new CompareCommand(out))
+        .addSubcommand(new MasterCapacityCommand(out));
   }
 }

@@ -27,6 +27,21 @@ class BenchCommandsTest {
         .contains("--minutes", "--seed", "--faults", "--storage-nodes", "--value-size");
     assertThat(CliRun.of("bench", "compare", "--help").out())
         .contains("--rounds", "--targets", "--working-set");
+    assertThat(CliRun.of("bench", "master-capacity", "--help").out())
+        .contains("--heap", "--sizes", "--quick");
+  }
+
+  @Test
+  void benchMasterCapacityChecksItsOptionsBeforeStartingAnything() {
+    CliRun.of("bench", "master-capacity", "--sizes", "fit")
+        .failedWith(2, "--sizes: 'fit' needs a measured size before it");
+    CliRun.of("bench", "master-capacity", "--sizes", "1M,lots")
+        .failedWith(2, "--sizes: 'lots' is not a count such as 500k or 10M");
+    CliRun.of("bench", "master-capacity", "--sizes", "0")
+        .failedWith(2, "--sizes: 0 must be between 1 and 1000M objects");
+    CliRun.of("bench", "master-capacity", "--heap", "big").failedWith(2, "--heap: heap big");
+    CliRun.of("bench", "master-capacity", "--clients", "0")
+        .failedWith(2, "--clients must be between 1 and 64, got 0");
   }
 
   @Test

@@ -169,7 +169,7 @@ class ReadmeOptionsTest {
     assertThat(spans).as("a command cell: %s", cell).isNotEmpty();
     List<String> words = new ArrayList<>();
     String[] tokens = spans.get(0).split(" ");
-    for (int i = 1; i < tokens.length && tokens[i].matches("[a-z]+"); i++) {
+    for (int i = 1; i < tokens.length && tokens[i].matches("[a-z][a-z-]*"); i++) {
       words.add(tokens[i]);
     }
     return String.join(" ", words);
