@@ -15,13 +15,15 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class DiskVolumeClaim {
 
-  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
+  // NONE: fixed once the pool is stored (a CEL transition rule of DiskTierSpec refuses a change);
+  // only the claims of a new pool are made from these fields.
+  @SpecDiff(SpecDiff.Impact.NONE)
   @Pattern(ApiLimits.STORAGE_CLASS_PATTERN)
   @Size(max = 253)
   @JsonPropertyDescription("StorageClass of the claims; default: the cluster's default class.")
   private String storageClassName;
 
-  @SpecDiff(SpecDiff.Impact.RESTART_STORAGE)
+  @SpecDiff(SpecDiff.Impact.NONE)
   @ValidationRule(
       value = "isQuantity(string(self)) && quantity(string(self)).isInteger()",
       message = "spec.storage.disk.volumeClaim.size must be a whole number of bytes, e.g. 25Gi",
