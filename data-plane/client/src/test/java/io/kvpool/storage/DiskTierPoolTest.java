@@ -269,6 +269,7 @@ class DiskTierPoolTest {
                       assertThat(n.disk().healthy()).isFalse();
                       assertThat(n.disk().message()).contains("No space left on device");
                     }));
+    assertThat(masterMetrics()).contains("kvpool_node_disk_degraded{node=\"n0\"} 1");
     // the latest values are in memory and read back; nothing read is ever other bytes
     List<String> keys = new ArrayList<>(values.keySet());
     for (String key : keys.subList(keys.size() - 8, keys.size())) {
@@ -392,6 +393,17 @@ class DiskTierPoolTest {
     } catch (KvPoolException e) {
       throw new AssertionError("get " + key + " failed otherwise than as a miss", e);
     }
+  }
+
+  /** The master's Prometheus text. */
+  private String masterMetrics() throws IOException, InterruptedException {
+    return java.net.http.HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private long onDisk() {
