@@ -1,8 +1,11 @@
 package io.kvpool.operator.render;
 
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.kvpool.api.v1alpha1.ApiLimits;
 import io.kvpool.api.v1alpha1.DiskTierSpec;
+import io.kvpool.api.v1alpha1.DiskVolumeClaim;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.common.ByteQuantity;
 import io.kvpool.operator.common.InvalidSpecException;
@@ -35,6 +38,36 @@ public final class DiskTierCheck {
     }
     tier.ifPresent(t -> check(t, problems));
     return problems;
+  }
+
+  /**
+   * A claim template the running storage StatefulSet does not have, or has and the spec no longer
+   * renders: the API server refuses such an update (a StatefulSet's claim templates are immutable),
+   * so it is reported naming the pool's field instead.
+   */
+  public static List<String> claimChange(KvCachePool pool, Optional<StatefulSet> liveStorage) {
+    if (liveStorage.isEmpty()) {
+      return List.of();
+    }
+    List<PersistentVolumeClaim> live =
+        Optional.ofNullable(liveStorage.get().getSpec().getVolumeClaimTemplates())
+            .orElse(List.of());
+    Optional<DiskVolumeClaim> wanted;
+    try {
+      wanted = DiskTierVolume.of(pool).map(t -> t.spec().getVolumeClaim());
+    } catch (InvalidSpecException e) {
+      return List.of(); // reported by problems()
+    }
+    boolean running =
+        live.stream().anyMatch(c -> DiskTierVolume.NAME.equals(c.getMetadata().getName()));
+    if (running == wanted.isPresent()) {
+      return List.of();
+    }
+    return List.of(
+        "spec.storage.disk.volumeClaim cannot be "
+            + (running ? "removed from" : "added to")
+            + " a running pool: the storage StatefulSet's volume claim templates are immutable"
+            + " (recreate the pool to change it)");
   }
 
   private static void check(DiskTierVolume tier, List<String> problems) {

@@ -150,6 +150,30 @@ class DiskTierVolumeTest {
         .contains("must not exceed spec.storage.disk.volumeClaim.size (10Gi)");
   }
 
+  @Test
+  void aClaimCannotBeAddedToOrRemovedFromARunningStorageStatefulSet() {
+    KvCachePool plain = TestPools.defaultedPool("ns", "p");
+    DiskTierSpec onClaims = tier("1Gi");
+    onClaims.setVolumeClaim(new DiskVolumeClaim());
+    KvCachePool claimed = withDisk(onClaims);
+    StatefulSet runningPlain = storage(plain);
+    StatefulSet runningClaimed = storage(claimed);
+
+    assertThat(DiskTierCheck.claimChange(claimed, java.util.Optional.empty())).isEmpty();
+    assertThat(DiskTierCheck.claimChange(claimed, java.util.Optional.of(runningClaimed))).isEmpty();
+    assertThat(
+            DiskTierCheck.claimChange(withDisk(tier("1Gi")), java.util.Optional.of(runningPlain)))
+        .isEmpty();
+    assertThat(DiskTierCheck.claimChange(claimed, java.util.Optional.of(runningPlain)))
+        .singleElement()
+        .asString()
+        .startsWith("spec.storage.disk.volumeClaim cannot be added to a running pool");
+    assertThat(DiskTierCheck.claimChange(plain, java.util.Optional.of(runningClaimed)))
+        .singleElement()
+        .asString()
+        .startsWith("spec.storage.disk.volumeClaim cannot be removed from a running pool");
+  }
+
   private static DiskTierSpec tier(String size) {
     DiskTierSpec disk = new DiskTierSpec();
     disk.setSize(new Quantity(size));
