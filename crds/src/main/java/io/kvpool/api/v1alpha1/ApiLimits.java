@@ -58,6 +58,26 @@ public final class ApiLimits {
   public static final int MAX_STORAGE_REPLICAS = 512;
   public static final int MAX_SEGMENTS = 1024;
 
+  /**
+   * A storage node's disk tier: at least a few files of the largest KV value (16 MiB), at most a
+   * petabyte; its files 1Mi to 1Gi, whole 4 KiB blocks; the tier keeps {@value #DISK_RESERVE_BYTES}
+   * bytes of its cap for the folder and needs room for two files besides.
+   */
+  public static final String MIN_DISK = "64Mi";
+
+  public static final String MAX_DISK = "1Pi";
+  public static final String MIN_DISK_FILE = "1Mi";
+  public static final String MAX_DISK_FILE = "1Gi";
+  public static final int DISK_FILE_ALIGNMENT = 4096;
+  public static final long DISK_RESERVE_BYTES = 64 << 10;
+
+  /** Absolute node path without whitespace, as a hostPath volume takes it. */
+  public static final String HOST_PATH_PATTERN = "^/[^\\s]*$";
+
+  /** A StorageClass name (DNS-1123 subdomain). */
+  public static final String STORAGE_CLASS_PATTERN =
+      "^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
   /** Label key: optional DNS-subdomain prefix and a name of at most 63 characters. */
   public static final String LABEL_KEY_PATTERN =
       "^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
@@ -82,12 +102,14 @@ public final class ApiLimits {
 
   public static final String TMP_VOLUME = "tmp";
   public static final String HUGEPAGES_VOLUME = "hugepages";
+  public static final String DISK_VOLUME = "disk-tier";
 
   /** Paths the operator itself mounts in the data-plane containers. */
   public static final String CONFIG_DIR = "/etc/kvpool";
 
   public static final String TMP_DIR = "/tmp";
   public static final String HUGEPAGES_DIR = "/dev/hugepages";
+  public static final String DISK_DIR = "/var/lib/kvpool/disk";
 
   private ApiLimits() {}
 }

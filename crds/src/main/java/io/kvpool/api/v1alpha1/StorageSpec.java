@@ -121,6 +121,11 @@ public class StorageSpec {
   @JsonPropertyDescription("The operator sizing replicas on cache signals (off by default).")
   private AutoscalingSpec autoscaling;
 
+  @JsonPropertyDescription(
+      "A disk tier in every storage node (absent: none): values evicted from memory move to it and"
+          + " are read back from it.")
+  private DiskTierSpec disk;
+
   public Integer getReplicas() {
     return replicas;
   }
@@ -193,6 +198,14 @@ public class StorageSpec {
     this.autoscaling = autoscaling;
   }
 
+  public DiskTierSpec getDisk() {
+    return disk;
+  }
+
+  public void setDisk(DiskTierSpec disk) {
+    this.disk = disk;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -209,7 +222,8 @@ public class StorageSpec {
         && Objects.equals(adminPort, that.adminPort)
         && Objects.equals(resources, that.resources)
         && Objects.equals(warmRestart, that.warmRestart)
-        && Objects.equals(autoscaling, that.autoscaling);
+        && Objects.equals(autoscaling, that.autoscaling)
+        && Objects.equals(disk, that.disk);
   }
 
   @Override
@@ -223,7 +237,8 @@ public class StorageSpec {
         adminPort,
         resources,
         warmRestart,
-        autoscaling);
+        autoscaling,
+        disk);
   }
 
   @Override
@@ -247,6 +262,8 @@ public class StorageSpec {
         + warmRestart
         + ", autoscaling="
         + autoscaling
+        + ", disk="
+        + disk
         + '}';
   }
 }

@@ -8,7 +8,7 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TierUsage {
 
-  @JsonPropertyDescription("The tier: memory.")
+  @JsonPropertyDescription("The tier: memory, or disk (the storage nodes' disk tiers).")
   private String name;
 
   private String capacity;

@@ -205,6 +205,34 @@ class CrdValidationIT {
   }
 
   @Test
+  void diskVolumeClaimIsFixedOnceStoredWhileTheTierSizeMayChange() {
+    GenericKubernetesResource written = parse(valid("pool-disk-tiers.yaml"));
+    written.getMetadata().setName("disk-claim-pool");
+    KvCachePool pool =
+        client.getKubernetesSerialization().convertValue(create(written), KvCachePool.class);
+    var pools = client.resources(KvCachePool.class).inNamespace(NAMESPACE);
+
+    pool.getSpec().getStorage().getDisk().setSize(new Quantity("24Gi"));
+    KvCachePool resized = pools.resource(pool).update();
+    assertThat(resized.getSpec().getStorage().getDisk().getSize()).isEqualTo(new Quantity("24Gi"));
+
+    resized.getSpec().getStorage().getDisk().getVolumeClaim().setSize(new Quantity("50Gi"));
+    assertThatThrownBy(() -> pools.resource(resized).update())
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            refused -> {
+              assertThat(refused.getCode()).isEqualTo(422);
+              assertThat(causes(refused.getStatus()))
+                  .anySatisfy(
+                      cause -> {
+                        assertThat(fieldOf(cause)).isEqualTo("spec.storage.disk.volumeClaim");
+                        assertThat(cause.getMessage())
+                            .contains("cannot be added, removed or changed on a running pool");
+                      });
+            });
+  }
+
+  @Test
   void scaleSubresourceMovesStorageReplicas() {
     GenericKubernetesResource pool = parse(valid("pool-memory-as-integer.yaml"));
     pool.getMetadata().setName("scaled-pool");

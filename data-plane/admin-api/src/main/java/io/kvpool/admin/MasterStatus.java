@@ -180,6 +180,7 @@ public record MasterStatus(
    * @param state the node's {@link NodeState} by name; read it typed with {@link #nodeState()}
    * @param transport the node's TransferEngine protocol (tcp, rdma, ascend)
    * @param devices the devices it opened, e.g. {@code ascend:3}
+   * @param disk the node's disk tier, null without one
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record NodeStatus(
@@ -193,9 +194,38 @@ public record MasterStatus(
       String protocolVersion,
       long lastHeartbeatMillisAgo,
       String transport,
-      List<String> devices) {
+      List<String> devices,
+      NodeDisk disk) {
     public NodeStatus {
       devices = devices == null ? List.of() : List.copyOf(devices);
+    }
+
+    /** A node without a disk tier. */
+    public NodeStatus(
+        String id,
+        String endpoint,
+        String state,
+        long capacityBytes,
+        long usedBytes,
+        long replicas,
+        String version,
+        String protocolVersion,
+        long lastHeartbeatMillisAgo,
+        String transport,
+        List<String> devices) {
+      this(
+          id,
+          endpoint,
+          state,
+          capacityBytes,
+          usedBytes,
+          replicas,
+          version,
+          protocolVersion,
+          lastHeartbeatMillisAgo,
+          transport,
+          devices,
+          null);
     }
 
     /** A TCP node without devices. */
@@ -226,6 +256,22 @@ public record MasterStatus(
     /** {@link #state()} typed; a state this reader does not know is {@link NodeState#UNKNOWN}. */
     public NodeState nodeState() {
       return NodeState.of(state);
+    }
+  }
+
+  /**
+   * A storage node's disk tier as its heartbeats report it (protocol 2.4; a node of 2.3 shows its
+   * registered size, nothing used, healthy).
+   *
+   * @param capacityBytes the tier's cap
+   * @param usedBytes what its files occupy
+   * @param healthy false while the tier is degraded (its writes fail): the node serves from memory
+   * @param message why it is degraded, one sentence; empty while healthy
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record NodeDisk(long capacityBytes, long usedBytes, boolean healthy, String message) {
+    public NodeDisk {
+      message = message == null ? "" : message;
     }
   }
 
@@ -282,7 +328,8 @@ public record MasterStatus(
   }
 
   /**
-   * One storage tier's fill ({@code memory} today; a reader must expect more names).
+   * One storage tier's fill: {@code memory}, and {@code disk} where storage nodes have disk tiers
+   * (a reader must expect more names).
    *
    * @param name the tier, e.g. {@code memory}
    */

@@ -110,6 +110,7 @@ class MetricsEndpointTest {
           "kvpool_storage_refused_total counter",
           "kvpool_storage_registered gauge",
           "kvpool_storage_replies_aborted_total counter",
+          "kvpool_storage_replies_from_files_total counter",
           "kvpool_storage_tombstones gauge",
           "kvpool_storage_write_bytes_total counter",
           "kvpool_storage_writes_total counter",

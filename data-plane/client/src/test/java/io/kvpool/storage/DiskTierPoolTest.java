@@ -3,6 +3,7 @@ package io.kvpool.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.StorageStatus;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
@@ -113,6 +114,31 @@ class DiskTierPoolTest {
       assertThat(disk.healthy()).isTrue();
       assertThat(disk.spills()).isPositive();
     }
+    // the nodes' heartbeats carry their tiers to the master (protocol 2.4): per node and a disk
+    // tier
+    eventually(
+        () -> {
+          MasterStatus status = master.status();
+          assertThat(status.nodes())
+              .hasSize(2)
+              .allSatisfy(
+                  n -> {
+                    assertThat(n.disk()).as(n.id()).isNotNull();
+                    assertThat(n.disk().capacityBytes()).isEqualTo(64L << 20);
+                    assertThat(n.disk().usedBytes()).isPositive();
+                    assertThat(n.disk().healthy()).isTrue();
+                    assertThat(n.disk().message()).isEmpty();
+                  });
+          assertThat(status.cacheSignals().tiers())
+              .anySatisfy(
+                  t -> {
+                    assertThat(t.name()).isEqualTo("disk");
+                    assertThat(t.capacityBytes()).isEqualTo(128L << 20);
+                    assertThat(t.usedBytes())
+                        .isEqualTo(
+                            status.nodes().stream().mapToLong(n -> n.disk().usedBytes()).sum());
+                  });
+        });
   }
 
   @Test
@@ -232,6 +258,18 @@ class DiskTierPoolTest {
     eventually(() -> assertThat(nodes.get(0).status().disk().healthy()).isFalse());
     StorageStatus.Disk disk = nodes.get(0).status().disk();
     assertThat(disk.message()).contains("No space left on device");
+    // the master hears it with the next heartbeat and says which node and why
+    eventually(
+        () ->
+            assertThat(master.status().nodes())
+                .singleElement()
+                .satisfies(
+                    n -> {
+                      assertThat(n.id()).isEqualTo("n0");
+                      assertThat(n.disk().healthy()).isFalse();
+                      assertThat(n.disk().message()).contains("No space left on device");
+                    }));
+    assertThat(masterMetrics()).contains("kvpool_node_disk_degraded{node=\"n0\"} 1");
     // the latest values are in memory and read back; nothing read is ever other bytes
     List<String> keys = new ArrayList<>(values.keySet());
     for (String key : keys.subList(keys.size() - 8, keys.size())) {
@@ -355,6 +393,17 @@ class DiskTierPoolTest {
     } catch (KvPoolException e) {
       throw new AssertionError("get " + key + " failed otherwise than as a miss", e);
     }
+  }
+
+  /** The master's Prometheus text. */
+  private String masterMetrics() throws IOException, InterruptedException {
+    return java.net.http.HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private long onDisk() {

@@ -7,6 +7,7 @@ import io.kvpool.common.VersionInfo;
 import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class CodecTest {
@@ -146,7 +147,14 @@ class CodecTest {
     roundTrips(ri, ri::encode, RegisterInventory::decode);
 
     Heartbeat hb = new Heartbeat("n", new byte[16], 5);
-    roundTrips(hb, hb::encode, Heartbeat::decode);
+    roundTrips(hb, w -> hb.encode(w, 3), r -> Heartbeat.decode(r, 3));
+    Heartbeat degradedDisk =
+        new Heartbeat(
+            "n", new byte[16], 5, Optional.of(new DiskFigures(1 << 30, 4096, "disk full")));
+    roundTrips(degradedDisk, w -> degradedDisk.encode(w, 4), r -> Heartbeat.decode(r, 4));
+    Heartbeat healthyDisk =
+        new Heartbeat("n", new byte[16], 5, Optional.of(new DiskFigures(1 << 30, 0, "")));
+    roundTrips(healthyDisk, w -> healthyDisk.encode(w, 4), r -> Heartbeat.decode(r, 4));
     HeartbeatReply hr = new HeartbeatReply(true, 1, 2, true, List.of(new Release("k", 3, true)));
     roundTrips(hr, w -> hr.encode(w, 2), r -> HeartbeatReply.decode(r, 2));
     HeartbeatReply kinds =
@@ -179,6 +187,39 @@ class CodecTest {
 
     StatsReply s = new StatsReply(1, 2, 3, 4, ServerState.RECOVERING);
     assertThat(StatsReply.decode(encoded(s::encode))).isEqualTo(s);
+  }
+
+  @Test
+  void heartbeatDiskFiguresRefuseForgedLengthsAndNegativeFigures() throws Exception {
+    // a reason longer than a heartbeat may carry: refused by its declared length
+    ByteBuffer longReason =
+        new BodyWriter()
+            .string("n")
+            .bytes(new byte[16])
+            .i64(1)
+            .bool(true)
+            .i64(1 << 20)
+            .i64(0)
+            .string("x".repeat(DiskFigures.MAX_REASON_BYTES + 1))
+            .toBuffer();
+    assertThatThrownBy(() -> Heartbeat.decode(new BodyReader(longReason), 4))
+        .isInstanceOf(ProtocolException.class);
+    ByteBuffer negative =
+        new BodyWriter()
+            .string("n")
+            .bytes(new byte[16])
+            .i64(1)
+            .bool(true)
+            .i64(-1)
+            .i64(0)
+            .string("")
+            .toBuffer();
+    assertThatThrownBy(() -> Heartbeat.decode(new BodyReader(negative), 4))
+        .isInstanceOf(ProtocolException.class);
+    // a 2.3 peer sends no figures: the block is not read
+    BodyWriter old = new BodyWriter();
+    new Heartbeat("n", new byte[16], 1, Optional.of(new DiskFigures(1, 1, ""))).encode(old, 3);
+    assertThat(Heartbeat.decode(new BodyReader(old.toBuffer()), 3).disk()).isEmpty();
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.kvpool.events.KvEventPublisher;
 import io.kvpool.process.AdminHttpServer;
 import io.kvpool.process.AdminHttpServer.Request;
 import io.kvpool.process.AdminHttpServer.Response;
+import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.ServerState;
@@ -359,8 +360,38 @@ public final class Master implements AutoCloseable {
                                         cb.call(
                                             n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
         .register(metrics);
+    nodeDiskGauge(
+        "kvpool_node_disk_capacity_bytes",
+        "Cap of each storage node's disk tier (nodes with one)",
+        DiskFigures::capacityBytes);
+    nodeDiskGauge(
+        "kvpool_node_disk_used_bytes",
+        "Bytes each storage node's disk tier files occupy, as its heartbeats report",
+        DiskFigures::usedBytes);
+    nodeDiskGauge(
+        "kvpool_node_disk_degraded",
+        "1 while a storage node's disk tier is degraded (its writes fail; /status says why)",
+        d -> d.healthy() ? 0 : 1);
     counters.cacheSignals.registerGauges(
         metrics, System::currentTimeMillis, () -> snapshot().map(CacheTiers::of).orElse(List.of()));
+  }
+
+  /** A per-node gauge of the nodes that have a disk tier. */
+  private void nodeDiskGauge(
+      String name, String help, java.util.function.ToLongFunction<DiskFigures> figure) {
+    GaugeWithCallback.builder()
+        .name(name)
+        .help(help)
+        .labelNames("node")
+        .callback(
+            cb ->
+                snapshot()
+                    .ifPresent(
+                        s ->
+                            s.nodes().stream()
+                                .filter(n -> n.disk() != null)
+                                .forEach(n -> cb.call(figure.applyAsLong(n.disk()), n.id()))))
+        .register(metrics);
   }
 
   private void gauge(
@@ -464,7 +495,14 @@ public final class Master implements AutoCloseable {
               n.protocol(),
               n.lastHeartbeatMillisAgo(),
               n.transport(),
-              n.devices()));
+              n.devices(),
+              n.disk() == null
+                  ? null
+                  : new MasterStatus.NodeDisk(
+                      n.disk().capacityBytes(),
+                      n.disk().usedBytes(),
+                      n.disk().healthy(),
+                      n.disk().degraded())));
     }
     MasterStatus.Counters c =
         new MasterStatus.Counters(

@@ -79,7 +79,9 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         }
         case HEARTBEAT -> {
           requireStorage(session);
-          metadata.heartbeat(Heartbeat.decode(request.reader())).encode(out, session.agreedMinor());
+          metadata
+              .heartbeat(Heartbeat.decode(request.reader(), session.agreedMinor()))
+              .encode(out, session.agreedMinor());
         }
         case PUT_START ->
             new PutStartReply(

@@ -252,6 +252,7 @@ final class NodeRegistry {
       return HeartbeatReply.unknown(pool.view, nowMillis);
     }
     node.heartbeat(nowMillis);
+    hb.disk().ifPresent(node::diskFigures);
     List<Release> releases = node.takeReleases(ProtocolLimits.MAX_RELEASES);
     return new HeartbeatReply(true, pool.view, nowMillis, node.hasReleases(), releases);
   }

@@ -1146,7 +1146,8 @@ public final class PoolMetadata {
               n.version().protocol(),
               now - n.lastHeartbeatMillis(),
               n.transport(),
-              n.devices()));
+              n.devices(),
+              dead ? null : n.diskFigures()));
     }
     return new PoolSnapshot(
         pool.view,

@@ -1,5 +1,6 @@
 package io.kvpool.master;
 
+import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ServerState;
 import java.util.List;
 
@@ -32,5 +33,6 @@ public record PoolSnapshot(
       String protocol,
       long lastHeartbeatMillisAgo,
       String transport,
-      List<String> devices) {}
+      List<String> devices,
+      DiskFigures disk) {}
 }

@@ -1,6 +1,7 @@
 package io.kvpool.master;
 
 import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.Slice;
@@ -40,6 +41,9 @@ public final class StorageNodeRecord {
    * there.
    */
   private long diskBytes;
+
+  /** The disk tier's figures from the node's last heartbeat (protocol 2.4), or null. */
+  private DiskFigures diskFigures;
 
   private NodeState state = NodeState.REGISTERING;
   private long lastHeartbeatMillis;
@@ -339,6 +343,21 @@ public final class StorageNodeRecord {
 
   void diskBytes(long bytes) {
     diskBytes = bytes;
+  }
+
+  /**
+   * The node's disk tier as its heartbeats report it; a node with a tier whose heartbeats carry no
+   * figures (protocol 2.3) shows its registered size, nothing used, healthy. Null without a tier.
+   */
+  DiskFigures diskFigures() {
+    if (diskFigures != null) {
+      return diskFigures;
+    }
+    return hasDisk() ? new DiskFigures(diskBytes, 0, "") : null;
+  }
+
+  void diskFigures(DiskFigures figures) {
+    diskFigures = figures;
   }
 
   /** Whether memory replicas of this node move to its disk tier when evicted. */

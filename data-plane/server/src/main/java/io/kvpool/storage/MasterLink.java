@@ -5,6 +5,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ConnectionSecurity;
 import io.kvpool.protocol.DiskDrop;
+import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.HandshakeException;
@@ -29,10 +30,12 @@ import io.kvpool.protocol.Tombstone;
 import io.kvpool.protocol.WriteReply;
 import io.kvpool.security.NodeKey;
 import io.kvpool.security.PoolSecrets;
+import io.kvpool.storage.disk.DiskTier;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -453,9 +456,19 @@ final class MasterLink implements AutoCloseable {
     }
   }
 
+  /** The disk tier's cap, use and health for the master (protocol 2.4), when the node has one. */
+  private Optional<DiskFigures> diskFigures() {
+    if (disk == null) {
+      return Optional.empty();
+    }
+    DiskTier.Status s = disk.tier().status();
+    return Optional.of(new DiskFigures(s.capBytes(), s.usedBytes(), s.degraded()));
+  }
+
   private HeartbeatReply heartbeat() throws IOException {
     BodyWriter w = new BodyWriter();
-    new Heartbeat(nodeId, registrationId, highestView).encode(w);
+    new Heartbeat(nodeId, registrationId, highestView, diskFigures())
+        .encode(w, connection.agreedMinor());
     HeartbeatReply reply;
     try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
       reply =

@@ -191,7 +191,7 @@ class ProtocolDocumentTest {
       walked.add(Opcode.REGISTER_INVENTORY);
 
       w = new BodyWriter();
-      new Heartbeat("doc-2", reg.registrationId(), 0).encode(w);
+      new Heartbeat("doc-2", reg.registrationId(), 0).encode(w, storage.agreedMinor());
       assertThat(
               HeartbeatReply.decode(
                       ((Frame) exchange(storage, Opcode.HEARTBEAT, w)).reader(),

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.NodeState;
+import io.kvpool.api.v1alpha1.DiskTierSpec;
 import io.kvpool.api.v1alpha1.EventsSpec;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
@@ -59,6 +61,7 @@ class KvPoolClusterIT {
   static final String UPGRADE = "e2e-upgrade";
   static final String AUTOSCALE = "e2e-autoscale";
   static final String EVENTS = "e2e-events";
+  static final String DISK = "e2e-disk";
   static final String UP = "up";
   static final int KEYS = 2000;
 
@@ -126,7 +129,7 @@ class KvPoolClusterIT {
       if (client != null && cluster instanceof GivenCluster) {
         // Someone's cluster: take away what the suite added. A local or K3s cluster is thrown away
         // whole.
-        for (String ns : List.of(TCP, HA, BAD, UPGRADE, AUTOSCALE, EVENTS)) {
+        for (String ns : List.of(TCP, HA, BAD, UPGRADE, AUTOSCALE, EVENTS, DISK)) {
           client.namespaces().withName(ns).delete();
         }
         new Helm(repoRoot.resolve("helm/kvpool"))
@@ -1636,6 +1639,133 @@ class KvPoolClusterIT {
                   Pools::describe);
           s.measured("status.events.sequence " + shown.getStatus().getEvents().getSequence());
           client.namespaces().withName(EVENTS).delete();
+        });
+  }
+
+  @Test
+  @Order(17)
+  void diskTierPoolReadsBackAWorkingSetBeyondItsMemoryAndRepairsALostTier() {
+    String name =
+        "disk tier (emptyDir): 3x memory written at R=2 and read back; a deleted storage pod loses"
+            + " its tier, nothing lost";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(
+        name,
+        Duration.ofMinutes(12),
+        diagnostics,
+        List.of(DISK, SYSTEM_NAMESPACE),
+        s -> {
+          String pool = "tiered";
+          // ~16.5 KiB a value on average: 3000 values are ~48 MiB, ~97 MiB with 2 replicas, three
+          // times the pool's memory (2 x 16 MiB); each node's disk tier (128 MiB) takes the rest
+          int keys = 3000;
+          namespace(DISK);
+          KvCachePool spec = Pools.pool(pool, images.release(), 1, 2, "16Mi", 2);
+          DiskTierSpec disk = new DiskTierSpec();
+          disk.setSize(new Quantity("128Mi"));
+          disk.setFileSize(new Quantity("4Mi"));
+          spec.getSpec().getStorage().setDisk(disk);
+          client.resources(KvCachePool.class).inNamespace(DISK).resource(spec).create();
+          awaitReady(DISK, pool, Duration.ofMinutes(4));
+
+          WorkloadPod.Result put =
+              workloads.run(DISK, pool, "put", keys, "d", 2, Duration.ofMinutes(6));
+          assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
+          assertThat(put.number("ok")).isEqualTo(keys);
+          s.measured(
+              "put "
+                  + keys
+                  + " values ("
+                  + put.number("bytes") / (1 << 20)
+                  + " MiB, R=2) in "
+                  + put.number("millis")
+                  + " ms");
+          WorkloadPod.Result verify =
+              workloads.run(DISK, pool, "verify", keys, "d", 2, Duration.ofMinutes(6));
+          assertThat(verify.succeeded())
+              .as("verify pod %s: %s", verify.pod(), verify.summary())
+              .isTrue();
+          assertThat(verify.number("ok")).isEqualTo(keys);
+          assertThat(verify.number("mismatched")).isZero();
+          s.measured(
+              "read back "
+                  + verify.number("ok")
+                  + "/"
+                  + keys
+                  + " byte-exact in "
+                  + verify.number("millis")
+                  + " ms");
+          MasterStatus leader = Pools.servingLeader(client, DISK, pool).orElseThrow();
+          assertThat(leader.counters().evictions()).as("values deleted to make room").isZero();
+          assertThat(leader.nodes())
+              .allSatisfy(
+                  n -> {
+                    assertThat(n.disk()).as("disk tier of %s", n.id()).isNotNull();
+                    assertThat(n.disk().healthy()).isTrue();
+                    assertThat(n.disk().usedBytes()).isPositive();
+                  });
+          KvCachePool tiered =
+              Await.until(
+                  "the pool's status to show its disk tier",
+                  Duration.ofMinutes(1),
+                  () -> Pools.get(client, DISK, pool),
+                  p ->
+                      p.getStatus() != null
+                          && p.getStatus().getCacheSignals() != null
+                          && p.getStatus().getCacheSignals().getTiers() != null
+                          && p.getStatus().getCacheSignals().getTiers().stream()
+                              .anyMatch(t -> "disk".equals(t.getName())),
+                  Pools::describe);
+          s.measured("tiers " + tiered.getStatus().getCacheSignals().getTiers());
+          E2eLog.info(
+              "$ kubectl -n "
+                  + DISK
+                  + " get kvcachepools -o yaml\n"
+                  + kubectl.run("-n", DISK, "get", "kvcachepools", "-o", "yaml").strip());
+
+          // an emptyDir goes with its pod: the replaced node comes back with an empty tier; every
+          // value stays readable from the other node's memory and disk replicas
+          String victim = pool + "-storage-1";
+          String oldUid =
+              client.pods().inNamespace(DISK).withName(victim).get().getMetadata().getUid();
+          client.pods().inNamespace(DISK).withName(victim).delete();
+          Await.until(
+              victim + " to be recreated and Ready",
+              Duration.ofMinutes(3),
+              () -> client.pods().inNamespace(DISK).withName(victim).get(),
+              p -> p != null && !oldUid.equals(p.getMetadata().getUid()) && podReady(p),
+              KvPoolClusterIT::describePod);
+          // Repairs copy into the new node's memory up to the high watermark and never spill into
+          // its disk tier (Repairs: a repair never takes the pool over its high watermark), so the
+          // objects beyond that stay at one replica: readable, counted under-replicated.
+          MasterStatus repaired =
+              Await.until(
+                  victim + " re-registered and repairs under way",
+                  Duration.ofMinutes(4),
+                  () -> Pools.servingLeader(client, DISK, pool).orElse(null),
+                  m ->
+                      m.aliveNodes() == 2
+                          && m.nodes().stream()
+                              .anyMatch(
+                                  n -> n.id().equals(victim) && n.nodeState() == NodeState.ALIVE)
+                          && m.counters().repairs() > 0);
+          s.measured(
+              "after deleting "
+                  + victim
+                  + ": repairs="
+                  + repaired.counters().repairs()
+                  + " underReplicated="
+                  + repaired.counters().underReplicated()
+                  + " objectsLost="
+                  + repaired.counters().objectsLost());
+          assertThat(repaired.counters().objectsLost()).as("objects lost").isZero();
+          WorkloadPod.Result after =
+              workloads.run(DISK, pool, "verify", keys, "d", 2, Duration.ofMinutes(6));
+          assertThat(after.succeeded()).as("verify after repair: %s", after.summary()).isTrue();
+          assertThat(after.number("ok")).isEqualTo(keys);
+          client.namespaces().withName(DISK).delete();
         });
   }
 

@@ -2,6 +2,7 @@ package io.kvpool.e2e.workload;
 
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.NoSpaceException;
 import io.kvpool.client.ObjectNotFoundException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -79,7 +80,7 @@ public final class PoolWorkload {
         try {
           if (op.equals("put")) {
             ByteBuffer value = ByteBuffer.allocateDirect(expected.length).put(expected).flip();
-            client.put(key, value, replicas);
+            putRetryingNoSpace(client, key, value, replicas);
             ok++;
           } else if (op.equals("remove")) {
             if (client.remove(key)) {
@@ -130,6 +131,32 @@ public final class PoolWorkload {
     System.out.println(line);
     System.out.flush();
     System.exit(ok == keys ? 0 : 1);
+  }
+
+  /**
+   * A put that tries again, a few times, when the master found no room at that moment: in a full
+   * pool every object in memory may still be a pending put (not evictable) for an instant, with or
+   * without a disk tier; the next tries find the COMMITs applied. Each retry is printed.
+   */
+  private static void putRetryingNoSpace(
+      KvPoolClient client, String key, ByteBuffer value, int replicas) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.put(key, value.duplicate(), replicas);
+        return;
+      } catch (NoSpaceException e) {
+        if (attempt == 20) {
+          throw e;
+        }
+        System.out.println("retry: " + key + " found no room (attempt " + attempt + ")");
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 
   static String key(String prefix, int i) {

@@ -40,6 +40,7 @@ import io.kvpool.operator.pool.dependents.SecurityConditions;
 import io.kvpool.operator.pool.dependents.StorageDisruptionBudgetDependent;
 import io.kvpool.operator.pool.dependents.StorageServiceDependent;
 import io.kvpool.operator.pool.dependents.StorageStatefulSetDependent;
+import io.kvpool.operator.render.DiskTierCheck;
 import io.kvpool.operator.render.PoolPreflight;
 import io.kvpool.operator.render.PoolSpecValidator;
 import io.kvpool.operator.rollout.RolloutExecutor;
@@ -316,6 +317,7 @@ public class KvCachePoolReconciler implements Reconciler<KvCachePool> {
     List<String> problems =
         new java.util.ArrayList<>(PoolSpecValidator.validate(pool, engine, observed.masters()));
     problems.addAll(PoolPreflight.problems(preflight, engine));
+    problems.addAll(DiskTierCheck.claimChange(pool, observed.storage()));
     if (!problems.isEmpty()) {
       return problems;
     }

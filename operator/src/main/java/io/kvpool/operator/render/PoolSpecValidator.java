@@ -70,6 +70,7 @@ public final class PoolSpecValidator {
     }
     Optional<TransportSettings> transport = checkTransferEngine(pool, engine, problems);
     checkSegments(settings, problems);
+    problems.addAll(DiskTierCheck.problems(pool));
     if (settings.objectReplicas() > settings.storageReplicas()) {
       problems.add(
           "spec.objectReplicas ("

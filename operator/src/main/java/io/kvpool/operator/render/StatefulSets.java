@@ -9,6 +9,7 @@ import io.kvpool.api.v1alpha1.ApiLimits;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.transferengine.TransportSettings;
+import java.util.Optional;
 
 /**
  * The pool's two StatefulSets, each at the release (and, for the storage nodes, the replica count)
@@ -85,7 +86,13 @@ public final class StatefulSets {
     podSpec.addAllToVolumes(TransportAttachments.driverVolumes(transport));
     MemoryFileVolume.of(pool)
         .ifPresent(warm -> podSpec.addToVolumes(MemoryFileVolume.volume(warm)));
-    return storage.build(podSpec.build());
+    Optional<DiskTierVolume> disk = DiskTierVolume.of(pool);
+    disk.flatMap(DiskTierVolume::volume).ifPresent(podSpec::addToVolumes);
+    StatefulSet sts = storage.build(podSpec.build());
+    disk.map(DiskTierVolume::claimTemplates)
+        .filter(claims -> !claims.isEmpty())
+        .ifPresent(claims -> sts.getSpec().setVolumeClaimTemplates(claims));
+    return sts;
   }
 
   private static Container storageContainer(
@@ -113,6 +120,10 @@ public final class StatefulSets {
       // warm restarts: segments in memory files of a node folder that outlives the pod
       container.addToVolumeMounts(MemoryFileVolume.mount()).addToEnv(MemoryFileVolume.env(pool));
     }
+    DiskTierVolume.of(pool)
+        .ifPresent(
+            // the disk tier: its volume, its size and folder for the storage node
+            disk -> container.addToVolumeMounts(disk.mount()).addAllToEnv(disk.env(pool)));
     return container.addAllToVolumeMounts(TransportAttachments.driverMounts(transport)).build();
   }
 }

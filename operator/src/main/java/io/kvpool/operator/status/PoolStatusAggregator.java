@@ -47,6 +47,8 @@ import java.util.Optional;
  *       declared dead.
  *   <li>UpgradeBlocked: the release gate refused spec.version (or a rollout was rolled back): the
  *       pool keeps running what it runs, with the reason.
+ *   <li>DiskTierDegraded (only while the leader reports nodes with disk tiers): a node's disk tier
+ *       is degraded; it names the node and the reason ({@link DiskTierHealth}).
  * </ul>
  *
  * While a rollout runs, Progressing follows it (its step, or why it is paused, timed out or
@@ -121,15 +123,18 @@ public final class PoolStatusAggregator {
     Verdict degraded = degraded(observed);
     Verdict blocked = upgradeBlocked(observed, prev);
     EnginePreflight.ConditionVerdict config = EnginePreflight.configValid(observed.preflight());
-    next.setConditions(
+    Conditions conditions =
         new Conditions(prev.getConditions(), observed.generation(), clock.instant())
             .set(READY, ready.status, ready.reason, ready.message)
             .set(AVAILABLE, available.status, available.reason, available.message)
             .set(PROGRESSING, progressing.status, progressing.reason, progressing.message)
             .set(DEGRADED, degraded.status, degraded.reason, degraded.message)
             .set(UPGRADE_BLOCKED, blocked.status, blocked.reason, blocked.message)
-            .set(EnginePreflight.CONFIG_VALID, config.status(), config.reason(), config.message())
-            .build());
+            .set(EnginePreflight.CONFIG_VALID, config.status(), config.reason(), config.message());
+    DiskTierHealth.of(observed.master())
+        .ifPresent(
+            d -> conditions.set(DiskTierHealth.CONDITION, d.status(), d.reason(), d.message()));
+    next.setConditions(conditions.build());
     next.setPhase(phase(observed, available, degraded));
     next.setMessage(StatusMessage.bound(degraded.status ? degraded.message : ready.message));
     List<PoolEvent> events = events(prev, next);

@@ -6,8 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kvpool.api.v1alpha1.DiskTierSpec;
+import io.kvpool.api.v1alpha1.DiskVolumeClaim;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.PoolPhase;
@@ -249,6 +252,44 @@ class InvalidSpecTest {
    * they are, and the message of 64 refused node-selector keys is one bounded line (as every status
    * message and Event here).
    */
+  /**
+   * The schema refuses changing a stored pool's disk claim, but not adding one to a pool stored
+   * without a disk tier: the API server refuses the StatefulSet's new claim template, and the pool
+   * keeps running as it was.
+   */
+  @Test
+  void aDiskClaimAddedToARunningPoolIsInvalidAndTheLastStateKeepsRunning() {
+    client.resource(TestPools.pool(NS, "claimed")).create();
+    await().atMost(TIMEOUT).until(() -> objects.allExist("claimed"));
+    String storageVersion =
+        objects.statefulSet("claimed-storage").getMetadata().getResourceVersion();
+
+    edit(
+        "claimed",
+        p -> {
+          DiskTierSpec disk = new DiskTierSpec();
+          disk.setSize(new Quantity("1Gi"));
+          disk.setVolumeClaim(new DiskVolumeClaim());
+          p.getSpec().getStorage().setDisk(disk);
+        });
+
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              KvCachePoolStatus status = status("claimed");
+              assertThat(status.getObservedGeneration()).isEqualTo(2);
+              assertThat(status.getPhase()).isEqualTo(PoolPhase.Degraded);
+              Condition degraded = condition("claimed", KvCachePoolStatus.DEGRADED);
+              assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
+              assertThat(degraded.getMessage())
+                  .contains("spec.storage.disk.volumeClaim")
+                  .contains("the last valid state keeps running");
+            });
+    assertThat(objects.statefulSet("claimed-storage").getMetadata().getResourceVersion())
+        .isEqualTo(storageVersion);
+  }
+
   @Test
   void anInvalidChangeIsObservedKeepsTheObjectsAndEveryMessageIsBounded() {
     client.resource(TestPools.pool(NS, "changed")).create();

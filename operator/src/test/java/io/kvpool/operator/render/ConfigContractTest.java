@@ -48,6 +48,13 @@ class ConfigContractTest {
     assertReads(
         StatefulSets.storage(pool, TransportSettings.PLAIN_TCP), keys(new StorageNodeMain()));
     assertReads(StatefulSets.storage(pool, ascend), keys(new StorageNodeMain()));
+    KvCachePool withDisk = TestPools.defaultedPool("ns", "p");
+    io.kvpool.api.v1alpha1.DiskTierSpec disk = new io.kvpool.api.v1alpha1.DiskTierSpec();
+    disk.setSize(new io.fabric8.kubernetes.api.model.Quantity("1Gi"));
+    disk.setFileSize(new io.fabric8.kubernetes.api.model.Quantity("16Mi"));
+    withDisk.getSpec().getStorage().setDisk(disk);
+    assertReads(
+        StatefulSets.storage(withDisk, TransportSettings.PLAIN_TCP), keys(new StorageNodeMain()));
   }
 
   private static void assertReads(StatefulSet sts, Set<String> known) {

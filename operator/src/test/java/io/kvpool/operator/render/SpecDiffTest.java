@@ -8,6 +8,10 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.kvpool.api.v1alpha1.AutoscalingSpec;
 import io.kvpool.api.v1alpha1.AutoscalingTargets;
 import io.kvpool.api.v1alpha1.ComputeResources;
+import io.kvpool.api.v1alpha1.DiskEmptyDir;
+import io.kvpool.api.v1alpha1.DiskHostPath;
+import io.kvpool.api.v1alpha1.DiskTierSpec;
+import io.kvpool.api.v1alpha1.DiskVolumeClaim;
 import io.kvpool.api.v1alpha1.EventsSpec;
 import io.kvpool.api.v1alpha1.HugePages;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
@@ -132,6 +136,39 @@ class SpecDiffTest {
         new Mutation(
             p -> p.getSpec().getStorage().getWarmRestart().setEnabled(true),
             p -> p.getSpec().getStorage().getWarmRestart().setHostPath("/dev/shm/kvpool-b")));
+    // The disk tier: its size, files and volume reach the storage pods' env and volumes.
+    m.put("spec.storage.disk.size", new Mutation(p -> disk(p, "1Gi"), p -> disk(p, "2Gi")));
+    m.put(
+        "spec.storage.disk.fileSize",
+        new Mutation(
+            p -> disk(p, "1Gi"),
+            p -> p.getSpec().getStorage().getDisk().setFileSize(new Quantity("32Mi"))));
+    m.put(
+        "spec.storage.disk.emptyDir.sizeLimit",
+        new Mutation(
+            p -> disk(p, "1Gi").setEmptyDir(new DiskEmptyDir()),
+            p ->
+                p.getSpec()
+                    .getStorage()
+                    .getDisk()
+                    .getEmptyDir()
+                    .setSizeLimit(new Quantity("2Gi"))));
+    m.put(
+        "spec.storage.disk.hostPath.path",
+        new Mutation(
+            p -> disk(p, "1Gi").setHostPath(hostPath("/mnt/a")),
+            p -> p.getSpec().getStorage().getDisk().getHostPath().setPath("/mnt/b")));
+    // NONE: the schema refuses a change of a stored pool's claim; the pods do not change.
+    m.put(
+        "spec.storage.disk.volumeClaim.storageClassName",
+        new Mutation(
+            p -> disk(p, "1Gi").setVolumeClaim(new DiskVolumeClaim()),
+            p -> p.getSpec().getStorage().getDisk().getVolumeClaim().setStorageClassName("ssd")));
+    m.put(
+        "spec.storage.disk.volumeClaim.size",
+        new Mutation(
+            p -> disk(p, "1Gi").setVolumeClaim(new DiskVolumeClaim()),
+            p -> p.getSpec().getStorage().getDisk().getVolumeClaim().setSize(new Quantity("4Gi"))));
 
     // NONE; the client ConfigMap changes (KVPOOL_OBJECT_REPLICAS): clients write that many copies.
     m.put("spec.objectReplicas", change(p -> p.getSpec().setObjectReplicas(3)));
@@ -421,6 +458,22 @@ class SpecDiffTest {
     events.setReplayPort(EventsSpec.DEFAULT_REPLAY_PORT);
     spec.setEvents(events);
     return pool;
+  }
+
+  private static DiskTierSpec disk(KvCachePool pool, String size) {
+    DiskTierSpec disk = pool.getSpec().getStorage().getDisk();
+    if (disk == null) {
+      disk = new DiskTierSpec();
+      pool.getSpec().getStorage().setDisk(disk);
+    }
+    disk.setSize(new Quantity(size));
+    return disk;
+  }
+
+  private static DiskHostPath hostPath(String path) {
+    DiskHostPath hostPath = new DiskHostPath();
+    hostPath.setPath(path);
+    return hostPath;
   }
 
   private static SchedulingSpec scheduling(Map<String, String> nodeSelector) {

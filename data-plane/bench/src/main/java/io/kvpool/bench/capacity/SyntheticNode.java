@@ -185,7 +185,7 @@ final class SyntheticNode implements AutoCloseable {
         return;
       }
       BodyWriter w = new BodyWriter();
-      new Heartbeat(nodeId, registrationId, highestView).encode(w);
+      new Heartbeat(nodeId, registrationId, highestView).encode(w, connection.agreedMinor());
       try (RpcConnection.Deadline d = connection.deadline(EXCHANGE_TIMEOUT)) {
         HeartbeatReply reply =
             HeartbeatReply.decode(
