@@ -1105,6 +1105,9 @@ public final class PoolMetadata {
           now,
           (long) (pool.usedBytes() * pool.config.evictRatio()),
           MAX_WATERMARK_VICTIMS_PER_TICK);
+    } else if (!pool.recovering() && repairs.roomWanted() > 0 && pool.evictionSpillsToDisk()) {
+      // copies wait for memory no node has below the watermark: move that much cold data to disk
+      eviction.evict(now, repairs.roomWanted(), MAX_WATERMARK_VICTIMS_PER_TICK);
     }
     pool.sweep.step(now);
     wakeSettlers();

@@ -125,6 +125,23 @@ final class PoolState {
     return false;
   }
 
+  /**
+   * Whether eviction moves memory replicas to disk rather than deleting objects: every ALIVE node
+   * has a disk tier (and there is one).
+   */
+  boolean evictionSpillsToDisk() {
+    boolean any = false;
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() == NodeState.ALIVE) {
+        if (!n.hasDisk()) {
+          return false;
+        }
+        any = true;
+      }
+    }
+    return any;
+  }
+
   /** Whether {@code r} can be read or copied from now. */
   boolean readable(Replica r) {
     StorageNodeRecord n = holder(r);

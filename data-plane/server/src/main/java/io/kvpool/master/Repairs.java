@@ -19,12 +19,24 @@ final class Repairs {
 
   private final PoolState pool;
 
+  /**
+   * Memory the last plan found no node could give a copy while eviction spills to disk: the next
+   * tick moves that much of the coldest data to disk first.
+   */
+  private long roomWanted;
+
   Repairs(PoolState pool) {
     this.pool = pool;
   }
 
+  /** Bytes of memory to free by moving cold replicas to disk before the next plan; 0 for none. */
+  long roomWanted() {
+    return roomWanted;
+  }
+
   List<RepairTask> plan(long nowMillis) {
     List<RepairTask> tasks = new ArrayList<>();
+    roomWanted = 0;
     if (pool.recovering()) {
       return tasks; // more inventories may still bring replicas back: copy only once the index is
       // whole
@@ -77,14 +89,14 @@ final class Repairs {
         continue;
       }
       if (draining.isEmpty()
+          && !pool.evictionSpillsToDisk()
           && pool.usedBytes() + SegmentAllocator.blockSize(o.size)
               > (long) (pool.capacityBytes() * pool.config.highWatermark())) {
-        // a repair never takes the pool over its high watermark: there eviction would take other
-        // objects to make
-        // room for the copy. The object stays under-replicated (the gauge says so) and is copied
-        // once room comes
-        // back. A drain's copies may: the drain was admitted only if they fit, and the node must
-        // empty
+        // a repair never takes the pool over its high watermark when eviction would then delete
+        // other objects to make room for the copy: the object stays under-replicated (the gauge
+        // says so) and is copied once room comes back. Where every serving node has a disk tier,
+        // eviction moves replicas to disk instead, so the copy goes ahead and the coldest values
+        // make way for it. A drain's copies may: the drain was admitted only if they fit
         o.nextRepairMillis = nowMillis + RETRY_MILLIS;
         continue;
       }
@@ -93,11 +105,19 @@ final class Repairs {
       List<StorageNodeRecord> target =
           pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
       if (target == null) {
-        if (draining.isEmpty()) {
+        // with disk tiers, a node that holds no copy yet gets room by moving cold data to disk
+        boolean roomCanBeMade =
+            pool.evictionSpillsToDisk()
+                && pool.nodeRecords().stream()
+                    .anyMatch(n -> n.state() == NodeState.ALIVE && !holders.contains(n.id()));
+        if (draining.isEmpty() && !roomCanBeMade) {
           it.remove(); // no node can take another copy; the object stays readable with fewer
           // replicas
         } else {
           o.nextRepairMillis = nowMillis + RETRY_MILLIS;
+          if (draining.isEmpty()) {
+            roomWanted += SegmentAllocator.blockSize(o.size);
+          }
         }
         continue;
       }

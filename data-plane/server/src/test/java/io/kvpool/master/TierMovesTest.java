@@ -95,4 +95,54 @@ class TierMovesTest {
     }
     assertThat(f.pool.getReplicas(List.of("k0"), 3).get(0).replicas().get(0).onDisk()).isTrue();
   }
+
+  @Test
+  void aLostNodesReplicasAreRepairedOverTheWatermarkWhenEvictionSpillsToDisk() {
+    PoolFixture f = filled(40, 2, "a", "b", "c"); // 40 x 64 KiB x 2 over 3 MiB of memory
+    assertThat(MasterCounters.value(f.counters.spills)).isPositive();
+    assertThat(f.pool.snapshot().underReplicated()).isZero();
+    for (int i = 0; i < 2; i++) { // node c goes silent past its TTL
+      f.advance(Duration.ofSeconds(6));
+      f.nodes.values().stream().filter(n -> !n.id.equals("c")).forEach(f::heartbeat);
+    }
+    f.tickUntilQuiet(); // c is DEAD: its replicas are copied
+
+    for (int round = 0; round < 20 && f.pool.snapshot().underReplicated() > 0; round++) {
+      f.advance(Duration.ofSeconds(2)); // past the repairs' retry pause
+      f.nodes.values().stream().filter(n -> !n.id.equals("c")).forEach(f::heartbeat);
+      f.tickUntilQuiet();
+    }
+    assertThat(f.pool.snapshot().underReplicated())
+        .as("copied although memory is at the watermark: eviction spills the coldest to disk")
+        .isZero();
+    assertThat(f.evictions()).as("nothing deleted to make room").isZero();
+    for (int i = 0; i < 40; i++) {
+      assertThat(f.replicas("k" + i)).as("k" + i).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void withoutDiskTiersARepairDoesNotTakeThePoolOverItsWatermark() {
+    PoolFixture f = new PoolFixture(0.90, 0.10);
+    for (String n : List.of("a", "b", "c")) {
+      f.node(n, MIB);
+    }
+    f.settle();
+    for (int i = 0; i < 20; i++) {
+      f.put("k" + i, VALUE, 2); // 20 x 64 KiB x 2 = 2.5 MiB of 3 MiB: below the watermark
+      f.advance(Duration.ofMillis(10));
+    }
+    for (int i = 0; i < 2; i++) {
+      f.advance(Duration.ofSeconds(6));
+      f.nodes.values().stream().filter(n -> !n.id.equals("c")).forEach(f::heartbeat);
+    }
+    f.tickUntilQuiet();
+    for (int round = 0; round < 20; round++) {
+      f.advance(Duration.ofSeconds(2));
+      f.nodes.values().stream().filter(n -> !n.id.equals("c")).forEach(f::heartbeat);
+      f.tickUntilQuiet();
+    }
+    assertThat(f.evictions()).as("no repair evicted anything").isZero();
+    assertThat(f.pool.snapshot().usedBytes()).isLessThanOrEqualTo((long) (0.9 * 2 * MIB));
+  }
 }
