@@ -277,6 +277,28 @@ final class NodeRegistry {
   }
 
   /** Declares nodes silent for longer than the node TTL dead; a sweep then drops their replicas. */
+  /**
+   * This master stood still for {@code stalledMillis} of real time since its last tick. A stall of
+   * more than half a node TTL moves every live node's last heartbeat forward by it (never past
+   * now): a node is declared dead only after a TTL of silence while the master could hear it.
+   */
+  void excuseStall(long stalledMillis, long nowMillis) {
+    long ttl = pool.config.nodeTtl().toMillis();
+    if (stalledMillis <= ttl / 2) {
+      return;
+    }
+    LOG.warn(
+        "event=master_stalled stalled_ms={} node_ttl_ms={}: the nodes' silence meanwhile is"
+            + " excused",
+        stalledMillis,
+        ttl);
+    for (StorageNodeRecord n : pool.nodes.values()) {
+      if (n.state() != NodeState.DEAD) {
+        n.heartbeat(Math.min(nowMillis, n.lastHeartbeatMillis() + stalledMillis));
+      }
+    }
+  }
+
   void expireSilentNodes(long nowMillis) {
     long ttl = pool.config.nodeTtl().toMillis();
     for (StorageNodeRecord n : pool.nodes.values()) {

@@ -66,6 +66,14 @@ public final class PoolMetadata {
   static final Duration COMMIT_WAIT = Duration.ofSeconds(2);
 
   private final LongSupplier clock;
+
+  /**
+   * Real elapsed time between ticks, to tell this master's own stalls (a SIGSTOP, a long GC pause,
+   * a starved CPU) from its nodes' silence; replaceable by tests.
+   */
+  LongSupplier stallClockNanos = System::nanoTime;
+
+  private long lastTickNanos;
   private final PoolState pool;
   private final NodeRegistry registry;
   private final Eviction eviction;
@@ -1084,6 +1092,13 @@ public final class PoolMetadata {
    */
   public synchronized List<RepairTask> tick() {
     long now = clock.getAsLong();
+    long tickNanos = stallClockNanos.getAsLong();
+    if (lastTickNanos != 0) {
+      // heartbeats that came while this master stood still could not be heard: that silence is
+      // its own, not the nodes', and must not get them declared dead
+      registry.excuseStall((tickNanos - lastTickNanos) / 1_000_000, now);
+    }
+    lastTickNanos = tickNanos;
     registry.expireSilentNodes(now);
     for (StoredObject o : pool.objects.expiredPending(now, MAX_EXPIRED_PER_TICK)) {
       List<Replica> committed = o.committedReplicas();
