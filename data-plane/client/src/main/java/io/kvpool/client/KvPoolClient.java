@@ -382,9 +382,14 @@ public final class KvPoolClient implements AutoCloseable {
               "key '"
                   + key
                   + "' is being read (read lease active);"
-                  + " retry the remove after the lease expires");
+                  + " retry the remove after the lease expires",
+              null,
+              ErrorCode.OBJECT_LEASED);
         case PUT_IN_PROGRESS:
-          throw new KvPoolException("key '" + key + "' is still being written; retry later");
+          throw new KvPoolException(
+              "key '" + key + "' is still being written; retry later",
+              null,
+              ErrorCode.PUT_IN_PROGRESS);
         default:
           throw Failures.fromCode(s, "remove of key '" + key + "' failed", null);
       }

@@ -2,8 +2,10 @@ package io.kvpool.e2e.workload;
 
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.KvPoolException;
 import io.kvpool.client.NoSpaceException;
 import io.kvpool.client.ObjectNotFoundException;
+import io.kvpool.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,7 +85,7 @@ public final class PoolWorkload {
             putRetryingNoSpace(client, key, value, replicas);
             ok++;
           } else if (op.equals("remove")) {
-            if (client.remove(key)) {
+            if (removeRetryingLeased(client, key)) {
               ok++;
             } else {
               missing++;
@@ -151,6 +153,30 @@ public final class PoolWorkload {
         System.out.println("retry: " + key + " found no room (attempt " + attempt + ")");
         try {
           Thread.sleep(100);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * A remove that asks again while the key is read-leased (a new leader leases what it recovered
+   * for one lease TTL, 5 s by default), for at most 30 s.
+   */
+  private static boolean removeRetryingLeased(KvPoolClient client, String key) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        return client.remove(key);
+      } catch (KvPoolException e) {
+        if (e.code() != ErrorCode.OBJECT_LEASED || System.nanoTime() > deadline) {
+          throw e;
+        }
+        System.out.println("retry: " + key + " is read-leased");
+        try {
+          Thread.sleep(200);
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
           throw e;
