@@ -28,6 +28,7 @@ public record ChaosReport(
     GaugeCheck gauges,
     List<ResourceTracker.Judgement> resources,
     Map<String, Integer> restarts,
+    Map<String, Integer> roleChanges,
     Map<String, BudgetTracker.Reading> budgets,
     boolean budgetsUnavailable,
     Map<String, Integer> violationCounts,
@@ -161,13 +162,15 @@ public record ChaosReport(
     out.println();
     out.println(
         "resources (private RSS = VmRSS less the nodes' value files on tmpfs; baseline after the warm-up, or "
-            + "after a restart once warm; flagged above +10 % and +16 MiB / +16 fds):");
+            + "after a restart once warm or a role change once settled; flagged above +10 % and "
+            + "+16 MiB / +16 fds):");
     out.printf(
         Locale.ROOT,
-        "  %-10s %8s %8s %-22s %-22s %-14s %s%n",
+        "  %-10s %8s %8s %-20s %-22s %-22s %-14s %s%n",
         "process",
         "pid",
         "restarts",
+        "role (changes)",
         "private RSS MiB",
         "VmRSS MiB",
         "fds",
@@ -178,10 +181,11 @@ public record ChaosReport(
           !j.judged() ? "not judged (baseline too recent)" : j.flagged() ? "GREW" : "flat";
       out.printf(
           Locale.ROOT,
-          "  %-10s %8d %8d %-22s %-22s %-14s %s%n",
+          "  %-10s %8d %8d %-20s %-22s %-22s %-14s %s%n",
           t.name(),
           t.pid(),
           restarts.getOrDefault(t.name(), 0),
+          t.role() + " (" + roleChanges.getOrDefault(t.name(), 0) + ")",
           t.baseline() == null
               ? "-"
               : (t.baseline().privateKiB() >> 10) + " -> " + (t.last().privateKiB() >> 10),

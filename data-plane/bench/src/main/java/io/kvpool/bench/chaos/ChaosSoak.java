@@ -111,7 +111,7 @@ public final class ChaosSoak {
   /** Longer than the servers keep idle copy connections (5 s) plus their sweep (2.5 s). */
   private static final Duration REUSED_CONNECTIONS_CLOSED = Duration.ofSeconds(8);
 
-  private final ResourceTracker resources = new ResourceTracker();
+  private final ResourceTracker resources;
   private final BudgetTracker budgets = new BudgetTracker();
   private final AtomicBoolean burstRunning = new AtomicBoolean();
   private final AtomicBoolean masterFaultRunning = new AtomicBoolean();
@@ -125,6 +125,7 @@ public final class ChaosSoak {
     this.settings = settings;
     this.out = out;
     this.journal = new Journal(out);
+    this.resources = new ResourceTracker(settings.warmUp());
   }
 
   /**
@@ -370,6 +371,7 @@ public final class ChaosSoak {
           gauges,
           judged,
           resourceRestarts(judged),
+          resourceRoleChanges(judged),
           budgets.readings(),
           budgets.unavailable(),
           journal.violationCounts(),
@@ -540,6 +542,7 @@ public final class ChaosSoak {
 
   private void sampleResources(ChaosPool pool, boolean warmUpOver) {
     long warm = settings.warmUp().toNanos();
+    Optional<String> leader = pool.leader().map(m -> "master-" + m.index());
     for (ChaosPool.Proc p : pool.processes()) {
       if (!p.process().isAlive()) {
         continue;
@@ -551,7 +554,8 @@ public final class ChaosSoak {
               .startInstant()
               .map(s -> Duration.between(s, java.time.Instant.now()))
               .orElse(Duration.ZERO);
-      resources.sample(p.name(), p.process().pid(), warmUpOver || age.toNanos() >= warm);
+      resources.sample(
+          p.name(), p.process().pid(), role(p.name(), leader), warmUpOver || age.toNanos() >= warm);
     }
   }
 
@@ -601,9 +605,26 @@ public final class ChaosSoak {
     }
   }
 
+  /**
+   * A process's role for the resource baselines: "leader" or "standby" for a master (null while no
+   * master leads: the last known role stands), "node" for a storage node.
+   */
+  static String role(String name, Optional<String> leader) {
+    if (!name.startsWith("master-")) {
+      return "node";
+    }
+    return leader.map(l -> l.equals(name) ? "leader" : "standby").orElse(null);
+  }
+
   private Map<String, Integer> resourceRestarts(List<ResourceTracker.Judgement> judged) {
     Map<String, Integer> out = new java.util.LinkedHashMap<>();
     judged.forEach(j -> out.put(j.track().name(), resources.restarts(j.track().name())));
+    return out;
+  }
+
+  private Map<String, Integer> resourceRoleChanges(List<ResourceTracker.Judgement> judged) {
+    Map<String, Integer> out = new java.util.LinkedHashMap<>();
+    judged.forEach(j -> out.put(j.track().name(), resources.roleChanges(j.track().name())));
     return out;
   }
 
@@ -611,9 +632,10 @@ public final class ChaosSoak {
     ResourceTracker.Track t = j.track();
     return String.format(
         Locale.ROOT,
-        "%s (pid %d): private RSS %d -> %d MiB, descriptors %d -> %d",
+        "%s (pid %d, %s): private RSS %d -> %d MiB, descriptors %d -> %d",
         t.name(),
         t.pid(),
+        t.role(),
         t.baseline().privateKiB() >> 10,
         t.last().privateKiB() >> 10,
         t.baseline().fds(),

@@ -1,10 +1,10 @@
 package io.kvpool.bench.chaos;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * RSS and descriptors of every pool process from its baseline to the end. A process's baseline is
@@ -13,6 +13,11 @@ import java.util.Optional;
  * the final settle with the load still on, as the baseline was. Growth beyond {@link #GROWTH} of
  * the baseline and beyond an absolute floor is flagged; a process whose baseline is too recent at
  * the end is shown, not judged.
+ *
+ * <p>A master's role is part of what it holds: a leader keeps every node's heartbeat and commit
+ * links and the clients' sessions, a standby none of them. So a process that changes role starts a
+ * new baseline, taken once it has held its new role for the settle time, and is compared with
+ * itself in that role only.
  */
 public final class ResourceTracker {
   /** Allowed growth: 10 %. */
@@ -30,6 +35,8 @@ public final class ResourceTracker {
   public record Track(
       String name,
       long pid,
+      String role,
+      long roleSinceNanos,
       ProcessResources baseline,
       long baselineAtNanos,
       ProcessResources last) {}
@@ -43,29 +50,47 @@ public final class ResourceTracker {
 
   private final Map<String, Track> tracks = new LinkedHashMap<>();
   private final Map<String, Integer> restarts = new LinkedHashMap<>();
+  private final Map<String, Integer> roleChanges = new LinkedHashMap<>();
+  private final long roleSettleNanos;
+
+  /** {@code roleSettle}: how long a process holds a new role before its new baseline is taken. */
+  public ResourceTracker(Duration roleSettle) {
+    this.roleSettleNanos = roleSettle.toNanos();
+  }
 
   /**
-   * Records a sample of {@code name} (pid {@code pid}); it becomes the baseline when the
-   * incarnation has none yet and {@code warm} (old enough, pool settled).
+   * Records a sample of {@code name} (pid {@code pid}) in {@code role} (null: not known now, the
+   * last known role stands); it becomes the baseline when the incarnation has none yet, is {@code
+   * warm} (old enough, pool settled) and has held its role for the settle time.
    */
-  public synchronized void sample(String name, long pid, boolean warm) {
-    Optional<ProcessResources> now = ProcessResources.read(pid);
-    if (now.isEmpty()) {
-      return;
-    }
+  public void sample(String name, long pid, String role, boolean warm) {
+    ProcessResources.read(pid)
+        .ifPresent(now -> record(name, pid, role, warm, now, System.nanoTime()));
+  }
+
+  synchronized void record(
+      String name, long pid, String role, boolean warm, ProcessResources now, long nowNanos) {
     Track t = tracks.get(name);
     if (t != null && t.pid() != pid) {
       restarts.merge(name, 1, Integer::sum);
       t = null;
     }
-    if (t == null || t.baseline() == null) {
+    if (t == null) {
+      t = new Track(name, pid, role, 0, null, 0, now);
+    } else if (role != null && t.role() != null && !role.equals(t.role())) {
+      roleChanges.merge(name, 1, Integer::sum);
+      t = new Track(name, pid, role, nowNanos, null, 0, now);
+    } else if (role != null && t.role() == null) {
+      t = new Track(name, pid, role, t.roleSinceNanos(), t.baseline(), t.baselineAtNanos(), now);
+    }
+    boolean settled = t.roleSinceNanos() == 0 || nowNanos - t.roleSinceNanos() >= roleSettleNanos;
+    if (t.baseline() == null && warm && settled) {
+      tracks.put(name, new Track(name, pid, t.role(), t.roleSinceNanos(), now, nowNanos, now));
+    } else {
       tracks.put(
           name,
-          warm
-              ? new Track(name, pid, now.get(), System.nanoTime(), now.get())
-              : new Track(name, pid, null, 0, now.get()));
-    } else {
-      tracks.put(name, new Track(name, pid, t.baseline(), t.baselineAtNanos(), now.get()));
+          new Track(
+              name, pid, t.role(), t.roleSinceNanos(), t.baseline(), t.baselineAtNanos(), now));
     }
   }
 
@@ -74,12 +99,22 @@ public final class ResourceTracker {
   }
 
   /**
+   * How often {@code name} changed role (a standby became the leader, or the leader stepped down).
+   */
+  public synchronized int roleChanges(String name) {
+    return roleChanges.getOrDefault(name, 0);
+  }
+
+  /**
    * Every process's latest incarnation, judged if its baseline is at least {@code
    * minBaselineAgeNanos} old.
    */
   public synchronized List<Judgement> judge(long minBaselineAgeNanos) {
+    return judge(minBaselineAgeNanos, System.nanoTime());
+  }
+
+  synchronized List<Judgement> judge(long minBaselineAgeNanos, long now) {
     List<Judgement> out = new ArrayList<>();
-    long now = System.nanoTime();
     for (Track t : tracks.values()) {
       if (t.baseline() == null || now - t.baselineAtNanos() < minBaselineAgeNanos) {
         out.add(new Judgement(t, false, false, false));

@@ -25,6 +25,51 @@ class ResourceAndBudgetTest {
   }
 
   @Test
+  void aMasterThatBecomesTheLeaderIsComparedWithItselfAsLeader() {
+    long s = 1_000_000_000L;
+    ResourceTracker tracker = new ResourceTracker(java.time.Duration.ofSeconds(30));
+    tracker.record("master-1", 7, "standby", true, sample(600 << 10, 112), 10 * s);
+    tracker.record("master-1", 7, null, true, sample(600 << 10, 112), 50 * s);
+    // elected: a leader holds every node's links, so its descriptors and RSS step up
+    tracker.record("master-1", 7, "leader", true, sample(660 << 10, 132), 60 * s);
+    tracker.record("master-1", 7, "leader", true, sample(662 << 10, 133), 80 * s);
+    assertThat(tracker.judge(20 * s, 85 * s))
+        .singleElement()
+        .satisfies(j -> assertThat(j.judged()).as("no leader baseline yet").isFalse());
+    tracker.record("master-1", 7, "leader", true, sample(664 << 10, 134), 95 * s);
+    tracker.record("master-1", 7, "leader", true, sample(670 << 10, 135), 130 * s);
+    ResourceTracker.Judgement j = tracker.judge(20 * s, 130 * s).get(0);
+    assertThat(j.judged()).isTrue();
+    assertThat(j.flagged()).as("664 -> 670 MiB, 134 -> 135 fds as leader").isFalse();
+    assertThat(j.track().role()).isEqualTo("leader");
+    assertThat(tracker.roleChanges("master-1")).isEqualTo(1);
+    assertThat(tracker.restarts("master-1")).isZero();
+
+    // the same growth measured from the standby baseline would have been flagged
+    ResourceTracker roleBlind = new ResourceTracker(java.time.Duration.ofSeconds(30));
+    roleBlind.record("master-1", 7, null, true, sample(600 << 10, 112), 10 * s);
+    roleBlind.record("master-1", 7, null, true, sample(670 << 10, 135), 130 * s);
+    assertThat(roleBlind.judge(20 * s, 130 * s).get(0).flagged()).isTrue();
+  }
+
+  @Test
+  void growthInOneRoleIsStillFlagged() {
+    long s = 1_000_000_000L;
+    ResourceTracker tracker = new ResourceTracker(java.time.Duration.ofSeconds(30));
+    tracker.record("master-2", 9, "leader", true, sample(600 << 10, 120), 10 * s);
+    tracker.record("master-2", 9, null, true, sample(610 << 10, 125), 20 * s);
+    tracker.record("master-2", 9, "leader", true, sample(700 << 10, 160), 100 * s);
+    ResourceTracker.Judgement j = tracker.judge(20 * s, 100 * s).get(0);
+    assertThat(j.judged()).isTrue();
+    assertThat(j.flagged()).isTrue();
+    assertThat(tracker.roleChanges("master-2")).isZero();
+  }
+
+  private static ProcessResources sample(long privateKiB, int fds) {
+    return new ProcessResources(privateKiB, privateKiB, 0, 0, fds);
+  }
+
+  @Test
   void procStatusFieldsAreReadInKiB() {
     List<String> status =
         List.of(
