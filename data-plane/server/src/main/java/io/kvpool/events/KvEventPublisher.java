@@ -15,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
@@ -50,7 +51,7 @@ public final class KvEventPublisher implements AutoCloseable {
   private static final long MAX_REPLAY_REQUEST_BYTES = 256;
 
   private static final long IDLE_POLL_MILLIS = 10;
-  private static final long GATHER_NANOS = 1_000_000;
+  private static final long GATHER_NANOS = 5_000_000;
 
   private final KvEventsConfig config;
   private final KvEventEncoder encoder;
@@ -277,22 +278,13 @@ public final class KvEventPublisher implements AutoCloseable {
     ResidencyChange first = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
     if (first != null) {
       drained.add(first);
-      // gather what follows within a millisecond into the same batch: under a put storm one batch
-      // carries many
-      // events instead of one message per put (vLLM batches per scheduler step the same way)
-      long gatherUntil = System.nanoTime() + GATHER_NANOS;
-      while (drained.size() < config.maxEventsPerBatch()) {
-        queue.drainTo(drained, config.maxEventsPerBatch() - drained.size());
-        long left = gatherUntil - System.nanoTime();
-        ResidencyChange more =
-            left > 0 && drained.size() < config.maxEventsPerBatch()
-                ? queue.poll(left, TimeUnit.NANOSECONDS)
-                : null;
-        if (more == null) {
-          break;
-        }
-        drained.add(more);
+      // gather what arrives within GATHER_NANOS into the same batch (vLLM batches per scheduler
+      // step the same way). The thread sleeps through the window instead of waiting on the queue:
+      // a wait would be woken by every put, and those wake-ups were most of what events cost.
+      if (queue.size() < config.maxEventsPerBatch() - 1) {
+        LockSupport.parkNanos(GATHER_NANOS);
       }
+      queue.drainTo(drained, config.maxEventsPerBatch() - drained.size());
       drained.removeIf(c -> c.view() != current.view());
       if (!drained.isEmpty() && current.metadata() != null) {
         publish(false, drained);
