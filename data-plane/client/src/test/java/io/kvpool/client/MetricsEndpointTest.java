@@ -67,6 +67,7 @@ class MetricsEndpointTest {
           "kvpool_objects_under_replicated gauge",
           "kvpool_pending_expired_total counter",
           "kvpool_puts_total counter",
+          "kvpool_removed_by_pattern_total counter",
           "kvpool_repair_failures_total counter",
           "kvpool_repaired_bytes_total counter",
           "kvpool_repairs_total counter",
@@ -127,6 +128,7 @@ class MetricsEndpointTest {
           "kvpool_connections_refused_total",
           "kvpool_extents_total",
           "kvpool_node_commits_total",
+          "kvpool_removed_by_pattern_total",
           "kvpool_rpc_server_errors_total",
           "kvpool_sessions_accepted_total",
           "kvpool_storage_refused_total");

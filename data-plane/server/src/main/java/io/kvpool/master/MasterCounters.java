@@ -26,6 +26,9 @@ public final class MasterCounters {
   final Counter tombstonesDropped;
   final Counter releasePushes;
 
+  /** Objects REMOVE_MATCHING removed or had to keep (leased, copying, unfinished). */
+  final Counter removedByPattern;
+
   /** Evictions, lookups and capacity misses over a window (the autoscaling signals). */
   final CacheSignals cacheSignals;
 
@@ -57,6 +60,14 @@ public final class MasterCounters {
             "Bytes of values copied between storage nodes to re-create replicas (repairs and drains)");
     pendingExpired =
         counter(r, "kvpool_pending_expired_total", "Puts revoked because PutEnd never came");
+    removedByPattern =
+        Counter.builder()
+            .name("kvpool_removed_by_pattern_total")
+            .help(
+                "Objects matched by REMOVE_MATCHING: removed, or kept because they were leased,"
+                    + " being copied or unfinished")
+            .labelNames("outcome")
+            .register(r);
     nodeCommits =
         Counter.builder()
             .name("kvpool_node_commits_total")

@@ -41,7 +41,8 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
     this.matchingRemoval =
         new MatchingRemoval(
             (byNode, view) -> master.releasePusher().push(byNode, view),
-            MatchingRemoval.MATCH_BUDGET);
+            MatchingRemoval.MATCH_BUDGET,
+            master.counters().removedByPattern);
   }
 
   @Override

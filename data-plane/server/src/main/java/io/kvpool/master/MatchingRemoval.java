@@ -7,6 +7,7 @@ import io.kvpool.protocol.Release;
 import io.kvpool.protocol.RemoveMatchingReply;
 import io.kvpool.protocol.RemoveMatchingRequest;
 import io.kvpool.protocol.ServerState;
+import io.prometheus.metrics.core.metrics.Counter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,7 @@ final class MatchingRemoval {
 
   private final Releases releases;
   private final Duration budget;
+  private final Counter outcomes;
   private final ReentrantLock oneAtATime = new ReentrantLock();
   private Walk walk; // guarded by oneAtATime: the walk a request left unfinished
 
@@ -55,9 +57,11 @@ final class MatchingRemoval {
   private record Walk(
       PoolMetadata metadata, String pattern, List<StoredObject> objects, int next, long leftAt) {}
 
-  MatchingRemoval(Releases releases, Duration budget) {
+  /** {@code outcomes}: counts matched objects by label {@code removed} or {@code kept}. */
+  MatchingRemoval(Releases releases, Duration budget, Counter outcomes) {
     this.releases = releases;
     this.budget = budget;
+    this.outcomes = outcomes;
   }
 
   RemoveMatchingReply serve(PoolMetadata metadata, RemoveMatchingRequest request) {
@@ -133,6 +137,8 @@ final class MatchingRemoval {
       }
     }
     remove(metadata, matched, tally);
+    outcomes.labelValues("removed").inc(tally.removed);
+    outcomes.labelValues("kept").inc(tally.kept);
     return new RemoveMatchingReply(tally.removed, tally.kept, finished);
   }
 

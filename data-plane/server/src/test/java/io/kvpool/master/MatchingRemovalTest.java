@@ -10,6 +10,8 @@ import io.kvpool.protocol.Receipt;
 import io.kvpool.protocol.RemoveMatchingReply;
 import io.kvpool.protocol.RemoveMatchingRequest;
 import io.kvpool.protocol.ReplicaGrant;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,10 +47,12 @@ class MatchingRemovalTest {
   void everyMatchingObjectGoesAndOnlyThose() {
     PoolFixture f = pool(OBJECTS);
     AtomicLong released = new AtomicLong();
+    Counter outcomes = outcomes();
     MatchingRemoval removal =
         new MatchingRemoval(
             (byNode, view) -> byNode.values().forEach(l -> released.addAndGet(l.size())),
-            MatchingRemoval.MATCH_BUDGET);
+            MatchingRemoval.MATCH_BUDGET,
+            outcomes);
 
     long started = System.nanoTime();
     RemoveMatchingReply none = removal.serve(f.pool, new RemoveMatchingRequest("^no-such-key$"));
@@ -78,12 +82,14 @@ class MatchingRemovalTest {
     assertThat(f.exists("req-3/block/3")).isFalse();
     assertThat(f.exists("req-4/block/4")).isTrue();
     assertThat(f.pool.stats().objects()).isEqualTo(OBJECTS - OBJECTS / 10);
+    assertThat(outcomes.labelValues("removed").get()).isEqualTo(OBJECTS / 10);
+    assertThat(outcomes.labelValues("kept").get()).isZero();
   }
 
   @Test
   void aRequestOutOfTimeStopsAndTheNextGoesOnWhereItStopped() {
     PoolFixture f = pool(5_000);
-    MatchingRemoval removal = new MatchingRemoval((byNode, view) -> {}, Duration.ZERO);
+    MatchingRemoval removal = new MatchingRemoval((byNode, view) -> {}, Duration.ZERO, outcomes());
     long removed = 0;
     int calls = 0;
     RemoveMatchingReply r;
@@ -97,6 +103,13 @@ class MatchingRemovalTest {
     assertThat(removed).isEqualTo(500);
     assertThat(f.exists("req-7/block/17")).isFalse();
     assertThat(f.exists("req-8/block/18")).isTrue();
+  }
+
+  private static Counter outcomes() {
+    return Counter.builder()
+        .name("kvpool_removed_by_pattern_total")
+        .labelNames("outcome")
+        .register(new PrometheusRegistry());
   }
 
   private static void commit(PoolFixture f, List<PutStartItem> items) {
