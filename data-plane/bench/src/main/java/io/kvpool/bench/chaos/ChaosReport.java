@@ -162,8 +162,8 @@ public record ChaosReport(
     out.println();
     out.println(
         "resources (private RSS = VmRSS less the nodes' value files on tmpfs; baseline after the warm-up, or "
-            + "after a restart once warm or a role change once settled; flagged above +10 % and "
-            + "+16 MiB / +16 fds):");
+            + "after a restart once warm or a role change once settled, so each row compares one "
+            + "process in one role; flagged above +10 % and +16 MiB / +16 fds):");
     out.printf(
         Locale.ROOT,
         "  %-10s %8s %8s %-20s %-22s %-22s %-14s %s%n",
@@ -178,7 +178,8 @@ public record ChaosReport(
     for (ResourceTracker.Judgement j : resources) {
       ResourceTracker.Track t = j.track();
       String verdict =
-          !j.judged() ? "not judged (baseline too recent)" : j.flagged() ? "GREW" : "flat";
+          (!j.judged() ? "not judged (baseline too recent)" : j.flagged() ? "GREW" : "flat")
+              + (j.ended() ? " (an ended stretch in this role: RSS only)" : "");
       out.printf(
           Locale.ROOT,
           "  %-10s %8d %8d %-20s %-22s %-22s %-14s %s%n",

@@ -632,10 +632,11 @@ public final class ChaosSoak {
     ResourceTracker.Track t = j.track();
     return String.format(
         Locale.ROOT,
-        "%s (pid %d, %s): private RSS %d -> %d MiB, descriptors %d -> %d",
+        "%s (pid %d, %s%s): private RSS %d -> %d MiB, descriptors %d -> %d",
         t.name(),
         t.pid(),
         t.role(),
+        j.ended() ? ", a stretch that ended" : "",
         t.baseline().privateKiB() >> 10,
         t.last().privateKiB() >> 10,
         t.baseline().fds(),

@@ -39,10 +39,15 @@ public final class ResourceTracker {
       long roleSinceNanos,
       ProcessResources baseline,
       long baselineAtNanos,
-      ProcessResources last) {}
+      ProcessResources last,
+      long lastAtNanos) {}
 
-  /** A verdict on one incarnation. */
-  public record Judgement(Track track, boolean judged, boolean rssGrew, boolean fdsGrew) {
+  /**
+   * A verdict on one incarnation in one role; {@code ended}: a stretch that ended with a restart or
+   * a role change before the last sample.
+   */
+  public record Judgement(
+      Track track, boolean ended, boolean judged, boolean rssGrew, boolean fdsGrew) {
     public boolean flagged() {
       return rssGrew || fdsGrew;
     }
@@ -51,6 +56,7 @@ public final class ResourceTracker {
   private final Map<String, Track> tracks = new LinkedHashMap<>();
   private final Map<String, Integer> restarts = new LinkedHashMap<>();
   private final Map<String, Integer> roleChanges = new LinkedHashMap<>();
+  private final List<Track> ended = new ArrayList<>();
   private final long roleSettleNanos;
 
   /** {@code roleSettle}: how long a process holds a new role before its new baseline is taken. */
@@ -73,24 +79,41 @@ public final class ResourceTracker {
     Track t = tracks.get(name);
     if (t != null && t.pid() != pid) {
       restarts.merge(name, 1, Integer::sum);
+      end(t);
       t = null;
     }
     if (t == null) {
-      t = new Track(name, pid, role, 0, null, 0, now);
+      t = new Track(name, pid, role, 0, null, 0, now, nowNanos);
     } else if (role != null && t.role() != null && !role.equals(t.role())) {
       roleChanges.merge(name, 1, Integer::sum);
-      t = new Track(name, pid, role, nowNanos, null, 0, now);
+      end(t);
+      t = new Track(name, pid, role, nowNanos, null, 0, now, nowNanos);
     } else if (role != null && t.role() == null) {
-      t = new Track(name, pid, role, t.roleSinceNanos(), t.baseline(), t.baselineAtNanos(), now);
+      t = new Track(name, pid, role, t.roleSinceNanos(), t.baseline(), t.baselineAtNanos(), now, 0);
     }
     boolean settled = t.roleSinceNanos() == 0 || nowNanos - t.roleSinceNanos() >= roleSettleNanos;
     if (t.baseline() == null && warm && settled) {
-      tracks.put(name, new Track(name, pid, t.role(), t.roleSinceNanos(), now, nowNanos, now));
+      tracks.put(
+          name, new Track(name, pid, t.role(), t.roleSinceNanos(), now, nowNanos, now, nowNanos));
     } else {
       tracks.put(
           name,
           new Track(
-              name, pid, t.role(), t.roleSinceNanos(), t.baseline(), t.baselineAtNanos(), now));
+              name,
+              pid,
+              t.role(),
+              t.roleSinceNanos(),
+              t.baseline(),
+              t.baselineAtNanos(),
+              now,
+              nowNanos));
+    }
+  }
+
+  /** Keeps a stretch that had a baseline, to be judged with the others. */
+  private void end(Track t) {
+    if (t.baseline() != null) {
+      ended.add(t);
     }
   }
 
@@ -107,7 +130,10 @@ public final class ResourceTracker {
 
   /**
    * Every process's latest incarnation, judged if its baseline is at least {@code
-   * minBaselineAgeNanos} old.
+   * minBaselineAgeNanos} old, then every stretch that ended (a restart, a role change) and lasted
+   * that long after its baseline. An ended stretch is judged on its private RSS only: its last
+   * sample may hold connections kept for reuse that close seconds later (the final sample waits for
+   * them), so its descriptors say nothing.
    */
   public synchronized List<Judgement> judge(long minBaselineAgeNanos) {
     return judge(minBaselineAgeNanos, System.nanoTime());
@@ -117,14 +143,26 @@ public final class ResourceTracker {
     List<Judgement> out = new ArrayList<>();
     for (Track t : tracks.values()) {
       if (t.baseline() == null || now - t.baselineAtNanos() < minBaselineAgeNanos) {
-        out.add(new Judgement(t, false, false, false));
+        out.add(new Judgement(t, false, false, false, false));
       } else {
         out.add(
             new Judgement(
                 t,
+                false,
                 true,
                 grew(t.baseline().privateKiB(), t.last().privateKiB(), FLOOR_KIB),
                 grew(t.baseline().fds(), t.last().fds(), FLOOR_FDS)));
+      }
+    }
+    for (Track t : ended) {
+      if (t.lastAtNanos() - t.baselineAtNanos() >= minBaselineAgeNanos) {
+        out.add(
+            new Judgement(
+                t,
+                true,
+                true,
+                grew(t.baseline().privateKiB(), t.last().privateKiB(), FLOOR_KIB),
+                false));
       }
     }
     return out;

@@ -34,11 +34,13 @@ class ResourceAndBudgetTest {
     tracker.record("master-1", 7, "leader", true, sample(660 << 10, 132), 60 * s);
     tracker.record("master-1", 7, "leader", true, sample(662 << 10, 133), 80 * s);
     assertThat(tracker.judge(20 * s, 85 * s))
-        .singleElement()
-        .satisfies(j -> assertThat(j.judged()).as("no leader baseline yet").isFalse());
+        .as("the leader stretch has no baseline yet; the standby stretch is judged on its RSS")
+        .extracting(j -> j.track().role() + " " + j.ended() + " " + j.judged() + " " + j.flagged())
+        .containsExactly("leader false false false", "standby true true false");
     tracker.record("master-1", 7, "leader", true, sample(664 << 10, 134), 95 * s);
     tracker.record("master-1", 7, "leader", true, sample(670 << 10, 135), 130 * s);
     ResourceTracker.Judgement j = tracker.judge(20 * s, 130 * s).get(0);
+    assertThat(j.ended()).isFalse();
     assertThat(j.judged()).isTrue();
     assertThat(j.flagged()).as("664 -> 670 MiB, 134 -> 135 fds as leader").isFalse();
     assertThat(j.track().role()).isEqualTo("leader");
@@ -63,6 +65,30 @@ class ResourceAndBudgetTest {
     assertThat(j.judged()).isTrue();
     assertThat(j.flagged()).isTrue();
     assertThat(tracker.roleChanges("master-2")).isZero();
+  }
+
+  @Test
+  void aStretchThatEndedIsJudgedOnItsMemory() {
+    long s = 1_000_000_000L;
+    ResourceTracker tracker = new ResourceTracker(java.time.Duration.ofSeconds(10));
+    tracker.record("master-0", 3, "leader", true, sample(600 << 10, 120), 10 * s);
+    tracker.record("master-0", 3, "leader", true, sample(700 << 10, 120), 50 * s);
+    tracker.record("master-0", 4, "standby", true, sample(500 << 10, 100), 60 * s); // restarted
+    tracker.record("master-0", 4, "standby", false, sample(500 << 10, 100), 100 * s);
+    List<ResourceTracker.Judgement> judged = tracker.judge(20 * s, 100 * s);
+    assertThat(judged).hasSize(2);
+    assertThat(judged.get(1).ended()).isTrue();
+    assertThat(judged.get(1).track().pid()).isEqualTo(3);
+    assertThat(judged.get(1).flagged()).as("600 -> 700 MiB as leader before the restart").isTrue();
+    assertThat(tracker.restarts("master-0")).isEqualTo(1);
+
+    ResourceTracker shortStretch = new ResourceTracker(java.time.Duration.ofSeconds(10));
+    shortStretch.record("master-0", 3, "leader", true, sample(600 << 10, 120), 10 * s);
+    shortStretch.record("master-0", 3, "leader", true, sample(700 << 10, 120), 20 * s);
+    shortStretch.record("master-0", 3, "standby", true, sample(700 << 10, 120), 25 * s);
+    assertThat(shortStretch.judge(20 * s, 25 * s))
+        .as("a 10 s stretch is too short to judge")
+        .hasSize(1);
   }
 
   private static ProcessResources sample(long privateKiB, int fds) {
