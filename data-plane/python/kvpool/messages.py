@@ -48,6 +48,9 @@ NONCE_BYTES = 32
 # the protocol minor from which WRITE and WRITE_BATCH replies carry the commit flag (PROTOCOL.md, "Commits by storage
 # nodes")
 COMMIT_MINOR = 2
+# the protocol minor from which WRITE and each WRITE_BATCH item carry the object's block metadata (PROTOCOL.md, "Block
+# metadata")
+WRITE_METADATA_MINOR = 5
 _INT_LIMIT = 2**31 - 1
 _LONG_LIMIT = 2**63 - 1
 
@@ -252,6 +255,12 @@ class BlockMetadata(NamedTuple):
             return f"LoRA id {self.lora_id} is negative (0 or None means none)"
         return None
 
+    def encoded_bytes(self) -> int:
+        """Bytes of its encoding (what it adds to a body)."""
+        hashes = 8 * len(self.block_hashes) if self.int_hashes() else sum(len(h) for h in self.block_hashes)
+        parent = 0 if self.parent_block_hash is None else (8 if self.int_hashes() else len(self.parent_block_hash))
+        return 1 + 4 + 2 * len(self.block_hashes) + hashes + 2 + parent + 4 + 4 * len(self.token_ids) + 8
+
     def encode(self, w: BodyWriter) -> None:
         as_int = self.int_hashes()
 
@@ -375,11 +384,22 @@ def decode_replica_list_reply(r: BodyReader) -> list:
 # ---- WRITE / READ ----
 
 def encode_write(key: str, generation: int, s: Slice, value_size: int, crc: int, replicas: int,
-                 expires_at: int, token: bytes) -> BodyWriter:
+                 expires_at: int, token: bytes, minor: int, metadata: "BlockMetadata | None" = None) -> BodyWriter:
+    """A WRITE for a node whose agreed protocol minor is ``minor``: from 2.5 with the object's block metadata (None:
+    none), which the node keeps with the replica for a new leader."""
     w = BodyWriter()
+    _write_fields(w, key, generation, s, value_size, crc, replicas, expires_at, token, minor, metadata)
+    return w
+
+
+def _write_fields(w: BodyWriter, key, generation, s: Slice, value_size, crc, replicas, expires_at, token, minor,
+                  metadata) -> None:
     w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i32(s.value_offset)
     w.i32(value_size).i32(to_i32(crc)).u8(replicas).i64(expires_at).bytes(token)
-    return w
+    if minor >= WRITE_METADATA_MINOR:
+        w.bool(metadata is not None)
+        if metadata is not None:
+            metadata.encode(w)
 
 
 class WriteReply(NamedTuple):
@@ -450,13 +470,12 @@ def decode_read_batch_reply(r: BodyReader) -> list:
     return out
 
 
-def encode_write_batch(items: Sequence[tuple]) -> BodyWriter:
-    """WRITE_BATCH: items (key, generation, slice, value size, crc, replicas, expires-at, token), each exactly a
-    WRITE body; the payload is every item's slice bytes in order."""
+def encode_write_batch(items: Sequence[tuple], minor: int) -> BodyWriter:
+    """WRITE_BATCH: items (key, generation, slice, value size, crc, replicas, expires-at, token, metadata), each
+    exactly a WRITE body for protocol minor ``minor``; the payload is every item's slice bytes in order."""
     w = BodyWriter().count(len(items))
-    for key, generation, s, value_size, crc, replicas, expires_at, token in items:
-        w.string(key).i64(generation).i32(s.segment).i64(s.offset).i32(s.length).i32(s.value_offset)
-        w.i32(value_size).i32(to_i32(crc)).u8(replicas).i64(expires_at).bytes(token)
+    for key, generation, s, value_size, crc, replicas, expires_at, token, metadata in items:
+        _write_fields(w, key, generation, s, value_size, crc, replicas, expires_at, token, minor, metadata)
     return w
 
 

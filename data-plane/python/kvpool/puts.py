@@ -148,7 +148,8 @@ class PutOperation:
             if r.status == ErrorCode.OK:
                 e.started = True
                 writing.append(e)
-                plans.append(PutPlan(e.key, r.generation, r.expires_at, self.replicas, e.value, e.crc, r.replicas))
+                plans.append(PutPlan(e.key, r.generation, r.expires_at, self.replicas, e.value, e.crc, r.replicas,
+                                     e.metadata))
             elif r.status == ErrorCode.ALREADY_EXISTS:
                 e.result = PutResult.STORED if e.started else PutResult.PRESENT
             else:

@@ -17,14 +17,20 @@ from .checksum import crc32c_of_regions
 from .errors import (ChecksumMismatch, ConnectionFailed, ErrorCode, KvPoolError, KvPoolTimeout, ProtocolError,
                      remote_error)
 from .memory import Regions
-from .messages import (Opcode, ReplicaGrant, ReplicaListResult, ReplicaLocation, decode_read_batch_reply,
+from .messages import (BlockMetadata, Opcode, ReplicaGrant, ReplicaListResult, ReplicaLocation, decode_read_batch_reply,
                        decode_read_reply, decode_write_batch_reply, decode_write_reply, encode_read, encode_read_batch,
                        encode_read_object, encode_write, encode_write_batch)
 from .pools import StorageConnections
 
 
+# block metadata bytes one WRITE_BATCH carries at most; a node's writes carrying more go as pipelined WRITEs, each its
+# own body, so that no body nears the frame's limit
+BATCH_METADATA_BYTES = 16 << 20
+
+
 class PutPlan(NamedTuple):
-    """A granted put: its object, its value and where to write it."""
+    """A granted put: its object, its value, where to write it and its block metadata (None: none; it goes to each
+    node of protocol 2.5 with the value's first slice)."""
     key: str
     generation: int
     expires_at: int
@@ -32,6 +38,11 @@ class PutPlan(NamedTuple):
     value: Regions
     crc: int
     grants: Sequence[ReplicaGrant]
+    metadata: "BlockMetadata | None" = None
+
+    def metadata_of(self, s) -> "BlockMetadata | None":
+        """The metadata a write of slice ``s`` carries: the put's, with the value's first slice only."""
+        return self.metadata if s.value_offset == 0 else None
 
 
 class WriteOutcome(NamedTuple):
@@ -112,7 +123,8 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
             for item in items:
                 fail(item, e)
             return
-        if len(items) > 1 and storage.batches(c):
+        metadata_bytes = sum(m.encoded_bytes() for m in (puts[p].metadata_of(sg.slice) for p, _, sg in items) if m)
+        if len(items) > 1 and storage.batches(c) and metadata_bytes <= BATCH_METADATA_BYTES:
             write_batch(c, endpoint, items)
             storage.release(endpoint, c)
             return
@@ -122,7 +134,7 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
                 put = puts[p]
                 s = sg.slice
                 body = encode_write(put.key, put.generation, s, put.value.size, put.crc, put.replicas,
-                                    put.expires_at, sg.token)
+                                    put.expires_at, sg.token, c.agreed_minor, put.metadata_of(s))
                 ids.append(c.send(Opcode.WRITE, body, put.value.slice(s.value_offset, s.length)))
         except KvPoolError as e:
             c.broken = True
@@ -144,7 +156,8 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
     def write_batch(c, endpoint: str, items: list) -> None:
         """One WRITE_BATCH with every slice of this node; one reply with every receipt."""
         body = encode_write_batch([(puts[p].key, puts[p].generation, sg.slice, puts[p].value.size, puts[p].crc,
-                                    puts[p].replicas, puts[p].expires_at, sg.token) for p, _, sg in items])
+                                    puts[p].replicas, puts[p].expires_at, sg.token, puts[p].metadata_of(sg.slice))
+                                   for p, _, sg in items], c.agreed_minor)
         payload = []
         for p, _, sg in items:
             payload.extend(puts[p].value.slice(sg.slice.value_offset, sg.slice.length))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 RELEASE = "0.2.0"
 PROTOCOL_MAJOR = 2
-PROTOCOL_MINOR = 4
+PROTOCOL_MINOR = 5
 
 
 def incompatibility(local_release: str, local_major: int, local_minor: int,

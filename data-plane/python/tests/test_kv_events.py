@@ -219,12 +219,22 @@ def test_a_subscriber_holds_the_pools_objects_through_puts_removes_evictions_a_r
         converge(sub, pool, "a disconnect and a replay")
         assert sub.clears == 0 and b"later/1".hex() in sub.hashes and b"plain/1".hex() not in sub.hashes
 
-        # kill -9 of the master: the new one numbers on from a larger sequence and announces what it recovered
+        # kill -9 of the master: the new one numbers on from a larger sequence and announces what it recovered, with
+        # the block metadata the writer sent its storage nodes (protocol 2.5)
+        kept = BlockMetadata(block_hashes=[b"\x05" * 32], parent_block_hash=b"\x04" * 32, token_ids=[7, 8, 9],
+                             block_size=16, lora_id=2)
+        assert client.put("blocks/kept", b"k" * 2048, metadata=kept) and client.exists("blocks/kept")
+        converge(sub, pool, "a put before the kill")
         before = set(residents(pool))
         last_of_old = sub.last_seq
+        announced_from = len(sub.stored)
         pool.restart_master()
         wait_for(lambda: client.stats().state.name == "SERVING", 120, "the new master to finish recovering")
+        wait_for(lambda: "blocks/kept" in residents(pool), 60, "the new master to adopt blocks/kept")
         after = converge(sub, pool, "a master kill and its recovery")
+        again = next(e for e in sub.stored[announced_from:] if e.block_hashes == [b"\x05" * 32])
+        assert (again.parent_block_hash, again.token_ids, again.block_size, again.lora_id) == (b"\x04" * 32, [7, 8, 9],
+                                                                                              16, 2)
         # nothing readable is lost; an object evicted or removed less than a heartbeat before the kill may come back
         # with the replica its node had not released yet (PROTOCOL.md, issue 28): the subscriber then holds it too
         assert before <= set(after)

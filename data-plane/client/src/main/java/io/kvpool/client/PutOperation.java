@@ -195,7 +195,8 @@ final class PutOperation {
                   replicas,
                   e.value,
                   e.checksum,
-                  r.replicas()));
+                  r.replicas(),
+                  e.metadata));
         }
         case ALREADY_EXISTS -> e.result = e.started ? Result.STORED : Result.PRESENT;
         default -> {

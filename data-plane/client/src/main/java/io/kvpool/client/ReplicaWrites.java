@@ -1,5 +1,6 @@
 package io.kvpool.client;
 
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Opcode;
@@ -30,7 +31,10 @@ import java.util.Set;
  * and whether the node committed that replica at the master itself (2.2).
  */
 final class ReplicaWrites {
-  /** One granted put: its object, its value (position..limit) and where to write it. */
+  /**
+   * One granted put: its object, its value (position..limit), where to write it, and its block
+   * metadata (null: none), which goes to each node of protocol 2.5 with the value's first slice.
+   */
   record Put(
       String key,
       long generation,
@@ -38,7 +42,14 @@ final class ReplicaWrites {
       int replicas,
       ByteBuffer value,
       int checksum,
-      List<ReplicaGrant> grants) {}
+      List<ReplicaGrant> grants,
+      BlockMetadata metadata) {}
+
+  /**
+   * Block metadata bytes one WRITE_BATCH carries at most; a node's writes carrying more go as
+   * pipelined WRITEs, each its own body, so that no body nears the frame's limit.
+   */
+  private static final long BATCH_METADATA_BYTES = 16 << 20;
 
   /**
    * Per node of a put: the receipt of a completed, verified replica, or the failure; and the nodes
@@ -101,7 +112,7 @@ final class ReplicaWrites {
       }
       n.deadline = n.connection.deadline(timeout); // disarmed once its replies are read
       try {
-        if (batched(n)) {
+        if (batched(n, puts)) {
           List<WriteRequest> items = new ArrayList<>(n.slices.size());
           ByteBuffer[] payloads = new ByteBuffer[n.slices.size()];
           for (int i = 0; i < payloads.length; i++) {
@@ -110,7 +121,7 @@ final class ReplicaWrites {
             payloads[i] = part(puts.get(s.put()), s);
           }
           BodyWriter w = new BodyWriter(64 + items.size() * (128 + puts.get(0).key().length()));
-          new WriteBatchRequest(items).encode(w);
+          new WriteBatchRequest(items).encode(w, n.connection.agreedMinor());
           n.batchId = n.connection.send(Opcode.WRITE_BATCH, w, payloads);
         } else {
           n.ids = new long[n.slices.size()];
@@ -118,7 +129,7 @@ final class ReplicaWrites {
             Slice s = n.slices.get(i);
             Put put = puts.get(s.put());
             BodyWriter w = new BodyWriter(128 + put.key().length());
-            request(put, s).encode(w);
+            request(put, s).encode(w, n.connection.agreedMinor());
             n.ids[i] = n.connection.send(Opcode.WRITE, w, part(put, s));
           }
         }
@@ -130,7 +141,7 @@ final class ReplicaWrites {
       if (n.connection == null) {
         continue;
       }
-      boolean batch = batched(n);
+      boolean batch = batched(n, puts);
       try (RpcConnection.Deadline d = n.deadline) {
         if (batch) {
           collectBatch(n, puts, outcomes);
@@ -148,19 +159,33 @@ final class ReplicaWrites {
    * Whether a node's writes go as one WRITE_BATCH: more than one, to a node that speaks protocol
    * 2.1.
    */
-  private static boolean batched(NodeWrites n) {
-    return n.slices.size() > 1 && n.storage.batches(n.connection);
+  private static boolean batched(NodeWrites n, List<Put> puts) {
+    if (n.slices.size() < 2 || !n.storage.batches(n.connection)) {
+      return false;
+    }
+    long metadataBytes = 0;
+    for (Slice s : n.slices) {
+      BlockMetadata m = metadataOf(puts.get(s.put()), s);
+      metadataBytes += m == null ? 0 : m.encodedBytes();
+    }
+    return metadataBytes <= BATCH_METADATA_BYTES;
+  }
+
+  /** The metadata the slice's write carries: the put's, with the value's first slice only. */
+  private static BlockMetadata metadataOf(Put put, Slice s) {
+    return s.slice().slice().valueOffset() == 0 ? put.metadata() : null;
   }
 
   private static WriteRequest request(Put put, Slice s) {
     return WriteRequest.of(
-        put.key(),
-        put.generation(),
-        s.slice(),
-        put.value().remaining(),
-        put.checksum(),
-        put.replicas(),
-        put.expiresAtMillis());
+            put.key(),
+            put.generation(),
+            s.slice(),
+            put.value().remaining(),
+            put.checksum(),
+            put.replicas(),
+            put.expiresAtMillis())
+        .withMetadata(metadataOf(put, s));
   }
 
   /** The slice's bytes of the value: a view, never a copy. */

@@ -149,21 +149,22 @@ class RemoveMatchingTest {
   }
 
   @Test
-  void aClientOfProtocol23IsToldItCannotRemoveByPattern() throws Exception {
+  void aClientOfProtocol23CannotReachAPoolThatRemovesByPattern() throws Exception {
     client.removeMatching("^never$"); // the client waits out the new leader's recovery
+    // REMOVE_MATCHING came with 2.4; since 2.5 a 2.3 client is two minors apart: refused at its
+    // handshake, so no master that serves it ever hears REMOVE_MATCHING from it
     VersionInfo older =
         new VersionInfo(VersionInfo.CURRENT.release(), VersionInfo.PROTOCOL_MAJOR, 3);
-    try (RpcConnection raw =
-        RpcConnection.open(master.rpcEndpoint(), new Handshake(older, Role.CLIENT, "", "old"), T)) {
-      assertThat(refusal(raw, "x")).isEqualTo(ErrorCode.UNKNOWN_OPCODE);
-    }
-    try (KvPoolClient old =
-        KvPoolClient.connect(
-            ClientConfig.builder().master(master.rpcEndpoint()).advertisedVersion(older).build())) {
-      assertThatThrownBy(() -> old.removeMatching("x"))
-          .isInstanceOf(VersionMismatchException.class)
-          .hasMessageContaining("protocol 2.4");
-    }
+    assertThatThrownBy(
+            () ->
+                KvPoolClient.connect(
+                    ClientConfig.builder()
+                        .master(master.rpcEndpoint())
+                        .advertisedVersion(older)
+                        .timeout(T)
+                        .build()))
+        .isInstanceOf(VersionMismatchException.class)
+        .hasMessageContaining("protocol 2.3");
   }
 
   private static ErrorCode refusal(RpcConnection c, String pattern) throws Exception {

@@ -15,6 +15,7 @@ import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -25,6 +26,7 @@ import java.util.Set;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
@@ -374,6 +376,65 @@ class KvEventsLoopbackTest {
     throw new AssertionError(threadName + " never waited for the metadata lock");
   }
 
+  /** The BlockStored a subscriber must see for an object put with {@code m}, field by field. */
+  private static EventFollower.Stored storedFor(BlockMetadata m) {
+    return new EventFollower.Stored(
+        m.blockHashes().stream().map(EventFollower::hex).toList(),
+        m.parentBlockHash().length == 0 ? null : EventFollower.hex(m.parentBlockHash()),
+        IntStream.of(m.tokenIds()).mapToObj(t -> (long) t).toList(),
+        m.blockSize(),
+        m.loraId() == 0 ? null : (long) m.loraId(),
+        "pool:" + POOL);
+  }
+
+  private static BlockMetadata metadata(int seed) {
+    return new BlockMetadata(
+        false,
+        List.of(bytes(32, seed), bytes(32, seed + 1)),
+        bytes(32, seed + 2),
+        IntStream.range(seed * 100, seed * 100 + 48).toArray(),
+        16,
+        seed % 3);
+  }
+
+  /**
+   * Asserts that the announcement {@code f} followed names each object of {@code put} by its block
+   * metadata, byte for byte, and none of them by its key.
+   */
+  private static void announcedWithMetadata(EventFollower f, Map<String, BlockMetadata> put) {
+    put.forEach(
+        (key, m) ->
+            assertThat(f.stored)
+                .as("the announcement of %s, after %d clears", key, f.clears)
+                .contains(storedFor(m))
+                .noneMatch(
+                    s ->
+                        s.hashes()
+                            .contains(EventFollower.hex(key.getBytes(StandardCharsets.UTF_8)))));
+  }
+
+  /**
+   * Waits until the master holds each of {@code keys} as readable (a put returns before the master
+   * applied its nodes' COMMITs; a new leader adopts a node's objects when its inventory arrives).
+   */
+  private void awaitResidents(Set<String> keys) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    Set<String> missing = new HashSet<>(keys);
+    while (System.currentTimeMillis() < deadline) {
+      PoolMetadata m = master.metadata();
+      if (m != null) {
+        Set<String> now = new HashSet<>(keys);
+        m.residents().forEach(o -> now.remove(o.key()));
+        if (now.isEmpty()) {
+          return;
+        }
+        missing = now;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("not readable at the master after 30 s: " + missing);
+  }
+
   @Test
   void aNewLeaderContinuesTheSequenceAndAnnouncesWhatItRecovered() throws Exception {
     startPool(events());
@@ -382,7 +443,25 @@ class KvEventsLoopbackTest {
       client.put("f/" + i, value(1000, i), 2);
     }
     client.remove("f/7");
+    // block metadata reaches the nodes with the WRITEs (a single put, and a batch whose writes go
+    // to each node as one WRITE_BATCH), so the next leader learns it from their inventories
+    Map<String, BlockMetadata> withMetadata = new LinkedHashMap<>();
+    withMetadata.put("fm/single", metadata(1));
+    withMetadata.put(
+        "fm/int",
+        new BlockMetadata(
+            true, List.of(longBytes(-42), longBytes(7)), longBytes(1), new int[] {5}, 1, 0));
+    client.put("fm/single", value(3000, 1), 2, withMetadata.get("fm/single"));
+    client.put("fm/int", value(3000, 2), 2, withMetadata.get("fm/int"));
+    Map<String, ByteBuffer> batch = new LinkedHashMap<>();
+    for (int i = 0; i < 3; i++) {
+      withMetadata.put("fm/batch/" + i, metadata(10 + i));
+      batch.put("fm/batch/" + i, value(2000, 10 + i));
+    }
+    assertThat(client.putBatch(batch, 2, withMetadata).failures()).isEmpty();
+    awaitResidents(withMetadata.keySet());
     converge(f);
+    announcedWithMetadata(f, withMetadata);
     Set<String> before = Set.copyOf(f.hashes);
     long lastOfOldLeader = publisher().lastSequence();
     int rpcPort = master.rpcEndpoint().port();
@@ -394,6 +473,7 @@ class KvEventsLoopbackTest {
     awaitServing();
     assertThat(publisher().lastSequence()).isGreaterThan(lastOfOldLeader);
     EventFollower next = resume(f);
+    awaitResidents(withMetadata.keySet());
     converge(next);
     assertThat(next.clears).as("the new leader's answer to a sequence it never had").isEqualTo(1);
     // converge: exactly the new leader's objects; none lost. An object removed less than a
@@ -401,6 +481,80 @@ class KvEventsLoopbackTest {
     // old leader went may come back with the replica its node had not released yet (PROTOCOL.md,
     // issue 28)
     assertThat(next.hashes).containsAll(before);
+    announcedWithMetadata(next, withMetadata);
+  }
+
+  private StorageNode startNode(String id, Path memoryDir) throws Exception {
+    StorageConfig c =
+        StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 1)
+            .withHeartbeat(Duration.ofMillis(100));
+    StorageNode n =
+        new StorageNode(memoryDir == null ? c : c.withMemoryDir(memoryDir))
+            .start(Duration.ofSeconds(10));
+    nodes.add(n);
+    return n;
+  }
+
+  /** Closes the leader and starts another master on its port; waits until it serves. */
+  private void replaceMaster() throws Exception {
+    int rpcPort = master.rpcEndpoint().port();
+    master.close();
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", rpcPort, 0).withEvents(events()))
+            .start();
+    awaitServing();
+  }
+
+  private static void awaitObjects(StorageNode n, long objects) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline && n.status().objects() != objects) {
+      Thread.sleep(20);
+    }
+    assertThat(n.status().objects()).as("replicas on " + n.nodeId()).isEqualTo(objects);
+  }
+
+  @Test
+  void aRepairedCopyKeepsTheBlockMetadataForTheNextLeader() throws Exception {
+    startPool(events());
+    BlockMetadata m = metadata(3);
+    client.put("repaired", value(5000, 3), 2, m);
+    StorageNode spare = startNode("node-2", null);
+    nodes.get(0).close(); // dead after the node TTL: the master copies its replica to the spare
+    awaitObjects(spare, 1);
+    nodes.get(1).close(); // the copy is the only replica left
+    replaceMaster();
+    awaitResidents(Set.of("repaired"));
+    EventFollower f = follow();
+    converge(f);
+    announcedWithMetadata(f, Map.of("repaired", m));
+  }
+
+  @Test
+  void aWarmRestartedNodeKeepsTheBlockMetadataForTheNextLeader(@TempDir Path memoryDir)
+      throws Exception {
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
+    StorageNode warm = startNode("warm", memoryDir);
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("writer")
+                .timeout(Duration.ofSeconds(10))
+                .build());
+    BlockMetadata m = metadata(5);
+    client.put("warm/meta", value(5000, 5), 1, m);
+    client.put("warm/plain", value(5000, 6), 1);
+    warm.close(); // a clean stop: the inventory and its block metadata stay next to the files
+    assertThat(memoryDir.resolve("warm").resolve("blockmeta.kvm")).exists();
+    replaceMaster(); // a leader that never saw the puts
+    StorageNode again = startNode("warm", memoryDir);
+    assertThat(again.warmStart().objects()).isEqualTo(2);
+    awaitResidents(Set.of("warm/meta", "warm/plain"));
+    EventFollower f = follow();
+    converge(f);
+    announcedWithMetadata(f, Map.of("warm/meta", m));
+    assertThat(f.hashes).contains(EventFollower.hex("warm/plain".getBytes(StandardCharsets.UTF_8)));
   }
 
   private void awaitServing() throws InterruptedException {

@@ -10,6 +10,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.FrameHeader;
@@ -42,6 +43,7 @@ import io.kvpool.protocol.WriteRequest;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32C;
@@ -286,6 +288,18 @@ class StorageNodeSafetyTest {
             .as("value size %d", size)
             .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.LIMIT_EXCEEDED));
       }
+      // block metadata over a limit (protocol 2.5): refused with the limit named, payload skipped
+      List<byte[]> hashes = new ArrayList<>();
+      for (int i = 0; i <= BlockMetadata.MAX_BLOCK_HASHES; i++) {
+        hashes.add(new byte[] {(byte) i});
+      }
+      BodyWriter overLimit = new BodyWriter();
+      new WriteRequest("x", 1, new Slice(0, 0, 16, 0), 16, 0, 1, Long.MAX_VALUE, new byte[16])
+          .withMetadata(new BlockMetadata(false, hashes, new byte[0], new int[0], 1, 0))
+          .encode(overLimit, c.agreedMinor());
+      assertThatThrownBy(() -> c.call(Opcode.WRITE, overLimit, random(16, 4)))
+          .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.LIMIT_EXCEEDED))
+          .hasMessageContaining("65 block hashes");
       assertThat(c.call(Opcode.PING, null).header().isResponse()).isTrue();
     }
     assertNeighbourIntact();

@@ -94,6 +94,15 @@ public record BlockMetadata(
     return b;
   }
 
+  /** Bytes of its encoding (what it adds to a body). */
+  public int encodedBytes() {
+    int b = 1 + 4 + 2 + parentBlockHash.length + 4 + tokenIds.length * 4 + 4 + 4;
+    for (byte[] h : blockHashes) {
+      b += 2 + h.length;
+    }
+    return b;
+  }
+
   public void encode(BodyWriter w) {
     w.u8(intHashes ? 1 : 0).list(blockHashes, BodyWriter::bytes).bytes(parentBlockHash);
     w.i32(tokenIds.length);

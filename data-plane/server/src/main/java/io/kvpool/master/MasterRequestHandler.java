@@ -76,7 +76,7 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         }
         case REGISTER_INVENTORY -> {
           requireStorage(session);
-          metadata.inventory(RegisterInventory.decode(request.reader()));
+          metadata.inventory(RegisterInventory.decode(request.reader(), session.agreedMinor()));
         }
         case HEARTBEAT -> {
           requireStorage(session);

@@ -191,6 +191,7 @@ final class NodeRegistry {
               io.key(), io.generation(), io.size(), io.checksum(), io.wantedReplicas());
       o.state = StoredObject.State.COMPLETE;
       o.adopted = true;
+      o.blockMetadata = io.metadata(); // before it becomes readable: its announcement names it
       o.lastAccessMillis = nowMillis;
       // readers may hold tokens a previous master issued: protect the object for one lease
       o.leaseExpiryMillis = nowMillis + pool.config.leaseTtl().toMillis();

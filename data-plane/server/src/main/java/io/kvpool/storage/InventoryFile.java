@@ -39,7 +39,9 @@ import java.util.zip.CheckedOutputStream;
  * Strings are u16 length + UTF-8. A file of another format, cut short or with a wrong checksum is
  * never adopted: the node then starts empty. A reader refuses a format it does not know; a release
  * that changes the layout raises {@link #FORMAT}, and the operator then drains such nodes instead
- * of restarting them warm.
+ * of restarting them warm. The replicas' block metadata (protocol 2.5) is in a file of its own next
+ * to this one ({@link BlockMetadataFile}), so that this format stays readable by releases before
+ * it.
  */
 public final class InventoryFile {
   /** The layout version this release writes and reads. */
@@ -123,16 +125,25 @@ public final class InventoryFile {
       new DataOutputStream(raw).writeInt((int) crc.getValue());
     }
     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    BlockMetadataFile.write(metadataFile(file), contents.objects());
+  }
+
+  /**
+   * Where the block metadata of the replicas {@code file} lists is kept ({@link
+   * BlockMetadataFile}).
+   */
+  static Path metadataFile(Path file) {
+    return file.resolveSibling(BlockMetadataFile.NAME);
   }
 
   /** Reads and checks a file: magic, format, bounds of every count, and the trailing checksum. */
   public static Contents read(Path file) throws IOException, UnreadableException {
     long length = Files.size(file);
+    Contents contents;
     CRC32C crc = new CRC32C();
     try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
         DataInputStream in =
             new DataInputStream(new CheckedInputStream(new Bounded(raw, length - 4), crc))) {
-      Contents contents;
       try {
         int magic = in.readInt();
         if (magic != MAGIC) {
@@ -193,8 +204,15 @@ public final class InventoryFile {
                 + Integer.toHexString((int) crc.getValue())
                 + ")");
       }
-      return contents;
     }
+    return new Contents(
+        contents.release(),
+        contents.nodeId(),
+        contents.poolId(),
+        contents.writtenAtMillis(),
+        contents.segmentSizes(),
+        BlockMetadataFile.attach(metadataFile(file), contents.objects()),
+        contents.tombstones());
   }
 
   private static int trailer(InputStream raw) throws IOException, UnreadableException {

@@ -432,28 +432,58 @@ final class MasterLink implements AutoCloseable {
   }
 
   /**
+   * Bytes of objects' encodings one inventory chunk holds at most, far below the body limit: block
+   * metadata (protocol 2.5) may make an object's entry some 25 KiB.
+   */
+  private static final int INVENTORY_CHUNK_BYTES = 16 << 20;
+
+  /**
    * The inventory in chunks of at most {@link ProtocolLimits#MAX_INVENTORY_CHUNK} objects and
-   * tombstones.
+   * tombstones, and of at most {@link #INVENTORY_CHUNK_BYTES} of objects.
    */
   private void sendInventory(ObjectInventory.Snapshot snapshot) throws IOException {
-    List<InventoryObject> objects = snapshot.objects();
+    int minor = connection.agreedMinor();
+    List<List<InventoryObject>> objectChunks = inventoryChunks(snapshot.objects(), minor);
     List<Tombstone> tombs = snapshot.tombstones();
     int chunk = ProtocolLimits.MAX_INVENTORY_CHUNK;
-    int chunks =
-        Math.max(
-            1, Math.max((objects.size() + chunk - 1) / chunk, (tombs.size() + chunk - 1) / chunk));
+    int chunks = Math.max(objectChunks.size(), (tombs.size() + chunk - 1) / chunk);
     for (int i = 0; i < chunks; i++) {
-      List<InventoryObject> o =
-          objects.subList(
-              Math.min(objects.size(), i * chunk), Math.min(objects.size(), (i + 1) * chunk));
+      List<InventoryObject> o = i < objectChunks.size() ? objectChunks.get(i) : List.of();
       List<Tombstone> t =
           tombs.subList(Math.min(tombs.size(), i * chunk), Math.min(tombs.size(), (i + 1) * chunk));
       BodyWriter w = new BodyWriter(64 + o.size() * 96);
-      new RegisterInventory(registrationId, i == chunks - 1, o, t).encode(w);
+      new RegisterInventory(registrationId, i == chunks - 1, o, t).encode(w, minor);
       try (RpcConnection.Deadline d = connection.deadline(RPC_TIMEOUT)) {
         connection.receive(Opcode.REGISTER_INVENTORY, send(Opcode.REGISTER_INVENTORY, w));
       }
     }
+  }
+
+  /** The objects cut into chunks by count and bytes (at least one chunk, maybe empty). */
+  private static List<List<InventoryObject>> inventoryChunks(
+      List<InventoryObject> objects, int minor) {
+    List<List<InventoryObject>> out = new ArrayList<>();
+    int from = 0;
+    long bytes = 0;
+    for (int i = 0; i < objects.size(); i++) {
+      InventoryObject o = objects.get(i);
+      long b = 32L + o.key().length() * 3L + o.slices().size() * 24L;
+      if (o.metadata() != null && minor >= RegisterInventory.METADATA_MINOR) {
+        b += 16L + o.key().length() * 3L + o.metadata().encodedBytes();
+      }
+      if (i > from
+          && (i - from == ProtocolLimits.MAX_INVENTORY_CHUNK
+              || bytes + b > INVENTORY_CHUNK_BYTES)) {
+        out.add(objects.subList(from, i));
+        from = i;
+        bytes = 0;
+      }
+      bytes += b;
+    }
+    if (from < objects.size() || out.isEmpty()) {
+      out.add(objects.subList(from, objects.size()));
+    }
+    return out;
   }
 
   /** The disk tier's cap, use and health for the master (protocol 2.4), when the node has one. */

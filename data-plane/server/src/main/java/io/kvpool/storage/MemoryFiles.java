@@ -87,6 +87,7 @@ final class MemoryFiles {
       } finally {
         // consumed: once the segments change, these records no longer describe them
         Files.deleteIfExists(inventoryFile);
+        Files.deleteIfExists(InventoryFile.metadataFile(inventoryFile));
       }
     } else {
       reason =

@@ -1,5 +1,6 @@
 package io.kvpool.storage;
 
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.Slice;
@@ -38,6 +39,7 @@ final class ObjectInventory {
     final int wantedReplicas;
     final List<Slice> slices = new ArrayList<>(1);
     final long expiresAtMillis; // of the grant, for writes in progress
+    BlockMetadata metadata; // as a WRITE of the object carried it (protocol 2.5), null: none
     boolean complete;
     boolean sentFromFiles; // a reply gave its pages to a socket (sendfile): replaced when it goes
 
@@ -59,7 +61,7 @@ final class ObjectInventory {
 
     InventoryObject toInventory() {
       return new InventoryObject(
-          id.key, id.generation, wantedReplicas, size, checksum, List.copyOf(slices));
+          id.key, id.generation, wantedReplicas, size, checksum, List.copyOf(slices), metadata);
     }
   }
 
@@ -146,14 +148,16 @@ final class ObjectInventory {
       int wantedReplicas,
       long expiresAtMillis,
       long nowMillis) {
-    return admitWrite(id, slice, size, checksum, wantedReplicas, expiresAtMillis, nowMillis, null);
+    return admitWrite(
+        id, slice, size, checksum, wantedReplicas, expiresAtMillis, nowMillis, null, null);
   }
 
   /**
    * As {@link #admitWrite(ObjectId, Slice, int, int, int, long, long)}; with {@code displaced} (a
    * node with a disk tier) the complete replicas whose range the write takes are added to it
    * instead of being tombstoned, for the caller to spill before the write's bytes land ({@link
-   * #tombstoneDisplaced} those it could not).
+   * #tombstoneDisplaced} those it could not). {@code metadata}: the object's block metadata the
+   * write carried (null: none); the replica keeps the first a write of it brought.
    */
   synchronized String admitWrite(
       ObjectId id,
@@ -163,7 +167,8 @@ final class ObjectInventory {
       int wantedReplicas,
       long expiresAtMillis,
       long nowMillis,
-      List<InventoryObject> displaced) {
+      List<InventoryObject> displaced,
+      BlockMetadata metadata) {
     Tomb t = tombstones.get(id.key);
     if (t != null && t.generation >= id.generation) {
       return "object "
@@ -192,6 +197,9 @@ final class ObjectInventory {
           + " generation "
           + id.generation
           + " disagree on the value's size or checksum";
+    }
+    if (held.metadata == null) {
+      held.metadata = metadata;
     }
     held.slices.add(slice);
     segment(slice.segmentId()).put(slice.offset(), new Range(held, slice));
@@ -443,6 +451,7 @@ final class ObjectInventory {
     }
     Held held =
         new Held(id, replica.size(), replica.checksum(), replica.wantedReplicas(), Long.MAX_VALUE);
+    held.metadata = replica.metadata();
     for (Slice s : replica.slices()) {
       held.slices.add(s);
       segment(s.segmentId()).put(s.offset(), new Range(held, s));

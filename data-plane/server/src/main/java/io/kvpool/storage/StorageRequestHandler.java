@@ -3,6 +3,7 @@ package io.kvpool.storage;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.nativemem.NativeSegment;
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.ExtentCommit;
@@ -274,6 +275,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
                   + " bytes"
               : outOfBounds(slice.segmentId(), slice.offset(), slice.length());
     }
+    if (problem == null && w.metadata() != null) {
+      code = ErrorCode.LIMIT_EXCEEDED;
+      problem = w.metadata().limitProblem();
+    }
     NodeKey key = link.nodeKey();
     if (problem == null) {
       code = ErrorCode.GRANT_REJECTED;
@@ -308,7 +313,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
                 w.replicas(),
                 w.expiresAtMillis(),
                 now,
-                displaced);
+                displaced,
+                w.metadata());
         if (displaced != null && !displaced.isEmpty()) {
           disk.displaced(displaced, now); // on disk before this write's bytes take their range
         }
@@ -424,7 +430,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
   }
 
   private void write(Session session, Frame request) throws IOException {
-    WriteRequest w = WriteRequest.decode(request.reader());
+    WriteRequest w = WriteRequest.decode(request.reader(), session.agreedMinor());
     String unskippable = unskippable(w);
     if (unskippable != null) {
       refuseAndClose(session, request, unskippable);
@@ -516,7 +522,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
               1,
               w.extent().expiresAtMillis(),
               now,
-              displaced);
+              displaced,
+              null);
       if (displaced != null && !displaced.isEmpty()) {
         disk.displaced(displaced, now);
       }
@@ -630,7 +637,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * skipped), in order; one reply with a result per write.
    */
   private void writeBatch(Session session, Frame request) throws IOException {
-    WriteBatchRequest batch = WriteBatchRequest.decode(request.reader());
+    WriteBatchRequest batch = WriteBatchRequest.decode(request.reader(), session.agreedMinor());
     for (WriteRequest w : batch.writes()) {
       String unskippable = unskippable(w);
       if (unskippable != null) {
@@ -968,7 +975,13 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     for (Slice s : source) {
       crc.update(view(s, 0, s.length()));
     }
-    copy(session, request, r, crc, g -> views(source, g.slice().valueOffset(), g.slice().length()));
+    copy(
+        session,
+        request,
+        r,
+        held.metadata(),
+        crc,
+        g -> views(source, g.slice().valueOffset(), g.slice().length()));
   }
 
   /**
@@ -1007,6 +1020,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
           session,
           request,
           r,
+          null, // a disk record keeps no block metadata
           crc,
           g ->
               new ByteBuffer[] {staged.value().slice(g.slice().valueOffset(), g.slice().length())});
@@ -1015,12 +1029,14 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
 
   /**
    * Copies a checked value to the REPLICATE's target, a WRITE per target slice, payloads from
-   * {@code payload}.
+   * {@code payload}; the object's block metadata (null: none) rides with the write of the first
+   * slice to a target of protocol 2.5, so that the copy keeps it.
    */
   private void copy(
       Session session,
       Frame request,
       ReplicateRequest r,
+      BlockMetadata metadata,
       CRC32C crc,
       java.util.function.Function<SliceGrant, ByteBuffer[]> payload)
       throws IOException {
@@ -1058,7 +1074,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
                   r.checksum(),
                   r.wantedReplicas(),
                   r.expiresAtMillis())
-              .encode(w);
+              .withMetadata(g.slice().valueOffset() == 0 ? metadata : null)
+              .encode(w, c.agreedMinor());
           byte[] got =
               WriteReply.decode(c.call(Opcode.WRITE, w, payload.apply(g)).reader(), c.agreedMinor())
                   .receipt();

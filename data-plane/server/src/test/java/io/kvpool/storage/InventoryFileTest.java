@@ -3,6 +3,7 @@ package io.kvpool.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Slice;
 import java.nio.ByteBuffer;
@@ -43,6 +44,68 @@ class InventoryFileTest {
     InventoryFile.write(file, CONTENTS);
     assertThat(InventoryFile.read(file)).isEqualTo(CONTENTS);
     assertThat(Files.exists(dir.resolve(InventoryFile.NAME + ".tmp"))).isFalse();
+  }
+
+  private static final BlockMetadata METADATA =
+      new BlockMetadata(
+          false,
+          List.of(new byte[] {1, 2}, new byte[] {3}),
+          new byte[] {9},
+          new int[] {4, 5},
+          16,
+          2);
+
+  /** CONTENTS with block metadata on its first replica. */
+  private static InventoryFile.Contents withMetadata() {
+    return new InventoryFile.Contents(
+        CONTENTS.release(),
+        CONTENTS.nodeId(),
+        CONTENTS.poolId(),
+        CONTENTS.writtenAtMillis(),
+        CONTENTS.segmentSizes(),
+        List.of(CONTENTS.objects().get(0).withMetadata(METADATA), CONTENTS.objects().get(1)),
+        CONTENTS.tombstones());
+  }
+
+  @Test
+  void blockMetadataRoundTripsInAFileOfItsOwnAndTheInventoryFormatStays(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve(InventoryFile.NAME);
+    InventoryFile.write(file, withMetadata());
+    assertThat(InventoryFile.read(file)).isEqualTo(withMetadata());
+    assertThat(InventoryFile.read(file).objects().get(0).metadata()).isEqualTo(METADATA);
+    assertThat(InventoryFile.FORMAT).as("releases before 2.5 restart warm from it").isEqualTo(1);
+    // the same inventory file as without metadata: an older release reads it
+    Path plain = dir.resolve("plain").resolve(InventoryFile.NAME);
+    Files.createDirectories(plain.getParent());
+    InventoryFile.write(plain, CONTENTS);
+    assertThat(Files.readAllBytes(file)).isEqualTo(Files.readAllBytes(plain));
+    assertThat(plain.resolveSibling(BlockMetadataFile.NAME)).doesNotExist();
+  }
+
+  @Test
+  void anUnreadableMetadataFileLeavesTheReplicasWithoutMetadata(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve(InventoryFile.NAME);
+    Path meta = dir.resolve(BlockMetadataFile.NAME);
+    InventoryFile.write(file, withMetadata());
+    byte[] good = Files.readAllBytes(meta);
+    for (int i = 0; i < good.length; i++) {
+      byte[] bad = good.clone();
+      bad[i] ^= 0x40;
+      Files.write(meta, bad);
+      assertThat(InventoryFile.read(file)).as("byte %d flipped", i).isEqualTo(CONTENTS);
+    }
+    Files.write(meta, Arrays.copyOf(good, good.length / 2));
+    assertThat(InventoryFile.read(file)).isEqualTo(CONTENTS);
+    // a forged count, checksummed as the file's own: refused before anything is allocated
+    ByteBuffer forged = ByteBuffer.allocate(14).putInt(0x4B56504D).putShort((short) 1);
+    forged.putInt(Integer.MAX_VALUE);
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(forged.array(), 0, 10);
+    forged.putInt((int) crc.getValue());
+    Files.write(meta, forged.array());
+    assertThat(InventoryFile.read(file)).isEqualTo(CONTENTS);
   }
 
   @Test

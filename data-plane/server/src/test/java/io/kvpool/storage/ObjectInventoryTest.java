@@ -2,6 +2,7 @@ package io.kvpool.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.Slice;
@@ -119,6 +120,35 @@ class ObjectInventoryTest {
     assertThat(inv.snapshot().objects()).as("not complete until its checksum matched").isEmpty();
     inv.markComplete(id);
     assertThat(inv.snapshot().objects()).hasSize(1);
+  }
+
+  @Test
+  void aReplicaKeepsTheBlockMetadataItsFirstWriteBroughtAndListsIt() {
+    BlockMetadata first =
+        new BlockMetadata(false, List.of(new byte[] {1}), new byte[0], new int[] {1, 2}, 16, 0);
+    BlockMetadata other =
+        new BlockMetadata(false, List.of(new byte[] {2}), new byte[0], new int[0], 16, 0);
+    ObjectId id = new ObjectId("meta", 3);
+    assertThat(
+            inv.admitWrite(id, new Slice(1, 0, 50, 100), 150, 0, 1, Long.MAX_VALUE, 0, null, null))
+        .isNull();
+    assertThat(
+            inv.admitWrite(id, new Slice(0, 0, 100, 0), 150, 0, 1, Long.MAX_VALUE, 0, null, first))
+        .isNull();
+    inv.markComplete(id);
+    assertThat(inv.snapshot().objects())
+        .extracting(InventoryObject::metadata)
+        .containsExactly(first);
+    assertThat(inv.replica(id).metadata()).isEqualTo(first);
+    ObjectId later = new ObjectId("meta2", 4);
+    inv.admitWrite(later, new Slice(2, 0, 10, 0), 20, 0, 1, Long.MAX_VALUE, 0, null, first);
+    inv.admitWrite(later, new Slice(2, 64, 10, 10), 20, 0, 1, Long.MAX_VALUE, 0, null, other);
+    inv.markComplete(later);
+    assertThat(inv.replica(later).metadata()).isEqualTo(first);
+    // a warm restart's adoption keeps what the saved inventory lists
+    ObjectInventory next = new ObjectInventory(600_000, 3);
+    assertThat(next.adopt(inv.replica(id))).isNull();
+    assertThat(next.replica(id).metadata()).isEqualTo(first);
   }
 
   @Test
