@@ -68,6 +68,9 @@ public final class RampBench {
             .poolId("ramp")
             .storageNodes(s.storageNodes())
             .memoryPerNode(Long.toString(s.memoryPerNode()))
+            // pages arrive with the first writes: on a busy machine, touching them all first can
+            // take longer than a node's start may, and placement does not depend on it
+            .storageOption("--prefault", "false")
             .start()) {
       out.println("pool started, logs in " + pool.logDir());
       return new RampBench(s, out, pool).measure();
