@@ -1,6 +1,7 @@
 package io.kvpool.bench.ramp;
 
 import io.kvpool.cli.AdminApi;
+import java.util.OptionalLong;
 
 /**
  * The bytes a storage node has written into its segments, from its own {@code /metrics} ({@code
@@ -26,13 +27,13 @@ final class NodeWrites {
   }
 
   /** The counter's value in a Prometheus text page, empty when absent. */
-  static java.util.OptionalLong parse(String page) {
+  static OptionalLong parse(String page) {
     for (String line : page.split("\n")) {
       if (line.startsWith(COUNTER + " ")) {
         String[] fields = line.substring(COUNTER.length()).trim().split("\\s+");
-        return java.util.OptionalLong.of((long) Double.parseDouble(fields[0]));
+        return OptionalLong.of((long) Double.parseDouble(fields[0]));
       }
     }
-    return java.util.OptionalLong.empty();
+    return OptionalLong.empty();
   }
 }
