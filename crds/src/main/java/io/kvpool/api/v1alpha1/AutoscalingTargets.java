@@ -14,8 +14,9 @@ public class AutoscalingTargets {
   @Min(1)
   @Max(100)
   @JsonPropertyDescription(
-      "Used over capacity of all tiers, in percent, e.g. 80. Keep it under the eviction high"
-          + " watermark (90 by default): above it the master evicts and fullness stops rising.")
+      "Used over capacity of the memory tier, in percent, e.g. 80; a disk tier does not count"
+          + " (memory evictions move there). Keep it under the eviction high watermark (90 by"
+          + " default): above it the master evicts and fullness stops rising.")
   private Integer fullnessPercent;
 
   @SpecDiff(SpecDiff.Impact.NONE)

@@ -185,7 +185,7 @@ public final class Autoscaler {
     return ScalingVerdict.hold(
         "WithinTargets",
         n,
-        "fullness "
+        "memory fullness "
             + percent(now.fullness())
             + ", capacity misses "
             + rate(now.capacityMissesPerSecond())
@@ -252,7 +252,7 @@ public final class Autoscaler {
   private static String exceededText(AutoscalingPolicy p, SignalSample s) {
     StringBuilder b = new StringBuilder();
     if (p.fullnessTarget().isPresent() && s.fullness() > p.fullnessTarget().getAsDouble()) {
-      b.append("fullness ")
+      b.append("memory fullness ")
           .append(percent(s.fullness()))
           .append(" above the target ")
           .append(percent(p.fullnessTarget().getAsDouble()));

@@ -7,9 +7,19 @@ import java.util.Optional;
 /**
  * One reading of the leader's cache signals.
  *
+ * <p>Fullness is the <em>memory</em> tier's, not the pool's over all tiers: a disk tier is where
+ * memory evictions go (they move there and stay readable), so a pool with one keeps its memory near
+ * the high watermark while the disk absorbs the rest, and the memory tier is what puts and gets are
+ * served from. Counting the disk in would let a disk many times the memory hide a memory that
+ * spills all the time (80 % of memory plus disk is reached only when the disk is almost full); the
+ * disk tier filling up shows as capacity misses (a value dropped from disk is an eviction), which
+ * has its own target.
+ *
  * @param aliveNodes storage nodes the leader counts ALIVE: a decision waits until they are as many
  *     as the replicas
- * @param fullness used over capacity of all tiers, 0..1
+ * @param usedBytes bytes used in the memory tier
+ * @param capacityBytes capacity of the memory tier
+ * @param fullness used over capacity of the memory tier, 0..1
  * @param capacityMissesPerSecond misses for keys evicted recently, over the leader's window
  * @param evictedBytesPerSecond bytes evicted per second over the leader's window
  */
@@ -22,6 +32,9 @@ public record SignalSample(
     double capacityMissesPerSecond,
     double evictedBytesPerSecond) {
 
+  /** The name of the memory tier in the leader's cacheSignals.tiers. */
+  static final String MEMORY_TIER = "memory";
+
   /**
    * The sample of a serving leader's /status; empty when it reports no signals (an older master, a
    * standby).
@@ -31,15 +44,19 @@ public record SignalSample(
     if (s == null || !status.serving()) {
       return Optional.empty();
     }
-    long capacity = s.tiers().stream().mapToLong(MasterStatus.Tier::capacityBytes).sum();
-    long used = s.tiers().stream().mapToLong(MasterStatus.Tier::usedBytes).sum();
+    // a leader always reports its memory tier; without the entry, its memory is the status's total
+    MasterStatus.Tier memory =
+        s.tiers().stream()
+            .filter(t -> MEMORY_TIER.equals(t.name()))
+            .findFirst()
+            .orElse(new MasterStatus.Tier(MEMORY_TIER, status.capacityBytes(), status.usedBytes()));
     return Optional.of(
         new SignalSample(
             at,
             status.aliveNodes(),
-            used,
-            capacity,
-            s.fullness(),
+            memory.usedBytes(),
+            memory.capacityBytes(),
+            memory.fullness(),
             s.capacityMissesPerSecond(),
             s.evictedBytesPerSecond()));
   }

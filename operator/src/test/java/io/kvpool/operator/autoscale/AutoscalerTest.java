@@ -133,7 +133,9 @@ class AutoscalerTest {
     void fullnessAboveTargetForTheWholeWindowAddsANode() {
       ScalingVerdict v = inputs(3, steady(60, 3, 0.85, 0, 0)).decide();
       assertVerdict(v, Action.ScaleUp, "TargetExceeded", 4);
-      assertThat(v.message()).contains("fullness 85.0% above the target 80.0%").contains("60s");
+      assertThat(v.message())
+          .contains("memory fullness 85.0% above the target 80.0%")
+          .contains("60s");
       assertThat(v.latest()).isPresent();
     }
 
@@ -473,7 +475,7 @@ class AutoscalerTest {
     void withinTargetsHoldsAndSaysWhere() {
       ScalingVerdict v = inputs(3, steady(300, 3, 0.6, 1, 0)).decide();
       assertVerdict(v, Action.Hold, "WithinTargets", 3);
-      assertThat(v.message()).isEqualTo("fullness 60.0%, capacity misses 1.00/s");
+      assertThat(v.message()).isEqualTo("memory fullness 60.0%, capacity misses 1.00/s");
     }
   }
 

@@ -36,7 +36,16 @@ class PoolAutoscalerTest {
   }
 
   private static Optional<MasterStatus> leader(double fullness) {
+    return leader(fullness, List.of());
+  }
+
+  /** A leader whose memory tier is {@code fullness} full, with {@code otherTiers} after it. */
+  private static Optional<MasterStatus> leader(
+      double fullness, List<MasterStatus.Tier> otherTiers) {
     long capacity = 3L << 30;
+    List<MasterStatus.Tier> tiers = new ArrayList<>();
+    tiers.add(new MasterStatus.Tier("memory", capacity, (long) (capacity * fullness)));
+    tiers.addAll(otherTiers);
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       nodes.add(
@@ -67,16 +76,7 @@ class PoolAutoscalerTest {
             (long) (capacity * fullness),
             0,
             null,
-            new MasterStatus.CacheSignals(
-                60,
-                List.of(new MasterStatus.Tier("memory", capacity, (long) (capacity * fullness))),
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0)));
+            new MasterStatus.CacheSignals(60, tiers, 0, 0, 0, 0, 0, 0, 0)));
   }
 
   @Test
@@ -112,5 +112,49 @@ class PoolAutoscalerTest {
     assertThat(o.status().getDesiredReplicas()).as("what the spec still says").isEqualTo(3);
     assertThat(o.status().getLastDecision().getReason()).isEqualTo("PoolChanged");
     assertThat(o.events()).isEmpty();
+  }
+
+  @Test
+  void aDiskTieredPoolScalesOnItsMemoryTier() {
+    // 95 % of 3 GiB memory, 10 % of 30 GiB disk: 17 % over both tiers, far under the target
+    MasterStatus.Tier disk = new MasterStatus.Tier("disk", 30L << 30, 3L << 30);
+    List<Integer> written = new ArrayList<>();
+    AutoscalingOutcome o =
+        new PoolAutoscaler()
+            .reconcile(
+                pool(true),
+                leader(0.95, List.of(disk)),
+                false,
+                false,
+                AutoscalerTest.NOW,
+                written::add)
+            .orElseThrow();
+    assertThat(leader(0.95, List.of(disk)).orElseThrow().cacheSignals().fullness())
+        .as("the pool over all tiers")
+        .isLessThan(0.2);
+    assertThat(written).containsExactly(4);
+    assertThat(o.status().getLastDecision().getReason()).isEqualTo("TargetExceeded");
+    assertThat(o.status().getLastDecision().getMessage())
+        .contains("memory fullness 95.0% above the target 80.0%");
+    assertThat(o.status().getLastDecision().getFullnessPercent()).isEqualTo(95.0);
+  }
+
+  @Test
+  void aFullDiskTierDoesNotScaleAPoolWhoseMemoryIsWithinTarget() {
+    MasterStatus.Tier disk = new MasterStatus.Tier("disk", 30L << 30, 29L << 30);
+    List<Integer> written = new ArrayList<>();
+    AutoscalingOutcome o =
+        new PoolAutoscaler()
+            .reconcile(
+                pool(true),
+                leader(0.5, List.of(disk)),
+                false,
+                false,
+                AutoscalerTest.NOW,
+                written::add)
+            .orElseThrow();
+    assertThat(written).isEmpty();
+    assertThat(o.status().getLastDecision().getReason()).isEqualTo("WithinTargets");
+    assertThat(o.status().getLastDecision().getMessage()).startsWith("memory fullness 50.0%");
   }
 }

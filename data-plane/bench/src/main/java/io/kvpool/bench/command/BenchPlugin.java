@@ -6,8 +6,8 @@ import picocli.CommandLine;
 
 /**
  * Adds {@code kvpool bench} and its subcommands ({@code failover}, {@code chaos}, {@code compare},
- * {@code master-capacity}) to the {@code kvpool} command when this module is on the class path
- * (registered in {@code META-INF/services/io.kvpool.cli.CommandPlugin}).
+ * {@code master-capacity}, {@code ramp}) to the {@code kvpool} command when this module is on the
+ * class path (registered in {@code META-INF/services/io.kvpool.cli.CommandPlugin}).
  */
 public final class BenchPlugin implements CommandPlugin {
 
@@ -17,6 +17,7 @@ public final class BenchPlugin implements CommandPlugin {
         .addSubcommand(new FailoverBenchCommand(out))
         .addSubcommand(new ChaosCommand(out))
         .addSubcommand(new CompareCommand(out))
-        .addSubcommand(new MasterCapacityCommand(out));
+        .addSubcommand(new MasterCapacityCommand(out))
+        .addSubcommand(new RampBenchCommand(out));
   }
 }

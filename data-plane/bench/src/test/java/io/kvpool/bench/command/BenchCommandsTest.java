@@ -29,6 +29,21 @@ class BenchCommandsTest {
         .contains("--rounds", "--targets", "--working-set");
     assertThat(CliRun.of("bench", "master-capacity", "--help").out())
         .contains("--heap", "--sizes", "--quick");
+    assertThat(CliRun.of("bench", "ramp", "--help").out())
+        .contains("--fill", "--rate", "--interval", "--duration", "--quick");
+  }
+
+  @Test
+  void benchRampChecksItsOptionsBeforeStartingAnything() {
+    CliRun.of("bench", "ramp", "--replicas", "4")
+        .failedWith(2, "--replicas must be between 1 and 3, got 4");
+    CliRun.of("bench", "ramp", "--fill", "90").failedWith(2, "--fill must be between 0 and 85");
+    CliRun.of("bench", "ramp", "--value-size", "1KiB")
+        .failedWith(2, "--value-size must be between 4KiB and 4MiB");
+    CliRun.of("bench", "ramp", "--memory", "1MiB", "--value-size", "128KiB")
+        .failedWith(2, "holds fewer than 16 values of --value-size");
+    CliRun.of("bench", "ramp", "--interval", "20s", "--duration", "10s")
+        .failedWith(2, "--duration at least one --interval");
   }
 
   @Test

@@ -1,0 +1,31 @@
+package io.kvpool.bench.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.cli.CliRun;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code kvpool bench ramp --quick} end to end: a real master and storage node processes filled by
+ * the real client, one empty node started while puts go on. It checks what the bench checks itself
+ * (every put acknowledged, the new node received replicas, as counted from the nodes' own metrics)
+ * and that the table and the summary were printed, never the ratio: that is a measurement.
+ */
+class RampBenchIT {
+
+  @Test
+  void quickRunPrintsEachNodesShareAndPassesItsChecks() {
+    CliRun run = CliRun.of("bench", "ramp", "--quick");
+    assertThat(run.code()).as("exit code; stderr: %s%nstdout: %s", run.err(), run.out()).isZero();
+    List<String> rows =
+        run.out().lines().filter(l -> l.matches("^[1-4]\\s+\\d+\\.\\.\\d+\\s+node-\\d.*")).toList();
+    assertThat(rows).as(run.out()).hasSize(4 * 4); // 4 intervals x 4 nodes
+    assertThat(rows).as(run.out()).anyMatch(l -> l.contains("node-4"));
+    assertThat(run.out())
+        .contains("max share/fair share after the join: ")
+        .containsPattern("check: every put acknowledged \\(\\d+ acknowledged, 0 failed\\): ok")
+        .containsPattern(
+            "check: the new node node-4 received replicas \\(\\d+ of the \\d+ measured\\): ok");
+  }
+}
