@@ -1,10 +1,10 @@
-"""Release and wire protocol version of this client (PROTOCOL.md: protocol 2.4, release 0.2.0)."""
+"""Release and wire protocol version of this client (PROTOCOL.md: protocol 2.5, release 0.2.0)."""
 
 from __future__ import annotations
 
 RELEASE = "0.2.0"
 PROTOCOL_MAJOR = 2
-PROTOCOL_MINOR = 4
+PROTOCOL_MINOR = 5
 
 
 def incompatibility(local_release: str, local_major: int, local_minor: int,

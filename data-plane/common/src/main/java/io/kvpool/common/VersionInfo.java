@@ -16,7 +16,7 @@ public final class VersionInfo {
   public static final String BUILD_RELEASE = "0.2.0";
 
   public static final int PROTOCOL_MAJOR = 2;
-  public static final int PROTOCOL_MINOR = 4;
+  public static final int PROTOCOL_MINOR = 5;
 
   /**
    * Environment variable an image sets to declare its release (two images of the same code, upgrade
