@@ -248,18 +248,24 @@ public final class DiskTierComparison {
   }
 
   private void row(String target, String pass, TierWorkload.Pass p) {
+    boolean put = pass.startsWith("put");
     String line =
         String.format(
             Locale.ROOT,
-            "| %s | %s | %s | %.3f | %d hit, %d miss, %d wrong, %d failed |",
+            "| %s | %s | %s | %.3f | %s |",
             target,
             pass,
-            pass.startsWith("put") ? "-" : String.format(Locale.ROOT, "%.3f", p.hitRatio()),
+            put ? "-" : String.format(Locale.ROOT, "%.3f", p.hitRatio()),
             p.gigabytesPerSecond(),
-            p.hits(),
-            p.misses(),
-            p.wrong(),
-            p.failures());
+            put
+                ? String.format(Locale.ROOT, "%d stored, %d failed", p.hits(), p.failures())
+                : String.format(
+                    Locale.ROOT,
+                    "%d hit, %d miss, %d wrong, %d failed",
+                    p.hits(),
+                    p.misses(),
+                    p.wrong(),
+                    p.failures()));
     rows.add(line);
     out.println("  " + line);
   }
@@ -284,7 +290,7 @@ public final class DiskTierComparison {
                 StatusTable.bytes(s.diskPerNode()),
                 Workload.size(s.valueBytes()),
                 s.clients()))
-        .append("| target | pass | hit ratio | GB/s | gets |\n| --- | --- | --- | --- | --- |\n");
+        .append("| target | pass | hit ratio | GB/s | values |\n| --- | --- | --- | --- | --- |\n");
     rows.forEach(r -> md.append(r).append('\n'));
     md.append("\nMooncake Store with SSD offload: ").append(s.mooncakeNote()).append("\n\n");
     md.append("| goal (printed, not asserted) | | figures |\n| --- | --- | --- |\n");
