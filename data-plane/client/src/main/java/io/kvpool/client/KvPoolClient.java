@@ -465,10 +465,7 @@ public final class KvPoolClient implements AutoCloseable {
    * from an older one).
    */
   public PoolStats stats() {
-    int minor =
-        Math.min(
-            masterHandshake.version().protocolMinor(), config.advertisedVersion().protocolMinor());
-    StatsReply s = master.call(Opcode.STATS, null, r -> StatsReply.decode(r, minor));
+    StatsReply s = master.callVersioned(Opcode.STATS, null, StatsReply::decode);
     StatsReply.DiskTotals d = s.disk();
     return new PoolStats(
         s.capacityBytes(),
