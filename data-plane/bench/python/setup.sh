@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `kvpool bench compare` needs on a fresh Debian machine, and nothing when it is all there:
-#  - the peers' servers: redis-server and memcached (Debian), libibverbs1 (Mooncake's transfer engine links it
+#  - the peers' servers: redis-server and memcached (Debian); fio (the disk-3x workload measures the disk's O_DIRECT
+#    read limit with it); libibverbs1 (Mooncake's transfer engine links it
 #    even for TCP), iproute2 and util-linux (ip, unshare: Mooncake runs in a private network namespace);
 #  - a Python environment (default ~/.cache/kvpool/bench-venv) with Mooncake Store, the crc32c wheel the kvpool Python
 #    client uses, numpy and matplotlib (the charts). The kvpool Python client itself is imported from the checkout.
@@ -18,6 +19,7 @@ requirements=(
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v memcached >/dev/null 2>&1 || missing+=(memcached)
+command -v fio >/dev/null 2>&1 || missing+=(fio)
 { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libibverbs\.so\.1' || missing+=(libibverbs1)
 command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || missing+=(iproute2)
 command -v unshare >/dev/null 2>&1 || missing+=(util-linux)

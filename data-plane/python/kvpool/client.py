@@ -84,7 +84,13 @@ class KvPoolClient:
         self._storage.close()
 
     def stats(self) -> PoolStats:
-        return self._master.call(Opcode.STATS, None, PoolStats.decode)
+        """Pool totals; the disk tiers' (``stats().disk``) from a master of protocol 2.5."""
+        return self._master.call(Opcode.STATS, None, self._decode_stats)
+
+    def _decode_stats(self, r) -> PoolStats:
+        # the minor the master's connection agreed on (the newer side speaks the older dialect)
+        hello = self._master.last_handshake
+        return PoolStats.decode(r, min(hello.prefix.minor if hello else 0, self.config.protocol[1]))
 
     # ---- put ----
 
@@ -321,7 +327,7 @@ class KvPoolClient:
         passes."""
         deadline = Backoff.until(self.config.operation_timeout)
         removed = self._master.call(Opcode.REMOVE_ALL, None, decode_count, deadline)
-        while force and self._master.call(Opcode.STATS, None, PoolStats.decode, deadline).objects > 0 and \
+        while force and self._master.call(Opcode.STATS, None, self._decode_stats, deadline).objects > 0 and \
                 deadline.pause():
             removed += self._master.call(Opcode.REMOVE_ALL, None, decode_count, deadline)
         return removed

@@ -496,16 +496,45 @@ def decode_write_batch_reply(r: BodyReader, minor: int) -> list:
 
 # ---- STATS / REMOVE_ALL / PIN ----
 
+# STATS carries the disk tiers' totals from protocol 2.5 (PROTOCOL.md, "Pool totals")
+STATS_DISK_MINOR = 5
+
+
+class DiskTier(NamedTuple):
+    """The storage nodes' disk tiers, summed over the nodes that are not dead: their caps, the bytes their files
+    occupy on disk (what the caps bound), how many nodes have one and how many of those are degraded."""
+    capacity: int
+    used: int
+    nodes: int
+    degraded_nodes: int
+
+    @staticmethod
+    def decode(r: BodyReader) -> "DiskTier":
+        capacity, used, nodes = r.i64(), r.i64(), r.i32()
+        degraded = r.i32()
+        if capacity < 0 or used < 0 or nodes < 0 or not 0 <= degraded <= nodes:
+            raise ProtocolError(f"disk tier totals out of range: capacity {capacity}, used {used}, nodes {nodes},"
+                                f" degraded {degraded}")
+        return DiskTier(capacity, used, nodes, degraded)
+
+
+NO_DISK_TIER = DiskTier(0, 0, 0, 0)
+
+
 class PoolStats(NamedTuple):
+    """Pool totals; ``capacity`` and ``used`` are the memory tier's. ``disk``: the disk tiers (protocol 2.5; all zero
+    without disk tiers and from a master of protocol 2.4)."""
     capacity: int
     used: int
     objects: int
     alive_nodes: int
     state: ServerState
+    disk: DiskTier = NO_DISK_TIER
 
     @staticmethod
-    def decode(r: BodyReader) -> "PoolStats":
-        s = PoolStats(r.i64(), r.i64(), r.i64(), r.i32(), _enum(ServerState, r.u8(), "server state"))
+    def decode(r: BodyReader, minor: int) -> "PoolStats":
+        s = PoolStats(r.i64(), r.i64(), r.i64(), r.i32(), _enum(ServerState, r.u8(), "server state"),
+                      DiskTier.decode(r) if minor >= STATS_DISK_MINOR else NO_DISK_TIER)
         r.finish()
         return s
 

@@ -1,4 +1,4 @@
-"""Release and wire protocol version of this client (PROTOCOL.md: protocol 2.4, release 0.2.0)."""
+"""Release and wire protocol version of this client (PROTOCOL.md: protocol 2.5, release 0.2.0)."""
 
 from __future__ import annotations
 

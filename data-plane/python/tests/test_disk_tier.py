@@ -2,13 +2,17 @@
 pool's memory is read back byte-exact, single and batched, from memory and from the nodes' tiers (READ_OBJECT); replica
 lists say which replicas are on disk."""
 
+import json
 import random
+import urllib.request
 
 import pytest
 
 from conftest import start_pool
+from pool import wait_for
 
-from kvpool import ClientConfig, KvPoolClient
+from kvpool import PROTOCOL_MINOR, ClientConfig, KvPoolClient
+from kvpool.messages import NO_DISK_TIER, DiskTier
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +46,33 @@ def test_a_working_set_four_times_memory_reads_back_from_memory_and_disk(disk_po
         for start in range(0, len(keys), 32):
             batch = keys[start:start + 32]
             assert [bytes(v) for v in c.get_batch(batch)] == [values[k] for k in batch]
+
+
+def _status(pool) -> dict:
+    with urllib.request.urlopen(f"http://{pool.admin}/status", timeout=10) as r:
+        return json.load(r)
+
+
+def test_stats_show_the_disk_tiers_and_a_client_of_protocol_2_4_gets_the_memory_figures(disk_pool):
+    config = dict(pool_id="disk", pool_key=disk_pool.key, replicas=1, timeout=20, operation_timeout=60)
+    with KvPoolClient(ClientConfig(disk_pool.master, **config)) as c:
+        rnd = random.Random(31)
+        for i in range(3 * 2 * (8 << 20) // (256 << 10)):  # three times the pool's memory
+            c.put(f"stats/{i}", rnd.randbytes(256 << 10))
+
+        def disk_figures_agree():
+            disk = c.stats().disk
+            nodes = _status(disk_pool)["nodes"]
+            used = sum(n["disk"]["usedBytes"] for n in nodes)
+            return used > 0 and disk == DiskTier(2 * (64 << 20), used, 2, 0)
+
+        wait_for(disk_figures_agree, 30, "STATS disk figures to match /status")
+        stats = c.stats()
+        assert stats.capacity == 2 * (8 << 20)
+        assert 0 < stats.disk.used <= stats.disk.capacity
+    # the master speaks 2.5; a client of 2.4 reads STATS in its own dialect: the same totals, no disk figures
+    with KvPoolClient(ClientConfig(disk_pool.master, protocol=(2, 4), **config)) as old:
+        assert old.server_protocol == (2, PROTOCOL_MINOR)
+        stats = old.stats()
+        assert stats.disk == NO_DISK_TIER
+        assert stats.capacity == 2 * (8 << 20) and stats.alive_nodes == 2

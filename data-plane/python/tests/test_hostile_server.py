@@ -14,6 +14,7 @@ import pytest
 from kvpool import (PROTOCOL_MAJOR, PROTOCOL_MINOR, AuthenticationRequired, ClientConfig, ConnectionFailed,
                     KvPoolClient, KvPoolError, KvPoolTimeout, ProtocolError)
 from kvpool.codec import BodyWriter
+from kvpool.messages import NO_DISK_TIER
 
 HEADER = struct.Struct(">IBBHHHQI")
 MAGIC = 0x4B565031
@@ -26,8 +27,8 @@ def frame(opcode, request_id, body=b"", flags=1, magic=MAGIC, major=2, length=No
     return HEADER.pack(magic, major, 0, opcode, flags, 0, request_id, len(body) if length is None else length) + body
 
 
-def handshake_reply(state=0, leader="", auth=False, role=3, nonce=None, proof=None):
-    w = BodyWriter().string("0.2.0").u8(PROTOCOL_MAJOR).u8(PROTOCOL_MINOR).u8(role).string("").string("fake")
+def handshake_reply(state=0, leader="", auth=False, role=3, nonce=None, proof=None, minor=PROTOCOL_MINOR):
+    w = BodyWriter().string("0.2.0").u8(PROTOCOL_MAJOR).u8(minor).u8(role).string("").string("fake")
     w.i64(0).u8(state).string(leader).bool(auth)
     w.bytes(nonce or (os.urandom(32) if auth else b"")).bytes(proof or (os.urandom(32) if auth else b""))
     return bytes(w.buf)
@@ -97,6 +98,15 @@ def after_handshake(reply_to_request):
     return behaviour
 
 
+def _stats_body(disk=None):
+    """A STATS reply: 1 GiB, nothing used, one node, SERVING; ``disk`` (capacity, used, tiers, degraded) is the
+    trailing block of protocol 2.5, left out for a master of 2.4."""
+    w = BodyWriter().i64(1 << 30).i64(0).i64(0).i32(1).u8(0)
+    if disk is not None:
+        w.i64(disk[0]).i64(disk[1]).i32(disk[2]).i32(disk[3])
+    return bytes(w.buf)
+
+
 CASES = {
     "silent after accept": (lambda conn: None, KvPoolTimeout),
     "closes at once": (lambda conn: conn.close(), ConnectionFailed),
@@ -125,6 +135,12 @@ CASES = {
     "STATS reply for another request": (after_handshake(lambda op, rid: frame(op, rid + 1, bytes(29))), ProtocolError),
     "STATS reply with another major": (after_handshake(lambda op, rid: frame(op, rid, bytes(29), major=3)),
                                        ProtocolError),
+    "STATS disk totals with more degraded tiers than tiers": (
+        after_handshake(lambda op, rid: frame(op, rid, _stats_body((1 << 30, 0, 1, 2)))), ProtocolError),
+    "STATS disk totals with a negative capacity": (
+        after_handshake(lambda op, rid: frame(op, rid, _stats_body((-1, 0, 1, 0)))), ProtocolError),
+    "STATS without the disk totals protocol 2.5 owes": (
+        after_handshake(lambda op, rid: frame(op, rid, _stats_body())), ProtocolError),
     "unknown error code": (after_handshake(lambda op, rid: frame(op, rid, b"\x03\xe7\x00\x00", flags=3)),
                            ProtocolError),
     "requires authentication": (lambda conn: (read_frame(conn), conn.sendall(frame(1, 0, handshake_reply(auth=True)))),
@@ -147,6 +163,27 @@ def test_hostile_master_ends_in_a_typed_error_within_the_deadline(case):
     assert isinstance(raised.value, KvPoolError)
 
 
+def _stats_master(minor, disk):
+    def behaviour(conn):
+        first = read_frame(conn)
+        conn.sendall(frame(1, first[1], handshake_reply(minor=minor)))
+        while (request := read_frame(conn)) is not None:
+            conn.sendall(frame(request[0], request[1], _stats_body(disk)))
+    return behaviour
+
+
+def test_a_client_reads_the_stats_of_a_master_of_protocol_2_4_without_disk_totals():
+    server = FakeServer(_stats_master(PROTOCOL_MINOR - 1, None))
+    try:
+        with KvPoolClient(ClientConfig(server.address, timeout=TIMEOUT, operation_timeout=OPERATION_TIMEOUT)) as c:
+            assert c.server_protocol == (PROTOCOL_MAJOR, PROTOCOL_MINOR - 1)
+            stats = c.stats()
+            assert stats.capacity == 1 << 30 and stats.alive_nodes == 1
+            assert stats.disk == NO_DISK_TIER
+    finally:
+        server.close()
+
+
 def _lying_master(storage_address, value_size=1000, slice_length=1000, value_offset=0):
     """A master whose replica list sends reads to ``storage_address``."""
     def behaviour(conn):
@@ -158,7 +195,7 @@ def _lying_master(storage_address, value_size=1000, slice_length=1000, value_off
                 return
             opcode, rid, _ = request
             if opcode == 28:  # STATS
-                conn.sendall(frame(opcode, rid, bytes(BodyWriter().i64(1 << 30).i64(0).i64(0).i32(1).u8(0).buf)))
+                conn.sendall(frame(opcode, rid, _stats_body((0, 0, 0, 0))))
             elif opcode == 23:  # GET_REPLICAS: one key, one replica, one slice
                 w = BodyWriter().i32(1).u16(0).i32(value_size).i32(0).i64(1).i64(int(time.time() * 1000) + 60000)
                 w.i32(1).string("n1").string(storage_address).bytes(b"t" * 16)

@@ -30,6 +30,15 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Used", jsonPath = ".status.used", type = Type.STRING)
 @AdditionalPrinterColumn(
+    name = "Disk",
+    jsonPath = ".status.cacheSignals.tiers[?(@.name==\"disk\")].used",
+    type = Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Disk-Capacity",
+    jsonPath = ".status.cacheSignals.tiers[?(@.name==\"disk\")].capacity",
+    type = Type.STRING,
+    priority = 1)
+@AdditionalPrinterColumn(
     name = "Objects",
     jsonPath = ".status.objectCount",
     type = Type.INTEGER,

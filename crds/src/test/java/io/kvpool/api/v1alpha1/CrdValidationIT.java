@@ -274,11 +274,21 @@ class CrdValidationIT {
 
   @Test
   void printerColumnsMakeADashboardInDeclaredOrder() throws Exception {
-    GenericKubernetesResource pool = parse(valid("pool-single-storage-node.yaml"));
-    pool.getMetadata().setName("dashboard-pool");
-    create(pool);
+    GenericKubernetesResource written = parse(valid("pool-single-storage-node.yaml"));
+    written.getMetadata().setName("dashboard-pool");
+    KvCachePool pool =
+        client.getKubernetesSerialization().convertValue(create(written), KvCachePool.class);
+    KvCachePoolStatus status = new KvCachePoolStatus();
+    status.setCapacity("1Gi");
+    status.setUsed("512Mi");
+    CacheSignalsStatus signals = new CacheSignalsStatus();
+    signals.setTiers(List.of(tier("memory", "1Gi", "512Mi"), tier("disk", "8Gi", "3Gi")));
+    status.setCacheSignals(signals);
+    pool.setStatus(status);
+    client.resource(pool).updateStatus();
 
-    assertThat(tableColumns("kvcachepools"))
+    Map<String, Object> row = tableRow("kvcachepools", "dashboard-pool");
+    assertThat(row.keySet())
         .containsExactly(
             "Name",
             "Phase",
@@ -288,8 +298,15 @@ class CrdValidationIT {
             "Storage",
             "Capacity",
             "Used",
+            "Disk",
+            "Disk-Capacity",
             "Objects",
             "Age");
+    // the disk columns pick the disk tier out of the tiers the leader reports
+    assertThat(row)
+        .containsEntry("Used", "512Mi")
+        .containsEntry("Disk", "3Gi")
+        .containsEntry("Disk-Capacity", "8Gi");
     assertThat(tableColumns("transferengines"))
         .containsExactly("Name", "Protocol", "Device", "Count", "Advertised", "Nodes", "Age");
   }
@@ -315,8 +332,42 @@ class CrdValidationIT {
     assertThat(resources.get("kvcachepools").getNamespaced()).isTrue();
   }
 
+  private static TierUsage tier(String name, String capacity, String used) {
+    TierUsage t = new TierUsage();
+    t.setName(name);
+    t.setCapacity(capacity);
+    t.setUsed(used);
+    return t;
+  }
+
+  /** The cells of one object's row in the server-side table, by column name, in column order. */
+  private static Map<String, Object> tableRow(String plural, String name) throws Exception {
+    Map<?, ?> table = table(plural);
+    List<String> columns = columnNames(table);
+    for (Object r : (List<?>) table.get("rows")) {
+      List<?> cells = (List<?>) ((Map<?, ?>) r).get("cells");
+      if (name.equals(cells.get(0))) {
+        Map<String, Object> row = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < columns.size(); i++) {
+          row.put(columns.get(i), cells.get(i));
+        }
+        return row;
+      }
+    }
+    throw new AssertionError("no row named " + name + " in the table of " + plural + ": " + table);
+  }
+
   /** Column names of the server-side table kubectl prints for {@code kubectl get <plural>}. */
   private static List<String> tableColumns(String plural) throws Exception {
+    return columnNames(table(plural));
+  }
+
+  private static List<String> columnNames(Map<?, ?> table) {
+    return ((List<?>) table.get("columnDefinitions"))
+        .stream().map(column -> (String) ((Map<?, ?>) column).get("name")).toList();
+  }
+
+  private static Map<?, ?> table(String plural) throws Exception {
     HttpClient http = client.getHttpClient();
     HttpRequest request =
         http.newHttpRequestBuilder()
@@ -334,9 +385,7 @@ class CrdValidationIT {
             .build();
     HttpResponse<String> response = http.sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
     assertThat(response.code()).as("table of %s: %s", plural, response.body()).isEqualTo(200);
-    Map<?, ?> table = client.getKubernetesSerialization().unmarshal(response.body(), Map.class);
-    return ((List<?>) table.get("columnDefinitions"))
-        .stream().map(column -> (String) ((Map<?, ?>) column).get("name")).toList();
+    return client.getKubernetesSerialization().unmarshal(response.body(), Map.class);
   }
 
   private static GenericKubernetesResource create(GenericKubernetesResource resource) {

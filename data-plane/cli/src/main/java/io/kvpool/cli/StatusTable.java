@@ -67,6 +67,20 @@ public final class StatusTable {
             percent(status.usedBytes(), status.capacityBytes()),
             "",
             ""));
+    for (MasterStatus.NodeStatus node : nodes) {
+      MasterStatus.NodeDisk disk = node.disk();
+      if (disk != null) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "disk %s: %s of %s (%s) %s%n",
+                node.id(),
+                bytes(disk.usedBytes()),
+                bytes(disk.capacityBytes()),
+                percent(disk.usedBytes(), disk.capacityBytes()),
+                disk.healthy() ? "healthy" : "degraded: " + disk.message()));
+      }
+    }
     out.append("objects ").append(status.objectCount()).append(System.lineSeparator());
     MasterStatus.Counters c = status.counters();
     if (c != null) {
@@ -99,14 +113,28 @@ public final class StatusTable {
 
   /** The totals the RPC {@code Stats} call returns, when the admin address is not known. */
   static String summary(PoolStats stats) {
-    return String.format(
-        Locale.ROOT,
-        "nodes %d  capacity %s  used %s (%s)  objects %d",
-        stats.nodes(),
-        bytes(stats.capacityBytes()),
-        bytes(stats.usedBytes()),
-        percent(stats.usedBytes(), stats.capacityBytes()),
-        stats.objects());
+    String memory =
+        String.format(
+            Locale.ROOT,
+            "nodes %d  capacity %s  used %s (%s)  objects %d",
+            stats.nodes(),
+            bytes(stats.capacityBytes()),
+            bytes(stats.usedBytes()),
+            percent(stats.usedBytes(), stats.capacityBytes()),
+            stats.objects());
+    PoolStats.DiskTier disk = stats.disk();
+    if (disk.nodes() == 0) {
+      return memory;
+    }
+    return memory
+        + String.format(
+            Locale.ROOT,
+            "%ndisk tiers %d  capacity %s  used %s (%s)%s",
+            disk.nodes(),
+            bytes(disk.capacityBytes()),
+            bytes(disk.usedBytes()),
+            percent(disk.usedBytes(), disk.capacityBytes()),
+            disk.degradedNodes() == 0 ? "" : "  degraded " + disk.degradedNodes());
   }
 
   private static String percent(long part, long whole) {

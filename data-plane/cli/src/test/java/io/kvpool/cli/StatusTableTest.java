@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
+import io.kvpool.client.PoolStats;
 import org.junit.jupiter.api.Test;
 
 class StatusTableTest {
@@ -14,9 +15,11 @@ class StatusTableTest {
         """
         {"apiVersion":"kvpool.io/admin/v1","poolId":"demo","role":"LEADER","view":1,"releaseVersion":"0.1.0","protocolVersion":"1.0",
          "nodes":[{"id":"node-2","endpoint":"127.0.0.1:2","state":"DEAD","capacityBytes":1048576,"usedBytes":0,
-                   "version":"0.1.0","lastHeartbeatMillisAgo":12000},
+                   "version":"0.1.0","lastHeartbeatMillisAgo":12000,
+                   "disk":{"capacityBytes":4194304,"usedBytes":0,"healthy":false,"message":"No space left on device"}},
                   {"id":"node-1","endpoint":"127.0.0.1:1","state":"ALIVE","capacityBytes":1048576,
-                   "usedBytes":524288,"version":"0.1.0","lastHeartbeatMillisAgo":10}],
+                   "usedBytes":524288,"version":"0.1.0","lastHeartbeatMillisAgo":10,
+                   "disk":{"capacityBytes":4194304,"usedBytes":1048576,"healthy":true}}],
          "capacityBytes":2097152,"usedBytes":524288,"objectCount":3,
          "counters":{"puts":3,"gets":4,"getHits":3,"getMisses":1,"evictions":0,"repairs":2}}
         """;
@@ -30,6 +33,22 @@ class StatusTableTest {
         .contains("12000 ms ago");
     assertThat(table).contains("2.0 MiB").contains("25%");
     assertThat(table).contains("puts 3  gets 4  hit ratio 0.75  evictions 0  repairs 2");
+    assertThat(table)
+        .contains("disk node-1: 1.0 MiB of 4.0 MiB (25%) healthy")
+        .contains("disk node-2: 0 B of 4.0 MiB (0%) degraded: No space left on device");
+  }
+
+  @Test
+  void summarySaysTheDiskTiersWhenThePoolHasThem() {
+    assertThat(StatusTable.summary(new PoolStats(4096, 1024, 7, 2, PoolStats.DiskTier.NONE)))
+        .isEqualTo("nodes 2  capacity 4.0 KiB  used 1.0 KiB (25%)  objects 7");
+    assertThat(
+            StatusTable.summary(
+                new PoolStats(4096, 1024, 7, 2, new PoolStats.DiskTier(8L << 30, 2L << 30, 2, 1))))
+        .isEqualTo(
+            "nodes 2  capacity 4.0 KiB  used 1.0 KiB (25%)  objects 7"
+                + System.lineSeparator()
+                + "disk tiers 2  capacity 8.0 GiB  used 2.0 GiB (25%)  degraded 1");
   }
 
   @Test

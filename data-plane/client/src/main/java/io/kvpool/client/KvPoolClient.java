@@ -460,9 +460,19 @@ public final class KvPoolClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Pool totals; the disk tiers' from a master of protocol 2.5 ({@link PoolStats.DiskTier#NONE}
+   * from an older one).
+   */
   public PoolStats stats() {
-    StatsReply s = master.call(Opcode.STATS, null, StatsReply::decode);
-    return new PoolStats(s.capacityBytes(), s.usedBytes(), s.objects(), s.aliveNodes());
+    StatsReply s = master.callVersioned(Opcode.STATS, null, StatsReply::decode);
+    StatsReply.DiskTotals d = s.disk();
+    return new PoolStats(
+        s.capacityBytes(),
+        s.usedBytes(),
+        s.objects(),
+        s.aliveNodes(),
+        new PoolStats.DiskTier(d.capacityBytes(), d.usedBytes(), d.tiers(), d.degradedTiers()));
   }
 
   private List<ErrorCode> statuses(Opcode op, List<String> keys, Backoff deadline) {

@@ -69,7 +69,8 @@ final class MasterChannel implements AutoCloseable {
    */
   Handshake connect(Duration within) {
     // STATS, not PING: a standby refuses it
-    return call(Opcode.STATS, null, r -> null, c -> c.peer(), Backoff.until(within), () -> {});
+    return call(
+        Opcode.STATS, null, (r, minor) -> null, c -> c.peer(), Backoff.until(within), () -> {});
   }
 
   private RpcConnection open(HostPort endpoint, Duration exchangeTimeout) throws IOException {
@@ -118,6 +119,12 @@ final class MasterChannel implements AutoCloseable {
     T decode(BodyReader r) throws IOException;
   }
 
+  /** A decoder of reply bodies whose encoding depends on the protocol minor of the connection. */
+  @FunctionalInterface
+  interface VersionedDecoder<T> {
+    T decode(BodyReader r, int agreedMinor) throws IOException;
+  }
+
   /** Reads something off the connection after a successful exchange. */
   @FunctionalInterface
   interface After<T> {
@@ -126,7 +133,20 @@ final class MasterChannel implements AutoCloseable {
 
   /** One exchange of an operation of its own (its own operation timeout). */
   <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder) {
+    return call(op, body, plain(decoder), null, Backoff.until(operationTimeout), () -> {});
+  }
+
+  /**
+   * One exchange of an operation of its own whose reply is decoded in the dialect of the master
+   * that answers it (the minor its connection agreed on: a failover may reach a master of another
+   * minor than the first one).
+   */
+  <T> T callVersioned(Opcode op, BodyWriter body, VersionedDecoder<T> decoder) {
     return call(op, body, decoder, null, Backoff.until(operationTimeout), () -> {});
+  }
+
+  private static <T> VersionedDecoder<T> plain(Decoder<T> decoder) {
+    return (r, minor) -> decoder.decode(r);
   }
 
   /**
@@ -134,7 +154,7 @@ final class MasterChannel implements AutoCloseable {
    * then, no longer.
    */
   <T> T call(Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation) {
-    return call(op, body, decoder, null, operation, () -> {});
+    return call(op, body, plain(decoder), null, operation, () -> {});
   }
 
   /**
@@ -145,7 +165,7 @@ final class MasterChannel implements AutoCloseable {
    */
   <T> T call(
       Opcode op, BodyWriter body, Decoder<T> decoder, Backoff operation, Runnable unanswered) {
-    return call(op, body, decoder, null, operation, unanswered);
+    return call(op, body, plain(decoder), null, operation, unanswered);
   }
 
   static void expectCount(int got, int expected, Opcode op) {
@@ -164,7 +184,7 @@ final class MasterChannel implements AutoCloseable {
   private <T> T call(
       Opcode op,
       BodyWriter body,
-      Decoder<T> decoder,
+      VersionedDecoder<T> decoder,
       After<T> after,
       Backoff backoff,
       Runnable unanswered) {
@@ -182,7 +202,9 @@ final class MasterChannel implements AutoCloseable {
         try (RpcConnection.Deadline d = c.deadline(exchange)) {
           long started = System.nanoTime();
           sending = true;
-          T decoded = decoder.decode(c.call(op, body).reader());
+          int agreedMinor =
+              Math.min(c.peer().version().protocolMinor(), local.version().protocolMinor());
+          T decoded = decoder.decode(c.call(op, body).reader(), agreedMinor);
           metrics.exchange(op, System.nanoTime() - started);
           result = after == null ? decoded : after.apply(c);
         }

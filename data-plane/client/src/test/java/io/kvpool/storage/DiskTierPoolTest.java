@@ -9,9 +9,12 @@ import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.client.KvPoolException;
 import io.kvpool.client.ObjectNotFoundException;
+import io.kvpool.client.PoolStats;
+import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.StatsReply;
 import io.kvpool.storage.disk.DiskTier;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -139,6 +142,54 @@ class DiskTierPoolTest {
                             status.nodes().stream().mapToLong(n -> n.disk().usedBytes()).sum());
                   });
         });
+  }
+
+  @Test
+  void clientStatsShowTheDiskTiersAndAClientOfProtocol24GetsTheMemoryFigures() throws Exception {
+    startPool(64L << 20, dir("a"), dir("b"));
+    eventually(
+        () ->
+            assertThat(client.stats().disk())
+                .as("both tiers registered")
+                .satisfies(
+                    d -> {
+                      assertThat(d.capacityBytes()).isEqualTo(128L << 20);
+                      assertThat(d.nodes()).isEqualTo(2);
+                      assertThat(d.degradedNodes()).isZero();
+                    }));
+    put("s", 3 * 2 * NODE_MEMORY, 1, 11);
+    eventually(() -> assertThat(onDisk()).isPositive());
+    // STATS (protocol 2.5) carries the sum /status shows as its disk tier
+    eventually(
+        () -> {
+          PoolStats stats = client.stats();
+          MasterStatus status = master.status();
+          long used = status.nodes().stream().mapToLong(n -> n.disk().usedBytes()).sum();
+          assertThat(used).isPositive();
+          assertThat(stats.disk())
+              .as("stats %s, status nodes %s", stats, status.nodes())
+              .isEqualTo(new PoolStats.DiskTier(128L << 20, used, 2, 0));
+          assertThat(stats.capacityBytes()).isEqualTo(2 * NODE_MEMORY);
+        });
+    // a client of protocol 2.4 reads the reply of a 2.5 master in its own dialect: no disk figures
+    VersionInfo older =
+        new VersionInfo(
+            VersionInfo.CURRENT.release(),
+            VersionInfo.PROTOCOL_MAJOR,
+            StatsReply.DISK_TOTALS_MINOR - 1);
+    try (KvPoolClient old =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("disk-test-2.4")
+                .advertisedVersion(older)
+                .timeout(T)
+                .build())) {
+      PoolStats stats = old.stats();
+      assertThat(stats.disk()).isEqualTo(PoolStats.DiskTier.NONE);
+      assertThat(stats.capacityBytes()).isEqualTo(2 * NODE_MEMORY);
+      assertThat(stats.objects()).isEqualTo(client.stats().objects());
+    }
   }
 
   @Test
@@ -270,6 +321,7 @@ class DiskTierPoolTest {
                       assertThat(n.disk().message()).contains("No space left on device");
                     }));
     assertThat(masterMetrics()).contains("kvpool_node_disk_degraded{node=\"n0\"} 1");
+    assertThat(client.stats().disk().degradedNodes()).isEqualTo(1);
     // the latest values are in memory and read back; nothing read is ever other bytes
     List<String> keys = new ArrayList<>(values.keySet());
     for (String key : keys.subList(keys.size() - 8, keys.size())) {

@@ -185,8 +185,33 @@ class CodecTest {
     ErrorReply er = new ErrorReply(ErrorCode.VERSION_MISMATCH, "both versions");
     assertThat(ErrorReply.decode(encoded(er::encode))).isEqualTo(er);
 
-    StatsReply s = new StatsReply(1, 2, 3, 4, ServerState.RECOVERING);
-    assertThat(StatsReply.decode(encoded(s::encode))).isEqualTo(s);
+    StatsReply s =
+        new StatsReply(
+            1, 2, 3, 4, ServerState.RECOVERING, new StatsReply.DiskTotals(1 << 30, 5, 2, 1));
+    assertThat(StatsReply.decode(encoded(w -> s.encode(w, 5)), 5)).isEqualTo(s);
+  }
+
+  @Test
+  void statsDiskTotalsAreTrailingFromProtocol25AndRefuseForgedFigures() throws Exception {
+    StatsReply s =
+        new StatsReply(1, 2, 3, 4, ServerState.SERVING, new StatsReply.DiskTotals(9, 8, 1, 0));
+    // a 2.4 peer: the totals are neither sent nor read, and a 2.4 reader refuses them as trailing
+    StatsReply old = StatsReply.decode(encoded(w -> s.encode(w, 4)), 4);
+    assertThat(old.disk()).isEqualTo(StatsReply.DiskTotals.NONE);
+    assertThat(old.capacityBytes()).isEqualTo(1);
+    assertThatThrownBy(() -> StatsReply.decode(encoded(w -> s.encode(w, 5)), 4))
+        .isInstanceOf(ProtocolException.class);
+    assertThatThrownBy(() -> StatsReply.decode(encoded(w -> s.encode(w, 4)), 5))
+        .isInstanceOf(ProtocolException.class);
+    // negative figures and more degraded tiers than tiers are malformed
+    BodyWriter negative = new BodyWriter().i64(1).i64(2).i64(3).i32(4).u8(1);
+    negative.i64(-1).i64(0).i32(0).i32(0);
+    assertThatThrownBy(() -> StatsReply.decode(new BodyReader(negative.toBuffer()), 5))
+        .isInstanceOf(ProtocolException.class);
+    BodyWriter degraded = new BodyWriter().i64(1).i64(2).i64(3).i32(4).u8(1);
+    degraded.i64(1).i64(0).i32(1).i32(2);
+    assertThatThrownBy(() -> StatsReply.decode(new BodyReader(degraded.toBuffer()), 5))
+        .isInstanceOf(ProtocolException.class);
   }
 
   @Test

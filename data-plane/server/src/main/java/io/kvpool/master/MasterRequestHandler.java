@@ -161,7 +161,7 @@ final class MasterRequestHandler implements RpcServer.RequestHandler {
         }
         case STATS -> {
           request.reader().finish();
-          metadata.stats().encode(out);
+          metadata.stats().encode(out, session.agreedMinor());
         }
         default ->
             throw new RefusedException(

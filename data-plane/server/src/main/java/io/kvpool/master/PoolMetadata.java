@@ -1080,7 +1080,8 @@ public final class PoolMetadata {
         pool.usedBytes(),
         pool.objects.size(),
         pool.nodesIn(NodeState.ALIVE) + pool.nodesIn(NodeState.DRAINING),
-        pool.serverState);
+        pool.serverState,
+        pool.diskTotals());
   }
 
   // ---- periodic work ----

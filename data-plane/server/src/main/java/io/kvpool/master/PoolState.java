@@ -1,8 +1,10 @@
 package io.kvpool.master;
 
+import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ServerState;
+import io.kvpool.protocol.StatsReply;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -312,6 +314,27 @@ final class PoolState {
       }
     }
     return sum;
+  }
+
+  /**
+   * The disk tiers of the nodes that are not dead, as their heartbeats report them (what STATS
+   * tells a client of protocol 2.5; the same sum as the {@code disk} tier of /status).
+   */
+  StatsReply.DiskTotals diskTotals() {
+    long capacity = 0;
+    long used = 0;
+    int tiers = 0;
+    int degraded = 0;
+    for (StorageNodeRecord n : nodes.values()) {
+      DiskFigures disk = n.state() == NodeState.DEAD ? null : n.diskFigures();
+      if (disk != null) {
+        capacity += disk.capacityBytes();
+        used += disk.usedBytes();
+        tiers++;
+        degraded += disk.healthy() ? 0 : 1;
+      }
+    }
+    return new StatsReply.DiskTotals(capacity, used, tiers, degraded);
   }
 
   double usageRatio() {

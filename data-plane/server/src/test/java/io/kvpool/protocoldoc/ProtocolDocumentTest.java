@@ -330,7 +330,9 @@ class ProtocolDocumentTest {
       assertThat(StatusList.decode(((Frame) exchange(client, Opcode.PIN, w)).reader()).statuses())
           .hasSize(1);
       walked.add(Opcode.PIN);
-      StatsReply stats = StatsReply.decode(((Frame) exchange(client, Opcode.STATS, null)).reader());
+      StatsReply stats =
+          StatsReply.decode(
+              ((Frame) exchange(client, Opcode.STATS, null)).reader(), VersionInfo.PROTOCOL_MINOR);
       assertThat(stats.aliveNodes()).isEqualTo(2);
       walked.add(Opcode.STATS);
 

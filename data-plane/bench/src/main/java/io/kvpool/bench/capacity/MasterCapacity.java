@@ -262,7 +262,8 @@ public final class MasterCapacity {
   /** The master's STATS count exactly {@code expected} objects. */
   private static void requireObjects(MasterJvm master, long expected) {
     try (RpcConnection c = client(master)) {
-      StatsReply stats = StatsReply.decode(c.call(Opcode.STATS, null).reader());
+      StatsReply stats =
+          StatsReply.decode(c.call(Opcode.STATS, null).reader(), VersionInfo.PROTOCOL_MINOR);
       if (stats.objects() != expected) {
         throw new BenchmarkFailedException(
             "the master counts "

@@ -78,4 +78,35 @@ class BenchCompareIT {
             "| 1MiB x 8 | get |");
     assertThat(run.out()).contains("report: " + out.resolve("benchmarks.md"));
   }
+
+  @Test
+  void theDiskTierWorkloadInItsQuickFormRunsBothPoolsAndPrintsItsGoals() throws Exception {
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "compare",
+            "--quick",
+            "--no-install",
+            "--workloads=disk-3x",
+            "--out=" + out,
+            "--venv=" + out.resolve("no-venv"));
+    assertThat(run.code()).as("exit code; output:%n%s%nstderr:%n%s", run.out(), run.err()).isZero();
+
+    // figures are not checked, only that every pass ran and every goal is printed
+    String report = Files.readString(out.resolve("benchmarks-disk-3x.md"));
+    assertThat(report)
+        .as(report)
+        .contains(
+            "| kvpool, disk tier | put 3x |",
+            "| kvpool, disk tier | get 3x |",
+            "| kvpool, disk tier | disk reads, cold (1 thread) |",
+            "| kvpool, disk tier | put 3x -> 5x (du sampled) |",
+            "| kvpool, no disk tier | get 3x |",
+            "| every get hits with a working set 3x memory |",
+            "| 1 MiB disk-tier reads >= 0.8x fio O_DIRECT |",
+            "Mooncake Store with SSD offload: ")
+        .containsPattern(
+            "\\| du of \\S+'s tier <= its cap at every sample of a fill to 5x memory \\|");
+    assertThat(run.out()).contains("disk-3x report: " + out.resolve("benchmarks-disk-3x.md"));
+  }
 }

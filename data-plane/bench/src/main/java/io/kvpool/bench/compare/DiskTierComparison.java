@@ -1,0 +1,314 @@
+package io.kvpool.bench.compare;
+
+import io.kvpool.cli.LocalPool;
+import io.kvpool.cli.LocalPoolConfig;
+import io.kvpool.cli.StatusTable;
+import io.kvpool.cli.StorageNodeProcess;
+import io.kvpool.client.ClientConfig;
+import io.kvpool.client.KvPoolClient;
+import io.kvpool.client.PoolStats;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The {@code disk-3x} workload of {@code kvpool bench compare}: a working set three times the
+ * pool's memory, on a local pool whose storage nodes have disk tiers and on the same pool without
+ * them; the disk's own O_DIRECT read limit ({@code fio}) in the same run; and the tiers' {@code du}
+ * sampled through a fill to five times memory. Prints the figures and the issue's goals (printed,
+ * never asserted) and writes them to {@code benchmarks-disk-3x.md} in the report folder.
+ */
+public final class DiskTierComparison {
+  /** The workload's name in {@code --workloads}. */
+  public static final String WORKLOAD = "disk-3x";
+
+  private static final int NODES = 2;
+
+  /**
+   * What to run.
+   *
+   * @param memoryPerNode each storage node's memory; the pool's is twice that
+   * @param diskPerNode each node's disk tier cap
+   * @param valueBytes the values' size (the disk reads' block size, and fio's)
+   * @param clients client threads of the put and get passes (the disk-read passes use one)
+   * @param fioBytes the file fio reads
+   * @param outputDir where {@code benchmarks-disk-3x.md} goes
+   * @param mooncakeNote why Mooncake Store with SSD offload is not in the comparison
+   */
+  public record Settings(
+      long memoryPerNode,
+      long diskPerNode,
+      int valueBytes,
+      int clients,
+      long fioBytes,
+      Path outputDir,
+      String mooncakeNote) {
+
+    public static Settings of(boolean quick, Path outputDir, String mooncakeNote) {
+      long memory = quick ? 32L << 20 : 128L << 20;
+      return new Settings(
+          memory, 4 * memory, 1 << 20, 4, quick ? 64L << 20 : 512L << 20, outputDir, mooncakeNote);
+    }
+  }
+
+  private final Settings s;
+  private final PrintStream out;
+  private final List<String> rows = new ArrayList<>();
+
+  public DiskTierComparison(Settings settings, PrintStream out) {
+    this.s = settings;
+    this.out = out;
+  }
+
+  /** Runs the workload on both pools; returns the written report. */
+  public Path run() throws Exception {
+    long poolMemory = NODES * s.memoryPerNode();
+    long keys3x = 3 * poolMemory / s.valueBytes();
+    long keys5x = 5 * poolMemory / s.valueBytes();
+    Path root = Files.createTempDirectory("kvpool-disk-3x-");
+    out.printf(
+        Locale.ROOT,
+        "disk-3x: %d storage nodes x %s memory, disk tiers of %s each; %d values of %s (3x the"
+            + " pool's memory), %d client threads; work folder %s%n",
+        NODES,
+        StatusTable.bytes(s.memoryPerNode()),
+        StatusTable.bytes(s.diskPerNode()),
+        keys3x,
+        Workload.size(s.valueBytes()),
+        s.clients(),
+        root);
+    List<String> goals = new ArrayList<>();
+    try {
+      Path tiers = Files.createDirectories(root.resolve("tiers"));
+      TierWorkload.Pass withDiskGet;
+      TierWorkload.Pass cold;
+      DeviceReadLimit.Result fio;
+      Map<String, TierDiskUsage.Peak> peaks;
+      try (LocalPool pool = start("disk3x", tiers);
+          TierWorkload w =
+              new TierWorkload(pool.masterAddress(), "d3x/", s.valueBytes(), s.clients())) {
+        row("kvpool, disk tier", "put 3x", w.put(0, keys3x));
+        withDiskGet = w.get(0, keys3x, s.clients());
+        row("kvpool, disk tier", "get 3x", withDiskGet);
+        // the older half of the set cannot be in memory (memory holds a third): disk-tier reads
+        row("kvpool, disk tier", "disk reads, page cache (1 thread)", w.get(0, keys3x / 2, 1));
+        Map<String, Path> folders = folders(pool, tiers);
+        dropPageCache(folders.values());
+        cold = w.get(0, keys3x / 2, 1);
+        row("kvpool, disk tier", "disk reads, cold (1 thread)", cold);
+        fio = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes());
+        rows.add(
+            fio.measured()
+                ? String.format(
+                    Locale.ROOT,
+                    "| fio O_DIRECT | sequential %s reads (1 job) | | %.3f | |",
+                    Workload.size(s.valueBytes()),
+                    fio.gigabytesPerSecond())
+                : "| fio O_DIRECT | not measured: " + fio.problem() + " | | | |");
+        TierDiskUsage du = new TierDiskUsage(folders);
+        try {
+          row("kvpool, disk tier", "put 3x -> 5x (du sampled)", w.put(keys3x, keys5x));
+          peaks = du.stop();
+        } finally {
+          du.close();
+        }
+        diskTotals(pool.masterAddress());
+      }
+      try (LocalPool pool = start("nodisk3x", null);
+          TierWorkload w =
+              new TierWorkload(pool.masterAddress(), "n3x/", s.valueBytes(), s.clients())) {
+        row("kvpool, no disk tier", "put 3x", w.put(0, keys3x));
+        row("kvpool, no disk tier", "get 3x", w.get(0, keys3x, s.clients()));
+      }
+      goals.add(
+          goal(
+              "every get hits with a working set 3x memory",
+              withDiskGet.hits() == keys3x,
+              String.format(
+                  Locale.ROOT,
+                  "%d of %d hit, %d misses, %d wrong, %d failed",
+                  withDiskGet.hits(),
+                  keys3x,
+                  withDiskGet.misses(),
+                  withDiskGet.wrong(),
+                  withDiskGet.failures())));
+      goals.add(
+          fio.measured()
+              ? goal(
+                  "1 MiB disk-tier reads >= 0.8x fio O_DIRECT",
+                  cold.gigabytesPerSecond() >= 0.8 * fio.gigabytesPerSecond(),
+                  String.format(
+                      Locale.ROOT,
+                      "cold reads %.3f GB/s / fio %.3f GB/s = %.2f",
+                      cold.gigabytesPerSecond(),
+                      fio.gigabytesPerSecond(),
+                      cold.gigabytesPerSecond() / fio.gigabytesPerSecond()))
+              : "| 1 MiB disk-tier reads >= 0.8x fio O_DIRECT | not measured | "
+                  + fio.problem()
+                  + " |");
+      peaks.forEach(
+          (node, p) ->
+              goals.add(
+                  goal(
+                      "du of " + node + "'s tier <= its cap at every sample of a fill to 5x memory",
+                      p.allocatedBytes() <= s.diskPerNode() && p.apparentBytes() <= s.diskPerNode(),
+                      String.format(
+                          Locale.ROOT,
+                          "max du -s -B1 %d, max du -sb %d, cap %d (%d samples)",
+                          p.allocatedBytes(),
+                          p.apparentBytes(),
+                          s.diskPerNode(),
+                          p.samples()))));
+    } finally {
+      delete(root);
+    }
+    return report(goals);
+  }
+
+  private LocalPool start(String poolId, Path tiers) {
+    LocalPoolConfig.Builder b =
+        LocalPool.builder()
+            .poolId(poolId)
+            .storageNodes(NODES)
+            .memoryPerNode(Long.toString(s.memoryPerNode()));
+    if (tiers != null) {
+      b.storageOption("--disk-size", Long.toString(s.diskPerNode()))
+          .storageOption("--disk-dir", tiers.toString());
+    }
+    LocalPoolConfig config = b.build();
+    out.println("disk-3x: pool " + poolId + " (logs in " + config.logDir() + ")");
+    return config.start();
+  }
+
+  /** Each node's tier folder: the node id's folder under {@code --disk-dir}. */
+  private static Map<String, Path> folders(LocalPool pool, Path tiers) {
+    Map<String, Path> out = new LinkedHashMap<>();
+    for (StorageNodeProcess n : pool.storageNodes()) {
+      out.put(n.id(), tiers.resolve(n.id()));
+    }
+    return out;
+  }
+
+  /**
+   * Writes the tier files' dirty pages and drops their cached ones ({@code dd iflag=nocache}: this
+   * folder's files only, not the machine's page cache), so the next reads come from the disk.
+   */
+  private static void dropPageCache(Iterable<Path> folders)
+      throws IOException, InterruptedException {
+    List<String> files = new ArrayList<>();
+    for (Path f : folders) {
+      try (Stream<Path> walk = Files.walk(f)) {
+        walk.filter(Files::isRegularFile).forEach(p -> files.add(p.toString()));
+      }
+    }
+    if (files.isEmpty()) {
+      return;
+    }
+    List<String> command = new ArrayList<>(List.of("sh", "-c", DROP_SCRIPT, "drop"));
+    command.addAll(files);
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+      throw new IOException("dropping the tier files' cached pages failed: " + output);
+    }
+  }
+
+  private static final String DROP_SCRIPT =
+      "sync \"$@\" && for f in \"$@\"; do dd if=\"$f\" iflag=nocache count=0 status=none; done";
+
+  private void diskTotals(String master) {
+    try (KvPoolClient c =
+        KvPoolClient.connect(
+            ClientConfig.builder().master(master).clientId("disk-3x-stats").build())) {
+      PoolStats stats = c.stats();
+      rows.add(
+          String.format(
+              Locale.ROOT,
+              "| kvpool, disk tier | after the fill: STATS says memory %s of %s, disk %s of %s on %d"
+                  + " tiers, %d objects | | | |",
+              StatusTable.bytes(stats.usedBytes()),
+              StatusTable.bytes(stats.capacityBytes()),
+              StatusTable.bytes(stats.disk().usedBytes()),
+              StatusTable.bytes(stats.disk().capacityBytes()),
+              stats.disk().nodes(),
+              stats.objects()));
+    }
+  }
+
+  private void row(String target, String pass, TierWorkload.Pass p) {
+    boolean put = pass.startsWith("put");
+    String line =
+        String.format(
+            Locale.ROOT,
+            "| %s | %s | %s | %.3f | %s |",
+            target,
+            pass,
+            put ? "-" : String.format(Locale.ROOT, "%.3f", p.hitRatio()),
+            p.gigabytesPerSecond(),
+            put
+                ? String.format(Locale.ROOT, "%d stored, %d failed", p.hits(), p.failures())
+                : String.format(
+                    Locale.ROOT,
+                    "%d hit, %d miss, %d wrong, %d failed",
+                    p.hits(),
+                    p.misses(),
+                    p.wrong(),
+                    p.failures()));
+    rows.add(line);
+    out.println("  " + line);
+  }
+
+  private static String goal(String what, boolean met, String figures) {
+    return "| " + what + " | " + (met ? "met" : "NOT met") + " | " + figures + " |";
+  }
+
+  private Path report(List<String> goals) throws IOException {
+    StringBuilder md = new StringBuilder();
+    md.append("## Disk tier: a working set 3x the pool's memory (")
+        .append(LocalDate.now(ZoneOffset.UTC))
+        .append(")\n\n")
+        .append(
+            String.format(
+                Locale.ROOT,
+                "%d storage nodes x %s memory, disk tiers of %s each (R=1); %s values; %d client"
+                    + " threads for puts and gets, one for the disk-read passes (as fio's one job)."
+                    + " GB/s of values stored or read back.%n%n",
+                NODES,
+                StatusTable.bytes(s.memoryPerNode()),
+                StatusTable.bytes(s.diskPerNode()),
+                Workload.size(s.valueBytes()),
+                s.clients()))
+        .append("| target | pass | hit ratio | GB/s | values |\n| --- | --- | --- | --- | --- |\n");
+    rows.forEach(r -> md.append(r).append('\n'));
+    md.append("\nMooncake Store with SSD offload: ").append(s.mooncakeNote()).append("\n\n");
+    md.append("| goal (printed, not asserted) | | figures |\n| --- | --- | --- |\n");
+    goals.forEach(g -> md.append(g).append('\n'));
+    out.println();
+    out.print(md);
+    Files.createDirectories(s.outputDir());
+    Path file = s.outputDir().resolve("benchmarks-disk-3x.md");
+    Files.writeString(file, md.toString());
+    out.println("disk-3x report: " + file);
+    return file;
+  }
+
+  private static void delete(Path root) throws IOException {
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
