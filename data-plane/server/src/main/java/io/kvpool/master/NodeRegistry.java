@@ -180,7 +180,7 @@ final class NodeRegistry {
           o, nowMillis, !o.complete(), o.pendingDeadlineMillis); // the newest generation wins
       o = null;
     }
-    Replica replica = new Replica(node.id(), node.incarnation(), io.slices());
+    Replica replica = Replica.of(node.id(), node.incarnation(), io.slices());
     if (o == null) {
       if (io.wantedReplicas() < 1 || !node.reserve(io.slices())) {
         node.release(new Release(io.key(), io.generation(), false));
