@@ -51,9 +51,6 @@ public abstract sealed class Replica permits Replica.Whole, Replica.Split {
   /** Whether this replica is a record of its node's disk tier rather than a range of its memory. */
   abstract boolean onDisk();
 
-  /** The same ranges, confirmed by the node's registration {@code newIncarnation}. */
-  abstract Replica in(long newIncarnation);
-
   abstract long allocatedBytes();
 
   /** Equal node and incarnation (the subclasses compare the ranges). */
@@ -96,11 +93,6 @@ public abstract sealed class Replica permits Replica.Whole, Replica.Split {
     }
 
     @Override
-    Replica in(long newIncarnation) {
-      return new Whole(nodeId(), newIncarnation, segmentId, offset, length);
-    }
-
-    @Override
     long allocatedBytes() {
       return SegmentAllocator.blockSize(length);
     }
@@ -137,11 +129,6 @@ public abstract sealed class Replica permits Replica.Whole, Replica.Split {
     @Override
     boolean onDisk() {
       return slices.isEmpty();
-    }
-
-    @Override
-    Replica in(long newIncarnation) {
-      return new Split(nodeId(), newIncarnation, slices);
     }
 
     @Override
