@@ -160,7 +160,7 @@ final class ExtentLeases {
       l.gaps.put(from + need, gapEnd - from - need);
     }
     heldBytes -= need;
-    return new Replica(node.id(), l.incarnation, List.of(value));
+    return Replica.of(node.id(), l.incarnation, List.of(value));
   }
 
   /**

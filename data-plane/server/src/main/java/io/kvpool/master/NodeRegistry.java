@@ -131,7 +131,7 @@ final class NodeRegistry {
       pool.tombstones.add(t.key(), t.generation(), nowMillis);
       StoredObject o = pool.objects.get(t.key());
       if (o != null && o.generation <= t.generation()) {
-        pool.delete(o, nowMillis, !o.complete(), o.pendingDeadlineMillis);
+        pool.delete(o, nowMillis, !o.complete(), o.pendingDeadlineMillis());
       }
     }
     for (InventoryObject io : chunk.objects()) {
@@ -177,20 +177,18 @@ final class NodeRegistry {
     }
     if (o != null && o.generation < io.generation()) {
       pool.delete(
-          o, nowMillis, !o.complete(), o.pendingDeadlineMillis); // the newest generation wins
+          o, nowMillis, !o.complete(), o.pendingDeadlineMillis()); // the newest generation wins
       o = null;
     }
-    Replica replica = new Replica(node.id(), node.incarnation(), io.slices());
+    Replica replica = Replica.of(node.id(), node.incarnation(), io.slices());
     if (o == null) {
       if (io.wantedReplicas() < 1 || !node.reserve(io.slices())) {
         node.release(new Release(io.key(), io.generation(), false));
         return;
       }
       o =
-          new StoredObject(
+          StoredObject.adopted(
               io.key(), io.generation(), io.size(), io.checksum(), io.wantedReplicas());
-      o.state = StoredObject.State.COMPLETE;
-      o.adopted = true;
       o.blockMetadata = io.metadata(); // before it becomes readable: its announcement names it
       o.lastAccessMillis = nowMillis;
       // readers may hold tokens a previous master issued: protect the object for one lease
@@ -205,7 +203,7 @@ final class NodeRegistry {
     }
     Replica known = o.replicaOn(node.id());
     if (known != null) {
-      o.replicas.remove(known); // the earlier registration's record of it
+      o.removeReplica(known); // the earlier registration's record of it
       pool.objects.recount(o);
       if (known.onDisk() && !io.onDisk() && node.hasDisk()) {
         // moved to disk here before the node heard of it: it moves now (the memory range is not
@@ -233,10 +231,10 @@ final class NodeRegistry {
     if (o.size == io.size()
         && o.checksum == io.checksum()
         && o.complete()
-        && o.replicas.size() < o.wantedReplicas
+        && o.replicaCount() < o.wantedReplicas
         && node.reserve(io.slices())) {
       pool.addReplica(o, replica);
-      if (o.replicas.size() >= o.wantedReplicas) {
+      if (o.replicaCount() >= o.wantedReplicas) {
         pool.needsRepair.remove(o); // the copy an earlier inventory lacked came back
       }
       return;

@@ -1,7 +1,5 @@
 package io.kvpool.master;
 
-import java.util.ArrayList;
-
 /**
  * Walks the object table in bounded steps after a node died, drained or re-registered: drops
  * replicas whose registration is gone, queues objects left short (or on a draining node) for
@@ -59,7 +57,7 @@ final class NodeSweep {
   private boolean visit(StoredObject o, long nowMillis) {
     boolean shrank = false;
     boolean draining = false;
-    for (Replica r : new ArrayList<>(o.replicas)) {
+    for (Replica r : o.replicas()) {
       StorageNodeRecord n = pool.nodes.get(r.nodeId());
       if (n != null && n.state() == NodeState.REGISTERING) {
         continue; // its inventory may still confirm this replica
@@ -71,11 +69,11 @@ final class NodeSweep {
         draining = true;
       }
     }
-    if (o.replicas.isEmpty()) {
+    if (o.replicaCount() == 0) {
       pool.lose(o);
       return true;
     }
-    if ((shrank || draining || o.replicas.size() < o.wantedReplicas) && o.complete()) {
+    if ((shrank || draining || o.replicaCount() < o.wantedReplicas) && o.complete()) {
       // short ones too: a node that joined or came back may be the room a copy lacked
       pool.needsRepair.add(o);
     }

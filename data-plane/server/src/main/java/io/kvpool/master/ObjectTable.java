@@ -38,7 +38,7 @@ final class ObjectTable {
     o.slot = slots.size();
     slots.add(o);
     byKey.put(o.key, o.slot);
-    if (o.state == StoredObject.State.PENDING) {
+    if (!o.complete()) {
       pending.add(o);
     } else {
       completeBytes += o.size;
@@ -63,7 +63,7 @@ final class ObjectTable {
     }
     o.slot = -1;
     recount(o);
-    if (o.state == StoredObject.State.PENDING) {
+    if (!o.complete()) {
       pending.remove(o);
     } else {
       completeBytes -= o.size;
@@ -76,11 +76,10 @@ final class ObjectTable {
   }
 
   void markComplete(StoredObject o) {
-    if (o.state == StoredObject.State.PENDING) {
+    if (!o.complete()) {
       boolean wasVisible = o.visible();
-      o.state = StoredObject.State.COMPLETE;
-      o.forgetCommits();
       pending.remove(o);
+      o.markComplete();
       completeBytes += o.size;
       recount(o);
       if (!wasVisible && o.slot >= 0) {
@@ -107,7 +106,7 @@ final class ObjectTable {
    * own, never a work queue's.
    */
   void recount(StoredObject o) {
-    boolean under = o.slot >= 0 && o.complete() && o.replicas.size() < o.wantedReplicas;
+    boolean under = o.slot >= 0 && o.complete() && o.replicaCount() < o.wantedReplicas;
     if (under != o.countedUnderReplicated) {
       o.countedUnderReplicated = under;
       underReplicated += under ? 1 : -1;
@@ -126,7 +125,7 @@ final class ObjectTable {
     List<StoredObject> out = new ArrayList<>();
     for (Iterator<StoredObject> it = pending.iterator(); it.hasNext() && out.size() < max; ) {
       StoredObject o = it.next();
-      if (o.pendingDeadlineMillis >= nowMillis) {
+      if (o.pendingDeadlineMillis() >= nowMillis) {
         break;
       }
       out.add(o);

@@ -269,7 +269,7 @@ public final class PoolMetadata {
     StoredObject existing = pool.objects.get(item.key());
     if (existing != null
         && !existing.complete()
-        && existing.putId == item.putId()
+        && existing.pending().putId == item.putId()
         && existing.size == item.size()
         && existing.checksum == item.checksum()
         && existing.wantedReplicas == item.replicas()) {
@@ -346,23 +346,18 @@ public final class PoolMetadata {
     StoredObject o =
         new StoredObject(
             item.key(), pool.generations.next(now), item.size(), item.checksum(), item.replicas());
-    o.pendingDeadlineMillis = now + pool.config.pendingTimeout().toMillis();
+    o.pending().deadlineMillis = now + pool.config.pendingTimeout().toMillis();
     o.lastAccessMillis = now;
-    o.putId = item.putId();
+    o.pending().putId = item.putId();
     o.blockMetadata = metadata;
-    o.committedByNodes = writerTakesNodeCommits;
+    o.pending().committedByNodes = writerTakesNodeCommits;
     for (StorageNodeRecord node : chosen) {
       pool.addReplica(o, node.allocate(item.size()));
-      o.committedByNodes &= node.version().protocolMinor() >= WriteReply.COMMIT_MINOR;
+      o.pending().committedByNodes &= node.version().protocolMinor() >= WriteReply.COMMIT_MINOR;
     }
     pool.objects.add(o);
     return new Placement(
-        null,
-        item,
-        o.generation,
-        o.pendingDeadlineMillis,
-        List.copyOf(chosen),
-        List.copyOf(o.replicas));
+        null, item, o.generation, o.pendingDeadlineMillis(), List.copyOf(chosen), o.replicas());
   }
 
   /**
@@ -391,7 +386,7 @@ public final class PoolMetadata {
    */
   private Placement retried(StoredObject o, PutStartItem item) {
     List<StorageNodeRecord> nodes = new ArrayList<>();
-    for (Replica r : o.replicas) {
+    for (Replica r : o.replicas()) {
       StorageNodeRecord n = pool.holder(r);
       if (n == null || !n.state().serves()) {
         return Placement.refused(
@@ -400,8 +395,7 @@ public final class PoolMetadata {
       }
       nodes.add(n);
     }
-    return new Placement(
-        null, item, o.generation, o.pendingDeadlineMillis, nodes, List.copyOf(o.replicas));
+    return new Placement(null, item, o.generation, o.pendingDeadlineMillis(), nodes, o.replicas());
   }
 
   /** A PutEnd item whose receipts are checked outside the lock. */
@@ -437,11 +431,11 @@ public final class PoolMetadata {
           out[i] = !o.adopted || now < adoptedAckDeadline(o) ? ErrorCode.OK : ErrorCode.NOT_FOUND;
         } else {
           List<NodeKey> keys = new ArrayList<>();
-          for (Replica r : o.replicas) {
+          for (Replica r : o.replicas()) {
             StorageNodeRecord n = pool.holder(r);
             keys.add(n == null ? null : n.key());
           }
-          commits.add(new Commit(item, o, List.copyOf(o.replicas), keys));
+          commits.add(new Commit(item, o, o.replicas(), keys));
         }
       }
     }
@@ -500,7 +494,7 @@ public final class PoolMetadata {
       } else if (o.complete()) {
         out.add(ErrorCode.INVALID_STATE);
       } else {
-        pool.delete(o, now, true, o.pendingDeadlineMillis);
+        pool.delete(o, now, true, o.pendingDeadlineMillis());
         out.add(ErrorCode.OK);
       }
     }
@@ -644,7 +638,8 @@ public final class PoolMetadata {
         pool.counters.commitWaits.inc();
       }
       if (now - deadline >= 0) {
-        awaited.commitWaitSpent = true; // its writer is slow or gone: later lookups answer at once
+        awaited.pending().commitWaitSpent =
+            true; // its writer is slow or gone: later lookups answer at once
         continue;
       }
       settling++;
@@ -822,7 +817,7 @@ public final class PoolMetadata {
     }
     StoredObject o =
         new StoredObject(item.key(), item.generation(), item.size(), item.checksum(), 1);
-    o.pendingDeadlineMillis = l.expiresAtMillis;
+    o.pending().deadlineMillis = l.expiresAtMillis;
     o.lastAccessMillis = now;
     pool.addReplica(o, r);
     pool.objects.add(o);
@@ -997,7 +992,7 @@ public final class PoolMetadata {
     if (o.leased(now) || o.repairInFlight) {
       return ErrorCode.OBJECT_LEASED;
     }
-    for (Replica r : o.replicas) {
+    for (Replica r : o.replicas()) {
       StorageNodeRecord n = pool.holder(r);
       if (n != null && n.state().serves()) {
         pushes
@@ -1007,7 +1002,7 @@ public final class PoolMetadata {
     }
     // a visible pending put's writer may still hold grants for its uncommitted ranges:
     // quarantine them till then
-    pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
+    pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis());
     return ErrorCode.OK;
   }
 
@@ -1054,7 +1049,7 @@ public final class PoolMetadata {
             return removed;
           }
           if (o.visible() && !o.leased(now) && !o.repairInFlight) {
-            pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis);
+            pool.delete(o, now, !o.complete(), o.pendingDeadlineMillis());
             removed++; // the last object moved into this slot: look at it next
           } else {
             slot++;
@@ -1104,7 +1099,7 @@ public final class PoolMetadata {
     for (StoredObject o : pool.objects.expiredPending(now, MAX_EXPIRED_PER_TICK)) {
       List<Replica> committed = o.committedReplicas();
       if (committed.isEmpty()) {
-        pool.delete(o, now, true, o.pendingDeadlineMillis);
+        pool.delete(o, now, true, o.pendingDeadlineMillis());
         pool.counters.pendingExpired.inc();
       } else {
         pool.completePut(

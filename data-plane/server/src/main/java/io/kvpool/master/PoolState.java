@@ -118,7 +118,7 @@ final class PoolState {
    * confirmed, as during a new leader's recovery.
    */
   boolean awaitsRegistration(StoredObject o) {
-    for (Replica r : o.replicas) {
+    for (Replica r : o.replicas()) {
       StorageNodeRecord n = nodes.get(r.nodeId());
       if (n != null && n.state() == NodeState.REGISTERING) {
         return true;
@@ -158,8 +158,8 @@ final class PoolState {
     if (!o.visible()) {
       return List.of();
     }
-    List<Replica> out = new ArrayList<>(o.replicas.size());
-    for (Replica r : o.complete() ? o.replicas : o.committedReplicas()) {
+    List<Replica> out = new ArrayList<>(o.replicaCount());
+    for (Replica r : o.complete() ? o.replicas() : o.committedReplicas()) {
       if (readable(r)) {
         out.add(r);
       }
@@ -172,7 +172,7 @@ final class PoolState {
   }
 
   void addReplica(StoredObject o, Replica r) {
-    o.replicas.add(r);
+    o.addReplica(r);
     objects.recount(o);
     StorageNodeRecord n = holder(r);
     if (n != null) {
@@ -185,7 +185,7 @@ final class PoolState {
    * forget it.
    */
   void retireReplica(StoredObject o, Replica r) {
-    o.replicas.remove(r);
+    o.removeReplica(r);
     objects.recount(o);
     StorageNodeRecord n = holder(r);
     if (n != null) {
@@ -197,7 +197,7 @@ final class PoolState {
 
   /** Forgets a replica whose registration is gone (nothing to free, nobody to tell). */
   void forgetReplica(StoredObject o, Replica r) {
-    o.replicas.remove(r);
+    o.removeReplica(r);
     objects.recount(o);
     StorageNodeRecord n = holder(r);
     if (n != null) {
@@ -217,7 +217,7 @@ final class PoolState {
     needsRepair.remove(o);
     tombstones.add(o.key, o.generation, nowMillis);
     List<Replica> committed = quarantineRanges ? o.committedReplicas() : List.of();
-    for (Replica r : o.replicas) {
+    for (Replica r : o.replicas()) {
       StorageNodeRecord n = holder(r);
       if (n == null) {
         continue;
@@ -247,21 +247,21 @@ final class PoolState {
     }
     List<Replica> kept = new ArrayList<>();
     for (Replica r : proven) {
-      if (o.replicas.contains(r) && readable(r)) {
+      if (o.hasReplica(r) && readable(r)) {
         kept.add(r);
       }
     }
     if (kept.isEmpty()) {
-      delete(o, now, true, o.pendingDeadlineMillis);
+      delete(o, now, true, o.pendingDeadlineMillis());
       return ErrorCode.WRITE_INCOMPLETE;
     }
-    for (Replica r : new ArrayList<>(o.replicas)) {
+    for (Replica r : o.replicas()) {
       if (!kept.contains(r)) {
         StorageNodeRecord n = holder(r);
         forgetReplica(o, r);
         if (n != null) {
           n.release(new Release(o.key, o.generation, false));
-          quarantine.hold(o, r, o.pendingDeadlineMillis); // its writer may still be writing
+          quarantine.hold(o, r, o.pendingDeadlineMillis()); // its writer may still be writing
         }
       }
     }

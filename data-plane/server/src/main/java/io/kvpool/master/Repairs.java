@@ -53,7 +53,7 @@ final class Repairs {
       }
       List<Replica> healthy = new ArrayList<>();
       List<Replica> draining = new ArrayList<>();
-      for (Replica r : o.replicas) {
+      for (Replica r : o.replicas()) {
         StorageNodeRecord n = pool.holder(r);
         if (n != null && n.state() == NodeState.ALIVE) {
           healthy.add(r);
@@ -101,7 +101,7 @@ final class Repairs {
         continue;
       }
       Set<String> holders = new HashSet<>();
-      o.replicas.forEach(r -> holders.add(r.nodeId()));
+      o.replicas().forEach(r -> holders.add(r.nodeId()));
       List<StorageNodeRecord> target =
           pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
       if (target == null) {

@@ -262,7 +262,7 @@ public final class StorageNodeRecord {
   Replica allocate(int size) {
     StorageSegment single = segmentFor(size);
     if (single != null) {
-      return new Replica(
+      return Replica.of(
           id,
           incarnation,
           List.of(new Slice(single.id(), single.allocator().allocate(size), size, 0)));
@@ -292,7 +292,7 @@ public final class StorageNodeRecord {
       }
       return null;
     }
-    return new Replica(id, incarnation, slices);
+    return Replica.of(id, incarnation, slices);
   }
 
   /**

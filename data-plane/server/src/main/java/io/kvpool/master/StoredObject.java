@@ -2,13 +2,41 @@ package io.kvpool.master;
 
 import io.kvpool.protocol.BlockMetadata;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** One entry of the object table: one generation of a key. Guarded by the metadata lock. */
 final class StoredObject {
-  enum State {
-    PENDING,
-    COMPLETE
+  /**
+   * What only a pending put needs: dropped when it completes, so that a complete object (almost
+   * every one a master holds) does not carry it.
+   */
+  static final class Pending {
+    /** When the put expires unless completed. */
+    long deadlineMillis;
+
+    /**
+     * The client's id of the put that created it: a retried PUT_START with it gets this put back.
+     */
+    long putId;
+
+    /**
+     * Its writer and every node it was placed on speak protocol 2.2, so the writer may return once
+     * the nodes promised their COMMITs, before this master applied them: a lookup of the key waits
+     * for them.
+     */
+    boolean committedByNodes;
+
+    /**
+     * A lookup already waited the whole commit wait for this pending put: later ones do not wait
+     * again.
+     */
+    boolean commitWaitSpent;
+
+    /**
+     * Ids of the nodes that committed their replica (a COMMIT, or a re-registration's inventory).
+     */
+    private List<String> committedBy;
   }
 
   final String key;
@@ -20,11 +48,16 @@ final class StoredObject {
   final int checksum;
   final int wantedReplicas;
 
-  /** PENDING: the allocated replicas; COMPLETE: the replicas proven by receipts or inventories. */
-  final List<Replica> replicas = new ArrayList<>(2);
+  /**
+   * PENDING: the allocated replicas; COMPLETE: the replicas proven by receipts or inventories. Null
+   * when none, the {@link Replica} itself when one (most objects: no list to hold it), else a
+   * {@code Replica[]} in the order they were added.
+   */
+  private Object replicas;
 
-  State state = State.PENDING;
-  long pendingDeadlineMillis;
+  /** Non-null exactly while the object is a pending put. */
+  private Pending pending;
+
   long leaseExpiryMillis;
   long lastAccessMillis;
   boolean pinned;
@@ -44,44 +77,143 @@ final class StoredObject {
    */
   BlockMetadata blockMetadata;
 
-  /** The client's id of the put that created it: a retried PUT_START with it gets this put back. */
-  long putId;
-
-  /**
-   * PENDING: its writer and every node it was placed on speak protocol 2.2, so the writer may
-   * return once the nodes promised their COMMITs, before this master applied them: a lookup of the
-   * key waits for them.
-   */
-  boolean committedByNodes;
-
-  /**
-   * A lookup already waited the whole commit wait for this pending put: later ones do not wait
-   * again.
-   */
-  boolean commitWaitSpent;
-
-  /**
-   * PENDING: ids of the nodes that committed their replica (a COMMIT, or a re-registration's
-   * inventory).
-   */
-  private List<String> committedBy;
-
   /** Whether {@link ObjectTable} counts it as under-replicated now. */
   boolean countedUnderReplicated;
 
   /** Position in {@link ObjectTable}'s array (sampling and sweeps), -1 when not in the table. */
   int slot = -1;
 
+  /** A pending put of {@code key}. */
   StoredObject(String key, long generation, int size, int checksum, int wantedReplicas) {
+    this(key, generation, size, checksum, wantedReplicas, new Pending());
+  }
+
+  private StoredObject(
+      String key, long generation, int size, int checksum, int wantedReplicas, Pending pending) {
     this.key = key;
     this.generation = generation;
     this.size = size;
     this.checksum = checksum;
     this.wantedReplicas = wantedReplicas;
+    this.pending = pending;
+  }
+
+  /** A complete object known from a storage node's inventory (see {@link #adopted}). */
+  static StoredObject adopted(
+      String key, long generation, int size, int checksum, int wantedReplicas) {
+    StoredObject o = new StoredObject(key, generation, size, checksum, wantedReplicas, null);
+    o.adopted = true;
+    return o;
+  }
+
+  /** Its replicas, in the order they were added: a snapshot that later changes do not touch. */
+  List<Replica> replicas() {
+    if (replicas == null) {
+      return List.of();
+    }
+    return replicas instanceof Replica one ? List.of(one) : List.of((Replica[]) replicas);
+  }
+
+  int replicaCount() {
+    if (replicas == null) {
+      return 0;
+    }
+    return replicas instanceof Replica ? 1 : ((Replica[]) replicas).length;
+  }
+
+  boolean hasReplica(Replica r) {
+    return indexOf(r) >= 0;
+  }
+
+  void addReplica(Replica r) {
+    if (replicas == null) {
+      replicas = r;
+    } else if (replicas instanceof Replica one) {
+      replicas = new Replica[] {one, r};
+    } else {
+      Replica[] all = (Replica[]) replicas;
+      Replica[] grown = Arrays.copyOf(all, all.length + 1);
+      grown[all.length] = r;
+      replicas = grown;
+    }
+  }
+
+  /** Removes the first replica equal to {@code r}; whether there was one. */
+  boolean removeReplica(Replica r) {
+    int i = indexOf(r);
+    if (i < 0) {
+      return false;
+    }
+    if (replicas instanceof Replica) {
+      replicas = null;
+      return true;
+    }
+    Replica[] all = (Replica[]) replicas;
+    if (all.length == 2) {
+      replicas = all[1 - i];
+    } else {
+      Replica[] shrunk = new Replica[all.length - 1];
+      System.arraycopy(all, 0, shrunk, 0, i);
+      System.arraycopy(all, i + 1, shrunk, i, all.length - i - 1);
+      replicas = shrunk;
+    }
+    return true;
+  }
+
+  /** Puts {@code r} in the place of the first replica equal to {@code old}, if any. */
+  void replaceReplica(Replica old, Replica r) {
+    int i = indexOf(old);
+    if (i < 0) {
+      return;
+    }
+    if (replicas instanceof Replica) {
+      replicas = r;
+    } else {
+      Replica[] all = ((Replica[]) replicas).clone();
+      all[i] = r;
+      replicas = all;
+    }
+  }
+
+  private int indexOf(Replica r) {
+    if (replicas == null) {
+      return -1;
+    }
+    if (replicas instanceof Replica one) {
+      return one.equals(r) ? 0 : -1;
+    }
+    Replica[] all = (Replica[]) replicas;
+    for (int i = 0; i < all.length; i++) {
+      if (all[i].equals(r)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   boolean complete() {
-    return state == State.COMPLETE;
+    return pending == null;
+  }
+
+  /** The pending put's own fields; null once complete. */
+  Pending pending() {
+    return pending;
+  }
+
+  /**
+   * The deadline of a pending put (0 once complete: a complete object has no writer left whose
+   * grants could still be used).
+   */
+  long pendingDeadlineMillis() {
+    return pending == null ? 0 : pending.deadlineMillis;
+  }
+
+  /**
+   * Completes it: its replicas are its own from now, and what only a pending put needs (the nodes
+   * that committed, the put id, the deadline) is dropped.
+   */
+  void markComplete() {
+    pending = null;
   }
 
   boolean leased(long nowMillis) {
@@ -90,31 +222,24 @@ final class StoredObject {
 
   /** Whether eviction may take this object now. */
   boolean evictable(long nowMillis) {
-    return state == State.COMPLETE && !pinned && !leased(nowMillis) && !repairInFlight;
+    return pending == null && !pinned && !leased(nowMillis) && !repairInFlight;
   }
 
   /** Records that {@code nodeId} committed its replica of this pending put. */
   void committedBy(String nodeId) {
-    if (committedBy == null) {
-      committedBy = new ArrayList<>(wantedReplicas);
+    if (pending.committedBy == null) {
+      pending.committedBy = new ArrayList<>(wantedReplicas);
     }
-    if (!committedBy.contains(nodeId)) {
-      committedBy.add(nodeId);
+    if (!pending.committedBy.contains(nodeId)) {
+      pending.committedBy.add(nodeId);
     }
-  }
-
-  /**
-   * Once complete, an object's replicas are its own: the list of nodes that committed them is
-   * dropped (about 48 bytes per object that a put created).
-   */
-  void forgetCommits() {
-    committedBy = null;
   }
 
   /** The replicas their nodes committed. */
   List<Replica> committedReplicas() {
-    List<Replica> out = new ArrayList<>(replicas.size());
-    for (Replica r : replicas) {
+    List<String> committedBy = pending == null ? null : pending.committedBy;
+    List<Replica> out = new ArrayList<>(replicaCount());
+    for (Replica r : replicas()) {
       if (committedBy != null && committedBy.contains(r.nodeId())) {
         out.add(r);
       }
@@ -124,9 +249,10 @@ final class StoredObject {
 
   /** Whether every replica placed for this put has been committed by its node. */
   boolean allReplicasCommitted() {
-    return committedBy != null
-        && !replicas.isEmpty()
-        && committedReplicas().size() == replicas.size();
+    return pending != null
+        && pending.committedBy != null
+        && replicas != null
+        && committedReplicas().size() == replicaCount();
   }
 
   /**
@@ -138,7 +264,7 @@ final class StoredObject {
    * committed replica's node dies.
    */
   boolean visible() {
-    return state == State.COMPLETE || committedBy != null && !committedBy.isEmpty();
+    return pending == null || pending.committedBy != null && !pending.committedBy.isEmpty();
   }
 
   /**
@@ -146,7 +272,7 @@ final class StoredObject {
    * whose COMMITs arrived yet, and that has not stalled a lookup before.
    */
   boolean awaitsNodeCommits() {
-    return state == State.PENDING && committedByNodes && !commitWaitSpent && !visible();
+    return pending != null && pending.committedByNodes && !pending.commitWaitSpent && !visible();
   }
 
   ResidentObject resident() {
@@ -154,7 +280,7 @@ final class StoredObject {
   }
 
   Replica replicaOn(String nodeId) {
-    for (Replica r : replicas) {
+    for (Replica r : replicas()) {
       if (r.nodeId().equals(nodeId)) {
         return r;
       }
@@ -164,7 +290,7 @@ final class StoredObject {
 
   long allocatedBytes() {
     long b = 0;
-    for (Replica r : replicas) {
+    for (Replica r : replicas()) {
       b += r.allocatedBytes();
     }
     return b;

@@ -1,7 +1,6 @@
 package io.kvpool.master;
 
 import io.kvpool.protocol.Release;
-import java.util.List;
 
 /**
  * Moves replicas between a storage node's memory and its disk tier (protocol 2.3). Eviction asks it
@@ -21,7 +20,7 @@ final class TierMoves {
 
   /** Whether eviction can make memory room with this object: it has a replica in memory. */
   static boolean inMemory(StoredObject o) {
-    for (Replica r : o.replicas) {
+    for (Replica r : o.replicas()) {
       if (!r.onDisk()) {
         return true;
       }
@@ -37,20 +36,20 @@ final class TierMoves {
    */
   boolean moveToDisk(StoredObject o) {
     boolean any = false;
-    for (Replica r : o.replicas) {
+    for (Replica r : o.replicas()) {
       StorageNodeRecord n = pool.holder(r);
       any |= !r.onDisk() && n != null && n.hasDisk() && n.state().serves();
     }
     if (!any) {
       return false;
     }
-    for (Replica r : List.copyOf(o.replicas)) {
+    for (Replica r : o.replicas()) {
       if (r.onDisk()) {
         continue;
       }
       StorageNodeRecord n = pool.holder(r);
       if (n != null && n.hasDisk() && n.state().serves()) {
-        o.replicas.set(o.replicas.indexOf(r), Replica.onDisk(r.nodeId(), r.incarnation()));
+        o.replaceReplica(r, Replica.onDisk(r.nodeId(), r.incarnation()));
         n.free(r);
         n.release(Release.toDisk(o.key, o.generation));
       } else {
@@ -76,14 +75,14 @@ final class TierMoves {
     if (r == null || !r.onDisk() || r.incarnation() != node.incarnation()) {
       return;
     }
-    if (o.replicas.size() == 1) {
+    if (o.replicaCount() == 1) {
       pool.counters.cacheSignals.evicted(o.key, o.size, nowMillis);
       pool.delete(o, nowMillis, false, 0);
       pool.counters.evictions.inc();
       return;
     }
     pool.forgetReplica(o, r);
-    if (o.replicas.size() < o.wantedReplicas) {
+    if (o.replicaCount() < o.wantedReplicas) {
       pool.needsRepair.add(o);
     }
   }

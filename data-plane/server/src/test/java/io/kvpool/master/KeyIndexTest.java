@@ -17,9 +17,7 @@ import org.junit.jupiter.api.Test;
 class KeyIndexTest {
 
   private static StoredObject object(String key) {
-    StoredObject o = new StoredObject(key, 1, 64, 0, 1);
-    o.state = StoredObject.State.COMPLETE;
-    return o;
+    return StoredObject.adopted(key, 1, 64, 0, 1);
   }
 
   @Test
