@@ -152,7 +152,10 @@ public final class Workload {
 
   /** The last error of each kind of call, for the summary. */
   public Map<Op, String> lastErrors() {
-    return new EnumMap<>(lastError);
+    // EnumMap's copy constructor refuses an empty map that is not an EnumMap: a run without errors
+    Map<Op, String> out = new EnumMap<>(Op.class);
+    out.putAll(lastError);
+    return out;
   }
 
   private final class Worker implements Runnable {
