@@ -52,9 +52,8 @@ class FencingAndAddressingTest {
         long followed = newer.status().view();
         assertThat(node.status().masterView()).isEqualTo(followed);
         newer.close(); // the newer leader goes away; only the deposed one is left
-        Thread.sleep(
-            1_500); // the node tries the older master over and over meanwhile: there is nothing to
-        // wait on
+        // the node tries the older master over and over meanwhile: there is nothing to wait on
+        Thread.sleep(1_500);
         assertThat(older.status().nodes()).as("the older master never got the node").isEmpty();
         assertThat(node.status().masterView()).isEqualTo(followed);
       } finally {

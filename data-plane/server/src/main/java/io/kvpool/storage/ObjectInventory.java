@@ -304,8 +304,8 @@ final class ObjectInventory {
         TreeMap<Long, PinnedSlice> seg = pinned.computeIfAbsent(segmentId, k -> new TreeMap<>());
         PinnedSlice p = seg.computeIfAbsent(s.offset(), k -> new PinnedSlice(held, s));
         if (p.held != held) {
-          return false; // a reply still sends a gone object's bytes from here: never pin two
-          // objects at once
+          // a reply still sends a gone object's bytes from here: never pin two objects at once
+          return false;
         }
         p.readers.add(reply);
         reply.slices.add(p);
