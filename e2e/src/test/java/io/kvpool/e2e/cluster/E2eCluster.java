@@ -26,6 +26,11 @@ public interface E2eCluster extends AutoCloseable {
     return "/dev/shm/kvpool-e2e";
   }
 
+  /** A node folder on disk for storage pods' disk tiers (spec.storage.disk.hostPath). */
+  default String diskFolder() {
+    return "/var/lib/kvpool-e2e/disk";
+  }
+
   @Override
   void close();
 

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.NodeState;
+import io.kvpool.api.v1alpha1.DiskHostPath;
 import io.kvpool.api.v1alpha1.DiskTierSpec;
 import io.kvpool.api.v1alpha1.EventsSpec;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
@@ -62,6 +63,7 @@ class KvPoolClusterIT {
   static final String AUTOSCALE = "e2e-autoscale";
   static final String EVENTS = "e2e-events";
   static final String DISK = "e2e-disk";
+  static final String DISK_HOST = "e2e-disk-host";
   static final String UP = "up";
   static final int KEYS = 2000;
 
@@ -1766,6 +1768,144 @@ class KvPoolClusterIT {
           assertThat(after.succeeded()).as("verify after repair: %s", after.summary()).isTrue();
           assertThat(after.number("ok")).isEqualTo(keys);
           client.namespaces().withName(DISK).delete();
+        });
+  }
+
+  /**
+   * A disk tier on a node folder, with memory files on another: a storage pod deleted and replaced
+   * on the same node comes back with both, rescans its tier, verifies every record and registers
+   * its objects again, so at R=1 (no other copy anywhere) every value written, in memory or on
+   * disk, reads back byte-exact.
+   */
+  @Test
+  @Order(18)
+  void diskTierOnANodeFolderOutlivesItsPodAtOneReplica() {
+    String name =
+        "disk tier (hostPath) + memory files: a deleted storage pod's replacement adopts both, R=1,"
+            + " nothing lost";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(
+        name,
+        Duration.ofMinutes(12),
+        diagnostics,
+        List.of(DISK_HOST, SYSTEM_NAMESPACE),
+        s -> {
+          String pool = "kept";
+          // ~16.5 KiB a value on average: 3000 values are ~48 MiB at R=1, half again the pool's
+          // memory (2 x 16 MiB): the rest moves to the nodes' disk tiers
+          int keys = 3000;
+          namespace(DISK_HOST);
+          for (String folder : List.of(cluster.memoryFolder(), cluster.diskFolder())) {
+            WorkloadPod.Result prepared =
+                workloads.runHostFolder(
+                    DISK_HOST, folder, "prepare", DATA_PLANE_UID, Duration.ofMinutes(3));
+            assertThat(prepared.succeeded())
+                .as("host folder pod %s: %s", prepared.pod(), prepared.summary())
+                .isTrue();
+          }
+          KvCachePool spec = Pools.pool(pool, images.release(), 1, 2, "16Mi", 1);
+          WarmRestartSpec warm = new WarmRestartSpec();
+          warm.setEnabled(true);
+          warm.setHostPath(cluster.memoryFolder());
+          spec.getSpec().getStorage().setWarmRestart(warm);
+          DiskTierSpec disk = new DiskTierSpec();
+          disk.setSize(new Quantity("128Mi"));
+          disk.setFileSize(new Quantity("4Mi"));
+          DiskHostPath hostPath = new DiskHostPath();
+          hostPath.setPath(cluster.diskFolder());
+          disk.setHostPath(hostPath);
+          spec.getSpec().getStorage().setDisk(disk);
+          client.resources(KvCachePool.class).inNamespace(DISK_HOST).resource(spec).create();
+          awaitReady(DISK_HOST, pool, Duration.ofMinutes(4));
+
+          WorkloadPod.Result put =
+              workloads.run(DISK_HOST, pool, "put", keys, "h", 1, Duration.ofMinutes(6));
+          assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
+          assertThat(put.number("ok")).isEqualTo(keys);
+          String victim = pool + "-storage-1";
+          MasterStatus.NodeStatus before =
+              Pools.servingLeader(client, DISK_HOST, pool).orElseThrow().nodes().stream()
+                  .filter(n -> n.id().equals(victim))
+                  .findFirst()
+                  .orElseThrow();
+          assertThat(before.disk()).as("disk tier of %s", victim).isNotNull();
+          assertThat(before.disk().usedBytes()).as("bytes on %s's disk tier", victim).isPositive();
+          s.measured(
+              "put "
+                  + keys
+                  + " values ("
+                  + put.number("bytes") / (1 << 20)
+                  + " MiB, R=1); "
+                  + victim
+                  + " held "
+                  + before.replicas()
+                  + " replicas, "
+                  + before.disk().usedBytes() / (1 << 20)
+                  + " MiB on its disk tier");
+
+          String oldUid =
+              client.pods().inNamespace(DISK_HOST).withName(victim).get().getMetadata().getUid();
+          long deleted = System.nanoTime();
+          client.pods().inNamespace(DISK_HOST).withName(victim).delete();
+          Await.until(
+              victim + " to be recreated and Ready",
+              Duration.ofMinutes(3),
+              () -> client.pods().inNamespace(DISK_HOST).withName(victim).get(),
+              p -> p != null && !oldUid.equals(p.getMetadata().getUid()) && podReady(p),
+              KvPoolClusterIT::describePod);
+          MasterStatus.NodeStatus after =
+              Await.until(
+                  victim + " registered again with what it kept",
+                  Duration.ofMinutes(3),
+                  () ->
+                      Pools.servingLeader(client, DISK_HOST, pool).stream()
+                          .flatMap(m -> m.nodes().stream())
+                          .filter(n -> n.id().equals(victim) && n.nodeState() == NodeState.ALIVE)
+                          .findFirst()
+                          .orElse(null),
+                  n -> n.replicas() >= before.replicas());
+          s.measured(
+              victim
+                  + " back with "
+                  + after.replicas()
+                  + " replicas and "
+                  + after.disk().usedBytes() / (1 << 20)
+                  + " MiB on its tier "
+                  + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - deleted))
+                  + " after the delete");
+          assertThat(after.disk().usedBytes()).as("the tier it rescanned").isPositive();
+          WorkloadPod.Result verify =
+              workloads.run(DISK_HOST, pool, "verify", keys, "h", 1, Duration.ofMinutes(6));
+          assertThat(verify.succeeded())
+              .as("verify pod %s: %s", verify.pod(), verify.summary())
+              .isTrue();
+          assertThat(verify.number("ok")).isEqualTo(keys);
+          assertThat(verify.number("mismatched")).isZero();
+          s.measured("read back " + verify.number("ok") + "/" + keys + " byte-exact at R=1");
+
+          client.resources(KvCachePool.class).inNamespace(DISK_HOST).withName(pool).delete();
+          Await.until(
+              "the pool's pods to be gone",
+              Duration.ofMinutes(3),
+              () ->
+                  client
+                      .pods()
+                      .inNamespace(DISK_HOST)
+                      .withLabel("app.kubernetes.io/instance", pool)
+                      .list()
+                      .getItems(),
+              List::isEmpty);
+          for (String folder : List.of(cluster.memoryFolder(), cluster.diskFolder())) {
+            WorkloadPod.Result cleared =
+                workloads.runHostFolder(
+                    DISK_HOST, folder, "clear", DATA_PLANE_UID, Duration.ofMinutes(2));
+            assertThat(cleared.succeeded())
+                .as("host folder pod %s: %s", cleared.pod(), cleared.summary())
+                .isTrue();
+          }
+          client.namespaces().withName(DISK_HOST).delete();
         });
   }
 
