@@ -1,5 +1,8 @@
 package io.kvpool.bench.compare;
 
+import io.kvpool.admin.MasterStatus;
+import io.kvpool.admin.NodeState;
+import io.kvpool.cli.AdminApi;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.cli.StatusTable;
@@ -26,9 +29,10 @@ import java.util.stream.Stream;
 /**
  * The {@code disk-3x} workload of {@code kvpool bench compare}: a working set three times the
  * pool's memory, on a local pool whose storage nodes have disk tiers and on the same pool without
- * them; the disk's own O_DIRECT read limit ({@code fio}) in the same run; and the tiers' {@code du}
- * sampled through a fill to five times memory. Prints the figures and the issue's goals (printed,
- * never asserted) and writes them to {@code benchmarks-disk-3x.md} in the report folder.
+ * them; the same gets after one storage node restarted on its memory files and its disk tier; the
+ * disk's own O_DIRECT read limit ({@code fio}) in the same run; and the tiers' {@code du} sampled
+ * through a fill to five times memory. Prints the figures and the issue's goals (printed, never
+ * asserted) and writes them to {@code benchmarks-disk-3x.md} in the report folder.
  */
 public final class DiskTierComparison {
   /** The workload's name in {@code --workloads}. */
@@ -78,6 +82,12 @@ public final class DiskTierComparison {
     long keys3x = 3 * poolMemory / s.valueBytes();
     long keys5x = 5 * poolMemory / s.valueBytes();
     Path root = Files.createTempDirectory("kvpool-disk-3x-");
+    // the segments are memory files, as with warm restarts in a pod: on tmpfs where there is one
+    Path shm = Path.of("/dev/shm");
+    Path memoryFiles =
+        Files.isDirectory(shm) && Files.isWritable(shm)
+            ? Files.createTempDirectory(shm, "kvpool-disk-3x-")
+            : Files.createDirectories(root.resolve("memory"));
     out.printf(
         Locale.ROOT,
         "disk-3x: %d storage nodes x %s memory, disk tiers of %s each; %d values of %s (3x the"
@@ -93,10 +103,12 @@ public final class DiskTierComparison {
     try {
       Path tiers = Files.createDirectories(root.resolve("tiers"));
       TierWorkload.Pass withDiskGet;
+      TierWorkload.Pass afterRestart;
+      String restarted;
       TierWorkload.Pass cold;
       DeviceReadLimit.Result fio;
       Map<String, TierDiskUsage.Peak> peaks;
-      try (LocalPool pool = start("disk3x", tiers);
+      try (LocalPool pool = start("disk3x", tiers, memoryFiles.resolve("disk3x"));
           TierWorkload w =
               new TierWorkload(pool.masterAddress(), "d3x/", s.valueBytes(), s.clients())) {
         row("kvpool, disk tier", "put 3x", w.put(0, keys3x));
@@ -109,6 +121,9 @@ public final class DiskTierComparison {
         cold = w.get(0, keys3x / 2, 1);
         row("kvpool, disk tier", "disk reads, cold (1 thread)", cold);
         fio = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes());
+        restarted = restartStorageNode(pool);
+        afterRestart = w.get(0, keys3x, s.clients());
+        row("kvpool, disk tier", "get 3x after " + restarted, afterRestart);
         rows.add(
             fio.measured()
                 ? String.format(
@@ -126,7 +141,7 @@ public final class DiskTierComparison {
         }
         diskTotals(pool.masterAddress());
       }
-      try (LocalPool pool = start("nodisk3x", null);
+      try (LocalPool pool = start("nodisk3x", null, memoryFiles.resolve("nodisk3x"));
           TierWorkload w =
               new TierWorkload(pool.masterAddress(), "n3x/", s.valueBytes(), s.clients())) {
         row("kvpool, no disk tier", "put 3x", w.put(0, keys3x));
@@ -144,6 +159,19 @@ public final class DiskTierComparison {
                   withDiskGet.misses(),
                   withDiskGet.wrong(),
                   withDiskGet.failures())));
+      goals.add(
+          goal(
+              "every get hits with a working set 3x memory after a storage node restart",
+              afterRestart.hits() == keys3x,
+              String.format(
+                  Locale.ROOT,
+                  "%s: %d of %d hit, %d misses, %d wrong, %d failed",
+                  restarted,
+                  afterRestart.hits(),
+                  keys3x,
+                  afterRestart.misses(),
+                  afterRestart.wrong(),
+                  afterRestart.failures())));
       goals.add(
           fio.measured()
               ? goal(
@@ -173,16 +201,20 @@ public final class DiskTierComparison {
                           p.samples()))));
     } finally {
       delete(root);
+      if (Files.exists(memoryFiles)) {
+        delete(memoryFiles);
+      }
     }
     return report(goals);
   }
 
-  private LocalPool start(String poolId, Path tiers) {
+  private LocalPool start(String poolId, Path tiers, Path memoryFiles) {
     LocalPoolConfig.Builder b =
         LocalPool.builder()
             .poolId(poolId)
             .storageNodes(NODES)
-            .memoryPerNode(Long.toString(s.memoryPerNode()));
+            .memoryPerNode(Long.toString(s.memoryPerNode()))
+            .memoryDirs(memoryFiles);
     if (tiers != null) {
       b.storageOption("--disk-size", Long.toString(s.diskPerNode()))
           .storageOption("--disk-dir", tiers.toString());
@@ -190,6 +222,58 @@ public final class DiskTierComparison {
     LocalPoolConfig config = b.build();
     out.println("disk-3x: pool " + poolId + " (logs in " + config.logDir() + ")");
     return config.start();
+  }
+
+  /**
+   * Stops the last storage node (SIGTERM: it writes its inventory beside its memory files) and
+   * starts it again on its memory files and its disk tier, then waits until the master counts it
+   * alive with at least the replicas it held; returns what was done, for the report.
+   */
+  private String restartStorageNode(LocalPool pool) throws InterruptedException {
+    StorageNodeProcess node = pool.storageNodes().get(NODES - 1);
+    AdminApi master = new AdminApi(pool.adminAddress());
+    long held = replicas(master, node.id(), null);
+    long t0 = System.nanoTime();
+    node.process().stop();
+    StorageNodeProcess again = pool.startStorageNode(node.id());
+    long deadline = t0 + TimeUnit.MINUTES.toNanos(2);
+    long back;
+    while ((back = replicas(master, node.id(), again.rpcAddress())) < held) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            node.id() + " came back with " + back + " of its " + held + " replicas in 2 min");
+      }
+      TimeUnit.MILLISECONDS.sleep(100); // polling the master's view of the node
+    }
+    String done =
+        String.format(
+            Locale.ROOT,
+            "%s restarted (SIGTERM, %d replicas back in %.1f s)",
+            node.id(),
+            back,
+            (System.nanoTime() - t0) / 1e9);
+    out.println("disk-3x: " + done);
+    return done;
+  }
+
+  /**
+   * The replicas the master counts on the node while it is ALIVE (at {@code endpoint}, when given),
+   * else -1.
+   */
+  private static long replicas(AdminApi master, String nodeId, String endpoint) {
+    try {
+      return master.masterStatus().nodes().stream()
+          .filter(
+              n ->
+                  n.id().equals(nodeId)
+                      && n.nodeState() == NodeState.ALIVE
+                      && (endpoint == null || endpoint.equals(n.endpoint())))
+          .mapToLong(MasterStatus.NodeStatus::replicas)
+          .findFirst()
+          .orElse(-1);
+    } catch (AdminApi.AdminApiException e) {
+      return -1;
+    }
   }
 
   /** Each node's tier folder: the node id's folder under {@code --disk-dir}. */
@@ -282,9 +366,10 @@ public final class DiskTierComparison {
         .append(
             String.format(
                 Locale.ROOT,
-                "%d storage nodes x %s memory, disk tiers of %s each (R=1); %s values; %d client"
-                    + " threads for puts and gets, one for the disk-read passes (as fio's one job)."
-                    + " GB/s of values stored or read back.%n%n",
+                "%d storage nodes x %s memory (memory files on tmpfs, as for warm restarts), disk"
+                    + " tiers of %s each (R=1); %s values; %d client threads for puts and gets, one"
+                    + " for the disk-read passes (as fio's one job). GB/s of values stored or read"
+                    + " back.%n%n",
                 NODES,
                 StatusTable.bytes(s.memoryPerNode()),
                 StatusTable.bytes(s.diskPerNode()),

@@ -100,9 +100,11 @@ class BenchCompareIT {
             "| kvpool, disk tier | put 3x |",
             "| kvpool, disk tier | get 3x |",
             "| kvpool, disk tier | disk reads, cold (1 thread) |",
+            "| kvpool, disk tier | get 3x after node-2 restarted (SIGTERM, ",
             "| kvpool, disk tier | put 3x -> 5x (du sampled) |",
             "| kvpool, no disk tier | get 3x |",
             "| every get hits with a working set 3x memory |",
+            "| every get hits with a working set 3x memory after a storage node restart |",
             "| 1 MiB disk-tier reads >= 0.8x fio O_DIRECT |",
             "Mooncake Store with SSD offload: ")
         .containsPattern(
