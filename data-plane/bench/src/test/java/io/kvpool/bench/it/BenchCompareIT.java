@@ -136,7 +136,8 @@ class BenchCompareIT {
         .contains("it held exactly as many block hashes as the master had objects")
         .containsPattern(
             "\\| put ops/s with KV events on \\(a subscriber reading\\) >= 0\\.95x off \\|"
-                + " (met|NOT met) \\| median on \\d+ / median off \\d+ = \\d+\\.\\d\\d;");
+                + " (met|NOT met) \\| median of the rounds' on / off \\d+\\.\\d\\d \\(rounds"
+                + " \\d+\\.\\d\\d, \\d+\\.\\d\\d\\); median on \\d+, median off \\d+ \\|");
     assertThat(run.out()).contains("events report: " + out.resolve("benchmarks-events.md"));
   }
 }
