@@ -58,8 +58,12 @@ final class BlockMetadataFile {
   /** Magic, format, entry count and checksum. */
   private static final int FRAME_BYTES = 4 + 2 + 4 + 4;
 
-  /** The share of the heap the file's bytes may take at most (decoding takes as much again). */
-  private static final int HEAP_SHARE = 8;
+  /**
+   * The share of the heap the file's bytes may take at most: decoding takes about as much again. A
+   * node whose metadata passed it (it held that much in its heap before it stopped) restarts warm
+   * without its metadata.
+   */
+  private static final int HEAP_SHARE = 4;
 
   /** Smallest entry: a one-byte key, a generation and the smallest metadata. */
   private static final int ENTRY_MIN_BYTES = 3 + 8 + 19;

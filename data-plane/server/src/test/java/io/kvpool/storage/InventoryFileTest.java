@@ -202,7 +202,7 @@ class InventoryFileTest {
     assertThat(perObject).as("a key, a generation and metadata at every limit").isEqualTo(24_797);
     assertThat(BlockMetadataFile.maxBytes(0, 1L << 30)).isEqualTo(14);
     assertThat(BlockMetadataFile.maxBytes(1000, 1L << 30)).isEqualTo(14 + 1000 * perObject);
-    assertThat(BlockMetadataFile.maxBytes(1_000_000, 1L << 30)).isEqualTo(128L << 20);
+    assertThat(BlockMetadataFile.maxBytes(1_000_000, 1L << 30)).isEqualTo(256L << 20);
     assertThat(BlockMetadataFile.maxBytes(Integer.MAX_VALUE, Long.MAX_VALUE))
         .isEqualTo(Integer.MAX_VALUE - 8);
   }
