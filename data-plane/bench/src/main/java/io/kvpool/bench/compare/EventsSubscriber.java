@@ -52,14 +52,14 @@ final class EventsSubscriber implements AutoCloseable {
   /** Starts following; returns once the first full announcement is applied. */
   EventsSubscriber start() throws InterruptedException {
     thread.start();
-    if (!started.await(60, TimeUnit.SECONDS)) {
+    if (!started.await(60, TimeUnit.SECONDS) || failure != null) {
       throw new IllegalStateException(
           "the events subscriber got no full announcement from tcp://"
               + host
               + ":"
               + replayPort
-              + " within 60 s"
-              + (failure == null ? "" : ": " + failure));
+              + " within 60 s",
+          failure);
     }
     return this;
   }
