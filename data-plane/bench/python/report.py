@@ -19,7 +19,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 STYLE = {
     "kvpool": ("#1f77b4", "o", "-"),
     "kvpool-r2": ("#4fa3e0", "o", "--"),
-    "kvpool-legacy": ("#9ecae9", "o", ":"),
     "kvpool-py": ("#17becf", "s", "-"),
     "memcached": ("#2ca02c", "^", "-"),
     "redis": ("#d62728", "v", "-"),

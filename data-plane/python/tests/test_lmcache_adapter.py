@@ -10,12 +10,15 @@ names the commit and files; ``lmcache_controller.py`` restates the caller's side
 import os
 import random
 import threading
+import time
 
 import pytest
 
 from lmcache_controller import WAIT, MemoryObj, create_from_config, load, lookup, store, wait_result
 
+from kvpool.errors import ErrorCode
 from kvpool.integrations.lmcache import ObjectKey, wire_key
+from pool import wait_for
 
 CHUNK = 64 << 10
 
@@ -235,3 +238,66 @@ def test_list_l2_keys_pages_through_what_the_pool_still_holds(adapters, pool):
         adapter.list_l2_keys(page_size=0)
     with pytest.raises(ValueError):
         adapter.list_l2_keys(cursor="not-a-cursor")
+
+
+LOCK_LEASE = 2.0  # the short-lease pool's lease TTL, seconds
+
+
+@pytest.fixture(scope="module")
+def short_lease_pool():
+    import conftest
+    p = conftest.start_pool(storage_nodes="1", memory="32MiB", lease_ttl=f"{LOCK_LEASE:g}s")
+    yield p
+    p.stop()
+    conftest._POOLS.remove(p)
+
+
+def _leased(pool, wire: str) -> bool:
+    """Whether another client's remove of ``wire`` is refused because a reader holds it leased."""
+    from kvpool import ClientConfig, KvPoolClient
+    from kvpool.errors import RemoteError
+    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, timeout=20, operation_timeout=60)) as other:
+        try:
+            other.remove(wire)
+            return False
+        except RemoteError as e:
+            if e.code != ErrorCode.OBJECT_LEASED:
+                raise
+            return True
+
+
+def test_a_lock_keeps_the_key_leased_past_the_lease_ttl_until_it_is_unlocked(short_lease_pool):
+    """LMCache may load long after its lookup locked a key: the adapter renews the key's read lease while it is
+    locked, so the pool neither evicts nor removes it; once unlocked, the lease ends within the TTL."""
+    config = _config(short_lease_pool, lease_ttl=LOCK_LEASE)
+    adapter = create_from_config(config)
+    try:
+        keys = _keys(3)
+        objects = [MemoryObj(os.urandom(4096)) for _ in keys]
+        assert store(adapter, keys, objects).is_successful()
+        assert lookup(adapter, keys[:1]).get_indices_list() == [0]
+        wire = wire_key(keys[0], config["adapter_params"]["key_prefix"])
+        time.sleep(3 * LOCK_LEASE)  # three leases long: without renewal the lease would have ended
+        assert _leased(short_lease_pool, wire), "a locked key stays leased"
+        targets = [MemoryObj(size=4096)]
+        assert load(adapter, keys[:1], targets).get_indices_list() == [0]
+        assert targets[0].bytes() == objects[0].bytes()
+        adapter.submit_unlock(keys[:1])
+        assert adapter.locked_keys() == 0
+        wait_for(lambda: not _leased(short_lease_pool, wire), 60, "the lease ends once the key is unlocked")
+    finally:
+        adapter.close()
+
+
+def test_a_lock_never_released_stops_pinning_after_max_lock_seconds(short_lease_pool):
+    config = _config(short_lease_pool, lease_ttl=LOCK_LEASE, max_lock_seconds=0)
+    adapter = create_from_config(config)
+    try:
+        keys = _keys(1)
+        assert store(adapter, keys, [MemoryObj(os.urandom(4096))]).is_successful()
+        assert lookup(adapter, keys).get_indices_list() == [0]
+        wire = wire_key(keys[0], config["adapter_params"]["key_prefix"])
+        wait_for(lambda: not _leased(short_lease_pool, wire), 60, "the lease of a lock held too long ends")
+        assert adapter.locked_keys() == 1, "LMCache's lock count is kept; only the lease stops"
+    finally:
+        adapter.close()

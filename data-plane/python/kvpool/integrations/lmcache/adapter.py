@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 from ...client import KvPoolClient
@@ -15,6 +14,7 @@ from ...memory import Regions
 from ..failure_log import FailureLog
 from ..lazy_client import LazyClient
 from .interface import Bitmap, KeyEntry, KeyListPage, L2AdapterInterface, L2StoreResult, encoded, wire_key
+from .locks import HeldLocks
 from .registry import KeyRegistry
 
 LOG = logging.getLogger("kvpool.lmcache")
@@ -61,9 +61,12 @@ class KvPoolL2Adapter(L2AdapterInterface):
     is kept and counts as stored.
 
     Locks: a lookup takes the pool's **read lease** on every key it finds (GET_REPLICAS, one exchange per 4096 keys):
-    for the pool's lease TTL (5 s by default) the master neither evicts nor removes them, so the load that follows
-    finds them; the count of locks is also kept in this process (``locked_keys``, ``submit_unlock``). A load after the
-    lease ended may miss an evicted key (answered 0, a miss for LMCache). ``delete`` removes keys from the pool (one
+    while the lease lasts the master neither evicts nor removes the key, so the load that follows finds it. The adapter
+    counts LMCache's locks (``locked_keys``, ``submit_unlock``) and renews the leases of locked keys every third of
+    ``lease_ttl`` (set it to the pool's lease TTL, 5 s by default) until they are unlocked, for at most
+    ``max_lock_seconds`` (default 300) after a key was last locked: a lock LMCache never releases does not pin a value
+    for ever. A lease renewal that fails (the pool down) is logged; a load then may miss an evicted key (answered 0, a
+    miss for LMCache). ``delete`` removes keys from the pool (one
     REMOVE per 4096 keys; a key another reader holds under its lease stays); ``list_l2_keys`` lists the keys this
     adapter stored or found that are still in the pool (a pool cannot enumerate its keys: at most
     ``max_listed_keys``, default 1,000,000, are remembered, oldest forgotten first)."""
@@ -73,16 +76,17 @@ class KvPoolL2Adapter(L2AdapterInterface):
         params = dict(adapter_params or {})
         self._prefix = str(params.pop("key_prefix", ""))
         workers = int(params.pop("num_workers", 4))
+        max_hold = float(params.pop("max_lock_seconds", 300.0))
         self._registry = KeyRegistry(int(params.pop("max_listed_keys", 1_000_000)))
         if workers <= 0:
             raise ValueError(f"num_workers must be > 0, got {workers}")
-        ClientConfig.from_env(**params)  # bad settings fail here, at configuration time, not in a task
+        config = ClientConfig.from_env(**params)  # bad settings fail here, at configuration time, not in a task
         self._client = LazyClient(lambda: KvPoolClient(ClientConfig.from_env(**params)))
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="kvpool-l2")
         self._stores, self._lookups, self._loads = _Completions(), _Completions(), _Completions()
         self._lock = threading.Lock()
         self._next_task = 0
-        self._locked: dict = defaultdict(int)
+        self._locks = HeldLocks(self._renew_leases, config.lease_ttl / 3, max_hold)
         self._last_failure: BaseException | None = None
         self._failures = FailureLog(LOG)
         self._closed = False
@@ -179,11 +183,10 @@ class KvPoolL2Adapter(L2AdapterInterface):
         hits = [k for k, f in zip(keys, found) if f]
         self._registry.add([w for w, f in zip(wire, found) if f], hits, [r.size for r in lists if
                                                                          not isinstance(r, BaseException)])
-        with self._lock:
-            for i, f in enumerate(found):
-                if f:
-                    bitmap.set(i)
-                    self._locked[keys[i]] += 1
+        for i, f in enumerate(found):
+            if f:
+                bitmap.set(i)
+        self._locks.lock(hits, [w for w, f in zip(wire, found) if f])
         if hits:
             self._notify_keys_accessed(hits)
         return bitmap
@@ -191,14 +194,18 @@ class KvPoolL2Adapter(L2AdapterInterface):
     def query_lookup_and_lock_result(self, task_id: int):
         return self._lookups.pop(task_id)
 
+    def _renew_leases(self, wire: list) -> None:
+        """Looks the locked keys up again, which extends their read leases (run by the locks' own thread)."""
+        try:
+            self._client.get()._lookups(wire)
+        except _POOL_FAILURES as e:
+            self._pool_failed("lock renewal", len(wire), e)
+        except Exception as e:  # noqa: BLE001 - the renewal thread must outlive any failure
+            LOG.exception("kvpool L2 lock renewal failed unexpectedly")
+            self._last_failure = e
+
     def submit_unlock(self, keys: list) -> None:
-        with self._lock:
-            for key in keys:
-                count = self._locked.get(key, 0)
-                if count <= 1:
-                    self._locked.pop(key, None)
-                else:
-                    self._locked[key] = count - 1
+        self._locks.unlock(keys)
 
     def submit_load_task(self, keys: list, objects: list) -> int:
         if len(keys) != len(objects):
@@ -248,9 +255,7 @@ class KvPoolL2Adapter(L2AdapterInterface):
         removed = [i for i in gone if statuses[i] == ErrorCode.OK]
         sizes = [self._registry.size_of(wire[i]) for i in removed]
         self._registry.drop([wire[i] for i in gone])
-        with self._lock:
-            for i in gone:
-                self._locked.pop(keys[i], None)
+        self._locks.forget([keys[i] for i in gone])
         if removed:
             self._notify_keys_deleted([keys[i] for i in removed], sizes)
 
@@ -279,8 +284,7 @@ class KvPoolL2Adapter(L2AdapterInterface):
     # ---- status, cleanup ----
 
     def locked_keys(self) -> int:
-        with self._lock:
-            return len(self._locked)
+        return self._locks.count()
 
     def report_status(self) -> dict:
         return {"is_healthy": self._last_failure is None, "type": "KvPoolL2Adapter", "locked_keys": self.locked_keys(),
@@ -290,6 +294,7 @@ class KvPoolL2Adapter(L2AdapterInterface):
         if self._closed:
             return
         self._closed = True
+        self._locks.close()
         self._executor.shutdown(wait=True)
         self._client.close()
         for completions in (self._stores, self._lookups, self._loads):

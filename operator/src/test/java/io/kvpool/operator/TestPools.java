@@ -42,6 +42,7 @@ public final class TestPools {
     master.setReplicas(1);
     master.setPort(50051);
     master.setAdminPort(8080);
+    master.setPlacementRamp(true);
     spec.setMaster(master);
     StorageSpec storage = spec.getStorage();
     storage.setSegments(1);

@@ -281,8 +281,8 @@ final class ApiServerLaunch {
       if (!stopped) {
         stopped = true; // from here on nobody is interrupted
         if (ended) {
-          Thread.interrupted(); // ours, not the caller's: kube-api-test re-asserts the interrupt it
-          // was stopped with
+          // ours, not the caller's: kube-api-test re-asserts the interrupt it was stopped with
+          Thread.interrupted();
         }
         watcher.interrupt();
       }

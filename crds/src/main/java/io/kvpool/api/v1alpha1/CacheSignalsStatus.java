@@ -14,7 +14,10 @@ public class CacheSignalsStatus {
 
   private List<TierUsage> tiers;
 
-  @JsonPropertyDescription("Used over capacity of all tiers, in percent.")
+  @JsonPropertyDescription(
+      "Used over capacity of the memory tier, in percent: the fullness the autoscaler decides on."
+          + " A disk tier is left out (memory spills into it, so memory stays near the high"
+          + " watermark by design); its figure is in tiers.")
   private Double fullnessPercent;
 
   private Long evictedBytesPerSecond;

@@ -35,6 +35,7 @@ public class MasterSpec {
 
   public static final int DEFAULT_PORT = 50051;
   public static final int DEFAULT_ADMIN_PORT = 8080;
+  public static final boolean DEFAULT_PLACEMENT_RAMP = true;
 
   @SpecDiff(SpecDiff.Impact.RESTART_ALL)
   @Default("" + DEFAULT_REPLICAS)
@@ -64,6 +65,16 @@ public class MasterSpec {
       "CPU and memory of each master container; memory defaults to 1Gi (request and limit) and"
           + " the cpu request to 250m. The JVM heap is half the memory limit (or request), direct memory a quarter.")
   private ComputeResources resources;
+
+  @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
+  @Default("" + DEFAULT_PLACEMENT_RAMP)
+  @JsonPropertyDescription(
+      "Whether placement ramps a storage node that joins or restarts empty: it takes its fair"
+          + " share (by capacity) of the last 10 s of puts when it registers, growing to 1.5 times"
+          + " it over 60 s, so scaling up creates no hotspot. false: power of two choices alone,"
+          + " which gives the emptiest node about twice its fair share until it catches up."
+          + " Changing it restarts the masters.")
+  private Boolean placementRamp;
 
   @SpecDiff(SpecDiff.Impact.RESTART_MASTERS)
   @JsonPropertyDescription(
@@ -103,6 +114,14 @@ public class MasterSpec {
     this.resources = resources;
   }
 
+  public Boolean getPlacementRamp() {
+    return placementRamp;
+  }
+
+  public void setPlacementRamp(Boolean placementRamp) {
+    this.placementRamp = placementRamp;
+  }
+
   public SchedulingSpec getScheduling() {
     return scheduling;
   }
@@ -123,12 +142,13 @@ public class MasterSpec {
         && Objects.equals(port, that.port)
         && Objects.equals(adminPort, that.adminPort)
         && Objects.equals(resources, that.resources)
+        && Objects.equals(placementRamp, that.placementRamp)
         && Objects.equals(scheduling, that.scheduling);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(replicas, port, adminPort, resources, scheduling);
+    return Objects.hash(replicas, port, adminPort, resources, placementRamp, scheduling);
   }
 
   @Override
@@ -142,6 +162,8 @@ public class MasterSpec {
         + adminPort
         + ", resources="
         + resources
+        + ", placementRamp="
+        + placementRamp
         + ", scheduling="
         + scheduling
         + '}';

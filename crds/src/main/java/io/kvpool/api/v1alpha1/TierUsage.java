@@ -4,7 +4,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.Objects;
 
-/** One storage tier's fill as the leader reports it ({@code memory} today). */
+/**
+ * One storage tier's fill as the leader reports it: {@code memory}, and {@code disk} with disk
+ * tiers.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TierUsage {
 

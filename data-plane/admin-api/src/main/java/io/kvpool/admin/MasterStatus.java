@@ -108,6 +108,21 @@ public record MasterStatus(
         null);
   }
 
+  /**
+   * The memory tier's fill: its entry in {@code cacheSignals.tiers}, else (a master that reports no
+   * signals or no tiers) the totals, which are then memory only. The one figure of a pool's
+   * fullness: what the operator's autoscaler decides on and the pool's {@code
+   * status.cacheSignals.fullnessPercent} shows. A tier that memory spills into (disk) is not in it:
+   * memory there is full by design, and a large disk would hide a memory that spills all the time.
+   */
+  public Tier memoryTier() {
+    List<Tier> tiers = cacheSignals == null ? List.of() : cacheSignals.tiers();
+    return tiers.stream()
+        .filter(t -> Tier.MEMORY.equals(t.name()))
+        .findFirst()
+        .orElse(new Tier(Tier.MEMORY, capacityBytes, usedBytes));
+  }
+
   /** Nodes the master counts as ALIVE. */
   public int aliveNodes() {
     return (int) nodes.stream().filter(n -> n.nodeState() == NodeState.ALIVE).count();
@@ -335,6 +350,9 @@ public record MasterStatus(
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Tier(String name, long capacityBytes, long usedBytes) {
+    /** The name of the memory tier. */
+    public static final String MEMORY = "memory";
+
     /** Used over capacity, 0 for a tier without capacity. */
     public double fullness() {
       return capacityBytes <= 0 ? 0.0 : (double) usedBytes / capacityBytes;
@@ -367,17 +385,6 @@ public record MasterStatus(
       long capacityMisses) {
     public CacheSignals {
       tiers = tiers == null ? List.of() : List.copyOf(tiers);
-    }
-
-    /**
-     * Used over capacity of all tiers together, 0 without capacity: with a tier that spills into
-     * another, the first is full by design, so the whole pool's fill is what says it is too small.
-     */
-    public double fullness() {
-      long capacity = tiers.stream().mapToLong(Tier::capacityBytes).sum();
-      return capacity <= 0
-          ? 0.0
-          : (double) tiers.stream().mapToLong(Tier::usedBytes).sum() / capacity;
     }
   }
 }

@@ -172,8 +172,8 @@ final class ExtentPuts implements AutoCloseable {
       }
       return new Held(reply);
     } catch (KvPoolException e) {
-      return null; // a master of protocol 2.3 (UNKNOWN_OPCODE), or none reachable: PUT_START
-      // decides
+      // a master of protocol 2.3 (UNKNOWN_OPCODE), or none reachable: PUT_START decides
+      return null;
     }
   }
 

@@ -286,10 +286,8 @@ class LocationCacheTest {
             new Thread(
                 () -> {
                   try {
-                    c.put(
-                        key, v,
-                        2); // one writer stores its value, the others find the key stored and keep
-                    // it
+                    // one writer stores its value, the others find the key stored and keep it
+                    c.put(key, v, 2);
                   } catch (Throwable e) {
                     errors.add(e);
                   }

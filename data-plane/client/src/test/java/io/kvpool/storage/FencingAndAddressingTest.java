@@ -9,7 +9,6 @@ import io.kvpool.common.HostPort;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
-import io.kvpool.nativemem.HugePageMode;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -46,27 +45,15 @@ class FencingAndAddressingTest {
                   > older.status().view()); // the next leader's view is strictly later
       Master newer = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
       StorageConfig sc =
-          new StorageConfig(
-              List.of(newer.rpcEndpoint(), older.rpcEndpoint()),
-              "n1",
-              "127.0.0.1",
-              "127.0.0.1",
-              0,
-              0,
-              1 << 20,
-              1,
-              Duration.ofMillis(100),
-              HugePageMode.NONE,
-              "",
-              StorageConfig.Transport.TCP,
-              Duration.ofMinutes(10));
+          StorageConfig.builder(List.of(newer.rpcEndpoint(), older.rpcEndpoint()), "n1", 1 << 20)
+              .heartbeat(Duration.ofMillis(100))
+              .build();
       try (StorageNode node = new StorageNode(sc).start(T)) {
         long followed = newer.status().view();
         assertThat(node.status().masterView()).isEqualTo(followed);
         newer.close(); // the newer leader goes away; only the deposed one is left
-        Thread.sleep(
-            1_500); // the node tries the older master over and over meanwhile: there is nothing to
-        // wait on
+        // the node tries the older master over and over meanwhile: there is nothing to wait on
+        Thread.sleep(1_500);
         assertThat(older.status().nodes()).as("the older master never got the node").isEmpty();
         assertThat(node.status().masterView()).isEqualTo(followed);
       } finally {
@@ -91,20 +78,10 @@ class FencingAndAddressingTest {
             .start()) {
       HostPort masterAt = HostPort.parse("[::1]:" + master.rpcEndpoint().port());
       StorageConfig sc =
-          new StorageConfig(
-              List.of(masterAt),
-              "n6",
-              "::",
-              "::1",
-              0,
-              0,
-              4 << 20,
-              1,
-              Duration.ofMillis(200),
-              HugePageMode.NONE,
-              "",
-              StorageConfig.Transport.TCP,
-              Duration.ofMinutes(10));
+          StorageConfig.builder(List.of(masterAt), "n6", 4 << 20)
+              .address("::", "::1")
+              .heartbeat(Duration.ofMillis(200))
+              .build();
       try (StorageNode node = new StorageNode(sc).start(T);
           KvPoolClient client =
               KvPoolClient.connect(ClientConfig.builder().master(masterAt.toString()).build())) {
@@ -126,20 +103,10 @@ class FencingAndAddressingTest {
     try (Master master =
         new Master(MasterSettings.local(MasterConfig.defaults("npu"), "127.0.0.1", 0, 0)).start()) {
       StorageConfig ascend =
-          new StorageConfig(
-              List.of(master.rpcEndpoint()),
-              "npu-1",
-              "127.0.0.1",
-              "127.0.0.1",
-              0,
-              0,
-              1 << 20,
-              1,
-              Duration.ofMillis(200),
-              HugePageMode.NONE,
-              "",
-              new StorageConfig.Transport("ascend", 1),
-              Duration.ofMinutes(10));
+          StorageConfig.builder(List.of(master.rpcEndpoint()), "npu-1", 1 << 20)
+              .heartbeat(Duration.ofMillis(200))
+              .transport(new StorageConfig.Transport("ascend", 1))
+              .build();
       // this JVM has no Ascend runtime (KVPOOL_ASCEND_LIB unset, no driver): as on a node without
       // the mounts.
       // DeviceBackendIT starts a node process with the stand-in runtime, which registers.

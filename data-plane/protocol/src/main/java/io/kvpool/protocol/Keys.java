@@ -12,8 +12,8 @@ public final class Keys {
       return "key is empty";
     }
     if (key.length() * 3 <= ProtocolLimits.MAX_KEY_BYTES) {
-      return null; // a UTF-16 unit never takes more than 3 UTF-8 bytes: short keys need no encoding
-      // to check
+      // a UTF-16 unit never takes more than 3 UTF-8 bytes: short keys need no encoding to check
+      return null;
     }
     int bytes = key.getBytes(StandardCharsets.UTF_8).length;
     return bytes > ProtocolLimits.MAX_KEY_BYTES

@@ -187,8 +187,8 @@ final class LeaseLeadership implements Leadership {
                 "{\"metadata\":{\"labels\":{\"" + ROLE_LABEL + "\":" + value + "}}}");
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
-          continue; // a master pod that does not exist (scaled down, being replaced) carries no
-          // label
+          // a master pod that does not exist (scaled down, being replaced) carries no label
+          continue;
         }
         failed = true;
         LOG.warn(

@@ -178,7 +178,7 @@ public final class Master implements AutoCloseable {
         new PoolMetadata(
             config,
             System::currentTimeMillis,
-            new ReplicaPlacement(random),
+            new ReplicaPlacement(random, config.placementRamp()),
             counters,
             random,
             view,

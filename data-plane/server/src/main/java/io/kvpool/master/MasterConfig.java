@@ -9,6 +9,8 @@ import java.time.Duration;
  * @param recoveryQuietPeriod a new leader with no record of the previous leader's nodes stops
  *     recovering once no node has registered for this long
  * @param tombstoneTtl how long deleted objects are remembered against replicas coming back
+ * @param placementRamp whether placement caps the share of puts a node takes ({@link
+ *     ReplicaPlacement})
  */
 public record MasterConfig(
     String poolId,
@@ -19,7 +21,8 @@ public record MasterConfig(
     double evictRatio,
     Duration tombstoneTtl,
     int maxTombstones,
-    Duration recoveryQuietPeriod) {
+    Duration recoveryQuietPeriod,
+    PlacementRamp placementRamp) {
   public MasterConfig {
     if (poolId == null || poolId.isEmpty()) {
       throw new IllegalArgumentException("pool id must not be empty");
@@ -36,6 +39,9 @@ public record MasterConfig(
         throw new IllegalArgumentException("durations must be positive, got " + d);
       }
     }
+    if (placementRamp == null) {
+      throw new IllegalArgumentException("placement ramp must be on or off");
+    }
     if (maxTombstones < 1) {
       throw new IllegalArgumentException("max tombstones must be at least 1, got " + maxTombstones);
     }
@@ -51,7 +57,8 @@ public record MasterConfig(
         0.10,
         Duration.ofMinutes(10),
         1_000_000,
-        Duration.ofSeconds(3));
+        Duration.ofSeconds(3),
+        PlacementRamp.ON);
   }
 
   public MasterConfig withTtls(Duration node, Duration lease) {
@@ -64,7 +71,8 @@ public record MasterConfig(
         evictRatio,
         tombstoneTtl,
         maxTombstones,
-        recoveryQuietPeriod);
+        recoveryQuietPeriod,
+        placementRamp);
   }
 
   public MasterConfig withPendingTimeout(Duration d) {
@@ -77,7 +85,8 @@ public record MasterConfig(
         evictRatio,
         tombstoneTtl,
         maxTombstones,
-        recoveryQuietPeriod);
+        recoveryQuietPeriod,
+        placementRamp);
   }
 
   public MasterConfig withEviction(double watermark, double ratio) {
@@ -90,7 +99,8 @@ public record MasterConfig(
         ratio,
         tombstoneTtl,
         maxTombstones,
-        recoveryQuietPeriod);
+        recoveryQuietPeriod,
+        placementRamp);
   }
 
   public MasterConfig withTombstones(Duration ttl, int max) {
@@ -103,7 +113,8 @@ public record MasterConfig(
         evictRatio,
         ttl,
         max,
-        recoveryQuietPeriod);
+        recoveryQuietPeriod,
+        placementRamp);
   }
 
   public MasterConfig withRecoveryQuietPeriod(Duration d) {
@@ -116,6 +127,21 @@ public record MasterConfig(
         evictRatio,
         tombstoneTtl,
         maxTombstones,
-        d);
+        d,
+        placementRamp);
+  }
+
+  public MasterConfig withPlacementRamp(PlacementRamp ramp) {
+    return new MasterConfig(
+        poolId,
+        nodeTtl,
+        leaseTtl,
+        pendingTimeout,
+        highWatermark,
+        evictRatio,
+        tombstoneTtl,
+        maxTombstones,
+        recoveryQuietPeriod,
+        ramp);
   }
 }

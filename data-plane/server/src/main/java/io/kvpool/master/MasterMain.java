@@ -129,6 +129,15 @@ public final class MasterMain implements Callable<Integer> {
   Duration recoveryQuiet;
 
   @Option(
+      names = "--placement-ramp",
+      descriptionKey = "KVPOOL_PLACEMENT_RAMP",
+      defaultValue = "on",
+      description =
+          "on: a node that joins or restarts empty takes its fair share of puts, growing to 1.5x over"
+              + " a minute; off: power of two choices alone (KVPOOL_PLACEMENT_RAMP)")
+  PlacementRamp placementRamp;
+
+  @Option(
       names = "--leader-lease",
       descriptionKey = "KVPOOL_LEADER_LEASE",
       defaultValue = "",
@@ -240,7 +249,8 @@ public final class MasterMain implements Callable<Integer> {
               evictRatio,
               tombstoneTtl,
               1_000_000,
-              recoveryQuiet);
+              recoveryQuiet,
+              placementRamp);
       election = leaderLease.isBlank() ? Optional.empty() : Optional.of(election());
     } catch (IllegalArgumentException e) {
       System.err.println("kvpool-master: " + e.getMessage());

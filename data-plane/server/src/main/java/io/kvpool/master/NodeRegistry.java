@@ -152,9 +152,8 @@ final class NodeRegistry {
       }
     }
     committedInInventory.remove(node.id());
-    pool.sweep
-        .request(); // replicas of the node's earlier registration its inventory did not confirm are
-    // gone
+    // replicas of the node's earlier registration its inventory did not confirm are gone
+    pool.sweep.request();
     LOG.info(
         "event=node_registered node={} endpoint={} replicas={}",
         node.id(),

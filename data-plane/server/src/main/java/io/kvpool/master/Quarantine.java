@@ -59,9 +59,8 @@ final class Quarantine {
     Held h = new Held(r, placement, new Expected(o.size, o.checksum), releaseAtMillis);
     Held before = byPlacement.put(placement, h);
     if (before != null) {
-      before.taken =
-          true; // not expected (one replica per node and put): the older entry waits for nothing
-      // now
+      // not expected (one replica per node and put): the older entry waits for nothing now
+      before.taken = true;
       size--;
     }
     held.add(h);

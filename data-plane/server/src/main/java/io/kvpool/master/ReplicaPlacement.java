@@ -20,7 +20,8 @@ import java.util.Set;
  * cap. The cap is a multiple of its fair share (its part of the eligible nodes' capacity): 1 when
  * it registered, growing to {@link #MAX_SHARE} over {@link #RAMP}. A node that joins or comes back
  * empty takes about a fair share at first and up to 1.5 times it once warm, so it fills up without
- * becoming the pool's hotspot.
+ * becoming the pool's hotspot. With {@link PlacementRamp#OFF} there is no cap: power of two choices
+ * alone.
  */
 public final class ReplicaPlacement {
   /**
@@ -39,10 +40,12 @@ public final class ReplicaPlacement {
   static final int MIN_PLACEMENTS_FOR_CAP = 100;
 
   private final Random random;
+  private final PlacementRamp ramp;
   private final RecentPlacements recent = new RecentPlacements(SHARE_WINDOW);
 
-  public ReplicaPlacement(Random random) {
+  public ReplicaPlacement(Random random, PlacementRamp ramp) {
     this.random = random;
+    this.ramp = ramp;
   }
 
   /**
@@ -95,7 +98,7 @@ public final class ReplicaPlacement {
   }
 
   private boolean overShare(StorageNodeRecord n, long capacity, long placed, long nowMillis) {
-    if (placed < MIN_PLACEMENTS_FOR_CAP || capacity == 0) {
+    if (ramp == PlacementRamp.OFF || placed < MIN_PLACEMENTS_FOR_CAP || capacity == 0) {
       return false;
     }
     double fair = (double) n.capacityBytes() / capacity;

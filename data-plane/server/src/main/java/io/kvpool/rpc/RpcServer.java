@@ -16,12 +16,14 @@ import io.kvpool.protocol.ServerState;
 import io.kvpool.security.PoolSecrets;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Deque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -128,6 +130,9 @@ public final class RpcServer implements AutoCloseable {
   private volatile boolean closed;
   private Thread acceptor;
 
+  /** How long a start waits for a fixed port the previous holder has not released yet. */
+  static final Duration FIXED_PORT_BIND_PATIENCE = Duration.ofSeconds(20);
+
   public RpcServer(
       String name,
       String host,
@@ -153,8 +158,7 @@ public final class RpcServer implements AutoCloseable {
             bodyBudget::available,
             controlBudget::available);
     this.handshaker = new Handshaker(name, identity, limits, secrets, sessions, load, rpcMetrics);
-    this.server = ServerSocketChannel.open();
-    server.bind(new InetSocketAddress(host, port), 256);
+    this.server = listen(name, new InetSocketAddress(host, port));
     AtomicInteger n = new AtomicInteger();
     // the caps bound the threads: handshakes beyond theirs evict the oldest, sessions beyond theirs
     // are refused
@@ -170,6 +174,41 @@ public final class RpcServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+  }
+
+  /**
+   * Binds the listening socket. A fixed port may still be held for a moment by the process this one
+   * replaces (a socket the old server's acceptor has not let go of yet, or a loopback client that
+   * connected to the free port from itself): the bind is retried for {@link
+   * #FIXED_PORT_BIND_PATIENCE} before the start fails. An ephemeral port (0) never collides.
+   */
+  private static ServerSocketChannel listen(String name, InetSocketAddress address)
+      throws IOException {
+    long deadline = System.nanoTime() + FIXED_PORT_BIND_PATIENCE.toNanos();
+    for (int attempt = 1; ; attempt++) {
+      ServerSocketChannel channel = ServerSocketChannel.open();
+      try {
+        channel.bind(address, 256);
+        return channel;
+      } catch (BindException e) {
+        channel.close();
+        if (address.getPort() == 0 || System.nanoTime() > deadline) {
+          throw e;
+        }
+        LOG.info(
+            "event=bind_retry server={} address={} attempt={} error=\"{}\"",
+            name,
+            address,
+            attempt,
+            e.getMessage());
+        try {
+          Thread.sleep(Math.min(1_000, 50L * attempt));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 
   public HostPort endpoint() throws IOException {

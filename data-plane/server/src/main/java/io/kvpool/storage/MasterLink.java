@@ -599,8 +599,8 @@ final class MasterLink implements AutoCloseable {
         c.send(Opcode.COMMIT, w);
         return true;
       } catch (IOException e) {
-        return false; // the link thread finds the connection broken and registers again, inventory
-        // and all
+        // the link thread finds the connection broken and registers again, inventory and all
+        return false;
       }
     }
   }

@@ -73,16 +73,35 @@ final class ObjectInventory {
    * part the node reports when it registers. An object whose range a write reused is refused here
    * too, so its late writers cannot land, but it is not reported: the master reused that range
    * because it had already dropped this copy, and the object may well live on other nodes (reported
-   * as deleted, a new leader would delete those copies too).
+   * as deleted, a new leader would delete those copies too). Such an overwritten {@code generation}
+   * still admits a write whose grant expires after {@code grantsExpiringBy}, the latest grant the
+   * overwritten replica was written under: only the master issues grants, a later one is for a copy
+   * it wants now (a repair into a new range), and every late writer holds an older one. In memory
+   * only: a warm restart keeps deletions alone.
    */
-  private record Tomb(long generation, long deletedGeneration, long atMillis) {
-    Tomb merge(long refused, long deleted, long nowMillis) {
+  private record Tomb(
+      long generation, long deletedGeneration, long grantsExpiringBy, long atMillis) {
+    Tomb merge(long refused, long deleted, long grantExpiry, long nowMillis) {
+      long expiry =
+          refused > generation
+              ? grantExpiry
+              : refused == generation ? Math.max(grantsExpiringBy, grantExpiry) : grantsExpiringBy;
       return new Tomb(
-          Math.max(generation, refused), Math.max(deletedGeneration, deleted), nowMillis);
+          Math.max(generation, refused), Math.max(deletedGeneration, deleted), expiry, nowMillis);
     }
 
     boolean reportsDeletion() {
       return deletedGeneration >= 0;
+    }
+
+    /** Whether a write of {@code writeGeneration} under a grant expiring then is refused. */
+    boolean refuses(long writeGeneration, long grantExpiresAtMillis) {
+      if (generation < writeGeneration) {
+        return false;
+      }
+      return deletedGeneration >= writeGeneration
+          || generation > writeGeneration
+          || grantExpiresAtMillis <= grantsExpiringBy;
     }
   }
 
@@ -170,7 +189,7 @@ final class ObjectInventory {
       List<InventoryObject> displaced,
       BlockMetadata metadata) {
     Tomb t = tombstones.get(id.key);
-    if (t != null && t.generation >= id.generation) {
+    if (t != null && t.refuses(id.generation, expiresAtMillis)) {
       return "object "
           + id.key
           + " generation "
@@ -285,8 +304,8 @@ final class ObjectInventory {
         TreeMap<Long, PinnedSlice> seg = pinned.computeIfAbsent(segmentId, k -> new TreeMap<>());
         PinnedSlice p = seg.computeIfAbsent(s.offset(), k -> new PinnedSlice(held, s));
         if (p.held != held) {
-          return false; // a reply still sends a gone object's bytes from here: never pin two
-          // objects at once
+          // a reply still sends a gone object's bytes from here: never pin two objects at once
+          return false;
         }
         p.readers.add(reply);
         reply.slices.add(p);
@@ -400,7 +419,7 @@ final class ObjectInventory {
       unindex(held);
     }
     if (r.deleted()) {
-      tombstone(id, true, nowMillis);
+      tombstone(id, true, Long.MAX_VALUE, nowMillis);
     }
   }
 
@@ -469,8 +488,8 @@ final class ObjectInventory {
       tombstones.put(
           key,
           old == null
-              ? new Tomb(generation, generation, atMillis)
-              : old.merge(generation, generation, atMillis));
+              ? new Tomb(generation, generation, Long.MAX_VALUE, atMillis)
+              : old.merge(generation, generation, Long.MAX_VALUE, atMillis));
     }
   }
 
@@ -551,7 +570,7 @@ final class ObjectInventory {
    * tier does).
    */
   synchronized void tombstoneDisplaced(ObjectId id, long nowMillis) {
-    tombstone(id, false, nowMillis);
+    tombstone(id, false, Long.MAX_VALUE, nowMillis);
   }
 
   private void dropOverlapping(
@@ -580,8 +599,8 @@ final class ObjectInventory {
       byObject.remove(h.id);
       unindex(h);
       if (wasComplete && displaced == null) {
-        tombstone(
-            h.id, false, nowMillis); // its range was reused: its late writers must be refused here
+        // its range was reused: its late writers must be refused here
+        tombstone(h.id, false, h.expiresAtMillis, nowMillis);
       }
     }
   }
@@ -616,14 +635,14 @@ final class ObjectInventory {
     }
   }
 
-  private void tombstone(ObjectId id, boolean deleted, long nowMillis) {
+  private void tombstone(ObjectId id, boolean deleted, long grantExpiry, long nowMillis) {
     Tomb old = tombstones.remove(id.key);
     long deletedGeneration = deleted ? id.generation : -1;
     tombstones.put(
         id.key,
         old == null
-            ? new Tomb(id.generation, deletedGeneration, nowMillis)
-            : old.merge(id.generation, deletedGeneration, nowMillis));
+            ? new Tomb(id.generation, deletedGeneration, grantExpiry, nowMillis)
+            : old.merge(id.generation, deletedGeneration, grantExpiry, nowMillis));
     if (tombstones.size() > maxTombstones) {
       Iterator<Tomb> it = tombstones.values().iterator();
       it.next();

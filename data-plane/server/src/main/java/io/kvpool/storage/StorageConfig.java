@@ -88,79 +88,6 @@ public record StorageConfig(
     }
   }
 
-  public StorageConfig(
-      List<HostPort> masters,
-      String nodeId,
-      String host,
-      String advertiseHost,
-      int port,
-      int adminPort,
-      long memoryBytes,
-      int segments,
-      Duration heartbeat,
-      HugePageMode hugePages,
-      String poolId,
-      Transport transport,
-      Duration tombstoneTtl) {
-    this(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        ServerLimits.DEFAULTS,
-        PoolSecrets.none(),
-        null,
-        null,
-        null);
-  }
-
-  /** Anonymous memory (no memory folder). */
-  public StorageConfig(
-      List<HostPort> masters,
-      String nodeId,
-      String host,
-      String advertiseHost,
-      int port,
-      int adminPort,
-      long memoryBytes,
-      int segments,
-      Duration heartbeat,
-      HugePageMode hugePages,
-      String poolId,
-      Transport transport,
-      Duration tombstoneTtl,
-      ServerLimits limits,
-      PoolSecrets secrets) {
-    this(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        limits,
-        secrets,
-        null,
-        null,
-        null);
-  }
-
   /**
    * How a node readies its segments and serves reads from them.
    *
@@ -203,177 +130,188 @@ public record StorageConfig(
    */
   public static StorageConfig local(
       HostPort master, String nodeId, String host, long memoryBytes, int segments) {
-    return new StorageConfig(
-        List.of(master),
-        nodeId,
-        host,
-        host,
-        0,
-        0,
-        memoryBytes,
-        segments,
-        Duration.ofSeconds(1),
-        HugePageMode.NONE,
-        "",
-        Transport.TCP,
-        Duration.ofMinutes(10));
+    return builder(List.of(master), nodeId, memoryBytes)
+        .address(host, host)
+        .segments(segments)
+        .build();
+  }
+
+  /**
+   * A node of {@code masters} with {@code memoryBytes} in one segment, on the loopback address with
+   * ephemeral ports; TCP, 1 s heartbeats, no huge pages, tombstones kept 10 minutes, the master's
+   * pool, default limits, no keys, anonymous memory, no disk tier: change what differs.
+   */
+  public static Builder builder(List<HostPort> masters, String nodeId, long memoryBytes) {
+    return new Builder(masters, nodeId, memoryBytes);
+  }
+
+  /** These settings as a builder, to change some. */
+  public Builder toBuilder() {
+    return new Builder(masters, nodeId, memoryBytes)
+        .address(host, advertiseHost)
+        .ports(port, adminPort)
+        .segments(segments)
+        .heartbeat(heartbeat)
+        .hugePages(hugePages)
+        .poolId(poolId)
+        .transport(transport)
+        .tombstoneTtl(tombstoneTtl)
+        .limits(limits)
+        .secrets(secrets)
+        .memoryDir(memoryDir)
+        .disk(disk)
+        .segmentUse(segmentUse);
   }
 
   public StorageConfig withPoolId(String id) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        id,
-        transport,
-        tombstoneTtl,
-        limits,
-        secrets,
-        memoryDir,
-        disk,
-        segmentUse);
+    return toBuilder().poolId(id).build();
   }
 
   public StorageConfig withHeartbeat(Duration d) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        d,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        limits,
-        secrets,
-        memoryDir,
-        disk,
-        segmentUse);
+    return toBuilder().heartbeat(d).build();
   }
 
   public StorageConfig withSecrets(PoolSecrets s) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        limits,
-        s,
-        memoryDir,
-        disk,
-        segmentUse);
+    return toBuilder().secrets(s).build();
   }
 
-  /** Segments in memory files under {@code dir} (for warm restarts); null for anonymous memory. */
+  /** With segments kept in memory files under {@code dir} ({@code null}: anonymous memory). */
   public StorageConfig withMemoryDir(Path dir) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        limits,
-        secrets,
-        dir,
-        disk,
-        segmentUse);
+    return toBuilder().memoryDir(dir).build();
   }
 
   /** With a disk tier ({@code null}: none). */
   public StorageConfig withDisk(DiskTier.Settings settings) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        limits,
-        secrets,
-        memoryDir,
-        settings,
-        segmentUse);
+    return toBuilder().disk(settings).build();
   }
 
   /** With {@code use} for readying and reading the segments. */
   public StorageConfig withSegmentUse(SegmentUse use) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        limits,
-        secrets,
-        memoryDir,
-        disk,
-        use);
+    return toBuilder().segmentUse(use).build();
   }
 
   /** With {@code l} as what one peer of the node's RPC server may take. */
   public StorageConfig withLimits(ServerLimits l) {
-    return new StorageConfig(
-        masters,
-        nodeId,
-        host,
-        advertiseHost,
-        port,
-        adminPort,
-        memoryBytes,
-        segments,
-        heartbeat,
-        hugePages,
-        poolId,
-        transport,
-        tombstoneTtl,
-        l,
-        secrets,
-        memoryDir,
-        disk,
-        segmentUse);
+    return toBuilder().limits(l).build();
+  }
+
+  /** Settings of a storage node, checked when built (see the record's components). */
+  public static final class Builder {
+    private final List<HostPort> masters;
+    private final String nodeId;
+    private final long memoryBytes;
+    private String host = "127.0.0.1";
+    private String advertiseHost = "127.0.0.1";
+    private int port;
+    private int adminPort;
+    private int segments = 1;
+    private Duration heartbeat = Duration.ofSeconds(1);
+    private HugePageMode hugePages = HugePageMode.NONE;
+    private String poolId = "";
+    private Transport transport = Transport.TCP;
+    private Duration tombstoneTtl = Duration.ofMinutes(10);
+    private ServerLimits limits = ServerLimits.DEFAULTS;
+    private PoolSecrets secrets = PoolSecrets.none();
+    private Path memoryDir;
+    private DiskTier.Settings disk;
+    private SegmentUse segmentUse = SegmentUse.DEFAULTS;
+
+    private Builder(List<HostPort> masters, String nodeId, long memoryBytes) {
+      this.masters = masters;
+      this.nodeId = nodeId;
+      this.memoryBytes = memoryBytes;
+    }
+
+    /** Binds {@code host} and tells peers to dial {@code advertiseHost}. */
+    public Builder address(String host, String advertiseHost) {
+      this.host = host;
+      this.advertiseHost = advertiseHost;
+      return this;
+    }
+
+    /** The RPC and admin ports (0: ephemeral). */
+    public Builder ports(int port, int adminPort) {
+      this.port = port;
+      this.adminPort = adminPort;
+      return this;
+    }
+
+    public Builder segments(int segments) {
+      this.segments = segments;
+      return this;
+    }
+
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = heartbeat;
+      return this;
+    }
+
+    public Builder hugePages(HugePageMode hugePages) {
+      this.hugePages = hugePages;
+      return this;
+    }
+
+    public Builder poolId(String poolId) {
+      this.poolId = poolId;
+      return this;
+    }
+
+    public Builder transport(Transport transport) {
+      this.transport = transport;
+      return this;
+    }
+
+    public Builder tombstoneTtl(Duration tombstoneTtl) {
+      this.tombstoneTtl = tombstoneTtl;
+      return this;
+    }
+
+    public Builder limits(ServerLimits limits) {
+      this.limits = limits;
+      return this;
+    }
+
+    public Builder secrets(PoolSecrets secrets) {
+      this.secrets = secrets;
+      return this;
+    }
+
+    public Builder memoryDir(Path memoryDir) {
+      this.memoryDir = memoryDir;
+      return this;
+    }
+
+    public Builder disk(DiskTier.Settings disk) {
+      this.disk = disk;
+      return this;
+    }
+
+    public Builder segmentUse(SegmentUse segmentUse) {
+      this.segmentUse = segmentUse;
+      return this;
+    }
+
+    /** The settings; IllegalArgumentException when they cannot run a node. */
+    public StorageConfig build() {
+      return new StorageConfig(
+          masters,
+          nodeId,
+          host,
+          advertiseHost,
+          port,
+          adminPort,
+          memoryBytes,
+          segments,
+          heartbeat,
+          hugePages,
+          poolId,
+          transport,
+          tombstoneTtl,
+          limits,
+          secrets,
+          memoryDir,
+          disk,
+          segmentUse);
+    }
   }
 }

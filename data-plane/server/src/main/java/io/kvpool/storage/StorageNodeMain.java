@@ -242,28 +242,25 @@ public final class StorageNodeMain implements Callable<Integer> {
     StorageConfig config;
     try {
       config =
-          new StorageConfig(
-              HostPort.parseList(masters),
-              nodeId,
-              host,
-              Addresses.advertised(host, advertiseHost),
-              port,
-              adminPort,
-              memory,
-              segments,
-              heartbeat,
-              hugePages,
-              poolId,
-              new StorageConfig.Transport(
-                  transport,
-                  deviceCount,
-                  StorageConfig.Transport.parseDeviceIds(System.getenv(visibleDevicesEnv))),
-              tombstoneTtl,
-              serverLimits.limits(),
-              PoolSecrets.fromDirectories(secretDir, tlsDir),
-              memoryDir.isBlank() ? null : Path.of(memoryDir.trim()),
-              diskSettings(),
-              new StorageConfig.SegmentUse(prefault, readServing));
+          StorageConfig.builder(HostPort.parseList(masters), nodeId, memory)
+              .address(host, Addresses.advertised(host, advertiseHost))
+              .ports(port, adminPort)
+              .segments(segments)
+              .heartbeat(heartbeat)
+              .hugePages(hugePages)
+              .poolId(poolId)
+              .transport(
+                  new StorageConfig.Transport(
+                      transport,
+                      deviceCount,
+                      StorageConfig.Transport.parseDeviceIds(System.getenv(visibleDevicesEnv))))
+              .tombstoneTtl(tombstoneTtl)
+              .limits(serverLimits.limits())
+              .secrets(PoolSecrets.fromDirectories(secretDir, tlsDir))
+              .memoryDir(memoryDir.isBlank() ? null : Path.of(memoryDir.trim()))
+              .disk(diskSettings())
+              .segmentUse(new StorageConfig.SegmentUse(prefault, readServing))
+              .build();
     } catch (IllegalArgumentException e) {
       System.err.println("kvpool-storage: " + e.getMessage());
       return 2;

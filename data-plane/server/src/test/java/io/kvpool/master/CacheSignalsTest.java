@@ -51,7 +51,6 @@ class CacheSignalsTest {
               assertThat(t.capacityBytes()).isEqualTo(32 * MIB);
               assertThat(t.fullness()).isBetween(0.7, 0.9);
             });
-    assertThat(s.fullness()).isEqualTo(s.tiers().get(0).fullness());
 
     f.advance(Duration.ofSeconds(CacheSignals.WINDOW_SECONDS));
     MasterStatus.CacheSignals later = f.counters.cacheSignals.rates(f.now.get(), List.of());

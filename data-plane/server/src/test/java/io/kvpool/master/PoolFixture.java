@@ -113,7 +113,7 @@ final class PoolFixture {
     return new PoolMetadata(
         config,
         now::get,
-        new ReplicaPlacement(new Random(7)),
+        new ReplicaPlacement(new Random(7), config.placementRamp()),
         counters,
         new Random(11),
         view++,

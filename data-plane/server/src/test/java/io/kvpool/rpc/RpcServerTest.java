@@ -284,4 +284,59 @@ class RpcServerTest {
       assertThat(c.call(Opcode.PING, null, null).header().isResponse()).isTrue();
     }
   }
+
+  /**
+   * A server restarted on its fixed port while the port is still held (the old acceptor not gone
+   * yet, or a loopback client connected to the free port from itself) waits for it instead of
+   * failing its start; this failed CI once with "Address already in use".
+   */
+  @Test
+  void aFixedPortStillHeldByItsLastOwnerIsBoundOnceReleased() throws Exception {
+    java.net.ServerSocket holder = new java.net.ServerSocket();
+    holder.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+    int port = holder.getLocalPort();
+    RpcServer.Identity id =
+        new RpcServer.Identity(VersionInfo.CURRENT, Role.MASTER, () -> "", "restarted");
+    java.util.concurrent.CompletableFuture<RpcServer> started =
+        new java.util.concurrent.CompletableFuture<>();
+    Thread starting =
+        new Thread(
+            () -> {
+              try {
+                started.complete(
+                    new RpcServer(
+                        "restarted",
+                        "127.0.0.1",
+                        port,
+                        id,
+                        (session, frame) -> {
+                          frame.reader().finish();
+                          session.reply(frame, null);
+                        },
+                        ServerLimits.DEFAULTS,
+                        PoolSecrets.none(),
+                        new PrometheusRegistry()));
+              } catch (Throwable e) {
+                started.completeExceptionally(e);
+              }
+            });
+    starting.start();
+    // the start has found the port taken once it waits between attempts
+    while (starting.getState() != Thread.State.TIMED_WAITING && !started.isDone()) {
+      Thread.onSpinWait();
+    }
+    assertThat(started).as("the port is still held").isNotDone();
+    holder.close();
+    try (RpcServer restarted = started.get(30, java.util.concurrent.TimeUnit.SECONDS)) {
+      restarted.start();
+      assertThat(restarted.endpoint().port()).isEqualTo(port);
+      try (RpcConnection c =
+          RpcConnection.open(
+              restarted.endpoint(),
+              new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "c"),
+              TIMEOUT)) {
+        c.call(Opcode.PING, null);
+      }
+    }
+  }
 }

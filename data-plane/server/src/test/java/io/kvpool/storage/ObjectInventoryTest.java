@@ -57,6 +57,64 @@ class ObjectInventoryTest {
   }
 
   /**
+   * A node whose copy of an object was overwritten still takes a new copy of it into another range
+   * when the master asks with a newer grant (a repair). Before, it refused every write of that
+   * generation, and in a two-node pool the master retried the repair against it for ever. Writers
+   * holding the overwritten replica's grant, or an older one, are still refused.
+   */
+  @Test
+  void anOverwrittenObjectTakesACopyUnderANewerGrantButNotItsLateWriters() {
+    ObjectId a = new ObjectId("a", 7);
+    assertThat(inv.admitWrite(a, new Slice(0, 0, 128, 0), 128, 0, 2, 5_000, 0)).isNull();
+    assertThat(inv.markComplete(a)).isTrue();
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("b", 8), new Slice(0, 0, 128, 0), 128, 0, 1, Long.MAX_VALUE, 0))
+        .as("the range is reused")
+        .isNull();
+    assertThat(inv.markComplete(new ObjectId("b", 8))).isTrue();
+
+    assertThat(inv.admitWrite(a, new Slice(0, 0, 128, 0), 128, 0, 2, 5_000, 1))
+        .as("a late writer under the overwritten replica's grant")
+        .contains("overwritten");
+    assertThat(inv.admitWrite(a, new Slice(1, 0, 128, 0), 128, 0, 2, 4_000, 1))
+        .as("a writer under an older grant")
+        .contains("overwritten");
+    assertThat(inv.admitWrite(new ObjectId("a", 6), new Slice(1, 0, 128, 0), 128, 0, 2, 9_000, 1))
+        .as("an older generation")
+        .contains("overwritten");
+    assertThat(inv.admitWrite(a, new Slice(1, 0, 128, 0), 128, 0, 2, 9_000, 1))
+        .as("a repair under a newer grant, into another range")
+        .isNull();
+    assertThat(inv.markComplete(a)).isTrue();
+    assertThat(inv.holds(a, 1, 0, 128)).isTrue();
+    assertThat(inv.holds(new ObjectId("b", 8), 0, 0, 128)).as("the range's new object").isTrue();
+  }
+
+  @Test
+  void aDeletedObjectRefusesEveryGrantAndAnAdoptedOneOverwrittenRefusesToo() {
+    ObjectId a = new ObjectId("a", 7);
+    assertThat(inv.admitWrite(a, new Slice(0, 0, 128, 0), 128, 0, 2, 5_000, 0)).isNull();
+    assertThat(inv.markComplete(a)).isTrue();
+    inv.release(new Release("a", 7, true), 0);
+    assertThat(inv.admitWrite(a, new Slice(1, 0, 128, 0), 128, 0, 2, Long.MAX_VALUE - 1, 1))
+        .contains("deleted");
+
+    // a replica a warm restart adopted has no grant the node knows: once overwritten, it refuses
+    assertThat(
+            inv.adopt(new InventoryObject("c", 3, 1, 64, 0, List.of(new Slice(2, 0, 64, 0)), null)))
+        .isNull();
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("d", 4), new Slice(2, 0, 64, 0), 64, 0, 1, Long.MAX_VALUE, 0))
+        .isNull();
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("c", 3), new Slice(2, 64, 64, 0), 64, 0, 1, Long.MAX_VALUE - 1, 1))
+        .contains("overwritten");
+  }
+
+  /**
    * The master reuses a range as soon as it dropped the copy there (a surplus copy, a put's
    * unproven replica), and the release may reach the node after the write that reuses it. The
    * object lives on its other nodes: reported as a deletion, the next leader would delete it there

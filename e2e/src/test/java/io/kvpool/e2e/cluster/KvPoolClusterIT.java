@@ -1300,9 +1300,9 @@ class KvPoolClusterIT {
         List.of(AUTOSCALE, SYSTEM_NAMESPACE),
         s -> {
           String pool = "auto";
-          int keys =
-              720; // ~11.6 MiB of values, ~23 MiB with 2 replicas: ~72 % of 2 x 16 MiB, 48 % of 3
-          // nodes, 36 % of 4
+          // ~11.6 MiB of values, ~23 MiB with 2 replicas: ~72 % of 2 x 16 MiB, 48 % of 3 nodes,
+          // 36 % of 4
+          int keys = 720;
           int kept = 120; // of the first keys: ~2 MiB of values, 11 % of 2 nodes
           int more = 120; // put at 4 nodes, all kept: the drains must move those the new nodes hold
           namespace(AUTOSCALE);

@@ -195,15 +195,13 @@ public final class Autoscaler {
 
   /**
    * The fewest nodes the data needs: {@code objectReplicas}, and enough nodes of the average
-   * capacity to hold the used bytes under the high watermark.
+   * capacity to hold each tier's used bytes under the high watermark of that tier: the memory
+   * tier's, and a disk tier's too (its data leaves with a removed node as well, and the tier drops
+   * its oldest files once past 90 % of its cap).
    */
   static int dataFloor(AutoscalingInputs in, Optional<SignalSample> latest) {
     int floor = Math.max(1, in.objectReplicas());
-    if (latest.isPresent() && latest.get().nodeCapacityBytes() > 0) {
-      double perNode = latest.get().nodeCapacityBytes() * in.highWatermark();
-      floor = Math.max(floor, (int) Math.ceil(latest.get().usedBytes() / perNode));
-    }
-    return floor;
+    return latest.map(s -> Math.max(floor, s.nodesFor(in.highWatermark()))).orElse(floor);
   }
 
   private static boolean exceeded(AutoscalingPolicy p, SignalSample s) {

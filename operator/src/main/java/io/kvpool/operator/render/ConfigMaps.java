@@ -44,7 +44,8 @@ public final class ConfigMaps {
                   "KVPOOL_MASTER_REPLICAS",
                   "KVPOOL_MASTER_PORT",
                   "KVPOOL_MASTER_ADMIN_PORT",
-                  "KVPOOL_LEADER_LEASE"),
+                  "KVPOOL_LEADER_LEASE",
+                  "KVPOOL_PLACEMENT_RAMP"),
               PoolKvEvents.MASTER_KEYS.stream())
           .collect(Collectors.toUnmodifiableSet());
 
@@ -81,6 +82,10 @@ public final class ConfigMaps {
     data.put("KVPOOL_MASTER_PORT", Integer.toString(settings.masterPort()));
     data.put("KVPOOL_MASTER_ADMIN_PORT", Integer.toString(settings.masterAdminPort()));
     data.put("KVPOOL_LEADER_LEASE", PoolNames.leaderLease(pool));
+    if (!settings.placementRamp()) {
+      // only when off: the masters' default, so a pool that keeps it rolls nothing
+      data.put("KVPOOL_PLACEMENT_RAMP", "off");
+    }
     data.put(
         "KVPOOL_MASTER_ADDRESS",
         PoolNames.masterEndpoints(pool, settings.masterReplicas(), settings.masterPort()));

@@ -40,7 +40,8 @@ public record DataPlaneSettings(
     String leaseTtl,
     String nodeTtl,
     double highWatermark,
-    double evictRatio) {
+    double evictRatio,
+    boolean placementRamp) {
 
   public static final String DEFAULT_IMAGE_REPOSITORY = "kvpool/data-plane";
 
@@ -94,7 +95,8 @@ public record DataPlaneSettings(
         or(spec.getLeaseTtl(), KvCachePoolSpec.DEFAULT_LEASE_TTL),
         or(spec.getNodeTtl(), KvCachePoolSpec.DEFAULT_NODE_TTL),
         or(eviction.getHighWatermark(), EvictionSpec.DEFAULT_HIGH_WATERMARK),
-        or(eviction.getEvictRatio(), EvictionSpec.DEFAULT_EVICT_RATIO));
+        or(eviction.getEvictRatio(), EvictionSpec.DEFAULT_EVICT_RATIO),
+        or(master.getPlacementRamp(), MasterSpec.DEFAULT_PLACEMENT_RAMP));
   }
 
   /**
@@ -123,7 +125,8 @@ public record DataPlaneSettings(
         leaseTtl,
         nodeTtl,
         highWatermark,
-        evictRatio);
+        evictRatio,
+        placementRamp);
   }
 
   /** The image pods run: spec.image, else the release image of spec.version. */

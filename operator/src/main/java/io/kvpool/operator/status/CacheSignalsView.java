@@ -7,13 +7,15 @@ import io.kvpool.operator.common.ByteQuantity;
 
 /**
  * status.cacheSignals from the leader's, rounded (percent to 0.1, rates to 0.01, bytes to whole) so
- * that a pool at rest does not rewrite its status on every read.
+ * that a pool at rest does not rewrite its status on every read. Its fullnessPercent is the memory
+ * tier's ({@link MasterStatus#memoryTier()}), the figure the autoscaler decides on.
  */
 final class CacheSignalsView {
   private CacheSignalsView() {}
 
   /** Null for a leader that reports no signals. */
-  static CacheSignalsStatus of(MasterStatus.CacheSignals s) {
+  static CacheSignalsStatus of(MasterStatus master) {
+    MasterStatus.CacheSignals s = master.cacheSignals();
     if (s == null) {
       return null;
     }
@@ -31,7 +33,7 @@ final class CacheSignalsView {
                   return tier;
                 })
             .toList());
-    out.setFullnessPercent(percent(s.fullness()));
+    out.setFullnessPercent(percent(master.memoryTier().fullness()));
     out.setEvictedBytesPerSecond(Math.round(s.evictedBytesPerSecond()));
     out.setMissesPerSecond(hundredths(s.missesPerSecond()));
     out.setCapacityMissesPerSecond(hundredths(s.capacityMissesPerSecond()));

@@ -106,7 +106,7 @@ public final class PoolStatusAggregator {
                       : Math.round(1000.0 * master.usedBytes() / master.capacityBytes()) / 1000.0);
               next.setObjectCount(master.objectCount());
               next.setTransport(transport(master));
-              next.setCacheSignals(CacheSignalsView.of(master.cacheSignals()));
+              next.setCacheSignals(CacheSignalsView.of(master));
               next.setEvents(EventsView.of(master.events()));
             });
     if (!observed.failingPods().isEmpty()) {

@@ -44,7 +44,8 @@ class AutoscalerTest {
         capacity,
         fullness,
         capacityMisses,
-        evicted);
+        evicted,
+        List.of());
   }
 
   /** Readings every 10 s over the last {@code seconds}, all alike. */
@@ -539,5 +540,46 @@ class AutoscalerTest {
     // 4 × 10 GiB at 50 %: 20 GiB / 9 GiB = 2.2 → 3
     assertThat(Autoscaler.dataFloor(in, java.util.Optional.of(sample(0, 4, 0.5, 0, 0))))
         .isEqualTo(3);
+  }
+
+  /** {@code reading} with a disk tier of {@code diskGib} per node holding {@code diskUsedGib}. */
+  static SignalSample withDisk(SignalSample reading, long diskGib, long diskUsedGib) {
+    return new SignalSample(
+        reading.at(),
+        reading.aliveNodes(),
+        reading.usedBytes(),
+        reading.capacityBytes(),
+        reading.fullness(),
+        reading.capacityMissesPerSecond(),
+        reading.evictedBytesPerSecond(),
+        List.of(
+            new io.kvpool.admin.MasterStatus.Tier(
+                "disk", reading.aliveNodes() * diskGib * GIB, diskUsedGib * GIB)));
+  }
+
+  @Test
+  void dataFloorCountsTheDataOnADiskTier() {
+    AutoscalingInputs in =
+        new AutoscalingInputs(POLICY, 4, 4, null, List.of(), false, false, 2, 0.9, NOW);
+    // memory 4 × 10 GiB at 50 % needs 3; the disk 4 × 100 GiB holding 350 GiB needs 350 / 90 → 4
+    assertThat(
+            Autoscaler.dataFloor(
+                in, java.util.Optional.of(withDisk(sample(0, 4, 0.5, 0, 0), 100, 350))))
+        .isEqualTo(4);
+    // a disk holding little leaves the memory's floor
+    assertThat(
+            Autoscaler.dataFloor(
+                in, java.util.Optional.of(withDisk(sample(0, 4, 0.5, 0, 0), 100, 10))))
+        .isEqualTo(3);
+  }
+
+  @Test
+  void dataOnTheDiskTierKeepsTheNodesItNeeds() {
+    // 3 nodes, memory at 10 % (it would fit one node): without a disk tier the pool shrinks
+    List<SignalSample> memoryOnly = steady(300, 3, 0.1, 0, 0);
+    assertVerdict(inputs(3, memoryOnly).decide(), Action.ScaleDown, "TargetsMetWithFewerNodes", 2);
+    // with 3 × 100 GiB of disk holding 250 GiB: 250 / 90 → 3 nodes, none can go
+    List<SignalSample> diskFull = memoryOnly.stream().map(s -> withDisk(s, 100, 250)).toList();
+    assertVerdict(inputs(3, diskFull).decide(), Action.Hold, "WithinTargets", 3);
   }
 }

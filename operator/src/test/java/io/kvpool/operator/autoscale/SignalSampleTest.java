@@ -47,7 +47,9 @@ class SignalSampleTest {
     assertThat(s.fullness()).isCloseTo(0.75, within(1e-9));
     assertThat(s.capacityBytes()).isEqualTo(4L << 30);
     assertThat(s.usedBytes()).isEqualTo(3L << 30);
-    assertThat(status.cacheSignals().fullness()).as("over both tiers").isCloseTo(0.5, within(1e-9));
+    assertThat(s.otherTiers())
+        .as("the disk, for the nodes the data needs")
+        .containsExactly(new MasterStatus.Tier("disk", 60L << 30, 29L << 30));
     assertThat(s.capacityMissesPerSecond()).isEqualTo(2.5);
     assertThat(s.evictedBytesPerSecond()).isEqualTo(1000);
   }

@@ -3,11 +3,8 @@ package io.kvpool.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.StorageStatus;
 import io.kvpool.api.v1alpha1.DiskTierSpec;
@@ -17,30 +14,19 @@ import io.kvpool.api.v1alpha1.PoolPhase;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.client.NoSpaceException;
-import io.kvpool.common.HostPort;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
-import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.testkube.RealKubeApiServer;
-import io.kvpool.testkube.kubelet.DataPlaneImage;
-import io.kvpool.testkube.kubelet.ProcessKubelet;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pool with {@code spec.storage.disk} exactly as the operator deploys it: the test kubelet runs
@@ -50,7 +36,6 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * nodes' tier figures reach the pool's status through their heartbeats and the leader.
  */
 @ExtendWith(RealKubeApiServer.class)
-@ExtendWith(DiskTierInPodsTest.Diagnostics.class)
 class DiskTierInPodsTest {
   private static final String NS = "disk-pods";
   private static final String POOL = "tiered";
@@ -59,34 +44,14 @@ class DiskTierInPodsTest {
   private static final long MEMORY_PER_NODE = 16L << 20;
   private static final int VALUE_BYTES = 1 << 20;
 
+  @RegisterExtension static final PoolPods pods = new PoolPods(NS);
+
   private static KubernetesClient client;
-  private static ProcessKubelet kubelet;
-  private static TestOperator operator;
 
   @BeforeAll
   static void start(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    kubelet = ProcessKubelet.start(client, NS, Map.ofEntries(DataPlaneImage.tagged("0.1.0")));
-    operator =
-        TestOperator.start(
-            NS,
-            pool ->
-                leaderPod()
-                    .map(p -> URI.create("http://" + p.getStatus().getPodIP() + ":8080"))
-                    .orElse(URI.create("http://" + POOL + "-master." + NS + ".svc:8080")));
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (kubelet != null) {
-      kubelet.close();
-    }
+    pods.start(kubernetes);
   }
 
   @Test
@@ -205,20 +170,10 @@ class DiskTierInPodsTest {
   }
 
   private static KvPoolClient client() {
-    String secret =
-        client
-            .configMaps()
-            .inNamespace(NS)
-            .withName(POOL + "-client")
-            .get()
-            .getData()
-            .get("KVPOOL_CLIENT_SECRET");
-    String key =
-        PoolKeys.decode(client.secrets().inNamespace(NS).withName(secret).get().getData())
-            .get("client-key");
+    String key = pods.clientKey(POOL);
     return KvPoolClient.connect(
         ClientConfig.builder()
-            .masters(List.of(new HostPort(kubelet.podIp(POOL + "-master-0"), 50051)))
+            .masters(List.of(pods.masterEndpoint(POOL + "-master-0")))
             .clientId("disk-pods-test")
             .poolKey(key)
             .timeout(Duration.ofSeconds(30))
@@ -226,51 +181,14 @@ class DiskTierInPodsTest {
   }
 
   private static KvCachePoolStatus status() {
-    KvCachePool pool = client.resources(KvCachePool.class).inNamespace(NS).withName(POOL).get();
-    return pool == null ? null : pool.getStatus();
+    return pods.status(POOL);
   }
 
   private static MasterStatus masterStatus() throws Exception {
-    return AdminJson.read(get(POOL + "-master-0", 8080), MasterStatus.class);
+    return pods.adminStatus(POOL + "-master-0", PoolPods.MASTER_ADMIN_PORT, MasterStatus.class);
   }
 
   private static StorageStatus storageStatus(String pod) throws Exception {
-    return AdminJson.read(get(pod, 8081), StorageStatus.class);
-  }
-
-  private static String get(String pod, int port) throws Exception {
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(
-                        URI.create("http://" + kubelet.podIp(pod) + ":" + port + "/status"))
-                    .timeout(Duration.ofSeconds(10))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    return r.body();
-  }
-
-  private static Optional<Pod> leaderPod() {
-    return client
-        .pods()
-        .inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", POOL)
-        .withLabel("kvpool.io/role", "leader")
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
-        .findFirst();
-  }
-
-  /** On failure: every pod's state and log, and the pool's status. */
-  static final class Diagnostics implements TestWatcher {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      System.out.println("===== " + context.getDisplayName() + " failed; pool status: " + status());
-      if (kubelet != null) {
-        System.out.println(kubelet.diagnostics());
-      }
-    }
+    return pods.adminStatus(pod, PoolPods.STORAGE_ADMIN_PORT, StorageStatus.class);
   }
 }

@@ -3,8 +3,6 @@ package io.kvpool.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,25 +12,18 @@ import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.PoolPhase;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
-import io.kvpool.common.HostPort;
 import io.kvpool.operator.TestPools;
-import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.testkube.RealKubeApiServer;
-import io.kvpool.testkube.kubelet.DataPlaneImage;
-import io.kvpool.testkube.kubelet.ProcessKubelet;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code spec.events} end to end without a cluster: the operator reconciles a pool with events on
@@ -43,40 +34,19 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * reaches the pool's status.
  */
 @ExtendWith(RealKubeApiServer.class)
-@ExtendWith(PoolEventsInPodsTest.Diagnostics.class)
 class PoolEventsInPodsTest {
   private static final String NS = "events";
   private static final String POOL = "routed";
   private static final Duration TIMEOUT = Duration.ofSeconds(240);
 
+  @RegisterExtension static final PoolPods pods = new PoolPods(NS);
+
   private static KubernetesClient client;
-  private static ProcessKubelet kubelet;
-  private static TestOperator operator;
 
   @BeforeAll
   static void start(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    kubelet = ProcessKubelet.start(client, NS, Map.ofEntries(DataPlaneImage.tagged("0.1.0")));
-    operator =
-        TestOperator.start(
-            NS,
-            pool ->
-                leaderPod()
-                    .map(p -> URI.create("http://" + p.getStatus().getPodIP() + ":8080"))
-                    .orElse(URI.create("http://" + POOL + "-master." + NS + ".svc:8080")));
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (kubelet != null) {
-      kubelet.close();
-    }
+    pods.start(kubernetes);
   }
 
   @Test
@@ -123,7 +93,7 @@ class PoolEventsInPodsTest {
                             assertThat(peer.getPodSelector().getMatchLabels())
                                 .containsEntry("kvpool.io/events-subscriber", POOL)));
 
-    String leaderIp = leaderPod().orElseThrow().getStatus().getPodIP();
+    String leaderIp = pods.leaderPod(POOL).orElseThrow().getStatus().getPodIP();
     try (KvEventSubscriber subscriber =
             new KvEventSubscriber(leaderIp, 5557, 5558, clientConfig.get("KVPOOL_EVENTS_TOPIC"));
         KvPoolClient kv = client()) {
@@ -185,51 +155,16 @@ class PoolEventsInPodsTest {
   }
 
   private static KvPoolClient client() {
-    String secret =
-        client
-            .configMaps()
-            .inNamespace(NS)
-            .withName(POOL + "-client")
-            .get()
-            .getData()
-            .get("KVPOOL_CLIENT_SECRET");
-    String key =
-        PoolKeys.decode(client.secrets().inNamespace(NS).withName(secret).get().getData())
-            .get("client-key");
+    String key = pods.clientKey(POOL);
     return KvPoolClient.connect(
         ClientConfig.builder()
-            .masters(List.of(new HostPort(kubelet.podIp(POOL + "-master-0"), 50051)))
+            .masters(List.of(pods.masterEndpoint(POOL + "-master-0")))
             .clientId("events-test")
             .poolKey(key)
             .build());
   }
 
   private static KvCachePoolStatus status() {
-    KvCachePool pool = client.resources(KvCachePool.class).inNamespace(NS).withName(POOL).get();
-    return pool == null ? null : pool.getStatus();
-  }
-
-  private static java.util.Optional<Pod> leaderPod() {
-    return client
-        .pods()
-        .inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", POOL)
-        .withLabel("kvpool.io/role", "leader")
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
-        .findFirst();
-  }
-
-  /** On failure: every pod's state and log, and the pool's status. */
-  static final class Diagnostics implements TestWatcher {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      System.out.println("===== " + context.getDisplayName() + " failed; pool status: " + status());
-      if (kubelet != null) {
-        System.out.println(kubelet.diagnostics());
-      }
-    }
+    return pods.status(POOL);
   }
 }

@@ -3,10 +3,7 @@ package io.kvpool.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
@@ -17,14 +14,7 @@ import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
-import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.testkube.RealKubeApiServer;
-import io.kvpool.testkube.kubelet.DataPlaneImage;
-import io.kvpool.testkube.kubelet.ProcessKubelet;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,12 +22,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pool exactly as the operator deploys it: the operator reconciles against the real API server,
@@ -48,48 +36,20 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * here labels a pod or writes a status by hand.
  */
 @ExtendWith(RealKubeApiServer.class)
-@ExtendWith(PoolInPodsTest.Diagnostics.class)
 class PoolInPodsTest {
   private static final String NS = "pods";
   private static final String POOL = "live";
   private static final Duration TIMEOUT = Duration.ofSeconds(240);
   private static final int VALUES = 300;
 
+  @RegisterExtension static final PoolPods pods = new PoolPods(NS);
+
   private static KubernetesClient client;
-  private static ProcessKubelet kubelet;
-  private static TestOperator operator;
 
   @BeforeAll
   static void start(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    kubelet = ProcessKubelet.start(client, NS, Map.ofEntries(DataPlaneImage.tagged("0.1.0")));
-    // what the <pool>-master Service does in a cluster: select the pod the elected leader labelled
-    operator =
-        TestOperator.start(
-            NS,
-            pool ->
-                leaderPod(pool.getMetadata().getName())
-                    .map(p -> URI.create("http://" + p.getStatus().getPodIP() + ":8080"))
-                    .orElse(
-                        URI.create(
-                            "http://"
-                                + pool.getMetadata().getName()
-                                + "-master."
-                                + NS
-                                + ".svc:8080")));
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (kubelet != null) {
-      kubelet.close();
-    }
+    pods.start(kubernetes);
   }
 
   @Test
@@ -125,7 +85,7 @@ class PoolInPodsTest {
     assertThat(master.aliveNodes()).isEqualTo(3);
     // each storage node registered the address of its own pod, never a wildcard
     for (MasterStatus.NodeStatus node : master.nodes()) {
-      assertThat(HostPort.parse(node.endpoint()).host()).isEqualTo(kubelet.podIp(node.id()));
+      assertThat(HostPort.parse(node.endpoint()).host()).isEqualTo(pods.podIp(node.id()));
     }
 
     Map<String, byte[]> values = values();
@@ -159,7 +119,7 @@ class PoolInPodsTest {
             + Kubectl.run("get", "kvcachepools", "-n", NS, "-o", "wide"));
 
     long view = master.view();
-    kubelet.killContainer(leader);
+    pods.kubelet().killContainer(leader);
     await()
         .atMost(TIMEOUT)
         .pollInterval(Duration.ofMillis(500))
@@ -185,20 +145,10 @@ class PoolInPodsTest {
   private static KvPoolClient client() {
     List<HostPort> masters = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      masters.add(new HostPort(kubelet.podIp(POOL + "-master-" + i), 50051));
+      masters.add(pods.masterEndpoint(POOL + "-master-" + i));
     }
     // what an inference pod does: the client key from the Secret the client ConfigMap names
-    String secret =
-        client
-            .configMaps()
-            .inNamespace(NS)
-            .withName(POOL + "-client")
-            .get()
-            .getData()
-            .get("KVPOOL_CLIENT_SECRET");
-    String key =
-        PoolKeys.decode(client.secrets().inNamespace(NS).withName(secret).get().getData())
-            .get("client-key");
+    String key = pods.clientKey(POOL);
     return KvPoolClient.connect(
         ClientConfig.builder().masters(masters).clientId("pods-test").poolKey(key).build());
   }
@@ -224,54 +174,14 @@ class PoolInPodsTest {
   }
 
   private static KvCachePoolStatus status() {
-    KvCachePool pool = client.resources(KvCachePool.class).inNamespace(NS).withName(POOL).get();
-    return pool == null ? null : pool.getStatus();
+    return pods.status(POOL);
   }
 
   private static MasterStatus masterStatus(String pod) throws Exception {
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://" + kubelet.podIp(pod) + ":8080/status"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    return AdminJson.read(r.body(), MasterStatus.class);
+    return pods.adminStatus(pod, PoolPods.MASTER_ADMIN_PORT, MasterStatus.class);
   }
 
   private static List<String> labelledLeaders() {
-    return client
-        .pods()
-        .inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", POOL)
-        .withLabel("kvpool.io/role", "leader")
-        .list()
-        .getItems()
-        .stream()
-        .map(p -> p.getMetadata().getName())
-        .toList();
-  }
-
-  private static java.util.Optional<Pod> leaderPod(String pool) {
-    return client
-        .pods()
-        .inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", pool)
-        .withLabel("kvpool.io/role", "leader")
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
-        .findFirst();
-  }
-
-  /** On failure: every pod's state and log, and the pool's status. */
-  static final class Diagnostics implements TestWatcher {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      System.out.println("===== " + context.getDisplayName() + " failed; pool status: " + status());
-      if (kubelet != null) {
-        System.out.println(kubelet.diagnostics());
-      }
-    }
+    return pods.leaderPods(POOL).stream().map(p -> p.getMetadata().getName()).toList();
   }
 }

@@ -36,6 +36,10 @@ class ConfigContractTest {
 
     assertThat(ConfigMaps.pool(pool).getData().keySet())
         .allSatisfy(key -> assertThat(known).as("a main reading %s", key).contains(key));
+    KvCachePool rampOff = TestPools.defaultedPool("ns", "p");
+    rampOff.getSpec().getMaster().setPlacementRamp(false);
+    assertThat(ConfigMaps.pool(rampOff).getData().keySet())
+        .allSatisfy(key -> assertThat(known).as("a main reading %s", key).contains(key));
   }
 
   @Test

@@ -32,9 +32,20 @@ class ConfigMapsTest {
         .containsEntry("KVPOOL_BIND_HOST", "0.0.0.0")
         .containsEntry("KVPOOL_MASTER_ADDRESS", "p-master-0.p-master-peers.ns.svc:50051")
         .doesNotContainKey("KVPOOL_STORAGE_REPLICAS")
-        .doesNotContainKey("KVPOOL_TRANSPORT_PROTOCOL");
+        .doesNotContainKey("KVPOOL_TRANSPORT_PROTOCOL")
+        .as("the ramp on is the masters' default: a pool that keeps it gains no key")
+        .doesNotContainKey("KVPOOL_PLACEMENT_RAMP");
     assertThat(config.getMetadata().getLabels())
         .containsEntry("app.kubernetes.io/managed-by", "kvpool-operator");
+  }
+
+  @Test
+  void aPoolWithThePlacementRampOffTellsItsMasters() {
+    KvCachePool pool = TestPools.defaultedPool("ns", "p");
+    pool.getSpec().getMaster().setPlacementRamp(false);
+
+    assertThat(ConfigMaps.pool(pool).getData()).containsEntry("KVPOOL_PLACEMENT_RAMP", "off");
+    assertThat(ConfigMaps.MASTER_KEYS).contains("KVPOOL_PLACEMENT_RAMP");
   }
 
   @Test

@@ -102,6 +102,8 @@ class SpecDiffTest {
                             Map.of("cpu", new Quantity("500m")),
                             Map.of("memory", new Quantity("2Gi"))))));
     m.put(
+        "spec.master.placementRamp", change(p -> p.getSpec().getMaster().setPlacementRamp(false)));
+    m.put(
         "spec.master.scheduling",
         change(
             p ->

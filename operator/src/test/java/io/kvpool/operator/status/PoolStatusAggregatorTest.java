@@ -5,6 +5,7 @@ import static io.kvpool.api.v1alpha1.KvCachePoolStatus.DEGRADED;
 import static io.kvpool.api.v1alpha1.KvCachePoolStatus.PROGRESSING;
 import static io.kvpool.api.v1alpha1.KvCachePoolStatus.READY;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.kvpool.admin.AdminJson;
@@ -13,6 +14,7 @@ import io.kvpool.api.v1alpha1.FailingPod;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.api.v1alpha1.PoolPhase;
 import io.kvpool.api.v1alpha1.RolloutPhase;
+import io.kvpool.api.v1alpha1.TierUsage;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.operator.common.PoolEvent;
 import io.kvpool.operator.common.PoolEventReason;
@@ -806,25 +808,8 @@ class PoolStatusAggregatorTest {
             0.074567,
             99,
             42);
-    MasterStatus withSignals =
-        new MasterStatus(
-            plain.apiVersion(),
-            plain.poolId(),
-            plain.role(),
-            plain.state(),
-            plain.view(),
-            plain.leader(),
-            plain.releaseVersion(),
-            plain.protocolVersion(),
-            plain.recovery(),
-            plain.nodes(),
-            plain.capacityBytes(),
-            plain.usedBytes(),
-            plain.objectCount(),
-            plain.counters(),
-            signals);
     KvCachePoolStatus status =
-        at(T0).aggregate(null, observed().master(withSignals).build()).status();
+        at(T0).aggregate(null, observed().master(withSignals(plain, signals)).build()).status();
     assertThat(status.getCacheSignals().getFullnessPercent()).isEqualTo(75.0);
     assertThat(status.getCacheSignals().getEvictedBytesPerSecond()).isEqualTo(1235);
     assertThat(status.getCacheSignals().getMissesPerSecond()).isEqualTo(7.46);
@@ -841,6 +826,61 @@ class PoolStatusAggregatorTest {
     assertThat(at(T0).aggregate(null, observed().build()).status().getCacheSignals())
         .as("a leader without signals")
         .isNull();
+  }
+
+  /**
+   * With a disk tier, status.cacheSignals.fullnessPercent is the memory tier's (what the autoscaler
+   * decides on), not the fill over both tiers; the disk's is in tiers.
+   */
+  @Test
+  void cacheSignalsFullnessIsTheMemoryTiers() {
+    MasterStatus.CacheSignals signals =
+        new MasterStatus.CacheSignals(
+            60,
+            List.of(
+                new MasterStatus.Tier("memory", 4L << 30, 3L << 30),
+                new MasterStatus.Tier("disk", 60L << 30, 9L << 30)),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0);
+    KvCachePoolStatus status =
+        at(T0)
+            .aggregate(
+                null,
+                observed()
+                    .master(withSignals(master("SERVING", nodes(3, "ALIVE")), signals))
+                    .build())
+            .status();
+
+    assertThat(status.getCacheSignals().getFullnessPercent())
+        .as("memory: 3 of 4 GiB, not 12 of 64 GiB over both tiers")
+        .isEqualTo(75.0);
+    assertThat(status.getCacheSignals().getTiers())
+        .extracting(TierUsage::getName, TierUsage::getFullnessPercent)
+        .containsExactly(tuple("memory", 75.0), tuple("disk", 15.0));
+  }
+
+  private static MasterStatus withSignals(MasterStatus plain, MasterStatus.CacheSignals signals) {
+    return new MasterStatus(
+        plain.apiVersion(),
+        plain.poolId(),
+        plain.role(),
+        plain.state(),
+        plain.view(),
+        plain.leader(),
+        plain.releaseVersion(),
+        plain.protocolVersion(),
+        plain.recovery(),
+        plain.nodes(),
+        plain.capacityBytes(),
+        plain.usedBytes(),
+        plain.objectCount(),
+        plain.counters(),
+        signals);
   }
 
   /** status.events from the leader's: the topic, the last published sequence and the drops. */

@@ -60,9 +60,8 @@ final class LeaderMonitor implements AutoCloseable {
     while (!stop.get()) {
       sample();
       try {
-        Thread.sleep(
-            PERIOD_MILLIS); // the monitor's period: counters are polled, there is no event to wait
-        // on
+        // the monitor's period: counters are polled, there is no event to wait on
+        Thread.sleep(PERIOD_MILLIS);
       } catch (InterruptedException e) {
         return;
       }

@@ -1,12 +1,17 @@
 package io.kvpool.bench.command;
 
 import io.kvpool.bench.ramp.RampBench;
+import io.kvpool.bench.ramp.RampOutcome;
 import io.kvpool.bench.ramp.RampSettings;
 import io.kvpool.cli.Checks;
 import io.kvpool.cli.Converters;
+import io.kvpool.master.PlacementRamp;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -21,7 +26,8 @@ import picocli.CommandLine.Spec;
           + " node's replicas (counted from the bytes each node wrote, its /metrics), its share, its fair"
           + " share (capacity among the ALIVE nodes) and their ratio, then the largest ratio against"
           + " issue 33's goal (at most 2x in any 10 s interval). Exit code 1 only when a put failed or"
-          + " the new node received nothing; --quick: a smoke run of about a minute."
+          + " the new node received nothing; --quick: a smoke run of about a minute; --ramp both:"
+          + " the run with the master's placement ramp on, then off."
     })
 final class RampBenchCommand implements Callable<Integer> {
 
@@ -97,6 +103,16 @@ final class RampBenchCommand implements Callable<Integer> {
   Duration duration;
 
   @Option(
+      names = "--ramp",
+      paramLabel = "on|off|both",
+      defaultValue = "on",
+      description =
+          "The master's placement ramp (--placement-ramp): on, off, or both: one run with it on,"
+              + " then one with it off, and the two largest ratios side by side (default:"
+              + " ${DEFAULT-VALUE}).")
+  RampRuns ramp;
+
+  @Option(
       names = "--quick",
       description = "A smoke run: --memory 128MiB --value-size 64KiB --interval 3s --duration 12s.")
   boolean quick;
@@ -139,7 +155,7 @@ final class RampBenchCommand implements Callable<Integer> {
       throw Checks.usage(
           spec, "--interval must be at least 1s and --duration at least one --interval");
     }
-    return RampBench.run(
+    RampSettings settings =
         new RampSettings(
             nodes,
             memory,
@@ -149,7 +165,38 @@ final class RampBenchCommand implements Callable<Integer> {
             fillPercent / 100.0,
             rate,
             interval,
-            duration),
-        out);
+            duration,
+            PlacementRamp.ON);
+    List<RampOutcome> outcomes = new ArrayList<>();
+    for (PlacementRamp r : ramp.ramps()) {
+      if (!outcomes.isEmpty()) {
+        out.println();
+      }
+      outcomes.add(RampBench.run(settings.withRamp(r), out));
+    }
+    if (outcomes.size() > 1) {
+      out.println();
+      out.println(
+          "ramp on vs off: "
+              + outcomes.stream().map(RampOutcome::line).collect(Collectors.joining("; ")));
+    }
+    return outcomes.stream().mapToInt(RampOutcome::exitCode).max().orElse(0);
+  }
+
+  /** Which runs {@code --ramp} asks for. */
+  enum RampRuns {
+    ON(PlacementRamp.ON),
+    OFF(PlacementRamp.OFF),
+    BOTH(PlacementRamp.ON, PlacementRamp.OFF);
+
+    private final List<PlacementRamp> ramps;
+
+    RampRuns(PlacementRamp... ramps) {
+      this.ramps = List.of(ramps);
+    }
+
+    List<PlacementRamp> ramps() {
+      return ramps;
+    }
   }
 }

@@ -1,8 +1,6 @@
 package io.kvpool.bench.compare;
 
 import io.kvpool.client.ClientConfig;
-import io.kvpool.common.VersionInfo;
-import io.kvpool.protocol.WriteReply;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -389,11 +387,6 @@ public final class CompareSuite {
     }
   }
 
-  /** What a client of protocol 2.1, which puts with PUT_END, announces. */
-  private static final VersionInfo PUT_END_CLIENT =
-      new VersionInfo(
-          VersionInfo.CURRENT.release(), VersionInfo.PROTOCOL_MAJOR, WriteReply.COMMIT_MINOR - 1);
-
   /** The kvpool Java-client targets: the default client and its variants. */
   enum KvPoolVariant {
     KVPOOL(
@@ -421,20 +414,7 @@ public final class CompareSuite {
         false,
         "as kvpool, with a batch's reads and writes sent to each node as"
             + " pipelined READs and WRITEs (protocol 2.0) instead of one READ_BATCH / WRITE_BATCH (batches only)",
-        b -> b.batchRequests(false)),
-    KVPOOL_PUT_END(
-        "kvpool-putend",
-        1,
-        true,
-        "as kvpool, with the client speaking protocol 2.1: it ends every put"
-            + " with its own PUT_END (two master exchanges per put) instead of its storage nodes committing it",
-        b -> b.advertisedVersion(PUT_END_CLIENT)),
-    KVPOOL_LEGACY(
-        "kvpool-legacy",
-        1,
-        true,
-        "as kvpool with all three turned off: the client's protocol 2.0 data" + " path",
-        b -> b.locationCacheEntries(0).batchRequests(false).advertisedVersion(PUT_END_CLIENT));
+        b -> b.batchRequests(false));
 
     final String target;
     final int replicas;

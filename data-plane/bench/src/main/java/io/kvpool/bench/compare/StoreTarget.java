@@ -124,9 +124,8 @@ final class StoreTarget implements Target {
       try {
         store.open(MAX_CLIENTS);
       } catch (Exception reopen) {
-        e.addSuppressed(
-            reopen); // the first failure says what went wrong; a retry will fail on the closed
-        // store
+        // the first failure says what went wrong; a retry will fail on the closed store
+        e.addSuppressed(reopen);
       }
       throw e;
     }

@@ -9,6 +9,7 @@ import io.kvpool.cli.StatusTable;
 import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
+import io.kvpool.master.PlacementRamp;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -47,12 +48,14 @@ public final class RampBench {
     this.pool = pool;
   }
 
-  /** Runs the benchmark and prints its tables; returns the exit code (1: a check failed). */
-  public static int run(RampSettings s, PrintStream out) throws InterruptedException {
+  /** Runs the benchmark and prints its tables. */
+  public static RampOutcome run(RampSettings s, PrintStream out) throws InterruptedException {
     out.printf(
         Locale.ROOT,
-        "kvpool bench ramp: %d storage nodes x %s filled to %.0f %%, then one empty node joins while"
-            + " %d puts/s of %s (R=%d, %d client threads) go on; %d intervals of %d s; load average %s%n",
+        "kvpool bench ramp (placement ramp %s): %d storage nodes x %s filled to %.0f %%, then one"
+            + " empty node joins while %d puts/s of %s (R=%d, %d client threads) go on; %d intervals"
+            + " of %d s; load average %s%n",
+        s.ramp().name().toLowerCase(Locale.ROOT),
         s.storageNodes(),
         StatusTable.bytes(s.memoryPerNode()),
         100 * s.fill(),
@@ -71,13 +74,14 @@ public final class RampBench {
             // pages arrive with the first writes: on a busy machine, touching them all first can
             // take longer than a node's start may, and placement does not depend on it
             .storageOption("--prefault", "false")
+            .masterOption("--placement-ramp", s.ramp().name().toLowerCase(Locale.ROOT))
             .start()) {
       out.println("pool started, logs in " + pool.logDir());
       return new RampBench(s, out, pool).measure();
     }
   }
 
-  private int measure() throws InterruptedException {
+  private RampOutcome measure() throws InterruptedException {
     try (KvPoolClient client =
         KvPoolClient.connect(
             ClientConfig.builder()
@@ -121,11 +125,13 @@ public final class RampBench {
         awaitAlive(newNode);
         out.printf(
             Locale.ROOT,
-            "--- %s (empty, %s) registered %.1f s after its start; its share cap grows from 1x to 1.5x"
-                + " its fair share over 60 s ---%n",
+            "--- %s (empty, %s) registered %.1f s after its start; %s ---%n",
             joined.id(),
             StatusTable.bytes(s.memoryPerNode()),
-            (System.nanoTime() - joinStarted) / 1e9);
+            (System.nanoTime() - joinStarted) / 1e9,
+            s.ramp() == PlacementRamp.ON
+                ? "its share cap grows from 1x to 1.5x its fair share over 60 s"
+                : "no share cap (ramp off): power of two choices alone");
 
         Map<String, Long> previous = written();
         long t0 = System.nanoTime();
@@ -145,7 +151,7 @@ public final class RampBench {
     }
   }
 
-  private int summary(
+  private RampOutcome summary(
       List<List<NodeShare>> after, String newNode, PacedPuts fill, PacedPuts steady) {
     out.println();
     NodeShare worst = null;
@@ -213,7 +219,12 @@ public final class RampBench {
         measured,
         received > 0 ? "ok" : "FAILED");
     out.println("final node fill " + fills(status()) + "; load average " + loadAverage());
-    return allAcknowledged && received > 0 ? 0 : 1;
+    return new RampOutcome(
+        s.ramp(),
+        allAcknowledged && received > 0,
+        worst == null ? Double.NaN : worst.ratio(),
+        worst == null ? "-" : worst.node(),
+        worstInterval);
   }
 
   private static String firstFailure(PacedPuts fill, PacedPuts steady) {

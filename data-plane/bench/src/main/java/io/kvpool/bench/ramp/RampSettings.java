@@ -1,5 +1,6 @@
 package io.kvpool.bench.ramp;
 
+import io.kvpool.master.PlacementRamp;
 import java.time.Duration;
 
 /**
@@ -14,6 +15,7 @@ import java.time.Duration;
  * @param putsPerSecond the steady rate of puts while the new node joins
  * @param interval the length of one measured interval
  * @param duration how long the puts are measured after the new node registered
+ * @param ramp the master's placement ramp ({@code --placement-ramp})
  */
 public record RampSettings(
     int storageNodes,
@@ -24,7 +26,23 @@ public record RampSettings(
     double fill,
     int putsPerSecond,
     Duration interval,
-    Duration duration) {
+    Duration duration,
+    PlacementRamp ramp) {
+
+  /** These settings with the master's ramp {@code other}. */
+  public RampSettings withRamp(PlacementRamp other) {
+    return new RampSettings(
+        storageNodes,
+        memoryPerNode,
+        valueSize,
+        clients,
+        replicas,
+        fill,
+        putsPerSecond,
+        interval,
+        duration,
+        other);
+  }
 
   /** The measured intervals: the duration in whole intervals, at least one. */
   public int intervals() {

@@ -30,7 +30,7 @@ class BenchCommandsTest {
     assertThat(CliRun.of("bench", "master-capacity", "--help").out())
         .contains("--heap", "--sizes", "--quick");
     assertThat(CliRun.of("bench", "ramp", "--help").out())
-        .contains("--fill", "--rate", "--interval", "--duration", "--quick");
+        .contains("--fill", "--rate", "--interval", "--duration", "--quick", "--ramp");
   }
 
   @Test
@@ -44,6 +44,7 @@ class BenchCommandsTest {
         .failedWith(2, "holds fewer than 16 values of --value-size");
     CliRun.of("bench", "ramp", "--interval", "20s", "--duration", "10s")
         .failedWith(2, "--duration at least one --interval");
+    CliRun.of("bench", "ramp", "--ramp", "sideways").failedWith(2, "--ramp");
   }
 
   @Test

@@ -14,13 +14,23 @@ import org.junit.jupiter.api.Test;
  */
 class RampBenchIT {
 
+  /**
+   * With {@code --ramp both} the same run twice, the master's placement ramp on, then off, and the
+   * two largest ratios side by side.
+   */
   @Test
   void quickRunPrintsEachNodesShareAndPassesItsChecks() {
-    CliRun run = CliRun.of("bench", "ramp", "--quick");
+    CliRun run = CliRun.of("bench", "ramp", "--quick", "--ramp", "both");
+    System.out.println(run.out());
     assertThat(run.code()).as("exit code; stderr: %s%nstdout: %s", run.err(), run.out()).isZero();
     List<String> rows =
         run.out().lines().filter(l -> l.matches("^[1-4]\\s+\\d+\\.\\.\\d+\\s+node-\\d.*")).toList();
-    assertThat(rows).as(run.out()).hasSize(4 * 4); // 4 intervals x 4 nodes
+    assertThat(rows).as(run.out()).hasSize(2 * 4 * 4); // 2 runs x 4 intervals x 4 nodes
+    assertThat(run.out())
+        .contains("(placement ramp on)", "(placement ramp off)")
+        .containsPattern(
+            "ramp on vs off: ramp on: max share/fair share \\S+ \\(node-\\d, interval \\d\\);"
+                + " ramp off: max share/fair share \\S+ \\(node-\\d, interval \\d\\)");
     assertThat(rows).as(run.out()).anyMatch(l -> l.contains("node-4"));
     assertThat(run.out())
         .contains("max share/fair share after the join: ")
