@@ -1,7 +1,8 @@
 """The master's KV events (docs/events.md) followed by a Python subscriber written as vLLM's own subscriber example is:
 pyzmq SUB + DEALER, and the event structures of vLLM restated below with msgspec (vLLM itself does not install in a
 test's time). After puts (with and without block metadata), removes, evictions, a subscriber away and back, and a
-kill -9 of the master, the subscriber's block-hash set equals the master's readable objects (``GET /residents``)."""
+kill -9 of the master (the subscriber's sockets stay open through it and hear the new master live again), the
+subscriber's block-hash set equals the master's readable objects (``GET /residents``)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ class Subscriber:
         self.stored: list = []
         self.removed = 0
         self.clears = 0
+        self.last_live = -1  # the highest sequence the SUB socket delivered live (applied or not)
         self.replay(self.last_seq + 1)
 
     def close(self) -> None:
@@ -125,6 +127,7 @@ class Subscriber:
             topic, seq_bytes, payload = self.sub.recv_multipart()
             assert topic == TOPIC.encode()
             seq = int.from_bytes(seq_bytes, "big")
+            self.last_live = max(self.last_live, seq)
             if seq <= self.last_seq:
                 continue
             if self.last_seq >= 0 and seq > self.last_seq + 1:
@@ -239,6 +242,22 @@ def test_a_subscriber_holds_the_pools_objects_through_puts_removes_evictions_a_r
         # with the replica its node had not released yet (PROTOCOL.md, issue 28): the subscriber then holds it too
         assert before <= set(after)
         assert sub.last_seq > last_of_old and sub.clears >= 1
+
+        # the same sockets, never reopened: ZMQ reconnected the SUB socket to the new master, which it hears live
+        # again (one put at a time until a batch of the new master arrives live, not only by the quiet-spell replay)
+        puts_after = []
+
+        def live_again() -> bool:
+            key = f"after/{len(puts_after)}"
+            assert client.put(key, b"a" * 100)
+            puts_after.append(key)
+            sub.poll(500)
+            return sub.last_live > last_of_old
+
+        wait_for(live_again, 60, "a batch of the new master on the SUB socket", interval=0)
+        # exactly the master's objects (a put may have been evicted at once: the pool is full, and what the new
+        # master recovered is leased for a lease TTL)
+        converge(sub, pool, "puts after the failover")
     finally:
         sub.close()
         client.close()
@@ -251,3 +270,44 @@ def test_block_metadata_over_a_limit_is_refused_before_anything_is_sent(events_p
         with pytest.raises(ValueError, match="4097 token ids"):
             client.put("over", b"x", metadata=BlockMetadata(block_hashes=[b"h"], token_ids=[0] * 4097))
         assert not client.exists("over")
+
+
+def test_a_batch_past_16_mib_of_metadata_per_node_keeps_every_items_metadata_on_the_nodes(events_pool):
+    """The client sends a node's writes whose metadata passes 16 MiB as pipelined WRITEs instead of one WRITE_BATCH
+    (kvpool/transfers.py); each WRITE carries its item's metadata, which a new master learns only from the nodes'
+    inventories after a kill -9."""
+    from kvpool.transfers import BATCH_METADATA_BYTES
+
+    pool = events_pool
+    items = 840
+
+    def largest(i: int) -> BlockMetadata:  # metadata at every limit of PROTOCOL.md, unique to the item
+        return BlockMetadata(block_hashes=[i.to_bytes(4, "big") + h.to_bytes(4, "big") + bytes(56) for h in range(64)],
+                             parent_block_hash=(i + 1 << 20).to_bytes(64, "big"),
+                             token_ids=[i * 10_000 + t for t in range(4096)], block_size=65536, lora_id=1 + i)
+
+    keys = [f"fallback/{i}" for i in range(items)]
+    metadata = [largest(i) for i in range(items)]
+    # R=2 on two nodes: every node gets every item's write, with its metadata
+    assert sum(m.encoded_bytes() for m in metadata) > BATCH_METADATA_BYTES
+    with KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=2, timeout=60,
+                                   operation_timeout=120)) as client:
+        client.remove_all()  # room without evictions: the module's pool is full of the first test's values
+        assert client.put_batch(keys, [Regions.of_buffer(i.to_bytes(4, "big") * 64) for i in range(items)],
+                                 metadata=metadata) == [None] * items
+        pool.restart_master()
+        wait_for(lambda: client.stats().state.name == "SERVING", 120, "the new master to finish recovering")
+        wanted = {k: [h.hex() for h in m.block_hashes] for k, m in zip(keys, metadata)}
+
+        def adopted() -> bool:
+            held = residents(pool)
+            return all(held.get(k) == hashes for k, hashes in wanted.items())
+
+        try:
+            wait_for(adopted, 60, "the new master to adopt every item with its block hashes")
+        except AssertionError:
+            held = residents(pool)
+            wrong = [k for k, hashes in wanted.items() if held.get(k) != hashes]
+            raise AssertionError(f"{len(wrong)} of {items} items not adopted with their metadata, e.g. {wrong[:3]}: "
+                                 f"{[held.get(k) for k in wrong[:1]]}") from None
+        client.remove_matching("^fallback/")

@@ -44,6 +44,9 @@ final class EventFollower implements AutoCloseable {
   int replays;
   int gaps;
 
+  /** The highest sequence the SUB socket delivered live (applied or not), -1 before any. */
+  long lastLive = -1;
+
   /** A new subscriber: it asks for everything (a replay from 0: the full announcement). */
   EventFollower(int pubPort, int replayPort, String topic) {
     this(pubPort, replayPort, topic, -1, Set.of());
@@ -103,6 +106,7 @@ final class EventFollower implements AutoCloseable {
       }
       long s = ByteBuffer.wrap(sub.recv()).getLong();
       byte[] payload = sub.recv();
+      lastLive = Math.max(lastLive, s);
       if (s <= lastSeq) {
         continue; // replayed already
       }

@@ -484,6 +484,70 @@ class KvEventsLoopbackTest {
     announcedWithMetadata(next, withMetadata);
   }
 
+  /**
+   * A subscriber that stays connected through a failover (the same SUB and DEALER sockets, the new
+   * leader bound to the old one's ports, as a Service gives a subscriber in a cluster) and follows
+   * only the rules of docs/events.md: it sees the new leader's sequence as a gap, replays, ends
+   * with exactly the pool's key set, and its SUB socket receives the new leader's batches live
+   * again (ZMQ reconnects it), not only by the replay after a quiet spell.
+   */
+  @Test
+  void aSubscriberStaysConnectedThroughAFailoverAndReceivesTheNewLeaderLive() throws Exception {
+    KvEventsConfig fixedPorts =
+        KvEventsConfig.of(POOL, "127.0.0.1", freePort(), freePort(), "", MODEL);
+    startPool(fixedPorts);
+    EventFollower f = follow();
+    Set<String> keys = new HashSet<>();
+    for (int i = 0; i < 20; i++) {
+      client.put("k/" + i, value(1000, i), 2);
+      keys.add("k/" + i);
+    }
+    converge(f);
+    assertThat(f.lastLive).as("the old leader's batches arrive live").isPositive();
+    long lastOfOldLeader = publisher().lastSequence();
+    int clearsBefore = f.clears;
+
+    int rpcPort = master.rpcEndpoint().port();
+    master.close();
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", rpcPort, 0).withEvents(fixedPorts))
+            .start();
+    awaitServing();
+    awaitResidents(keys);
+    for (int i = 0; i < 5; i++) {
+      assertThat(client.remove("k/" + i)).isTrue();
+      keys.remove("k/" + i);
+    }
+    // one put at a time until the SUB socket, reconnected by ZMQ, delivers one of the new leader's
+    // batches live (each put's batch either arrives live or is replayed after a quiet spell)
+    long deadline = System.currentTimeMillis() + 60_000;
+    for (int i = 0; f.lastLive <= lastOfOldLeader; i++) {
+      assertThat(System.currentTimeMillis())
+          .as(
+              "no batch of the new leader (from %d) arrived live within 60 s; last live %d,"
+                  + " follower at %d, replays %d, gaps %d",
+              lastOfOldLeader + 1, f.lastLive, f.lastSeq, f.replays, f.gaps)
+          .isLessThan(deadline);
+      client.put("after/" + i, value(500, i), 2);
+      keys.add("after/" + i);
+      f.followTo(publisher().lastSequence(), 30_000);
+    }
+    converge(f);
+    assertThat(f.lastSeq).isGreaterThan(lastOfOldLeader);
+    assertThat(f.clears)
+        .as("the new leader's full announcement, replayed on the gap")
+        .isGreaterThan(clearsBefore);
+    Set<String> expected = new HashSet<>();
+    keys.forEach(k -> expected.add(EventFollower.hex(k.getBytes(StandardCharsets.UTF_8))));
+    assertThat(f.hashes).as("exactly the pool's keys").isEqualTo(expected);
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
   private StorageNode startNode(String id, Path memoryDir) throws Exception {
     StorageConfig c =
         StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 1)

@@ -5,7 +5,9 @@ import io.kvpool.protocol.BodyReader;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.ProtocolException;
+import io.kvpool.protocol.ProtocolLimits;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * it. Layout (big-endian): magic u32 "KVPM", format u16 ({@value #FORMAT}), then as a protocol body
  * list&lt;key string, generation i64, BlockMetadata&gt; (PROTOCOL.md, "Block metadata"), then the
  * crc32c i32 of every byte before it. A file that is missing, cut short, of another format, with a
- * wrong checksum or metadata over a limit gives no metadata: the replicas are adopted without it.
+ * wrong checksum or metadata over a limit, with more entries than the inventory has objects, or
+ * larger than those objects' metadata can be ({@link #maxBytes}) gives no metadata: the replicas
+ * are adopted without it, and the restart stays warm.
  */
 final class BlockMetadataFile {
   private static final Logger LOG = LoggerFactory.getLogger(BlockMetadataFile.class);
@@ -33,8 +37,33 @@ final class BlockMetadataFile {
   static final int FORMAT = 1;
   private static final int MAGIC = 0x4B56504D; // "KVPM"
 
-  /** Largest file read: far above 2^20 objects of the largest metadata a node keeps in memory. */
-  private static final long MAX_BYTES = 1L << 34;
+  /**
+   * The largest entry a node writes: a key of {@link ProtocolLimits#MAX_KEY_BYTES}, its generation
+   * and metadata at every limit of PROTOCOL.md ("Block metadata"; a node keeps none over them).
+   */
+  static final int MAX_ENTRY_BYTES =
+      2
+          + ProtocolLimits.MAX_KEY_BYTES
+          + 8
+          + 1
+          + 4
+          + BlockMetadata.MAX_BLOCK_HASHES * (2 + BlockMetadata.MAX_HASH_BYTES)
+          + 2
+          + BlockMetadata.MAX_HASH_BYTES
+          + 4
+          + BlockMetadata.MAX_TOKEN_IDS * 4
+          + 4
+          + 4;
+
+  /** Magic, format, entry count and checksum. */
+  private static final int FRAME_BYTES = 4 + 2 + 4 + 4;
+
+  /**
+   * The share of the heap the file's bytes may take at most: decoding takes about as much again. A
+   * node whose metadata passed it (it held that much in its heap before it stopped) restarts warm
+   * without its metadata.
+   */
+  private static final int HEAP_SHARE = 4;
 
   /** Smallest entry: a one-byte key, a generation and the smallest metadata. */
   private static final int ENTRY_MIN_BYTES = 3 + 8 + 19;
@@ -87,14 +116,38 @@ final class BlockMetadataFile {
     return out;
   }
 
+  /**
+   * The most bytes a file for {@code objects} inventory objects can legitimately hold (one entry of
+   * the largest size per object), and never more than 1/{@value #HEAP_SHARE} of {@code maxHeap}
+   * (nor than an array holds): a file beyond it is not read.
+   */
+  static long maxBytes(int objects, long maxHeap) {
+    long legitimate = FRAME_BYTES + (long) objects * MAX_ENTRY_BYTES;
+    return Math.min(legitimate, Math.min(maxHeap / HEAP_SHARE, Integer.MAX_VALUE - 8));
+  }
+
   private static List<InventoryObject> read(
       Path file, List<InventoryObject> objects, List<String> problem) throws IOException {
-    long size = Files.size(file);
-    if (size < 10 || size > MAX_BYTES) {
-      problem.add("block metadata file of " + size + " bytes");
+    long bound = maxBytes(objects.size(), Runtime.getRuntime().maxMemory());
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes((int) bound + 1); // the file may have grown since it was listed
+    }
+    if (bytes.length > bound) {
+      problem.add(
+          "block metadata file of more than "
+              + bound
+              + " bytes, the most "
+              + objects.size()
+              + " inventory objects can have (or 1/"
+              + HEAP_SHARE
+              + " of the heap)");
       return objects;
     }
-    byte[] bytes = Files.readAllBytes(file);
+    if (bytes.length < 10) {
+      problem.add("block metadata file of " + bytes.length + " bytes");
+      return objects;
+    }
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length - 4);
     ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -111,7 +164,7 @@ final class BlockMetadataFile {
       }
       List<Entry> entries =
           r.list(
-              Integer.MAX_VALUE,
+              objects.size(), // one entry per inventory object at most
               ENTRY_MIN_BYTES,
               x -> new Entry(x.key(), x.i64(), BlockMetadata.decode(x)));
       r.finish();

@@ -108,6 +108,105 @@ class InventoryFileTest {
     assertThat(InventoryFile.read(file)).isEqualTo(CONTENTS);
   }
 
+  /** Metadata at every limit of PROTOCOL.md, under a key of the longest length. */
+  private static InventoryObject largest(int n) {
+    List<byte[]> hashes = new java.util.ArrayList<>();
+    for (int i = 0; i < BlockMetadata.MAX_BLOCK_HASHES; i++) {
+      byte[] h = new byte[BlockMetadata.MAX_HASH_BYTES];
+      Arrays.fill(h, (byte) (n * 64 + i));
+      hashes.add(h);
+    }
+    BlockMetadata m =
+        new BlockMetadata(
+            false,
+            hashes,
+            new byte[BlockMetadata.MAX_HASH_BYTES],
+            new int[BlockMetadata.MAX_TOKEN_IDS],
+            BlockMetadata.MAX_BLOCK_SIZE,
+            7);
+    String key = n + "k".repeat(io.kvpool.protocol.ProtocolLimits.MAX_KEY_BYTES - 1);
+    return new InventoryObject(key, (50L + n) << 20, 1, 100, 1, List.of(new Slice(0, 0, 100, 0)))
+        .withMetadata(m);
+  }
+
+  private static InventoryFile.Contents holding(List<InventoryObject> objects) {
+    return new InventoryFile.Contents(
+        CONTENTS.release(),
+        CONTENTS.nodeId(),
+        CONTENTS.poolId(),
+        CONTENTS.writtenAtMillis(),
+        CONTENTS.segmentSizes(),
+        objects,
+        List.of());
+  }
+
+  private static InventoryFile.Contents withoutMetadata(List<InventoryObject> objects) {
+    return holding(objects.stream().map(o -> o.withMetadata(null)).toList());
+  }
+
+  @Test
+  void aMetadataFileOfTheLargestLegitimateSizeIsRead(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve(InventoryFile.NAME);
+    List<InventoryObject> objects = List.of(largest(0), largest(1), largest(2));
+    InventoryFile.write(file, holding(objects));
+    long size = Files.size(dir.resolve(BlockMetadataFile.NAME));
+    assertThat(size)
+        .as("three entries at every limit fill the bound exactly")
+        .isEqualTo(BlockMetadataFile.maxBytes(3, Long.MAX_VALUE));
+    assertThat(InventoryFile.read(file)).isEqualTo(holding(objects));
+  }
+
+  /**
+   * A well-formed, checksummed file written for three objects, found beside an inventory of one (as
+   * a forged or stale file would be): larger than one object's metadata can be, and listing more
+   * entries than the inventory has objects. It is not read at all; the replica is adopted without
+   * metadata (only the metadata is lost, never the warm restart).
+   */
+  @Test
+  void aMetadataFileLargerThanItsInventoryAllowsIsNotRead(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve(InventoryFile.NAME);
+    InventoryObject only = largest(0);
+    InventoryFile.write(file, holding(List.of(only)));
+    assertThat(InventoryFile.read(file).objects().get(0).metadata())
+        .as("its own file is read")
+        .isEqualTo(only.metadata());
+    Path meta = dir.resolve(BlockMetadataFile.NAME);
+    BlockMetadataFile.write(meta, List.of(only, largest(1), largest(2)));
+    assertThat(Files.size(meta)).isGreaterThan(BlockMetadataFile.maxBytes(1, Long.MAX_VALUE));
+    assertThat(InventoryFile.read(file)).isEqualTo(withoutMetadata(List.of(only)));
+  }
+
+  /**
+   * Small entries, so the file is within the size bound, but more of them than the inventory has
+   * objects: the count lies and the file is ignored.
+   */
+  @Test
+  void aMetadataFileWithMoreEntriesThanObjectsIsIgnored(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve(InventoryFile.NAME);
+    InventoryFile.write(file, CONTENTS);
+    Path meta = dir.resolve(BlockMetadataFile.NAME);
+    List<InventoryObject> three =
+        List.of(
+            CONTENTS.objects().get(0).withMetadata(METADATA),
+            CONTENTS.objects().get(1).withMetadata(METADATA),
+            new InventoryObject("x", 1L << 20, 1, 1, 1, List.of(new Slice(0, 0, 1, 0)))
+                .withMetadata(METADATA));
+    BlockMetadataFile.write(meta, three);
+    assertThat(Files.size(meta)).isLessThan(BlockMetadataFile.maxBytes(2, Long.MAX_VALUE));
+    assertThat(InventoryFile.read(file)).isEqualTo(CONTENTS);
+  }
+
+  @Test
+  void theMetadataFileBoundIsAShareOfTheHeapAndOfAnArray() {
+    long perObject = BlockMetadataFile.MAX_ENTRY_BYTES;
+    assertThat(perObject).as("a key, a generation and metadata at every limit").isEqualTo(24_797);
+    assertThat(BlockMetadataFile.maxBytes(0, 1L << 30)).isEqualTo(14);
+    assertThat(BlockMetadataFile.maxBytes(1000, 1L << 30)).isEqualTo(14 + 1000 * perObject);
+    assertThat(BlockMetadataFile.maxBytes(1_000_000, 1L << 30)).isEqualTo(256L << 20);
+    assertThat(BlockMetadataFile.maxBytes(Integer.MAX_VALUE, Long.MAX_VALUE))
+        .isEqualTo(Integer.MAX_VALUE - 8);
+  }
+
   @Test
   void anEmptyInventoryRoundTrips(@TempDir Path dir) throws Exception {
     Path file = dir.resolve(InventoryFile.NAME);

@@ -3,6 +3,7 @@ package io.kvpool.bench.command;
 import io.kvpool.bench.compare.CompareSettings;
 import io.kvpool.bench.compare.CompareSuite;
 import io.kvpool.bench.compare.DiskTierComparison;
+import io.kvpool.bench.compare.EventsComparison;
 import io.kvpool.cli.Checks;
 import io.kvpool.cli.CommandFailedException;
 import io.kvpool.cli.Converters;
@@ -102,7 +103,11 @@ final class CompareCommand implements Callable<Integer> {
               + DiskTierComparison.WORKLOAD
               + " (a working set 3x the pool's memory on pools with and without disk tiers, the disk's fio"
               + " O_DIRECT read limit, du of the tiers through a fill to 5x memory; writes"
-              + " benchmarks-disk-3x.md).")
+              + " benchmarks-disk-3x.md), "
+              + EventsComparison.WORKLOAD
+              + " (put ops/s of two pools of the same shape, one publishing KV events to a subscriber"
+              + " that reads every batch, one without events, taking turns round by round; writes"
+              + " benchmarks-events.md).")
   List<String> workloads;
 
   @Option(
@@ -177,15 +182,19 @@ final class CompareCommand implements Callable<Integer> {
     }
     Set<String> chosen = new LinkedHashSet<>(workloads);
     for (String w : chosen) {
-      if (!w.equals(STANDARD) && !w.equals(DiskTierComparison.WORKLOAD)) {
+      if (!w.equals(STANDARD)
+          && !w.equals(DiskTierComparison.WORKLOAD)
+          && !w.equals(EventsComparison.WORKLOAD)) {
         throw Checks.usage(
             spec,
             "unknown workload '"
                 + w
                 + "' in --workloads (expected "
                 + STANDARD
-                + " or "
+                + ", "
                 + DiskTierComparison.WORKLOAD
+                + " or "
+                + EventsComparison.WORKLOAD
                 + ")");
       }
     }
@@ -193,6 +202,9 @@ final class CompareCommand implements Callable<Integer> {
       new DiskTierComparison(
               DiskTierComparison.Settings.of(quick, report, MOONCAKE_OFFLOAD_NOTE), output)
           .run();
+    }
+    if (chosen.contains(EventsComparison.WORKLOAD)) {
+      new EventsComparison(EventsComparison.Settings.of(quick, report), output).run();
     }
     if (!chosen.contains(STANDARD)) {
       return 0;

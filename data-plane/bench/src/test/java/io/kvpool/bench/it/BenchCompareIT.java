@@ -111,4 +111,35 @@ class BenchCompareIT {
             "\\| du of \\S+'s tier <= its cap at every sample of a fill to 5x memory \\|");
     assertThat(run.out()).contains("disk-3x report: " + out.resolve("benchmarks-disk-3x.md"));
   }
+
+  @Test
+  void theEventsWorkloadInItsQuickFormMeasuresBothPoolsAndPrintsTheRatio() throws Exception {
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "compare",
+            "--quick",
+            "--no-install",
+            "--workloads=events",
+            "--out=" + out,
+            "--venv=" + out.resolve("no-venv"));
+    assertThat(run.code()).as("exit code; output:%n%s%nstderr:%n%s", run.out(), run.err()).isZero();
+
+    // figures are not checked, only that both pools ran every round, the subscriber followed the
+    // events pool, and the goal is printed
+    String report = Files.readString(out.resolve("benchmarks-events.md"));
+    assertThat(report)
+        .as(report)
+        .containsPattern("\\| 1 \\| off \\| [1-9]\\d* \\|")
+        .containsPattern("\\| 1 \\| on \\| [1-9]\\d* \\|")
+        .containsPattern("\\| 2 \\| off \\| [1-9]\\d* \\|")
+        .containsPattern("\\| 2 \\| on \\| [1-9]\\d* \\|")
+        .containsPattern("The subscriber applied [1-9]\\d* batches")
+        .contains("it held exactly as many block hashes as the master had objects")
+        .containsPattern(
+            "\\| put ops/s with KV events on \\(a subscriber reading\\) >= 0\\.95x off \\|"
+                + " (met|NOT met) \\| median of the rounds' on / off \\d+\\.\\d\\d \\(rounds"
+                + " \\d+\\.\\d\\d, \\d+\\.\\d\\d\\); median on \\d+, median off \\d+ \\|");
+    assertThat(run.out()).contains("events report: " + out.resolve("benchmarks-events.md"));
+  }
 }
