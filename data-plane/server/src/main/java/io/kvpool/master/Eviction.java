@@ -8,6 +8,13 @@ import org.slf4j.LoggerFactory;
  * evictable object of a small random sample, so a round costs O(victims), never a sort of the
  * table. Only COMPLETE, unpinned, unleased objects that are not being copied are taken. Guarded by
  * the metadata lock.
+ *
+ * <p>With disk tiers, a round that must make room for a put may also move <em>leased</em> objects
+ * to disk ({@code leasedToDisk}) when it finds nothing else: a move keeps the object readable (a
+ * reader whose memory read fails asks the master again and reads the disk replica), so a read lease
+ * does not need its value to stay in memory. Without that, readers holding leases on everything in
+ * memory (read leases outlive a second of puts) got puts refused while the tiers had room. Leased
+ * objects are never deleted.
  */
 final class Eviction {
   private static final Logger LOG = LoggerFactory.getLogger(Eviction.class);
@@ -31,51 +38,64 @@ final class Eviction {
   }
 
   /**
-   * Evicts until {@code targetBytes} are freed or {@code maxVictims} objects are gone; returns the
-   * bytes freed.
+   * Evicts until {@code targetBytes} are freed or {@code maxVictims} objects are gone; {@code
+   * leasedToDisk}: leased objects may be moved to disk when no unleased one is found.
    */
-  long evict(long nowMillis, long targetBytes, int maxVictims) {
-    long freed = 0;
+  EvictionRound evict(long nowMillis, long targetBytes, int maxVictims, boolean leasedToDisk) {
+    EvictionRound.Tally tally = new EvictionRound.Tally();
     int victims = 0;
     int fruitless = 0;
-    int spilled = 0;
-    while (freed < targetBytes && victims < maxVictims && fruitless < FRUITLESS_SAMPLES) {
+    while (tally.freedBytes < targetBytes
+        && victims < maxVictims
+        && fruitless < FRUITLESS_SAMPLES) {
       StoredObject victim = null;
+      StoredObject leased = null;
       int n = pool.objects.size();
-      boolean exact =
-          n <= EXACT_BELOW; // a small table is cheaper to scan than to sample, and then LRU is
-      // exact
+      // a small table is cheaper to scan than to sample, and then LRU is exact
+      boolean exact = n <= EXACT_BELOW;
       for (int i = 0; i < (exact ? n : SAMPLE); i++) {
         StoredObject o = exact ? pool.objects.slot(i) : pool.objects.sample(pool.random);
-        if (o != null
-            && o.evictable(nowMillis)
-            && TierMoves.inMemory(o)
-            && (victim == null || o.lastAccessMillis < victim.lastAccessMillis)) {
-          victim = o;
+        if (o == null || !tally.looked(o, nowMillis)) {
+          continue;
+        }
+        if (o.evictable(nowMillis)) {
+          if (victim == null || o.lastAccessMillis < victim.lastAccessMillis) {
+            victim = o;
+          }
+        } else if (leasedToDisk
+            && o.movableToDiskWhileLeased()
+            && tiers.canMoveToDisk(o)
+            && (leased == null || o.lastAccessMillis < leased.lastAccessMillis)) {
+          leased = o;
         }
       }
-      if (victim == null) {
+      if (victim == null && leased == null) {
         fruitless++;
         continue;
       }
       fruitless = 0;
-      long bytes = victim.allocatedBytes();
-      freed += bytes;
-      if (tiers.moveToDisk(victim)) {
-        spilled++; // still readable, from disk: not an eviction to the cache signals
+      long bytes = (victim != null ? victim : leased).allocatedBytes();
+      tally.freedBytes += bytes;
+      if (victim == null) {
+        tiers.moveToDisk(leased);
+        tally.leasedSpilled++;
+      } else if (tiers.moveToDisk(victim)) {
+        tally.spilled++; // still readable, from disk: not an eviction to the cache signals
       } else {
         pool.counters.cacheSignals.evicted(victim.key, bytes, nowMillis);
         pool.delete(victim, nowMillis, false, 0);
+        tally.deleted++;
       }
       victims++;
     }
-    pool.counters.evictions.inc(victims - spilled);
-    pool.counters.spills.inc(spilled);
+    pool.counters.evictions.inc(tally.deleted);
+    pool.counters.spills.inc(tally.spilled + tally.leasedSpilled);
+    EvictionRound round = tally.round(fruitless >= FRUITLESS_SAMPLES);
     if (victims > 0) {
       // under steady pressure this runs every few puts: the evictions counter in /metrics is the
       // record
-      LOG.debug("event=eviction_round evicted={} freed_bytes={}", victims, freed);
+      LOG.debug("event=eviction_round {}", round);
     }
-    return freed;
+    return round;
   }
 }

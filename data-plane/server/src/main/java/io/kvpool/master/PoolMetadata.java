@@ -5,6 +5,7 @@ import io.kvpool.admin.ObjectScan;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.DiskDrop;
+import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Extent;
 import io.kvpool.protocol.ExtentCommit;
@@ -33,6 +34,7 @@ import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatsReply;
 import io.kvpool.protocol.WriteReply;
+import io.kvpool.rpc.RateLimitedLog;
 import io.kvpool.security.NodeKey;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +45,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.slf4j.LoggerFactory;
 
 /**
  * The master's metadata behind one lock (this object's monitor): every operation on the put/get
@@ -57,6 +60,15 @@ public final class PoolMetadata {
   private static final int MAX_VICTIMS_PER_PUT = 256;
   private static final int MAX_WATERMARK_VICTIMS_PER_PUT = 64;
   private static final int REMOVE_ALL_CHUNK = 10_000;
+
+  /**
+   * Eviction rounds a put may start before it is refused for room; the last may move leased values
+   * to disk tiers.
+   */
+  private static final int ROOM_ROUNDS = 3;
+
+  private static final RateLimitedLog NO_ROOM =
+      new RateLimitedLog(LoggerFactory.getLogger(PoolMetadata.class), 1_000);
 
   /**
    * How long a lookup waits for a pending put that storage nodes commit: their COMMITs follow their
@@ -207,7 +219,8 @@ public final class PoolMetadata {
         eviction.evict(
             now,
             (long) (pool.usedBytes() * pool.config.evictRatio()),
-            MAX_WATERMARK_VICTIMS_PER_PUT);
+            MAX_WATERMARK_VICTIMS_PER_PUT,
+            false);
       }
     }
     List<PutStartResult> results = new ArrayList<>(placed.size());
@@ -320,12 +333,14 @@ public final class PoolMetadata {
               + " are needed");
     }
     List<StorageNodeRecord> chosen = choose(item);
-    for (int round = 0; chosen == null && round < 2 && !pool.recovering(); round++) {
+    EvictionRound last = null;
+    for (int round = 0; chosen == null && round < ROOM_ROUNDS && !pool.recovering(); round++) {
       long need = (long) item.replicas() * SegmentAllocator.blockSize(item.size());
-      if (eviction.evict(now, need, MAX_VICTIMS_PER_PUT) == 0) {
-        break;
+      // the last round may move leased values to disk tiers, where they stay readable
+      last = eviction.evict(now, need, MAX_VICTIMS_PER_PUT, round == ROOM_ROUNDS - 1);
+      if (last.freedBytes() > 0) {
+        chosen = choose(item);
       }
-      chosen = choose(item);
     }
     if (chosen == null && pool.recovering()) {
       return Placement.refused(
@@ -334,6 +349,7 @@ public final class PoolMetadata {
               + " eviction resumes; retry shortly");
     }
     if (chosen == null) {
+      logNoRoom(item, last);
       return Placement.refused(
           ErrorCode.NO_SPACE,
           "no room for "
@@ -358,6 +374,37 @@ public final class PoolMetadata {
     pool.objects.add(o);
     return new Placement(
         null, item, o.generation, o.pendingDeadlineMillis(), List.copyOf(chosen), o.replicas());
+  }
+
+  /**
+   * One line per refusal for room (rate-limited: a client retrying a refused put must not flood the
+   * log): the nodes' memory and disk tiers and what the last eviction round found, so that a
+   * refusal says whether memory was held by leases, pins, pending puts or copies.
+   */
+  private void logNoRoom(PutStartItem item, EvictionRound last) {
+    StringBuilder nodes = new StringBuilder();
+    for (StorageNodeRecord n : pool.nodeRecords()) {
+      DiskFigures disk = n.diskFigures();
+      nodes
+          .append(nodes.isEmpty() ? "" : ",")
+          .append(n.id())
+          .append(':')
+          .append(n.state())
+          .append(":free=")
+          .append(n.capacityBytes() - n.usedBytes())
+          .append(":largest_free=")
+          .append(n.largestFreeBlock())
+          .append(
+              disk == null ? "" : ":disk_used=" + disk.usedBytes() + "/" + disk.capacityBytes());
+    }
+    NO_ROOM.info(
+        "event=put_refused_no_room key={} size={} replicas={} objects={} nodes={} last_round=[{}]",
+        item.key(),
+        item.size(),
+        item.replicas(),
+        pool.objects.size(),
+        nodes,
+        last == null ? "none" : last);
   }
 
   /**
@@ -1115,10 +1162,11 @@ public final class PoolMetadata {
       eviction.evict(
           now,
           (long) (pool.usedBytes() * pool.config.evictRatio()),
-          MAX_WATERMARK_VICTIMS_PER_TICK);
+          MAX_WATERMARK_VICTIMS_PER_TICK,
+          false);
     } else if (!pool.recovering() && repairs.roomWanted() > 0 && pool.evictionSpillsToDisk()) {
       // copies wait for memory no node has below the watermark: move that much cold data to disk
-      eviction.evict(now, repairs.roomWanted(), MAX_WATERMARK_VICTIMS_PER_TICK);
+      eviction.evict(now, repairs.roomWanted(), MAX_WATERMARK_VICTIMS_PER_TICK, false);
     }
     pool.sweep.step(now);
     wakeSettlers();

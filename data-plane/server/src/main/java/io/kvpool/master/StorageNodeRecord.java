@@ -215,6 +215,15 @@ public final class StorageNodeRecord {
     return false;
   }
 
+  /** The largest free block of any of its segments. */
+  long largestFreeBlock() {
+    long largest = 0;
+    for (StorageSegment s : segments) {
+      largest = Math.max(largest, s.allocator().largestFreeBlock());
+    }
+    return largest;
+  }
+
   /** The segment with the most free space that has a block of {@code length}; null if none. */
   private StorageSegment segmentFor(long length) {
     long need = SegmentAllocator.blockSize(length);

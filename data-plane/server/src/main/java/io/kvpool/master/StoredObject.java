@@ -225,6 +225,15 @@ final class StoredObject {
     return pending == null && !pinned && !leased(nowMillis) && !repairInFlight;
   }
 
+  /**
+   * Whether a move of this object's memory replicas to disk may take it although it is leased: a
+   * lease keeps an object readable, and a disk replica is readable; pending puts, pinned objects
+   * and copies stay.
+   */
+  boolean movableToDiskWhileLeased() {
+    return pending == null && !pinned && !repairInFlight;
+  }
+
   /** Records that {@code nodeId} committed its replica of this pending put. */
   void committedBy(String nodeId) {
     if (pending.committedBy == null) {

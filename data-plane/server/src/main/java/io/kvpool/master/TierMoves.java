@@ -29,6 +29,25 @@ final class TierMoves {
   }
 
   /**
+   * Whether every memory replica of {@code o} can move to disk (its node serves and has a disk
+   * tier), so that a move keeps all its replicas: what a leased object needs to be moved.
+   */
+  boolean canMoveToDisk(StoredObject o) {
+    boolean any = false;
+    for (Replica r : o.replicas()) {
+      if (r.onDisk()) {
+        continue;
+      }
+      StorageNodeRecord n = pool.holder(r);
+      if (n == null || !n.hasDisk() || !n.state().serves()) {
+        return false;
+      }
+      any = true;
+    }
+    return any;
+  }
+
+  /**
    * Takes an evicted object's replicas out of memory without losing it: those on nodes with a disk
    * tier move there, the others (nodes without one) are retired. False, with nothing changed, when
    * none of its memory replicas is on a node with a disk tier (then the object is deleted, as

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
- * Logs a WARN at most once per interval and counts what it suppressed, so a bad peer cannot flood
+ * Logs a line at most once per interval and counts what it suppressed, so a bad peer cannot flood
  * the log.
  */
 public final class RateLimitedLog {
@@ -19,17 +19,35 @@ public final class RateLimitedLog {
   }
 
   public void warn(String format, Object... args) {
-    long now = System.nanoTime();
-    long next = nextAllowed.get();
-    if ((next == Long.MIN_VALUE || now - next >= 0)
-        && nextAllowed.compareAndSet(next, now + intervalNanos)) {
+    if (allowed()) {
       long dropped = suppressed.getAndSet(0);
       if (dropped > 0) {
         log.warn("event=log_suppressed count={} (similar warnings skipped)", dropped);
       }
       log.warn(format, args);
-    } else {
-      suppressed.incrementAndGet();
     }
+  }
+
+  /** As {@link #warn}, at INFO: for events an operator should see, not a fault. */
+  public void info(String format, Object... args) {
+    if (allowed()) {
+      long dropped = suppressed.getAndSet(0);
+      if (dropped > 0) {
+        log.info("event=log_suppressed count={} (similar lines skipped)", dropped);
+      }
+      log.info(format, args);
+    }
+  }
+
+  /** Whether a line may be logged now; counts it as suppressed when not. */
+  private boolean allowed() {
+    long now = System.nanoTime();
+    long next = nextAllowed.get();
+    if ((next == Long.MIN_VALUE || now - next >= 0)
+        && nextAllowed.compareAndSet(next, now + intervalNanos)) {
+      return true;
+    }
+    suppressed.incrementAndGet();
+    return false;
   }
 }
