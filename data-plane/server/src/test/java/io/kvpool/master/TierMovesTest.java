@@ -145,4 +145,50 @@ class TierMovesTest {
     assertThat(f.evictions()).as("no repair evicted anything").isZero();
     assertThat(f.pool.snapshot().usedBytes()).isLessThanOrEqualTo((long) (0.9 * 2 * MIB));
   }
+
+  /** Memory of a 1 MiB node full of values a reader just read: every one under its read lease. */
+  private static PoolFixture fullOfLeasedValues(boolean disk) {
+    PoolFixture f = new PoolFixture(1.0, 0.10); // no watermark eviction: room is made by puts
+    if (disk) {
+      f.diskNode("a", MIB, 64 * MIB);
+    } else {
+      f.node("a", MIB);
+    }
+    f.settle();
+    for (int i = 0; i < 16; i++) {
+      f.put("k" + i, VALUE, 1);
+      f.advance(Duration.ofMillis(10));
+    }
+    for (int i = 0; i < 16; i++) {
+      assertThat(f.pool.getReplicas(List.of("k" + i), 3).get(0).status()).isEqualTo(ErrorCode.OK);
+    }
+    return f;
+  }
+
+  @Test
+  void aPutIntoMemoryFullOfLeasedValuesMovesTheLeastRecentlyUsedToDisk() {
+    PoolFixture f = fullOfLeasedValues(true);
+    f.put("new", VALUE, 1); // refused with NO_SPACE before leased values could move
+    assertThat(f.evictions()).isZero();
+    for (int i = 0; i < 16; i++) {
+      assertThat(f.replicas("k" + i)).as("k" + i + " still readable").isEqualTo(1);
+    }
+    ReplicaListResult k0 = f.pool.getReplicas(List.of("k0"), 3).get(0);
+    assertThat(k0.replicas()).singleElement().satisfies(r -> assertThat(r.onDisk()).isTrue());
+    f.heartbeats();
+    assertThat(f.nodes.get("a").objects.get("k0").onDisk()).as("the node was told").isTrue();
+    assertThat(f.pool.getReplicas(List.of("k15"), 3).get(0).replicas())
+        .singleElement()
+        .satisfies(r -> assertThat(r.onDisk()).as("the latest stays in memory").isFalse());
+  }
+
+  @Test
+  void withoutADiskTierALeaseKeepsItsValueAndThePutIsRefused() {
+    PoolFixture f = fullOfLeasedValues(false);
+    assertThat(f.start("new", VALUE, 1).status()).isEqualTo(ErrorCode.NO_SPACE);
+    assertThat(f.evictions()).isZero();
+    f.advance(Duration.ofSeconds(6)); // the leases ran out
+    f.put("new", VALUE, 1);
+    assertThat(f.evictions()).isEqualTo(1);
+  }
 }
