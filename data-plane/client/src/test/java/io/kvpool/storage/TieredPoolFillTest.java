@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -148,6 +149,54 @@ class TieredPoolFillTest {
     } finally {
       done.set(true);
     }
+  }
+
+  /**
+   * The sequence that got a put refused in CI (Python {@code test_disk_tier.py}, two tests on one
+   * pool): a working set four times memory put and read back whole, single gets and then batches of
+   * 32 (read leases of 1 s on the newest values, which are the ones in memory), then at once values
+   * of 256 KiB up to three times memory more.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @CsvSource({"30", "31"})
+  void putsRightAfterAReadOfEverythingAreTaken(long seed) throws Exception {
+    startPool();
+    List<String> refusals = new ArrayList<>();
+    try (KvPoolClient client = client("read-then-fill")) {
+      ByteBuffer buffer = ByteBuffer.allocateDirect(Value.MAX);
+      List<String> keys = new ArrayList<>();
+      long written = 0;
+      for (int i = 0; written < 4 * NODES * NODE_MEMORY; i++) {
+        ByteBuffer v = Value.of(seed, i).into(buffer);
+        written += v.remaining();
+        client.put(key(i), v, 1);
+        keys.add(key(i));
+      }
+      for (int i = 0; i < keys.size(); i++) {
+        assertThat(client.get(keys.get(i))).as(keys.get(i)).isEqualTo(Value.of(seed, i).buffer());
+      }
+      for (int from = 0; from < keys.size(); from += 32) {
+        List<String> batch = keys.subList(from, Math.min(keys.size(), from + 32));
+        Map<String, ByteBuffer> got = client.getBatch(batch);
+        for (int i = from; i < from + batch.size(); i++) {
+          assertThat(got.get(key(i))).as(key(i)).isEqualTo(Value.of(seed, i).buffer());
+        }
+      }
+      ByteBuffer large = ByteBuffer.allocateDirect(256 << 10);
+      Random random = new Random(seed);
+      for (int i = 0; i < 3 * NODES * NODE_MEMORY / large.capacity(); i++) {
+        byte[] bytes = new byte[large.capacity()];
+        random.nextBytes(bytes);
+        large.clear();
+        large.put(bytes).flip();
+        try {
+          client.put("large/" + i, large, 1);
+        } catch (KvPoolException e) {
+          refusals.add("large/" + i + ": " + e + "\n" + pool());
+        }
+      }
+    }
+    assertThat(refusals).as("puts refused").isEmpty();
   }
 
   /**
