@@ -1,5 +1,6 @@
 package io.kvpool.master;
 
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,17 +38,30 @@ final class Eviction {
     this.tiers = new TierMoves(pool);
   }
 
+  /** Evicts until {@code targetBytes} are freed or {@code maxVictims} objects are gone. */
+  EvictionRound evict(long nowMillis, long targetBytes, int maxVictims) {
+    return evict(nowMillis, targetBytes, maxVictims, false, () -> false);
+  }
+
   /**
-   * Evicts until {@code targetBytes} are freed or {@code maxVictims} objects are gone; {@code
-   * leasedToDisk}: leased objects may be moved to disk when no unleased one is found.
+   * Evicts until {@code roomMade} says so (asked after each victim), {@code targetBytes} are freed
+   * or {@code maxVictims} objects are gone; {@code leasedToDisk}: leased objects may be moved to
+   * disk when no unleased one is found. A put needs room on as many nodes as it has replicas, which
+   * bytes freed anywhere do not make: it asks for that room.
    */
-  EvictionRound evict(long nowMillis, long targetBytes, int maxVictims, boolean leasedToDisk) {
+  EvictionRound evict(
+      long nowMillis,
+      long targetBytes,
+      int maxVictims,
+      boolean leasedToDisk,
+      BooleanSupplier roomMade) {
     EvictionRound.Tally tally = new EvictionRound.Tally();
     int victims = 0;
     int fruitless = 0;
     while (tally.freedBytes < targetBytes
         && victims < maxVictims
-        && fruitless < FRUITLESS_SAMPLES) {
+        && fruitless < FRUITLESS_SAMPLES
+        && (victims == 0 || !roomMade.getAsBoolean())) {
       StoredObject victim = null;
       StoredObject leased = null;
       int n = pool.objects.size();

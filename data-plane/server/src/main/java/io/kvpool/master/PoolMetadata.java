@@ -219,8 +219,7 @@ public final class PoolMetadata {
         eviction.evict(
             now,
             (long) (pool.usedBytes() * pool.config.evictRatio()),
-            MAX_WATERMARK_VICTIMS_PER_PUT,
-            false);
+            MAX_WATERMARK_VICTIMS_PER_PUT);
       }
     }
     List<PutStartResult> results = new ArrayList<>(placed.size());
@@ -335,9 +334,15 @@ public final class PoolMetadata {
     List<StorageNodeRecord> chosen = choose(item);
     EvictionRound last = null;
     for (int round = 0; chosen == null && round < ROOM_ROUNDS && !pool.recovering(); round++) {
-      long need = (long) item.replicas() * SegmentAllocator.blockSize(item.size());
-      // the last round may move leased values to disk tiers, where they stay readable
-      last = eviction.evict(now, need, MAX_VICTIMS_PER_PUT, round == ROOM_ROUNDS - 1);
+      // until R nodes can hold the value (bytes freed across nodes may fit on none); the last round
+      // may move leased values to disk tiers, where they stay readable
+      last =
+          eviction.evict(
+              now,
+              Long.MAX_VALUE,
+              MAX_VICTIMS_PER_PUT,
+              round == ROOM_ROUNDS - 1,
+              () -> roomFor(item));
       if (last.freedBytes() > 0) {
         chosen = choose(item);
       }
@@ -374,6 +379,17 @@ public final class PoolMetadata {
     pool.objects.add(o);
     return new Placement(
         null, item, o.generation, o.pendingDeadlineMillis(), List.copyOf(chosen), o.replicas());
+  }
+
+  /** Whether as many ALIVE nodes as {@code item} has replicas can each hold it now. */
+  private boolean roomFor(PutStartItem item) {
+    int able = 0;
+    for (StorageNodeRecord n : pool.nodeRecords()) {
+      if (n.state() == NodeState.ALIVE && n.canHold(item.size()) && ++able >= item.replicas()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -1162,11 +1178,10 @@ public final class PoolMetadata {
       eviction.evict(
           now,
           (long) (pool.usedBytes() * pool.config.evictRatio()),
-          MAX_WATERMARK_VICTIMS_PER_TICK,
-          false);
+          MAX_WATERMARK_VICTIMS_PER_TICK);
     } else if (!pool.recovering() && repairs.roomWanted() > 0 && pool.evictionSpillsToDisk()) {
       // copies wait for memory no node has below the watermark: move that much cold data to disk
-      eviction.evict(now, repairs.roomWanted(), MAX_WATERMARK_VICTIMS_PER_TICK, false);
+      eviction.evict(now, repairs.roomWanted(), MAX_WATERMARK_VICTIMS_PER_TICK);
     }
     pool.sweep.step(now);
     wakeSettlers();
