@@ -26,8 +26,9 @@ def disk_pool():
 
 @pytest.fixture
 def stats_pool():
-    """A pool of its own: the module's pool already holds four times its memory, and filling its tiers further made
-    the master refuse a put (NO_SPACE) in a CI run."""
+    """A pool of its own, whose disk figures are this test's alone. (On the module's pool, right after the other test
+    read its working set back, a put was once refused in CI: read leases held everything in memory. The master now
+    moves leased values to disk to make room: data-plane/README.md, "Disk tier".)"""
     p = start_pool(storage_nodes="2", memory="8MiB", disk="64MiB", lease_ttl="1s", pool_id="disk")
     yield p
     p.stop()
