@@ -191,4 +191,27 @@ class TierMovesTest {
     f.put("new", VALUE, 1);
     assertThat(f.evictions()).isEqualTo(1);
   }
+
+  @Test
+  void aPutFindsRoomOnOneNodeWhenTheLeastRecentlyUsedValuesAreSpreadOverAll() {
+    PoolFixture f = new PoolFixture(1.0, 0.10); // no watermark eviction: room is made by puts
+    List<String> ids = List.of("a", "b", "c", "d");
+    for (String n : ids) {
+      f.diskNode(n, MIB, 64 * MIB);
+    }
+    f.settle();
+    // 16 values of 64 KiB fill each node; the least recently used take turns on the four nodes
+    for (int i = 0; i < 16; i++) {
+      for (String n : ids) {
+        f.put(n + i, VALUE, 1, ids.stream().filter(o -> !o.equals(n)).toArray(String[]::new));
+        f.advance(Duration.ofMillis(10));
+      }
+    }
+    // bytes freed anywhere spread over the four nodes: three rounds of 384 KiB left 256-320 KiB on
+    // each, and
+    // the value of 384 KiB was refused
+    f.put("large", 6 * VALUE, 1);
+    assertThat(f.evictions()).isZero();
+    assertThat(f.replicas("large")).isEqualTo(1);
+  }
 }
