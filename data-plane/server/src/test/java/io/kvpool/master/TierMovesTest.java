@@ -207,9 +207,8 @@ class TierMovesTest {
         f.advance(Duration.ofMillis(10));
       }
     }
-    // bytes freed anywhere spread over the four nodes: three rounds of 384 KiB left 256-320 KiB on
-    // each, and
-    // the value of 384 KiB was refused
+    // bytes freed anywhere spread over the four nodes: three rounds of 384 KiB left 256-320 KiB
+    // on each, and the value of 384 KiB was refused
     f.put("large", 6 * VALUE, 1);
     assertThat(f.evictions()).isZero();
     assertThat(f.replicas("large")).isEqualTo(1);
