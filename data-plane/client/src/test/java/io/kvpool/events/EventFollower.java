@@ -8,6 +8,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
@@ -34,7 +36,8 @@ final class EventFollower implements AutoCloseable {
 
   private final ZContext zmq = new ZContext(1);
   private final ZMQ.Socket sub;
-  private final ZMQ.Socket dealer;
+  private final String replayEndpoint;
+  private ZMQ.Socket dealer;
   private final String topic;
   final Set<String> hashes = new LinkedHashSet<>();
   final List<Stored> stored = new ArrayList<>();
@@ -42,6 +45,10 @@ final class EventFollower implements AutoCloseable {
   long lastSeq = -1;
   int clears;
   int replays;
+
+  /** Replay requests asked again after 5 s without an answer. */
+  int resent;
+
   int gaps;
 
   /** The highest sequence the SUB socket delivered live (applied or not), -1 before any. */
@@ -63,9 +70,8 @@ final class EventFollower implements AutoCloseable {
     sub.setRcvHWM(1_000_000);
     sub.subscribe(topic.getBytes(StandardCharsets.UTF_8));
     sub.connect("tcp://127.0.0.1:" + pubPort);
-    dealer = zmq.createSocket(SocketType.DEALER);
-    dealer.setReceiveTimeOut(30_000);
-    dealer.connect("tcp://127.0.0.1:" + replayPort);
+    replayEndpoint = "tcp://127.0.0.1:" + replayPort;
+    dealer = replaySocket();
     lastSeq = startAfter;
     replay(startAfter + 1);
   }
@@ -128,13 +134,25 @@ final class EventFollower implements AutoCloseable {
    */
   void replay(long from) {
     replays++;
-    dealer.sendMore(new byte[0]);
-    dealer.send(ByteBuffer.allocate(8).putLong(from).array(), 0);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
+      dealer.sendMore(new byte[0]);
+      dealer.send(ByteBuffer.allocate(8).putLong(from).array(), 0);
       byte[] empty = dealer.recv();
-      if (empty == null) {
-        throw new AssertionError("no replay answer within 30 s from sequence " + from);
+      if (empty != null) {
+        break;
       }
+      // no answer within the socket's 5 s: ask again on a new socket (a new identity, so a late
+      // answer to the first request goes nowhere); replays are idempotent
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError(
+            "no replay answer within 30 s from sequence " + from + " (" + resent + " resent)");
+      }
+      resent++;
+      dealer.close();
+      dealer = replaySocket();
+    }
+    while (true) {
       long s = ByteBuffer.wrap(dealer.recv()).getLong();
       byte[] payload = dealer.recv();
       if (s == -1) {
@@ -144,7 +162,20 @@ final class EventFollower implements AutoCloseable {
         apply(payload);
         lastSeq = Math.max(lastSeq, s);
       }
+      if (dealer.recv() == null) {
+        throw new AssertionError("a replay answer from sequence " + from + " stopped midway");
+      }
     }
+  }
+
+  private ZMQ.Socket replaySocket() {
+    ZMQ.Socket d = zmq.createSocket(SocketType.DEALER);
+    // an explicit identity: JeroMQ DEALERs left to the ROUTER's generated one sometimes get no
+    // answer (jeromq#957)
+    d.setIdentity(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
+    d.setReceiveTimeOut(5_000);
+    d.connect(replayEndpoint);
+    return d;
   }
 
   private void apply(byte[] payload) {

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -303,6 +304,7 @@ class KvEventsLoopbackTest {
     PoolMetadata m = master.metadata();
     try (ZContext zmq = new ZContext(1)) {
       ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
+      dealer.setIdentity(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
       dealer.connect("tcp://127.0.0.1:" + publisher().replayPort());
       synchronized (m) {
         dealer.sendMore(new byte[0]);
@@ -330,6 +332,7 @@ class KvEventsLoopbackTest {
       stalled.subscribe(new byte[0]);
       stalled.connect("tcp://127.0.0.1:" + publisher().pubPort());
       ZMQ.Socket hostile = zmq.createSocket(SocketType.DEALER);
+      hostile.setIdentity(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
       hostile.connect("tcp://127.0.0.1:" + publisher().replayPort());
       hostile.send(longBytes(0), 0); // no empty delimiter
       hostile.sendMore(new byte[0]);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
@@ -64,6 +65,9 @@ public final class EventsFollower {
 
   private ZMQ.Socket replaySocket() {
     ZMQ.Socket s = zmq.createSocket(SocketType.DEALER);
+    // an explicit identity: JeroMQ DEALERs left to the ROUTER's generated one sometimes get no
+    // answer (jeromq#957)
+    s.setIdentity(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
     s.setReceiveTimeOut(10_000);
     s.setSendTimeOut(5_000);
     s.setLinger(0);

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Predicate;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
@@ -45,6 +46,9 @@ final class KvEventSubscriber implements AutoCloseable {
     sub.subscribe(topic.getBytes(StandardCharsets.UTF_8));
     sub.connect("tcp://" + host + ":" + port);
     replay = zmq.createSocket(SocketType.DEALER);
+    // an explicit identity: JeroMQ DEALERs left to the ROUTER's generated one sometimes get no
+    // answer (jeromq#957)
+    replay.setIdentity(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
     replay.setReceiveTimeOut(30_000);
     replay.connect("tcp://" + host + ":" + replayPort);
   }

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -95,6 +96,9 @@ final class EventsSubscriber implements AutoCloseable {
       sub.connect("tcp://" + host + ":" + pubPort);
       sub.setReceiveTimeOut(QUIET_MILLIS);
       ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
+      // an explicit identity: JeroMQ DEALERs left to the ROUTER's generated one sometimes get no
+      // answer (jeromq#957)
+      dealer.setIdentity(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
       dealer.setReceiveTimeOut(30_000);
       dealer.connect("tcp://" + host + ":" + replayPort);
       replay(dealer, 0);
