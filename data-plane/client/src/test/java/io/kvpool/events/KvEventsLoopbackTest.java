@@ -576,6 +576,12 @@ class KvEventsLoopbackTest {
             .start(Duration.ofSeconds(10)));
   }
 
+  private Map<String, Long> tierObjects() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    master.status().cacheSignals().tiers().forEach(t -> out.put(t.name(), t.objects()));
+    return out;
+  }
+
   private Set<String> keysOnDisk() {
     return keys(true);
   }
@@ -690,6 +696,11 @@ class KvEventsLoopbackTest {
     Set<String> onDisk = keysOnDisk();
     assertThat(onDisk).as("objects evicted to disk").isNotEmpty();
     assertThat(f.byMedium.get(DISK_MEDIUM)).as("announced on the disk medium").isNotEmpty();
+    assertThat(tierObjects())
+        .as("objects per tier in /status")
+        .containsExactly(
+            Map.entry("memory", (long) (count - onDisk.size())),
+            Map.entry("disk", (long) onDisk.size()));
 
     nodes
         .get(0)
