@@ -202,9 +202,12 @@ class KvEventsLoopbackTest {
         new BlockMetadata(true, List.of(longBytes(-42)), new byte[0], new int[] {5}, 1, 0);
     client.put("meta/1", value(1000, 1), 2, meta);
     client.putBatch(Map.of("int/1", value(1000, 2)), 1, Map.of("int/1", intMeta));
+    Set<String> put = new HashSet<>(Set.of("meta/1", "int/1"));
     for (int i = 0; i < 10; i++) {
       client.put("plain/" + i, value(2000, i), 1);
+      put.add("plain/" + i);
     }
+    awaitResidents(put); // a put returns before the master applied its nodes' COMMITs
     converge(f);
 
     EventFollower.Stored withMeta =
@@ -382,13 +385,17 @@ class KvEventsLoopbackTest {
 
   /** The BlockStored a subscriber must see for an object put with {@code m}, field by field. */
   private static EventFollower.Stored storedFor(BlockMetadata m) {
+    return storedFor(m, "pool:" + POOL);
+  }
+
+  private static EventFollower.Stored storedFor(BlockMetadata m, String medium) {
     return new EventFollower.Stored(
         m.blockHashes().stream().map(EventFollower::hex).toList(),
         m.parentBlockHash().length == 0 ? null : EventFollower.hex(m.parentBlockHash()),
         IntStream.of(m.tokenIds()).mapToObj(t -> (long) t).toList(),
         m.blockSize(),
         m.loraId() == 0 ? null : (long) m.loraId(),
-        "pool:" + POOL);
+        medium);
   }
 
   private static BlockMetadata metadata(int seed) {
@@ -406,11 +413,16 @@ class KvEventsLoopbackTest {
    * metadata, byte for byte, and none of them by its key.
    */
   private static void announcedWithMetadata(EventFollower f, Map<String, BlockMetadata> put) {
+    announcedWithMetadata(f, put, "pool:" + POOL);
+  }
+
+  private static void announcedWithMetadata(
+      EventFollower f, Map<String, BlockMetadata> put, String medium) {
     put.forEach(
         (key, m) ->
             assertThat(f.stored)
                 .as("the announcement of %s, after %d clears", key, f.clears)
-                .contains(storedFor(m))
+                .contains(storedFor(m, medium))
                 .noneMatch(
                     s ->
                         s.hashes()
@@ -536,6 +548,7 @@ class KvEventsLoopbackTest {
       keys.add("after/" + i);
       f.followTo(publisher().lastSequence(), 30_000);
     }
+    awaitResidents(keys); // a put returns before the master applied its nodes' COMMITs
     converge(f);
     assertThat(f.lastSeq).isGreaterThan(lastOfOldLeader);
     assertThat(f.clears)
@@ -717,6 +730,36 @@ class KvEventsLoopbackTest {
     for (int i = 0; i < count; i++) {
       assertThat(client.get("tiered/" + i)).as("tiered/" + i).isEqualTo(value((int) VALUE, i));
     }
+  }
+
+  /**
+   * An object put with block metadata and then moved to a node's disk tier is announced with that
+   * metadata, on the disk medium, by a leader that never saw its put: the node keeps the metadata
+   * of what it spilled and registers it with the record.
+   */
+  @Test
+  void aDiskRecordKeepsTheBlockMetadataForTheNextLeader(@TempDir Path disks) throws Exception {
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
+    startTieredNode("node-0", disks.resolve("node-0"));
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("writer")
+                .timeout(Duration.ofSeconds(10))
+                .build());
+    BlockMetadata m = metadata(11);
+    client.put("spilled/meta", value((int) VALUE, 11), 1, m);
+    for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) { // three times the node's memory
+      client.put("filler/" + i, value((int) VALUE, i), 1);
+    }
+    assertThat(keysOnDisk()).as("moved to the disk tier").contains("spilled/meta");
+    replaceMaster(); // a leader that never saw the put
+    awaitResidents(Set.of("spilled/meta"));
+    EventFollower f = follow();
+    convergeByMedium(f);
+    announcedWithMetadata(f, Map.of("spilled/meta", m), DISK_MEDIUM);
   }
 
   @Test
