@@ -7,13 +7,17 @@ subscriber's block-hash set equals the master's readable objects (``GET /residen
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import time
 import urllib.request
 from typing import Any, Optional, Union
 
 import msgspec
 import pytest
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from pool import LocalPool, wait_for
 
@@ -358,4 +362,60 @@ def test_objects_evicted_to_the_disk_tier_are_announced_on_the_disk_medium():
     finally:
         sub.close()
         client.close()
+        pool.stop()
+
+
+def _await_monitor_event(monitor, event: int, seconds: float, what: str) -> float:
+    """Waits for ``event`` on a socket monitor; returns when it came (time.monotonic())."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if monitor.poll(200):
+            if recv_monitor_message(monitor)["event"] == event:
+                return time.monotonic()
+    raise AssertionError(f"no {what} within {seconds} s")
+
+
+def test_a_subscriber_drops_a_frozen_publishers_connection_and_receives_live_again():
+    """The publisher's ZMTP heartbeats tell each subscriber to drop a connection silent for 5 s: a publisher that
+    vanished without closing its connections (here frozen with SIGSTOP; in a cluster, a pod whose address went away) is
+    left and reconnected to, with no setting on the subscriber's side. Without the heartbeats the SUB socket keeps the
+    silent connection and never reconnects."""
+    pub, replay = free_port(), free_port()
+    pool = LocalPool(pool_id=POOL, storage_nodes="1", memory="16MiB", events_port=str(pub),
+                     events_replay_port=str(replay), events_model=MODEL)
+    ctx = zmq.Context()
+    client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
+    master = pool.master_process()
+    frozen = False
+    try:
+        sub = ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, TOPIC.encode())
+        monitor = sub.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
+        sub.connect(f"tcp://127.0.0.1:{pub}")
+
+        def live() -> bool:
+            client.put(f"live/{time.monotonic_ns()}", b"v" * 100)
+            if sub.poll(500) == 0:
+                return False
+            topic, seq, _ = sub.recv_multipart()
+            assert topic == TOPIC.encode() and len(seq) == 8
+            return True
+
+        # a batch received live: the handshake is done and the subscription in effect
+        wait_for(live, 60, "a batch delivered live on the SUB socket")
+        os.kill(master.pid, signal.SIGSTOP)
+        frozen = True
+        stopped = time.monotonic()
+        dropped = _await_monitor_event(monitor, zmq.EVENT_DISCONNECTED, 60,
+                                       "drop of the frozen publisher's connection")
+        assert dropped - stopped >= 1, "the connection was dropped for its silence, not at once"
+        os.kill(master.pid, signal.SIGCONT)
+        frozen = False
+        _await_monitor_event(monitor, zmq.EVENT_CONNECTED, 60, "reconnection to the publisher")
+        wait_for(live, 60, "a batch delivered live on the reconnected SUB socket")
+    finally:
+        if frozen:
+            os.kill(master.pid, signal.SIGCONT)
+        client.close()
+        ctx.destroy(linger=0)
         pool.stop()

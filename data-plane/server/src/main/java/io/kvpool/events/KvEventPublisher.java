@@ -50,6 +50,17 @@ public final class KvEventPublisher implements AutoCloseable {
    */
   private static final long MAX_REPLAY_REQUEST_BYTES = 256;
 
+  /**
+   * ZMTP heartbeats on both sockets: a PING every second whose TTL tells each subscriber's ZMQ to
+   * drop the connection after 5 s without traffic, so a subscriber whose publisher vanished without
+   * closing its connections (a frozen process, a pod whose address went away) reconnects to the
+   * address and reaches the next leader; the publisher drops a subscriber that stopped answering
+   * after as long.
+   */
+  private static final int HEARTBEAT_IVL_MILLIS = 1_000;
+
+  private static final int HEARTBEAT_TTL_MILLIS = 5_000;
+
   private static final long IDLE_POLL_MILLIS = 10;
   private static final long GATHER_NANOS = 5_000_000;
 
@@ -96,6 +107,7 @@ public final class KvEventPublisher implements AutoCloseable {
       pub = zmq.createSocket(SocketType.PUB);
       pub.setSndHWM(config.hwm());
       pub.setLinger(0);
+      heartbeat(pub);
       pubPort = bind(pub, config.port());
       if (config.replayPort() >= 0) {
         replay = zmq.createSocket(SocketType.ROUTER);
@@ -105,6 +117,7 @@ public final class KvEventPublisher implements AutoCloseable {
             config.replayBatches()
                 + 16); // a whole replay fits; a subscriber that stops reading loses it
         replay.setLinger(0);
+        heartbeat(replay);
         replayPort = bind(replay, config.replayPort());
       } else {
         replay = null;
@@ -175,6 +188,12 @@ public final class KvEventPublisher implements AutoCloseable {
         config.topic(),
         config.medium(),
         config.diskMedium());
+  }
+
+  private static void heartbeat(ZMQ.Socket socket) {
+    socket.setHeartbeatIvl(HEARTBEAT_IVL_MILLIS);
+    socket.setHeartbeatTtl(HEARTBEAT_TTL_MILLIS);
+    socket.setHeartbeatTimeout(HEARTBEAT_TTL_MILLIS);
   }
 
   private int bind(ZMQ.Socket socket, int port) {
