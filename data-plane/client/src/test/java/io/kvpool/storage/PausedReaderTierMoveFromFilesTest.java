@@ -7,9 +7,10 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * {@link PausedReaderTierMoveTest} against a node whose segments are memory files on tmpfs, so that
- * its large replies go by sendfile: the pages a stalled reply left queued must keep the victim's
- * bytes when its object moves to disk and the range is written again.
+ * {@link PausedReaderTierMoveTest} against a node whose segments are memory files on tmpfs with
+ * sendfile asked for: a node with a disk tier still copies its replies (a displaced replica is read
+ * for its spill after it left the inventory, data-plane/README.md "Zero-copy gets"), and a reader
+ * stalled or paused across the move never gets another object's bytes there either.
  */
 class PausedReaderTierMoveFromFilesTest extends PausedReaderTierMoveTest {
   private Path memoryDir;
