@@ -40,12 +40,13 @@ import org.slf4j.LoggerFactory;
  * or of an earlier release (UNKNOWN_OPCODE), still takes the releases in its next heartbeat reply,
  * where they stay queued.
  *
- * <p>Each node has its own lane: one kept connection per node and view, one send in flight at a
- * time, and at most {@link #MAX_WAITING_PER_NODE} REMOVEs' releases waiting behind it, which the
- * next send carries together (up to {@link ProtocolLimits#MAX_BATCH} releases). So a frozen node
- * holds one sender thread, never the other nodes' pushes; what overflows its lane is skipped, and a
- * node whose push failed or timed out is skipped for a quiet period: no backlog, and a REMOVE pays
- * the wait for a frozen node once per quiet period, not every time.
+ * <p>Each node has its own lane: one kept connection per node and view (opened anew after {@link
+ * #KEPT_IDLE} unused), one send in flight at a time, and at most {@link #MAX_WAITING_PER_NODE}
+ * REMOVEs' releases waiting behind it, which the next send carries together (up to {@link
+ * ProtocolLimits#MAX_BATCH} releases). So a frozen node holds one sender thread, never the other
+ * nodes' pushes; what overflows its lane is skipped, and a node whose push failed or timed out is
+ * skipped for a quiet period: no backlog, and a REMOVE pays the wait for a frozen node once per
+ * quiet period, not every time.
  */
 final class ReleasePusher implements AutoCloseable {
   static final Duration PUSH_TIMEOUT = Duration.ofSeconds(1);
@@ -55,6 +56,12 @@ final class ReleasePusher implements AutoCloseable {
 
   /** REMOVEs whose releases may wait for one node's send in flight; more are skipped. */
   static final int MAX_WAITING_PER_NODE = 64;
+
+  /**
+   * A kept connection unused this long is opened anew, well inside a node's idle timeout (300 s by
+   * default), so that a push after a quiet spell does not fail on a connection the node closed.
+   */
+  static final Duration KEPT_IDLE = Duration.ofSeconds(60);
 
   /** Threads sending: one per node with a send in flight, so a few frozen nodes block no other. */
   static final int SENDERS = 8;
@@ -86,6 +93,7 @@ final class ReleasePusher implements AutoCloseable {
     boolean sending; // guarded by this
     RpcConnection connection; // used by the one sender of the lane only
     long connectionView;
+    long lastUsedNanos;
 
     NodeLane(String endpoint) {
       this.endpoint = endpoint;
@@ -96,6 +104,7 @@ final class ReleasePusher implements AutoCloseable {
   private final PoolSecrets secrets;
   private final Counter pushes;
   private final long quietNanos;
+  private final long keptIdleNanos;
   private final Map<String, NodeLane> lanes = new ConcurrentHashMap<>();
 
   /** Nodes whose last push failed or timed out, and until when (nanoTime) none is tried there. */
@@ -116,18 +125,25 @@ final class ReleasePusher implements AutoCloseable {
           });
 
   ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes) {
-    this(poolId, secrets, pushes, QUIET_AFTER_FAILURE);
+    this(poolId, secrets, pushes, QUIET_AFTER_FAILURE, KEPT_IDLE);
   }
 
   /**
    * {@code quietAfterFailure}: how long a node whose push failed or timed out is not pushed to (its
-   * heartbeat carries them).
+   * heartbeat carries them); {@code keptIdle}: after how long unused a node's connection is opened
+   * anew.
    */
-  ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes, Duration quietAfterFailure) {
+  ReleasePusher(
+      String poolId,
+      PoolSecrets secrets,
+      Counter pushes,
+      Duration quietAfterFailure,
+      Duration keptIdle) {
     this.identity = new Handshake(VersionInfo.CURRENT, Role.MASTER, poolId, "master");
     this.secrets = secrets;
     this.pushes = pushes;
     this.quietNanos = quietAfterFailure.toNanos();
+    this.keptIdleNanos = keptIdle.toNanos();
   }
 
   /**
@@ -246,7 +262,10 @@ final class ReleasePusher implements AutoCloseable {
     List<Release> releases = new ArrayList<>();
     batch.forEach(p -> releases.addAll(p.releases()));
     try {
-      if (lane.connection == null || lane.connectionView != view) {
+      if (lane.connection == null
+          || lane.connectionView != view
+          || !lane.connection.isUsable()
+          || System.nanoTime() - lane.lastUsedNanos > keptIdleNanos) {
         closeConnection(lane);
         lane.connection =
             RpcConnection.open(
@@ -258,6 +277,7 @@ final class ReleasePusher implements AutoCloseable {
       try (RpcConnection.Deadline d = lane.connection.deadline(PUSH_TIMEOUT)) {
         lane.connection.call(Opcode.RELEASE, w);
       }
+      lane.lastUsedNanos = System.nanoTime();
       quietUntil.remove(lane.endpoint);
       return Outcome.DELIVERED;
     } catch (IOException | RuntimeException e) {

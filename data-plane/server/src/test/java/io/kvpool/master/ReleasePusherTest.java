@@ -13,6 +13,7 @@ import io.kvpool.rpc.ServerLimits;
 import io.kvpool.security.PoolSecrets;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
@@ -56,7 +57,8 @@ class ReleasePusherTest {
     }
     Map<String, List<Release>> toGoneNode =
         Map.of("127.0.0.1:" + port, List.of(new Release("k", 1, true)));
-    try (ReleasePusher pusher = new ReleasePusher("p", PoolSecrets.none(), pushes, LONG_QUIET)) {
+    try (ReleasePusher pusher =
+        new ReleasePusher("p", PoolSecrets.none(), pushes, LONG_QUIET, ReleasePusher.KEPT_IDLE)) {
       pusher.push(toGoneNode, 1);
       assertThat(outcomes("failed")).isEqualTo(1);
       for (int i = 0; i < 3; i++) {
@@ -101,7 +103,9 @@ class ReleasePusherTest {
                           .size());
                   session.reply(frame, new BodyWriter());
                 });
-        ReleasePusher pusher = new ReleasePusher("pool", PoolSecrets.none(), pushes, LONG_QUIET)) {
+        ReleasePusher pusher =
+            new ReleasePusher(
+                "pool", PoolSecrets.none(), pushes, LONG_QUIET, ReleasePusher.KEPT_IDLE)) {
       String frozenAt = frozen.endpoint().toString();
       String healthyAt = healthy.endpoint().toString();
       ExecutorService removers = Executors.newFixedThreadPool(threads);
@@ -148,7 +152,66 @@ class ReleasePusherTest {
     }
   }
 
+  /**
+   * A node closes a connection idle past its idle timeout; the pusher opens a kept connection anew
+   * once it was unused for its own, shorter, time, so the push after a quiet spell is delivered
+   * rather than failed on a connection the node had closed.
+   */
+  @Test
+  void aConnectionTheNodeClosedForIdlenessIsNotUsedForTheNextPush() throws Exception {
+    PrometheusRegistry serverMetrics = new PrometheusRegistry();
+    AtomicInteger released = new AtomicInteger();
+    try (RpcServer node =
+            server(
+                "idle-closing",
+                ServerLimits.DEFAULTS.withDeadlines(
+                    Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMillis(200)),
+                serverMetrics,
+                (session, frame) -> {
+                  released.addAndGet(
+                      ReleaseRequest.decode(frame.reader(), session.agreedMinor())
+                          .releases()
+                          .size());
+                  session.reply(frame, new BodyWriter());
+                });
+        ReleasePusher pusher =
+            new ReleasePusher(
+                "pool", PoolSecrets.none(), pushes, LONG_QUIET, Duration.ofMillis(100))) {
+      Map<String, List<Release>> toNode =
+          Map.of(node.endpoint().toString(), List.of(new Release("k", 1, true)));
+      pusher.push(toNode, 1);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (closedForIdleness(serverMetrics) == 0) {
+        assertThat(System.nanoTime())
+            .as("the node closes the idle connection within 30 s")
+            .isLessThan(deadline);
+        Thread.sleep(20); // polling an observable condition with a deadline
+      }
+      pusher.push(toNode, 1);
+      assertThat(outcomes("delivered")).as("failed: %s", outcomes("failed")).isEqualTo(2);
+      assertThat(released).hasValue(2);
+    }
+  }
+
+  private static double closedForIdleness(PrometheusRegistry metrics) {
+    return metrics.scrape().stream()
+        .filter(m -> m.getMetadata().getPrometheusName().equals("kvpool_connections_closed"))
+        .flatMap(m -> ((CounterSnapshot) m).getDataPoints().stream())
+        .filter(d -> "idle".equals(d.getLabels().get("reason")))
+        .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue)
+        .sum();
+  }
+
   private static RpcServer server(String name, RpcServer.RequestHandler handler) throws Exception {
+    return server(name, ServerLimits.DEFAULTS, new PrometheusRegistry(), handler);
+  }
+
+  private static RpcServer server(
+      String name,
+      ServerLimits limits,
+      PrometheusRegistry metrics,
+      RpcServer.RequestHandler handler)
+      throws Exception {
     RpcServer s =
         new RpcServer(
             name,
@@ -156,9 +219,9 @@ class ReleasePusherTest {
             0,
             new RpcServer.Identity(VersionInfo.CURRENT, Role.STORAGE, () -> "pool", name),
             handler,
-            ServerLimits.DEFAULTS,
+            limits,
             PoolSecrets.none(),
-            new PrometheusRegistry());
+            metrics);
     s.start();
     return s;
   }
