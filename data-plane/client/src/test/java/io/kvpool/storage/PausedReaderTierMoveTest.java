@@ -62,6 +62,7 @@ class PausedReaderTierMoveTest {
   private StorageNode node;
   private KvPoolClient writer;
   private KvPoolClient reader;
+  private KvPoolClient batchReader;
 
   @BeforeEach
   void start() throws Exception {
@@ -79,6 +80,7 @@ class PausedReaderTierMoveTest {
             .start(T);
     writer = client("writer");
     reader = client("reader");
+    batchReader = client("batch-reader");
   }
 
   /** The node under test: here anonymous memory, so every reply is copied. */
@@ -96,6 +98,7 @@ class PausedReaderTierMoveTest {
 
   @AfterEach
   void stop() throws Exception {
+    batchReader.close();
     reader.close();
     writer.close();
     node.close();
@@ -115,6 +118,9 @@ class PausedReaderTierMoveTest {
     writer.put("victim", victim, 1);
     assertThat(reader.get("victim"))
         .as("read once: the reader caches its location")
+        .isEqualTo(victim);
+    assertThat(batchReader.getBatch(List.of("victim")).get("victim"))
+        .as("read once in a batch: this reader caches its location too")
         .isEqualTo(victim);
     try (RpcConnection paused =
         RpcConnection.open(
@@ -181,6 +187,9 @@ class PausedReaderTierMoveTest {
     }
     assertThat(reader.get("victim"))
         .as("a client whose cached location went stale reads the disk copy")
+        .isEqualTo(victim);
+    assertThat(batchReader.getBatch(List.of("victim")).get("victim"))
+        .as("so does a batch whose cached location went stale")
         .isEqualTo(victim);
     try (KvPoolClient fresh = client("fresh")) {
       assertThat(fresh.get("victim")).as("a fresh lookup reads the disk copy").isEqualTo(victim);
