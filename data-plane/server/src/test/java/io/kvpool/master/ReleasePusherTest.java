@@ -141,6 +141,7 @@ class ReleasePusherTest {
                   outcomes("failed"),
                   outcomes("skipped"),
                   millis);
+      System.out.println("a burst of " + removes + " REMOVEs, one node frozen: " + seen);
       assertThat(outcomes("delivered")).as("healthy pushes, " + seen).isEqualTo(removes);
       assertThat(healthyReleases).as(seen).hasValue(removes);
       assertThat(outcomes("timed_out") + outcomes("failed"))
@@ -149,6 +150,73 @@ class ReleasePusherTest {
       assertThat(outcomes("skipped"))
           .as("the frozen node's other pushes, " + seen)
           .isEqualTo(removes - outcomes("timed_out") - outcomes("failed"));
+    }
+  }
+
+  /**
+   * More REMOVEs at once than a frozen node's lane holds: the overflow is skipped at once, not
+   * queued, so at most one send in flight and {@link ReleasePusher#MAX_WAITING_PER_NODE} behind it
+   * (twice that, as the send in flight may carry a full lane) wait for the frozen node.
+   */
+  @Test
+  void removesBeyondAFrozenNodesLaneAreSkippedNotQueued() throws Exception {
+    int removes = 4 * ReleasePusher.MAX_WAITING_PER_NODE;
+    CountDownLatch thaw = new CountDownLatch(1);
+    try (RpcServer frozen =
+            server(
+                "frozen",
+                (session, frame) -> {
+                  try {
+                    thaw.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  ReleaseRequest.decode(frame.reader(), session.agreedMinor());
+                  session.reply(frame, new BodyWriter());
+                });
+        ReleasePusher pusher =
+            new ReleasePusher(
+                "pool", PoolSecrets.none(), pushes, LONG_QUIET, ReleasePusher.KEPT_IDLE)) {
+      String frozenAt = frozen.endpoint().toString();
+      ExecutorService removers = Executors.newFixedThreadPool(removes);
+      CountDownLatch ready = new CountDownLatch(removes);
+      CountDownLatch go = new CountDownLatch(1);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int i = 0; i < removes; i++) {
+          Release r = new Release("k" + i, 1, true);
+          done.add(
+              removers.submit(
+                  () -> {
+                    ready.countDown();
+                    go.await(); // all at once, as many REMOVEs arriving together
+                    pusher.push(Map.of(frozenAt, List.of(r)), 1);
+                    return null;
+                  }));
+        }
+        ready.await(1, TimeUnit.MINUTES);
+        go.countDown();
+        for (Future<?> f : done) {
+          f.get(5, TimeUnit.MINUTES);
+        }
+      } finally {
+        removers.shutdownNow();
+        thaw.countDown();
+      }
+      String seen =
+          "timed_out=%s failed=%s skipped=%s delivered=%s"
+              .formatted(
+                  outcomes("timed_out"),
+                  outcomes("failed"),
+                  outcomes("skipped"),
+                  outcomes("delivered"));
+      System.out.println("a frozen node's lane under " + removes + " REMOVEs at once: " + seen);
+      assertThat(outcomes("timed_out") + outcomes("failed") + outcomes("delivered"))
+          .as("pushes that waited for the frozen node, " + seen)
+          .isBetween(1.0, 2.0 * ReleasePusher.MAX_WAITING_PER_NODE + 1);
+      assertThat(outcomes("skipped"))
+          .as(seen)
+          .isEqualTo(removes - outcomes("timed_out") - outcomes("failed") - outcomes("delivered"));
     }
   }
 
