@@ -399,6 +399,14 @@ class LoopbackPoolTest {
     // each survivor is both a source and the only target: the copies to it come over the
     // other survivor's kept connections (at most one per master copier), not one per value
     for (StorageNode n : survivors) {
+      System.out.printf(
+          "node loss: %d replicas repaired; %s accepted %.0f copy sessions and %.0f from the master%n",
+          lost,
+          n.nodeId(),
+          sessionsAccepted(n, "storage") - storageBefore.get(n),
+          sessionsAccepted(n, "master") - masterBefore.get(n));
+    }
+    for (StorageNode n : survivors) {
       assertThat(sessionsAccepted(n, "storage") - storageBefore.get(n))
           .as("copy sessions %s accepted for about %d repairs", n.nodeId(), lost / 2)
           .isLessThanOrEqualTo(8);
