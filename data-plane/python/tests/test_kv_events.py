@@ -81,6 +81,7 @@ class Subscriber:
         self.replay_socket.connect(f"tcp://127.0.0.1:{replay_port}")
         self.decoder = msgspec.msgpack.Decoder(type=KVEventBatch)
         self.hashes: set = set(state.hashes) if state else set()
+        self.by_medium: dict = {}  # medium -> hashes, as a subscriber that tells the media apart keeps them
         self.last_seq: int = state.last_seq if state else -1
         self.stored: list = []
         self.removed = 0
@@ -98,12 +99,15 @@ class Subscriber:
             if isinstance(event, AllBlocksCleared):
                 self.clears += 1
                 self.hashes.clear()
+                self.by_medium.clear()
             elif isinstance(event, BlockStored):
                 self.stored.append(event)
                 self.hashes.update(hash_hex(h) for h in event.block_hashes)
+                self.by_medium.setdefault(event.medium, set()).update(hash_hex(h) for h in event.block_hashes)
             else:
                 self.removed += 1
                 self.hashes.difference_update(hash_hex(h) for h in event.block_hashes)
+                self.by_medium.get(event.medium, set()).difference_update(hash_hex(h) for h in event.block_hashes)
 
     def replay(self, start: int) -> None:
         """vLLM's replay request: (empty, 8-byte big-endian start) on the DEALER, batches until (-1, empty)."""
@@ -311,3 +315,47 @@ def test_a_batch_past_16_mib_of_metadata_per_node_keeps_every_items_metadata_on_
             raise AssertionError(f"{len(wrong)} of {items} items not adopted with their metadata, e.g. {wrong[:3]}: "
                                  f"{[held.get(k) for k in wrong[:1]]}") from None
         client.remove_matching("^fallback/")
+
+
+def residents_by_tier(pool: LocalPool) -> dict:
+    """The master's readable objects' block hashes per tier (``memory``: any replica in memory; ``disk``: all on disk)."""
+    with urllib.request.urlopen(f"http://{pool.admin}/residents", timeout=10) as r:
+        doc = json.load(r)
+    out: dict = {"memory": set(), "disk": set()}
+    for o in doc["objects"]:
+        out[o["tier"]].update(o["blockHashes"])
+    return out
+
+
+def test_objects_evicted_to_the_disk_tier_are_announced_on_the_disk_medium():
+    pub, replay = free_port(), free_port()
+    pool = LocalPool(pool_id=POOL, storage_nodes="2", memory="8MiB", disk="64MiB", events_port=str(pub),
+                     events_replay_port=str(replay), events_model=MODEL)
+    client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
+    sub = Subscriber(pub, replay)
+    memory_medium, disk_medium = f"pool:{POOL}", f"pool:{POOL}:disk"
+    try:
+        for i in range(96):  # 24 MiB: three times the pool's memory
+            assert client.put(f"tiered/{i}", bytes([i]) * (256 << 10))
+        state: dict = {}
+
+        def same() -> bool:
+            sub.poll(200)
+            state["master"] = residents_by_tier(pool)
+            return (sub.by_medium.get(memory_medium, set()) == state["master"]["memory"]
+                    and sub.by_medium.get(disk_medium, set()) == state["master"]["disk"]
+                    and sub.hashes == state["master"]["memory"] | state["master"]["disk"])
+
+        try:
+            wait_for(same, 60, "the subscriber to hold the master's objects on each medium")
+        except AssertionError:
+            raise AssertionError(f"master per tier { {t: len(h) for t, h in state.get('master', {}).items()} }, "
+                                 f"subscriber per medium { {m: len(h) for m, h in sub.by_medium.items()} }") from None
+        assert state["master"]["disk"], "values past the memory were moved to the disk tiers"
+        assert state["master"]["memory"], "the newest values stay in memory"
+        for i in range(96):
+            assert client.get(f"tiered/{i}") == bytes([i]) * (256 << 10)
+    finally:
+        sub.close()
+        client.close()
+        pool.stop()

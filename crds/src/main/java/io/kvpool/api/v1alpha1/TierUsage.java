@@ -20,6 +20,11 @@ public class TierUsage {
 
   private Double fullnessPercent;
 
+  @JsonPropertyDescription(
+      "Objects the tier holds: memory, those with a replica in memory; disk, those held only by"
+          + " disk tiers.")
+  private Long objects;
+
   public String getName() {
     return name;
   }
@@ -52,6 +57,14 @@ public class TierUsage {
     this.fullnessPercent = fullnessPercent;
   }
 
+  public Long getObjects() {
+    return objects;
+  }
+
+  public void setObjects(Long objects) {
+    this.objects = objects;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -63,12 +76,13 @@ public class TierUsage {
     return Objects.equals(name, that.name)
         && Objects.equals(capacity, that.capacity)
         && Objects.equals(used, that.used)
-        && Objects.equals(fullnessPercent, that.fullnessPercent);
+        && Objects.equals(fullnessPercent, that.fullnessPercent)
+        && Objects.equals(objects, that.objects);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, capacity, used, fullnessPercent);
+    return Objects.hash(name, capacity, used, fullnessPercent, objects);
   }
 
   @Override
@@ -85,6 +99,9 @@ public class TierUsage {
         + ", "
         + "fullnessPercent="
         + fullnessPercent
+        + ", "
+        + "objects="
+        + objects
         + '}';
   }
 }

@@ -120,7 +120,7 @@ public record MasterStatus(
     return tiers.stream()
         .filter(t -> Tier.MEMORY.equals(t.name()))
         .findFirst()
-        .orElse(new Tier(Tier.MEMORY, capacityBytes, usedBytes));
+        .orElse(new Tier(Tier.MEMORY, capacityBytes, usedBytes, objectCount));
   }
 
   /** Nodes the master counts as ALIVE. */
@@ -347,9 +347,12 @@ public record MasterStatus(
    * (a reader must expect more names).
    *
    * @param name the tier, e.g. {@code memory}
+   * @param objects the objects it holds: {@code memory} every object with a replica in memory
+   *     (pending puts included), {@code disk} the readable objects whose every replica is on a disk
+   *     tier (the media of their KV events); 0 from a master before 0.3
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Tier(String name, long capacityBytes, long usedBytes) {
+  public record Tier(String name, long capacityBytes, long usedBytes, long objects) {
     /** The name of the memory tier. */
     public static final String MEMORY = "memory";
 

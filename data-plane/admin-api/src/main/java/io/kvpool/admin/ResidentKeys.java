@@ -15,7 +15,9 @@ public record ResidentKeys(String apiVersion, long view, List<Resident> objects)
   /**
    * @param blockHashes hex of each block hash the events name it by: its put's, or its key's UTF-8
    *     bytes without block metadata
+   * @param tier {@code memory} when any replica is in memory, {@code disk} when every replica is on
+   *     a disk tier: the medium its events name
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Resident(String key, long generation, List<String> blockHashes) {}
+  public record Resident(String key, long generation, List<String> blockHashes, String tier) {}
 }

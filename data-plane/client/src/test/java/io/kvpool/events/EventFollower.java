@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +43,10 @@ final class EventFollower implements AutoCloseable {
   private ZMQ.Socket dealer;
   private final String topic;
   final Set<String> hashes = new LinkedHashSet<>();
+
+  /** The hashes held per medium, as a subscriber that tells the media apart keeps them. */
+  final Map<String, Set<String>> byMedium = new HashMap<>();
+
   final List<Stored> stored = new ArrayList<>();
   final List<String> removedHashes = new ArrayList<>();
   long lastSeq = -1;
@@ -193,6 +200,7 @@ final class EventFollower implements AutoCloseable {
             expect(fields, 1, tag);
             clears++;
             hashes.clear();
+            byMedium.clear();
           }
           case "BlockStored" -> {
             expect(fields, 7, tag);
@@ -206,13 +214,16 @@ final class EventFollower implements AutoCloseable {
                     u.unpackString());
             stored.add(s);
             hashes.addAll(s.hashes());
+            byMedium.computeIfAbsent(s.medium(), m -> new HashSet<>()).addAll(s.hashes());
           }
           case "BlockRemoved" -> {
             expect(fields, 3, tag);
             List<String> gone = hashList(u);
-            u.unpackString();
+            String medium = u.unpackString();
             removedHashes.addAll(gone);
             gone.forEach(hashes::remove);
+            Set<String> held = byMedium.getOrDefault(medium, new HashSet<>());
+            gone.forEach(held::remove);
           }
           default -> throw new AssertionError("unknown event tag " + tag);
         }

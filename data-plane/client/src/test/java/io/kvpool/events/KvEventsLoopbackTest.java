@@ -13,6 +13,7 @@ import io.kvpool.master.ResidentObject;
 import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
+import io.kvpool.storage.disk.DiskTier;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -201,9 +202,12 @@ class KvEventsLoopbackTest {
         new BlockMetadata(true, List.of(longBytes(-42)), new byte[0], new int[] {5}, 1, 0);
     client.put("meta/1", value(1000, 1), 2, meta);
     client.putBatch(Map.of("int/1", value(1000, 2)), 1, Map.of("int/1", intMeta));
+    Set<String> put = new HashSet<>(Set.of("meta/1", "int/1"));
     for (int i = 0; i < 10; i++) {
       client.put("plain/" + i, value(2000, i), 1);
+      put.add("plain/" + i);
     }
+    awaitResidents(put); // a put returns before the master applied its nodes' COMMITs
     converge(f);
 
     EventFollower.Stored withMeta =
@@ -381,13 +385,17 @@ class KvEventsLoopbackTest {
 
   /** The BlockStored a subscriber must see for an object put with {@code m}, field by field. */
   private static EventFollower.Stored storedFor(BlockMetadata m) {
+    return storedFor(m, "pool:" + POOL);
+  }
+
+  private static EventFollower.Stored storedFor(BlockMetadata m, String medium) {
     return new EventFollower.Stored(
         m.blockHashes().stream().map(EventFollower::hex).toList(),
         m.parentBlockHash().length == 0 ? null : EventFollower.hex(m.parentBlockHash()),
         IntStream.of(m.tokenIds()).mapToObj(t -> (long) t).toList(),
         m.blockSize(),
         m.loraId() == 0 ? null : (long) m.loraId(),
-        "pool:" + POOL);
+        medium);
   }
 
   private static BlockMetadata metadata(int seed) {
@@ -405,11 +413,16 @@ class KvEventsLoopbackTest {
    * metadata, byte for byte, and none of them by its key.
    */
   private static void announcedWithMetadata(EventFollower f, Map<String, BlockMetadata> put) {
+    announcedWithMetadata(f, put, "pool:" + POOL);
+  }
+
+  private static void announcedWithMetadata(
+      EventFollower f, Map<String, BlockMetadata> put, String medium) {
     put.forEach(
         (key, m) ->
             assertThat(f.stored)
                 .as("the announcement of %s, after %d clears", key, f.clears)
-                .contains(storedFor(m))
+                .contains(storedFor(m, medium))
                 .noneMatch(
                     s ->
                         s.hashes()
@@ -535,6 +548,7 @@ class KvEventsLoopbackTest {
       keys.add("after/" + i);
       f.followTo(publisher().lastSequence(), 30_000);
     }
+    awaitResidents(keys); // a put returns before the master applied its nodes' COMMITs
     converge(f);
     assertThat(f.lastSeq).isGreaterThan(lastOfOldLeader);
     assertThat(f.clears)
@@ -562,6 +576,92 @@ class KvEventsLoopbackTest {
     return n;
   }
 
+  private static final long VALUE = 256 << 10;
+  private static final String MEMORY_MEDIUM = "pool:" + POOL;
+  private static final String DISK_MEDIUM = MEMORY_MEDIUM + ":disk";
+
+  private void startTieredNode(String id, Path disk) throws Exception {
+    nodes.add(
+        new StorageNode(
+                StorageConfig.local(master.rpcEndpoint(), id, "127.0.0.1", NODE_MEMORY, 1)
+                    .withHeartbeat(Duration.ofMillis(100))
+                    .withDisk(new DiskTier.Settings(disk, 64L << 20, 1L << 20, 0.9, 0.8)))
+            .start(Duration.ofSeconds(10)));
+  }
+
+  private Map<String, Long> tierObjects() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    master.status().cacheSignals().tiers().forEach(t -> out.put(t.name(), t.objects()));
+    return out;
+  }
+
+  private Set<String> keysOnDisk() {
+    return keys(true);
+  }
+
+  private Set<String> keysInMemory() {
+    return keys(false);
+  }
+
+  private Set<String> keys(boolean onDisk) {
+    Set<String> out = new HashSet<>();
+    for (ResidentObject o : master.metadata().residents()) {
+      if (o.onDisk() == onDisk) {
+        out.add(o.key());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Follows the events until the follower's sets per medium are the master's objects on each, and
+   * its plain set all of them (within 30 s).
+   */
+  private void convergeByMedium(EventFollower f) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    Map<String, Set<String>> expected = Map.of();
+    Map<String, Set<String>> seen = Map.of();
+    Set<String> all = Set.of();
+    while (System.currentTimeMillis() < deadline) {
+      List<ResidentObject> residents = master.metadata().residents();
+      all = identities(residents);
+      expected =
+          Map.of(
+              MEMORY_MEDIUM,
+              identities(residents.stream().filter(o -> !o.onDisk()).toList()),
+              DISK_MEDIUM,
+              identities(residents.stream().filter(ResidentObject::onDisk).toList()));
+      f.followTo(publisher().lastSequence(), 30_000);
+      seen =
+          Map.of(
+              MEMORY_MEDIUM, f.byMedium.getOrDefault(MEMORY_MEDIUM, Set.of()),
+              DISK_MEDIUM, f.byMedium.getOrDefault(DISK_MEDIUM, Set.of()));
+      if (seen.equals(expected) && f.hashes.equals(all)) {
+        return;
+      }
+      Thread.sleep(20); // the publisher thread has not drained its queue yet: look again
+    }
+    throw new AssertionError(
+        "follower's sets per medium differ from the master's after 30 s: expected "
+            + sizes(expected)
+            + ", follower "
+            + sizes(seen)
+            + ", plain set "
+            + f.hashes.size()
+            + " of "
+            + all.size()
+            + "; follower at "
+            + f.lastSeq
+            + ", publisher at "
+            + publisher().lastSequence());
+  }
+
+  private static Map<String, Integer> sizes(Map<String, Set<String>> byMedium) {
+    Map<String, Integer> out = new LinkedHashMap<>();
+    byMedium.forEach((medium, hashes) -> out.put(medium, hashes.size()));
+    return out;
+  }
+
   /** Closes the leader and starts another master on its port; waits until it serves. */
   private void replaceMaster() throws Exception {
     int rpcPort = master.rpcEndpoint().port();
@@ -578,6 +678,88 @@ class KvEventsLoopbackTest {
       Thread.sleep(20);
     }
     assertThat(n.status().objects()).as("replicas on " + n.nodeId()).isEqualTo(objects);
+  }
+
+  /**
+   * Objects evicted to the nodes' disk tiers are announced on the disk medium (removed from the
+   * memory medium first), and back on the memory medium when a repair copies a disk-only object
+   * into another node's memory: after each phase a subscriber that keeps a set per medium holds
+   * exactly the master's objects on each, and one that ignores the medium holds them all.
+   */
+  @Test
+  void objectsMovingToDiskAndBackAreAnnouncedOnTheirMedium(@TempDir Path disks) throws Exception {
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
+    for (int i = 0; i < 3; i++) {
+      startTieredNode("node-" + i, disks.resolve("node-" + i));
+    }
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("writer")
+                .timeout(Duration.ofSeconds(10))
+                .build());
+    EventFollower f = follow();
+    int count = 3 * (int) (3 * NODE_MEMORY / (2 * VALUE)); // three times what memory holds at R=2
+    for (int i = 0; i < count; i++) {
+      client.put("tiered/" + i, value((int) VALUE, i), 2);
+    }
+    convergeByMedium(f);
+    Set<String> onDisk = keysOnDisk();
+    assertThat(onDisk).as("objects evicted to disk").isNotEmpty();
+    assertThat(f.byMedium.get(DISK_MEDIUM)).as("announced on the disk medium").isNotEmpty();
+    assertThat(tierObjects())
+        .as("objects per tier in /status")
+        .containsExactly(
+            Map.entry("memory", (long) (count - onDisk.size())),
+            Map.entry("disk", (long) onDisk.size()));
+
+    nodes
+        .get(0)
+        .close(); // dead after the node TTL: its objects are copied to another node's memory
+    long deadline = System.currentTimeMillis() + 60_000;
+    Set<String> backInMemory = new HashSet<>();
+    while (System.currentTimeMillis() < deadline && backInMemory.isEmpty()) {
+      backInMemory.addAll(onDisk);
+      backInMemory.retainAll(keysInMemory());
+      Thread.sleep(50);
+    }
+    assertThat(backInMemory).as("disk-only objects a repair copied into memory").isNotEmpty();
+    convergeByMedium(f);
+    for (int i = 0; i < count; i++) {
+      assertThat(client.get("tiered/" + i)).as("tiered/" + i).isEqualTo(value((int) VALUE, i));
+    }
+  }
+
+  /**
+   * An object put with block metadata and then moved to a node's disk tier is announced with that
+   * metadata, on the disk medium, by a leader that never saw its put: the node keeps the metadata
+   * of what it spilled and registers it with the record.
+   */
+  @Test
+  void aDiskRecordKeepsTheBlockMetadataForTheNextLeader(@TempDir Path disks) throws Exception {
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
+    startTieredNode("node-0", disks.resolve("node-0"));
+    client =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("writer")
+                .timeout(Duration.ofSeconds(10))
+                .build());
+    BlockMetadata m = metadata(11);
+    client.put("spilled/meta", value((int) VALUE, 11), 1, m);
+    for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) { // three times the node's memory
+      client.put("filler/" + i, value((int) VALUE, i), 1);
+    }
+    assertThat(keysOnDisk()).as("moved to the disk tier").contains("spilled/meta");
+    replaceMaster(); // a leader that never saw the put
+    awaitResidents(Set.of("spilled/meta"));
+    EventFollower f = follow();
+    convergeByMedium(f);
+    announcedWithMetadata(f, Map.of("spilled/meta", m), DISK_MEDIUM);
   }
 
   @Test

@@ -17,10 +17,16 @@ import org.msgpack.core.MessagePack;
  * order.
  */
 final class KvEventEncoder {
-  private final String medium;
+  private final String memoryMedium;
+  private final String diskMedium;
 
-  KvEventEncoder(String medium) {
-    this.medium = medium;
+  KvEventEncoder(String memoryMedium, String diskMedium) {
+    this.memoryMedium = memoryMedium;
+    this.diskMedium = diskMedium;
+  }
+
+  private String medium(ResidentObject o) {
+    return o.onDisk() ? diskMedium : memoryMedium;
   }
 
   /**
@@ -71,7 +77,7 @@ final class KvEventEncoder {
     } else {
       p.packInt(m.loraId());
     }
-    p.packString(medium);
+    p.packString(medium(o));
   }
 
   /** BlockRemoved: block_hashes, medium. */
@@ -79,7 +85,7 @@ final class KvEventEncoder {
     p.packArrayHeader(3);
     p.packString("BlockRemoved");
     hashes(p, o);
-    p.packString(medium);
+    p.packString(medium(o));
   }
 
   /**

@@ -88,7 +88,7 @@ public final class KvEventPublisher implements AutoCloseable {
 
   public KvEventPublisher(KvEventsConfig config, PrometheusRegistry metrics) {
     this.config = config;
-    this.encoder = new KvEventEncoder(config.medium());
+    this.encoder = new KvEventEncoder(config.medium(), config.diskMedium());
     this.topic = config.topic().getBytes(StandardCharsets.UTF_8);
     this.queue = new ArrayBlockingQueue<>(config.queueCapacity());
     this.buffer = new ReplayBuffer(config.replayBatches(), config.replayBytes());
@@ -167,12 +167,14 @@ public final class KvEventPublisher implements AutoCloseable {
     thread.setDaemon(true);
     thread.start();
     LOG.info(
-        "event=kv_events_publishing pool={} pub_port={} replay_port={} topic={} medium={}",
+        "event=kv_events_publishing pool={} pub_port={} replay_port={} topic={} medium={}"
+            + " disk_medium={}",
         config.poolId(),
         pubPort,
         replayPort,
         config.topic(),
-        config.medium());
+        config.medium(),
+        config.diskMedium());
   }
 
   private int bind(ZMQ.Socket socket, int port) {
@@ -214,6 +216,18 @@ public final class KvEventPublisher implements AutoCloseable {
       @Override
       public void removed(ResidentObject o) {
         offer(new ResidencyChange(ResidencyChange.Kind.REMOVED, view, o));
+      }
+
+      /**
+       * Removed from the old medium first, then stored on the new one: a subscriber that ignores
+       * the medium still holds the object after both.
+       */
+      @Override
+      public void tierChanged(ResidentObject o) {
+        ResidentObject before =
+            new ResidentObject(o.key(), o.generation(), o.metadata(), !o.onDisk());
+        offer(new ResidencyChange(ResidencyChange.Kind.REMOVED, view, before));
+        offer(new ResidencyChange(ResidencyChange.Kind.STORED, view, o));
       }
     };
   }

@@ -7,7 +7,8 @@ package io.kvpool.events;
  * @param host the address the PUB and ROUTER sockets bind (the master's bind host)
  * @param port the PUB socket's port (0: any free port, for tests)
  * @param replayPort the replay ROUTER socket's port (0: any free port; -1: no replay socket)
- * @param medium the {@code medium} of every event (default {@code pool:<pool>})
+ * @param medium the {@code medium} of the events of objects in memory (default {@code
+ *     pool:<pool>}); those of objects held only by disk tiers name {@link #diskMedium()}
  * @param model the model named in the topic {@code kv@pool:<pool>@<model>}
  * @param queueCapacity residency changes waiting for the publisher thread; past it changes are
  *     dropped, counted, and healed by a full re-announcement
@@ -100,6 +101,14 @@ public record KvEventsConfig(
         replayBytes,
         maxEventsPerBatch,
         hwm);
+  }
+
+  /**
+   * The {@code medium} of the events of an object whose every replica is on a storage node's disk
+   * tier: the memory medium followed by {@code :disk}.
+   */
+  public String diskMedium() {
+    return medium + ":disk";
   }
 
   /** The ZMQ topic frame of every message: {@code kv@pool:<pool>@<model>}. */

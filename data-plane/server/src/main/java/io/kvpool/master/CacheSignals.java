@@ -120,6 +120,14 @@ public final class CacheSignals {
         .callback(cb -> tiers.get().forEach(t -> cb.call(t.usedBytes(), t.name())))
         .register(registry);
     GaugeWithCallback.builder()
+        .name("kvpool_tier_objects")
+        .help(
+            "Objects per tier: memory, those with a replica in memory; disk, those held only by disk"
+                + " tiers")
+        .labelNames("tier")
+        .callback(cb -> tiers.get().forEach(t -> cb.call(t.objects(), t.name())))
+        .register(registry);
+    GaugeWithCallback.builder()
         .name("kvpool_tier_fullness_ratio")
         .help("Used over capacity per tier (0 when empty)")
         .labelNames("tier")

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The pool's storage tiers as /status and the tier gauges show them: {@code memory}, and {@code
  * disk} (the disk tiers of the nodes that are not dead, as their heartbeats report them) when any
- * node has one.
+ * node has one. An object counts in the memory tier while any of its replicas is in memory, in the
+ * disk tier once all are on disk tiers.
  */
 final class CacheTiers {
   static final String MEMORY = "memory";
@@ -18,7 +19,9 @@ final class CacheTiers {
 
   static List<MasterStatus.Tier> of(PoolSnapshot s) {
     List<MasterStatus.Tier> tiers = new ArrayList<>();
-    tiers.add(new MasterStatus.Tier(MEMORY, s.capacityBytes(), s.usedBytes()));
+    tiers.add(
+        new MasterStatus.Tier(
+            MEMORY, s.capacityBytes(), s.usedBytes(), s.objectCount() - s.objectsOnDisk()));
     long capacity = 0;
     long used = 0;
     boolean any = false;
@@ -31,7 +34,7 @@ final class CacheTiers {
       }
     }
     if (any) {
-      tiers.add(new MasterStatus.Tier(DISK, capacity, used));
+      tiers.add(new MasterStatus.Tier(DISK, capacity, used, s.objectsOnDisk()));
     }
     return List.copyOf(tiers);
   }

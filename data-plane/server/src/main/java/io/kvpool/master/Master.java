@@ -431,7 +431,12 @@ public final class Master implements AutoCloseable {
     }
     java.util.List<ResidentKeys.Resident> out = new java.util.ArrayList<>();
     for (ResidentObject o : m.residents()) {
-      out.add(new ResidentKeys.Resident(o.key(), o.generation(), o.eventHashes()));
+      out.add(
+          new ResidentKeys.Resident(
+              o.key(),
+              o.generation(),
+              o.eventHashes(),
+              o.onDisk() ? CacheTiers.DISK : CacheTiers.MEMORY));
     }
     return new Response(
         200,

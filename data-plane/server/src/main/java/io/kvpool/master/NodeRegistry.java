@@ -192,8 +192,9 @@ final class NodeRegistry {
       o.lastAccessMillis = nowMillis;
       // readers may hold tokens a previous master issued: protect the object for one lease
       o.leaseExpiryMillis = nowMillis + pool.config.leaseTtl().toMillis();
+      o.addReplica(replica); // before it becomes readable: its announcement names its medium
       pool.objects.add(o);
-      pool.addReplica(o, replica);
+      pool.objects.recount(o);
       pool.counters.objectsRecovered.inc();
       if (o.wantedReplicas > 1) {
         pool.needsRepair.add(o);

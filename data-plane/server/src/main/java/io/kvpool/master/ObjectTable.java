@@ -24,6 +24,7 @@ final class ObjectTable {
   private final int[] wantedCounts = new int[256];
   private int pinned;
   private int underReplicated;
+  private int onDiskCount;
   private long completeBytes;
 
   void listen(ResidencyListener listener) {
@@ -46,7 +47,7 @@ final class ObjectTable {
     wantedCounts[o.wantedReplicas]++;
     pinned += o.pinned ? 1 : 0;
     if (o.visible()) {
-      residency.stored(o.resident());
+      announceStored(o);
     }
   }
 
@@ -71,6 +72,7 @@ final class ObjectTable {
     wantedCounts[o.wantedReplicas]--;
     pinned -= o.pinned ? 1 : 0;
     if (o.visible()) {
+      onDiskCount -= o.announcedOnDisk ? 1 : 0;
       residency.removed(o.resident());
     }
   }
@@ -83,7 +85,7 @@ final class ObjectTable {
       completeBytes += o.size;
       recount(o);
       if (!wasVisible && o.slot >= 0) {
-        residency.stored(o.resident());
+        announceStored(o);
       }
     }
   }
@@ -96,20 +98,35 @@ final class ObjectTable {
     boolean wasVisible = o.visible();
     o.committedBy(nodeId);
     if (!wasVisible && o.slot >= 0) {
-      residency.stored(o.resident());
+      announceStored(o);
     }
   }
 
+  private void announceStored(StoredObject o) {
+    o.announcedOnDisk = o.onDiskOnly();
+    onDiskCount += o.announcedOnDisk ? 1 : 0;
+    residency.stored(o.resident());
+  }
+
   /**
-   * Re-evaluates whether {@code o} counts as under-replicated — in the table, complete, with fewer
-   * replicas than it wants — after its replicas or its state changed; the count is then the state's
-   * own, never a work queue's.
+   * Re-evaluates, after its replicas or its state changed, whether {@code o} counts as
+   * under-replicated — in the table, complete, with fewer replicas than it wants — and, for a
+   * readable object with replicas, whether its medium changed (all replicas on disk, or any in
+   * memory), which is then announced. The counts are the state's own, never a work queue's.
    */
   void recount(StoredObject o) {
     boolean under = o.slot >= 0 && o.complete() && o.replicaCount() < o.wantedReplicas;
     if (under != o.countedUnderReplicated) {
       o.countedUnderReplicated = under;
       underReplicated += under ? 1 : -1;
+    }
+    if (o.slot >= 0 && o.visible() && o.replicaCount() > 0) {
+      boolean onDisk = o.onDiskOnly();
+      if (onDisk != o.announcedOnDisk) {
+        o.announcedOnDisk = onDisk;
+        onDiskCount += onDisk ? 1 : -1;
+        residency.tierChanged(o.resident());
+      }
     }
   }
 
@@ -160,6 +177,11 @@ final class ObjectTable {
    */
   int underReplicatedCount() {
     return underReplicated;
+  }
+
+  /** Readable objects whose every replica is on a disk tier (their medium is the disk). */
+  int onDiskCount() {
+    return onDiskCount;
   }
 
   int pinnedCount() {

@@ -1233,6 +1233,7 @@ public final class PoolMetadata {
         pool.capacityBytes(),
         pool.usedBytes(),
         pool.objects.size(),
+        pool.objects.onDiskCount(),
         pool.objects.pendingCount(),
         pool.objects.pinnedCount(),
         pool.objects.underReplicatedCount(),

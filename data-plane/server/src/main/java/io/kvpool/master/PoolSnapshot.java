@@ -15,6 +15,7 @@ public record PoolSnapshot(
     long capacityBytes,
     long usedBytes,
     long objectCount,
+    long objectsOnDisk,
     long pendingObjects,
     long pinnedObjects,
     long underReplicated,

@@ -14,6 +14,9 @@ public interface ResidencyListener {
 
         @Override
         public void removed(ResidentObject o) {}
+
+        @Override
+        public void tierChanged(ResidentObject o) {}
       };
 
   /**
@@ -29,9 +32,10 @@ public interface ResidencyListener {
   void removed(ResidentObject o);
 
   /**
-   * Hook for storage tiers: the object's readable replicas moved from one medium to another (memory
-   * to disk and back). Nothing calls it until the master knows replica tiers; a publisher then
-   * announces the object on the new medium and removes it from the old one.
+   * The object's medium changed (memory to disk or back; {@code o.onDisk()} is the new one): its
+   * last memory replica moved to disk or was lost while a disk replica remains, or a memory replica
+   * came back (a repair copy, a node's registration). A publisher announces it on the new medium
+   * and removes it from the old one.
    */
-  default void tierChanged(ResidentObject o, String fromMedium, String toMedium) {}
+  void tierChanged(ResidentObject o);
 }

@@ -80,6 +80,12 @@ final class StoredObject {
   /** Whether {@link ObjectTable} counts it as under-replicated now. */
   boolean countedUnderReplicated;
 
+  /**
+   * The medium its residency events last announced it on: the disk when true (see {@link
+   * #onDiskOnly}); meaningful while it is visible.
+   */
+  boolean announcedOnDisk;
+
   /** Position in {@link ObjectTable}'s array (sampling and sweeps), -1 when not in the table. */
   int slot = -1;
 
@@ -284,8 +290,25 @@ final class StoredObject {
     return pending != null && pending.committedByNodes && !pending.commitWaitSpent && !visible();
   }
 
+  /** The object as its residency events name it, on the medium they last announced. */
   ResidentObject resident() {
-    return new ResidentObject(key, generation, blockMetadata);
+    return new ResidentObject(key, generation, blockMetadata, announcedOnDisk);
+  }
+
+  /** Whether it has replicas and all of them are on disk tiers (its medium is then the disk). */
+  boolean onDiskOnly() {
+    if (replicas == null) {
+      return false;
+    }
+    if (replicas instanceof Replica one) {
+      return one.onDisk();
+    }
+    for (Replica r : (Replica[]) replicas) {
+      if (!r.onDisk()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   Replica replicaOn(String nodeId) {

@@ -1,6 +1,7 @@
 package io.kvpool.storage;
 
 import io.kvpool.nativemem.NativeSegment;
+import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.PutRef;
 import io.kvpool.protocol.Release;
@@ -11,11 +12,14 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Moves replicas between a node's memory and its disk tier. The master decides: when it evicts a
@@ -36,8 +40,23 @@ final class DiskSpill implements AutoCloseable {
   /** How long a release waits for a writer's spill of the replica it names (one record write). */
   private static final long SPILL_WAIT_MILLIS = 10_000;
 
+  /**
+   * Heap the block metadata of disk records may take at most ({@link BlockMetadata#heapBytes}); a
+   * record spilled past it keeps none (its next leader announces it under its key).
+   */
+  static final long MAX_METADATA_HEAP_BYTES = 32L << 20;
+
   private final DiskTier tier;
   private final List<NativeSegment> segments;
+
+  /**
+   * The block metadata of the records this process spilled (disk records themselves keep none): a
+   * new leader adopting them from this node's inventory announces them with it. Lost with the
+   * process: records rescanned at start have none.
+   */
+  private final Map<DiskTier.ObjectRef, BlockMetadata> metadata = new ConcurrentHashMap<>();
+
+  private final AtomicLong metadataBytes = new AtomicLong();
   private final ObjectInventory inventory;
   private final ConcurrentLinkedQueue<PutRef> drops = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
@@ -67,8 +86,35 @@ final class DiskSpill implements AutoCloseable {
   /** The tier's listener of records it lost. */
   void lost(List<DiskTier.ObjectRef> objects) {
     for (DiskTier.ObjectRef o : objects) {
+      forgetMetadata(o);
       queueDrop(o.key(), o.generation());
     }
+  }
+
+  private void keepMetadata(DiskTier.ObjectRef ref, BlockMetadata m) {
+    if (m == null) {
+      return;
+    }
+    if (metadataBytes.addAndGet(m.heapBytes()) > MAX_METADATA_HEAP_BYTES) {
+      metadataBytes.addAndGet(-m.heapBytes());
+      return;
+    }
+    BlockMetadata was = metadata.put(ref, m);
+    if (was != null) {
+      metadataBytes.addAndGet(-was.heapBytes());
+    }
+  }
+
+  private void forgetMetadata(DiskTier.ObjectRef ref) {
+    BlockMetadata was = metadata.remove(ref);
+    if (was != null) {
+      metadataBytes.addAndGet(-was.heapBytes());
+    }
+  }
+
+  /** The block metadata of a disk record this process spilled, or null. */
+  BlockMetadata metadataOf(DiskTier.ObjectRef ref) {
+    return metadata.get(ref);
   }
 
   private void queueDrop(String key, long generation) {
@@ -99,13 +145,18 @@ final class DiskSpill implements AutoCloseable {
       Slice s = slices.get(i);
       views[i] = segments.get(s.segmentId()).view(s.offset(), s.length());
     }
-    return tier.append(
-        replica.key(),
-        replica.generation(),
-        replica.wantedReplicas(),
-        replica.size(),
-        replica.checksum(),
-        views);
+    boolean written =
+        tier.append(
+            replica.key(),
+            replica.generation(),
+            replica.wantedReplicas(),
+            replica.size(),
+            replica.checksum(),
+            views);
+    if (written) {
+      keepMetadata(new DiskTier.ObjectRef(replica.key(), replica.generation()), replica.metadata());
+    }
+    return written;
   }
 
   /**
@@ -153,7 +204,9 @@ final class DiskSpill implements AutoCloseable {
     ObjectId id = new ObjectId(r.key(), r.generation());
     if (!r.toDisk()) {
       inventory.release(r, nowMillis);
-      tier.remove(new DiskTier.ObjectRef(r.key(), r.generation()));
+      DiskTier.ObjectRef ref = new DiskTier.ObjectRef(r.key(), r.generation());
+      tier.remove(ref);
+      forgetMetadata(ref);
       return;
     }
     InventoryObject inMemory = inventory.replica(id);
@@ -186,7 +239,8 @@ final class DiskSpill implements AutoCloseable {
                 h.wantedReplicas(),
                 h.size(),
                 h.checksum(),
-                List.of()));
+                List.of(),
+                metadata.get(h.id())));
       }
     }
     return out;

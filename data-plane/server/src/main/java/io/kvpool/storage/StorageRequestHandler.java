@@ -1020,7 +1020,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
           session,
           request,
           r,
-          null, // a disk record keeps no block metadata
+          disk.metadataOf(new DiskTier.ObjectRef(r.key(), r.generation())),
           crc,
           g ->
               new ByteBuffer[] {staged.value().slice(g.slice().valueOffset(), g.slice().length())});

@@ -133,7 +133,7 @@ class MasterAdminTest {
     assertThat(raw.path("counters").has("versionMismatches")).isTrue();
     MasterStatus.CacheSignals signals = status.cacheSignals();
     assertThat(signals.windowSeconds()).isEqualTo(60);
-    assertThat(signals.tiers()).containsExactly(new MasterStatus.Tier("memory", 1 << 20, 0));
+    assertThat(signals.tiers()).containsExactly(new MasterStatus.Tier("memory", 1 << 20, 0, 0));
     assertThat(raw.path("cacheSignals").has("capacityMissesPerSecond")).isTrue();
   }
 

@@ -7,6 +7,7 @@ import com.marcnuri.helm.Release;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -17,8 +18,10 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.NodeState;
+import io.kvpool.api.v1alpha1.ApiLimits;
 import io.kvpool.api.v1alpha1.DiskHostPath;
 import io.kvpool.api.v1alpha1.DiskTierSpec;
+import io.kvpool.api.v1alpha1.DiskVolumeClaim;
 import io.kvpool.api.v1alpha1.EventsSpec;
 import io.kvpool.api.v1alpha1.ImagePullPolicy;
 import io.kvpool.api.v1alpha1.KvCachePool;
@@ -34,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -64,6 +68,11 @@ class KvPoolClusterIT {
   static final String EVENTS = "e2e-events";
   static final String DISK = "e2e-disk";
   static final String DISK_HOST = "e2e-disk-host";
+  static final String DISK_CLAIM = "e2e-disk-claim";
+
+  /** A StorageClass no provisioner serves: the scenario makes its PersistentVolumes itself. */
+  static final String DISK_CLAIM_CLASS = "kvpool-e2e-static";
+
   static final String UP = "up";
   static final int KEYS = 2000;
 
@@ -1792,121 +1801,217 @@ class KvPoolClusterIT {
         diagnostics,
         List.of(DISK_HOST, SYSTEM_NAMESPACE),
         s -> {
-          String pool = "kept";
-          // ~16.5 KiB a value on average: 3000 values are ~48 MiB at R=1, half again the pool's
-          // memory (2 x 16 MiB): the rest moves to the nodes' disk tiers
-          int keys = 3000;
           namespace(DISK_HOST);
-          for (String folder : List.of(cluster.memoryFolder(), cluster.diskFolder())) {
-            WorkloadPod.Result prepared =
-                workloads.runHostFolder(
-                    DISK_HOST, folder, "prepare", DATA_PLANE_UID, Duration.ofMinutes(3));
-            assertThat(prepared.succeeded())
-                .as("host folder pod %s: %s", prepared.pod(), prepared.summary())
-                .isTrue();
-          }
-          KvCachePool spec = Pools.pool(pool, images.release(), 1, 2, "16Mi", 1);
-          WarmRestartSpec warm = new WarmRestartSpec();
-          warm.setEnabled(true);
-          warm.setHostPath(cluster.memoryFolder());
-          spec.getSpec().getStorage().setWarmRestart(warm);
+          List<String> folders = List.of(cluster.memoryFolder(), cluster.diskFolder());
+          hostFolders(DISK_HOST, folders, "prepare");
           DiskTierSpec disk = new DiskTierSpec();
           disk.setSize(new Quantity("128Mi"));
           disk.setFileSize(new Quantity("4Mi"));
           DiskHostPath hostPath = new DiskHostPath();
           hostPath.setPath(cluster.diskFolder());
           disk.setHostPath(hostPath);
-          spec.getSpec().getStorage().setDisk(disk);
-          client.resources(KvCachePool.class).inNamespace(DISK_HOST).resource(spec).create();
-          awaitReady(DISK_HOST, pool, Duration.ofMinutes(4));
-
-          WorkloadPod.Result put =
-              workloads.run(DISK_HOST, pool, "put", keys, "h", 1, Duration.ofMinutes(6));
-          assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
-          assertThat(put.number("ok")).isEqualTo(keys);
-          String victim = pool + "-storage-1";
-          MasterStatus.NodeStatus before =
-              Pools.servingLeader(client, DISK_HOST, pool).orElseThrow().nodes().stream()
-                  .filter(n -> n.id().equals(victim))
-                  .findFirst()
-                  .orElseThrow();
-          assertThat(before.disk()).as("disk tier of %s", victim).isNotNull();
-          assertThat(before.disk().usedBytes()).as("bytes on %s's disk tier", victim).isPositive();
-          s.measured(
-              "put "
-                  + keys
-                  + " values ("
-                  + put.number("bytes") / (1 << 20)
-                  + " MiB, R=1); "
-                  + victim
-                  + " held "
-                  + before.replicas()
-                  + " replicas, "
-                  + before.disk().usedBytes() / (1 << 20)
-                  + " MiB on its disk tier");
-
-          String oldUid =
-              client.pods().inNamespace(DISK_HOST).withName(victim).get().getMetadata().getUid();
-          long deleted = System.nanoTime();
-          client.pods().inNamespace(DISK_HOST).withName(victim).delete();
-          Await.until(
-              victim + " to be recreated and Ready",
-              Duration.ofMinutes(3),
-              () -> client.pods().inNamespace(DISK_HOST).withName(victim).get(),
-              p -> p != null && !oldUid.equals(p.getMetadata().getUid()) && podReady(p),
-              KvPoolClusterIT::describePod);
-          MasterStatus.NodeStatus after =
-              Await.until(
-                  victim + " registered again with what it kept",
-                  Duration.ofMinutes(3),
-                  () ->
-                      Pools.servingLeader(client, DISK_HOST, pool).stream()
-                          .flatMap(m -> m.nodes().stream())
-                          .filter(n -> n.id().equals(victim) && n.nodeState() == NodeState.ALIVE)
-                          .findFirst()
-                          .orElse(null),
-                  n -> n.replicas() >= before.replicas());
-          s.measured(
-              victim
-                  + " back with "
-                  + after.replicas()
-                  + " replicas and "
-                  + after.disk().usedBytes() / (1 << 20)
-                  + " MiB on its tier "
-                  + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - deleted))
-                  + " after the delete");
-          assertThat(after.disk().usedBytes()).as("the tier it rescanned").isPositive();
-          WorkloadPod.Result verify =
-              workloads.run(DISK_HOST, pool, "verify", keys, "h", 1, Duration.ofMinutes(6));
-          assertThat(verify.succeeded())
-              .as("verify pod %s: %s", verify.pod(), verify.summary())
-              .isTrue();
-          assertThat(verify.number("ok")).isEqualTo(keys);
-          assertThat(verify.number("mismatched")).isZero();
-          s.measured("read back " + verify.number("ok") + "/" + keys + " byte-exact at R=1");
-
-          client.resources(KvCachePool.class).inNamespace(DISK_HOST).withName(pool).delete();
-          Await.until(
-              "the pool's pods to be gone",
-              Duration.ofMinutes(3),
-              () ->
-                  client
-                      .pods()
-                      .inNamespace(DISK_HOST)
-                      .withLabel("app.kubernetes.io/instance", pool)
-                      .list()
-                      .getItems(),
-              List::isEmpty);
-          for (String folder : List.of(cluster.memoryFolder(), cluster.diskFolder())) {
-            WorkloadPod.Result cleared =
-                workloads.runHostFolder(
-                    DISK_HOST, folder, "clear", DATA_PLANE_UID, Duration.ofMinutes(2));
-            assertThat(cleared.succeeded())
-                .as("host folder pod %s: %s", cleared.pod(), cleared.summary())
-                .isTrue();
-          }
+          tierOutlivesAStoragePod(s, DISK_HOST, "kept", disk);
+          hostFolders(DISK_HOST, folders, "clear");
           client.namespaces().withName(DISK_HOST).delete();
         });
+  }
+
+  /**
+   * The same on a PersistentVolumeClaim per storage pod, as a cluster with a storage provisioner
+   * gives them: the StatefulSet's volumeClaimTemplates claim two PersistentVolumes of a class no
+   * provisioner serves (node folders, made here), and the replacement of a deleted pod mounts the
+   * claim of its predecessor.
+   */
+  @Test
+  @Order(19)
+  void diskTierOnAPersistentVolumeClaimOutlivesItsPodAtOneReplica() {
+    String name =
+        "disk tier (PersistentVolumeClaim) + memory files: a deleted storage pod's replacement"
+            + " mounts its claim again, R=1, nothing lost";
+    if (!needs(name, operatorAvailable, "the operator")) {
+      return;
+    }
+    Scenario.run(
+        name,
+        Duration.ofMinutes(12),
+        diagnostics,
+        List.of(DISK_CLAIM, SYSTEM_NAMESPACE),
+        s -> {
+          String pool = "claimed";
+          namespace(DISK_CLAIM);
+          List<String> volumes =
+              List.of(cluster.diskFolder() + "-pv-0", cluster.diskFolder() + "-pv-1");
+          List<String> folders = new ArrayList<>(volumes);
+          folders.add(cluster.memoryFolder());
+          hostFolders(DISK_CLAIM, folders, "prepare");
+          for (int i = 0; i < volumes.size(); i++) {
+            client
+                .persistentVolumes()
+                .resource(
+                    new PersistentVolumeBuilder()
+                        .withNewMetadata()
+                        .withName(DISK_CLAIM + "-" + i)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withStorageClassName(DISK_CLAIM_CLASS)
+                        .withAccessModes("ReadWriteOnce")
+                        .withCapacity(Map.of("storage", new Quantity("256Mi")))
+                        .withPersistentVolumeReclaimPolicy("Retain")
+                        .withNewHostPath()
+                        .withPath(volumes.get(i))
+                        .withType("Directory")
+                        .endHostPath()
+                        .endSpec()
+                        .build())
+                .serverSideApply();
+          }
+          DiskTierSpec disk = new DiskTierSpec();
+          disk.setSize(new Quantity("128Mi"));
+          disk.setFileSize(new Quantity("4Mi"));
+          DiskVolumeClaim claim = new DiskVolumeClaim();
+          claim.setStorageClassName(DISK_CLAIM_CLASS);
+          disk.setVolumeClaim(claim);
+          String claimName = ApiLimits.DISK_VOLUME + "-" + pool + "-storage-1";
+          tierOutlivesAStoragePod(
+              s,
+              DISK_CLAIM,
+              pool,
+              disk,
+              () ->
+                  client
+                      .persistentVolumeClaims()
+                      .inNamespace(DISK_CLAIM)
+                      .withName(claimName)
+                      .get()
+                      .getSpec()
+                      .getVolumeName());
+          client.persistentVolumeClaims().inNamespace(DISK_CLAIM).delete();
+          Await.until(
+              "the claims to be gone",
+              Duration.ofMinutes(2),
+              () -> client.persistentVolumeClaims().inNamespace(DISK_CLAIM).list().getItems(),
+              List::isEmpty);
+          for (int i = 0; i < volumes.size(); i++) {
+            client.persistentVolumes().withName(DISK_CLAIM + "-" + i).delete();
+          }
+          hostFolders(DISK_CLAIM, folders, "clear");
+          client.namespaces().withName(DISK_CLAIM).delete();
+        });
+  }
+
+  private void hostFolders(String namespace, List<String> folders, String op) {
+    for (String folder : folders) {
+      WorkloadPod.Result done =
+          workloads.runHostFolder(namespace, folder, op, DATA_PLANE_UID, Duration.ofMinutes(3));
+      assertThat(done.succeeded())
+          .as("host folder pod %s: %s", done.pod(), done.summary())
+          .isTrue();
+    }
+  }
+
+  private void tierOutlivesAStoragePod(
+      Scenario s, String namespace, String pool, DiskTierSpec disk) {
+    tierOutlivesAStoragePod(s, namespace, pool, disk, () -> "");
+  }
+
+  /**
+   * A pool of 2 storage nodes of 16 MiB at R=1 with memory files on {@link
+   * E2eCluster#memoryFolder()} and {@code disk}: 3000 values (~16.5 KiB each, ~48 MiB, half again
+   * the pool's memory: the rest moves to the disk tiers) put; storage-1's pod deleted; its
+   * replacement registers what it kept, and every value reads back byte-exact. {@code volume} names
+   * the volume under storage-1's tier, which must be the same before and after. The pool is deleted
+   * at the end.
+   */
+  private void tierOutlivesAStoragePod(
+      Scenario s, String namespace, String pool, DiskTierSpec disk, Supplier<String> volume) {
+    int keys = 3000;
+    KvCachePool spec = Pools.pool(pool, images.release(), 1, 2, "16Mi", 1);
+    WarmRestartSpec warm = new WarmRestartSpec();
+    warm.setEnabled(true);
+    warm.setHostPath(cluster.memoryFolder());
+    spec.getSpec().getStorage().setWarmRestart(warm);
+    spec.getSpec().getStorage().setDisk(disk);
+    client.resources(KvCachePool.class).inNamespace(namespace).resource(spec).create();
+    awaitReady(namespace, pool, Duration.ofMinutes(4));
+
+    WorkloadPod.Result put =
+        workloads.run(namespace, pool, "put", keys, "h", 1, Duration.ofMinutes(6));
+    assertThat(put.succeeded()).as("put pod %s: %s", put.pod(), put.summary()).isTrue();
+    assertThat(put.number("ok")).isEqualTo(keys);
+    String victim = pool + "-storage-1";
+    MasterStatus.NodeStatus before =
+        Pools.servingLeader(client, namespace, pool).orElseThrow().nodes().stream()
+            .filter(n -> n.id().equals(victim))
+            .findFirst()
+            .orElseThrow();
+    assertThat(before.disk()).as("disk tier of %s", victim).isNotNull();
+    assertThat(before.disk().usedBytes()).as("bytes on %s's disk tier", victim).isPositive();
+    String volumeBefore = volume.get();
+    s.measured(
+        "put "
+            + keys
+            + " values ("
+            + put.number("bytes") / (1 << 20)
+            + " MiB, R=1); "
+            + victim
+            + " held "
+            + before.replicas()
+            + " replicas, "
+            + before.disk().usedBytes() / (1 << 20)
+            + " MiB on its disk tier"
+            + (volumeBefore.isEmpty() ? "" : " (volume " + volumeBefore + ")"));
+
+    String oldUid =
+        client.pods().inNamespace(namespace).withName(victim).get().getMetadata().getUid();
+    long deleted = System.nanoTime();
+    client.pods().inNamespace(namespace).withName(victim).delete();
+    Await.until(
+        victim + " to be recreated and Ready",
+        Duration.ofMinutes(3),
+        () -> client.pods().inNamespace(namespace).withName(victim).get(),
+        p -> p != null && !oldUid.equals(p.getMetadata().getUid()) && podReady(p),
+        KvPoolClusterIT::describePod);
+    MasterStatus.NodeStatus after =
+        Await.until(
+            victim + " registered again with what it kept",
+            Duration.ofMinutes(3),
+            () ->
+                Pools.servingLeader(client, namespace, pool).stream()
+                    .flatMap(m -> m.nodes().stream())
+                    .filter(n -> n.id().equals(victim) && n.nodeState() == NodeState.ALIVE)
+                    .findFirst()
+                    .orElse(null),
+            n -> n.replicas() >= before.replicas());
+    s.measured(
+        victim
+            + " back with "
+            + after.replicas()
+            + " replicas and "
+            + after.disk().usedBytes() / (1 << 20)
+            + " MiB on its tier "
+            + E2eLog.seconds(Duration.ofNanos(System.nanoTime() - deleted))
+            + " after the delete");
+    assertThat(after.disk().usedBytes()).as("the tier it rescanned").isPositive();
+    assertThat(volume.get()).as("the volume under %s's tier", victim).isEqualTo(volumeBefore);
+    WorkloadPod.Result verify =
+        workloads.run(namespace, pool, "verify", keys, "h", 1, Duration.ofMinutes(6));
+    assertThat(verify.succeeded()).as("verify pod %s: %s", verify.pod(), verify.summary()).isTrue();
+    assertThat(verify.number("ok")).isEqualTo(keys);
+    assertThat(verify.number("mismatched")).isZero();
+    s.measured("read back " + verify.number("ok") + "/" + keys + " byte-exact at R=1");
+
+    client.resources(KvCachePool.class).inNamespace(namespace).withName(pool).delete();
+    Await.until(
+        "the pool's pods to be gone",
+        Duration.ofMinutes(3),
+        () ->
+            client
+                .pods()
+                .inNamespace(namespace)
+                .withLabel("app.kubernetes.io/instance", pool)
+                .list()
+                .getItems(),
+        List::isEmpty);
   }
 
   /** "Reason: message" of the pool's StorageAutoscaled Events since {@code since}. */

@@ -30,6 +30,7 @@ final class CacheSignalsView {
                   tier.setCapacity(ByteQuantity.display(t.capacityBytes()));
                   tier.setUsed(ByteQuantity.display(t.usedBytes()));
                   tier.setFullnessPercent(percent(t.fullness()));
+                  tier.setObjects(t.objects());
                   return tier;
                 })
             .toList());

@@ -554,7 +554,7 @@ class AutoscalerTest {
         reading.evictedBytesPerSecond(),
         List.of(
             new io.kvpool.admin.MasterStatus.Tier(
-                "disk", reading.aliveNodes() * diskGib * GIB, diskUsedGib * GIB)));
+                "disk", reading.aliveNodes() * diskGib * GIB, diskUsedGib * GIB, 0)));
   }
 
   @Test

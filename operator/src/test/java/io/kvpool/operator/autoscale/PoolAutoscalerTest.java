@@ -44,7 +44,7 @@ class PoolAutoscalerTest {
       double fullness, List<MasterStatus.Tier> otherTiers) {
     long capacity = 3L << 30;
     List<MasterStatus.Tier> tiers = new ArrayList<>();
-    tiers.add(new MasterStatus.Tier("memory", capacity, (long) (capacity * fullness)));
+    tiers.add(new MasterStatus.Tier("memory", capacity, (long) (capacity * fullness), 0));
     tiers.addAll(otherTiers);
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -117,7 +117,7 @@ class PoolAutoscalerTest {
   @Test
   void aDiskTieredPoolScalesOnItsMemoryTier() {
     // 95 % of 3 GiB memory, 10 % of 30 GiB disk: 17 % over both tiers, far under the target
-    MasterStatus.Tier disk = new MasterStatus.Tier("disk", 30L << 30, 3L << 30);
+    MasterStatus.Tier disk = new MasterStatus.Tier("disk", 30L << 30, 3L << 30, 0);
     List<Integer> written = new ArrayList<>();
     AutoscalingOutcome o =
         new PoolAutoscaler()
@@ -138,7 +138,7 @@ class PoolAutoscalerTest {
 
   @Test
   void aFullDiskTierDoesNotScaleAPoolWhoseMemoryIsWithinTarget() {
-    MasterStatus.Tier disk = new MasterStatus.Tier("disk", 30L << 30, 29L << 30);
+    MasterStatus.Tier disk = new MasterStatus.Tier("disk", 30L << 30, 29L << 30, 0);
     List<Integer> written = new ArrayList<>();
     AutoscalingOutcome o =
         new PoolAutoscaler()

@@ -39,8 +39,8 @@ class SignalSampleTest {
             4L << 30,
             3L << 30,
             List.of(
-                new MasterStatus.Tier("memory", 4L << 30, 3L << 30),
-                new MasterStatus.Tier("disk", 60L << 30, 29L << 30)));
+                new MasterStatus.Tier("memory", 4L << 30, 3L << 30, 0),
+                new MasterStatus.Tier("disk", 60L << 30, 29L << 30, 0)));
 
     SignalSample s = SignalSample.of(status, AT).orElseThrow();
 
@@ -49,7 +49,7 @@ class SignalSampleTest {
     assertThat(s.usedBytes()).isEqualTo(3L << 30);
     assertThat(s.otherTiers())
         .as("the disk, for the nodes the data needs")
-        .containsExactly(new MasterStatus.Tier("disk", 60L << 30, 29L << 30));
+        .containsExactly(new MasterStatus.Tier("disk", 60L << 30, 29L << 30, 0));
     assertThat(s.capacityMissesPerSecond()).isEqualTo(2.5);
     assertThat(s.evictedBytesPerSecond()).isEqualTo(1000);
   }

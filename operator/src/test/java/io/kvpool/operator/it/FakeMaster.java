@@ -110,7 +110,7 @@ final class FakeMaster implements AutoCloseable {
     MasterStatus.CacheSignals signals =
         new MasterStatus.CacheSignals(
             60,
-            List.of(new MasterStatus.Tier("memory", capacity, used)),
+            List.of(new MasterStatus.Tier("memory", capacity, used, 0)),
             0,
             100,
             capacityMisses,

@@ -800,7 +800,7 @@ class PoolStatusAggregatorTest {
     MasterStatus.CacheSignals signals =
         new MasterStatus.CacheSignals(
             60,
-            List.of(new MasterStatus.Tier("memory", 12L << 30, 9L << 30)),
+            List.of(new MasterStatus.Tier("memory", 12L << 30, 9L << 30, 0)),
             1234.56,
             100,
             7.4567,
@@ -838,8 +838,8 @@ class PoolStatusAggregatorTest {
         new MasterStatus.CacheSignals(
             60,
             List.of(
-                new MasterStatus.Tier("memory", 4L << 30, 3L << 30),
-                new MasterStatus.Tier("disk", 60L << 30, 9L << 30)),
+                new MasterStatus.Tier("memory", 4L << 30, 3L << 30, 1200),
+                new MasterStatus.Tier("disk", 60L << 30, 9L << 30, 3400)),
             0,
             0,
             0,
@@ -860,8 +860,8 @@ class PoolStatusAggregatorTest {
         .as("memory: 3 of 4 GiB, not 12 of 64 GiB over both tiers")
         .isEqualTo(75.0);
     assertThat(status.getCacheSignals().getTiers())
-        .extracting(TierUsage::getName, TierUsage::getFullnessPercent)
-        .containsExactly(tuple("memory", 75.0), tuple("disk", 15.0));
+        .extracting(TierUsage::getName, TierUsage::getFullnessPercent, TierUsage::getObjects)
+        .containsExactly(tuple("memory", 75.0, 1200L), tuple("disk", 15.0, 3400L));
   }
 
   private static MasterStatus withSignals(MasterStatus plain, MasterStatus.CacheSignals signals) {
