@@ -364,6 +364,61 @@ class LoopbackPoolTest {
     }
   }
 
+  @Test
+  void aNodeLossRepairsOverReusedConnectionsNotOnePerValue() throws Exception {
+    int values = 300;
+    for (int i = 0; i < values; i++) {
+      client.put("loss/" + i, randomValue(8192, i), 2);
+    }
+    StorageNode victim = nodes.get(0);
+    long lost =
+        master.metadata().snapshot().nodes().stream()
+            .filter(n -> n.id().equals(victim.nodeId()))
+            .findFirst()
+            .orElseThrow()
+            .replicas();
+    assertThat(lost).as("replicas on the node to lose").isGreaterThan(100);
+    List<StorageNode> survivors = List.copyOf(nodes.subList(1, nodes.size()));
+    Map<StorageNode, Double> storageBefore = new LinkedHashMap<>();
+    Map<StorageNode, Double> masterBefore = new LinkedHashMap<>();
+    for (StorageNode n : survivors) {
+      storageBefore.put(n, sessionsAccepted(n, "storage"));
+      masterBefore.put(n, sessionsAccepted(n, "master"));
+    }
+    long repairsBefore = master.counters().repairs();
+    nodes.remove(victim);
+    victim.close(); // silent from now on: declared dead after the TTL, its replicas repaired
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (System.currentTimeMillis() < deadline
+        && master.counters().repairs() - repairsBefore < lost) {
+      Thread.sleep(100);
+    }
+    assertThat(master.counters().repairs() - repairsBefore)
+        .as("repairs of the %d lost replicas", lost)
+        .isGreaterThanOrEqualTo(lost);
+    // each survivor is both a source and the only target: the copies to it come over the
+    // other survivor's kept connections (at most one per master copier), not one per value
+    for (StorageNode n : survivors) {
+      System.out.printf(
+          "node loss: %d replicas repaired; %s accepted %.0f copy sessions and %.0f from the master%n",
+          lost,
+          n.nodeId(),
+          sessionsAccepted(n, "storage") - storageBefore.get(n),
+          sessionsAccepted(n, "master") - masterBefore.get(n));
+    }
+    for (StorageNode n : survivors) {
+      assertThat(sessionsAccepted(n, "storage") - storageBefore.get(n))
+          .as("copy sessions %s accepted for about %d repairs", n.nodeId(), lost / 2)
+          .isLessThanOrEqualTo(8);
+      assertThat(sessionsAccepted(n, "master") - masterBefore.get(n))
+          .as("sessions the master opened to %s to order its copies", n.nodeId())
+          .isLessThanOrEqualTo(8);
+    }
+    for (int i = 0; i < values; i++) {
+      assertThat(client.get("loss/" + i)).isEqualTo(randomValue(8192, i));
+    }
+  }
+
   private static double sessionsAccepted(StorageNode node, String role) throws Exception {
     HostPort admin = node.adminEndpoint();
     java.net.http.HttpResponse<String> r =

@@ -276,7 +276,7 @@ class StalledReaderTest {
   static final class StalledReader implements AutoCloseable {
     private final Socket socket = new Socket();
     private final OutputStream out;
-    private final DataInputStream in;
+    final DataInputStream in;
     private long requestId = 1;
 
     StalledReader(HostPort node) throws IOException {

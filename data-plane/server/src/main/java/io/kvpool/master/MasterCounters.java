@@ -101,7 +101,8 @@ public final class MasterCounters {
             .name("kvpool_release_pushes_total")
             .help(
                 "REMOVE releases sent to a storage node before the REMOVE was answered (RELEASE):"
-                    + " delivered, failed, timed_out or skipped (its last push failed moments ago, or the senders were busy);"
+                    + " delivered, failed, timed_out or skipped (its last push failed or timed out less than 1 s ago,"
+                    + " or 64 REMOVEs already wait for it);"
                     + " the node then takes them with its next heartbeat")
             .labelNames("outcome")
             .register(r);

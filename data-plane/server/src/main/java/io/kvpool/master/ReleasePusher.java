@@ -5,6 +5,7 @@ import io.kvpool.common.VersionInfo;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.Opcode;
+import io.kvpool.protocol.ProtocolLimits;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ReleaseRequest;
 import io.kvpool.protocol.Role;
@@ -14,13 +15,16 @@ import io.kvpool.security.PoolSecrets;
 import io.prometheus.metrics.core.metrics.Counter;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -32,69 +36,114 @@ import org.slf4j.LoggerFactory;
  * Delivers a REMOVE's releases to the storage nodes holding the removed objects before the REMOVE
  * is answered (RELEASE), so that each node keeps its tombstone, which the next leader learns from
  * its inventory, before the client is told the object is gone: a remove then survives the loss of
- * the leader that answered it. The nodes are reached in parallel over one connection per node and
- * view, kept open; {@link #PUSH_TIMEOUT} bounds the wait. A node not reached in time, or of an
- * earlier release (UNKNOWN_OPCODE), still takes the releases in its next heartbeat reply, where
- * they stay queued. Bounded: a node whose push failed is left to its heartbeat for a while, and
- * sends beyond a small queue are skipped (counted), so a frozen node under many removes builds no
- * backlog.
+ * the leader that answered it. {@link #PUSH_TIMEOUT} bounds the wait. A node not reached in time,
+ * or of an earlier release (UNKNOWN_OPCODE), still takes the releases in its next heartbeat reply,
+ * where they stay queued.
+ *
+ * <p>Each node has its own lane: one kept connection per node and view (opened anew after {@link
+ * #KEPT_IDLE} unused), one send in flight at a time, and at most {@link #MAX_WAITING_PER_NODE}
+ * REMOVEs' releases waiting behind it, which the next send carries together (up to {@link
+ * ProtocolLimits#MAX_BATCH} releases). So a frozen node holds one sender thread, never the other
+ * nodes' pushes; what overflows its lane is skipped, and a node whose push failed or timed out is
+ * skipped for a quiet period: no backlog, and a REMOVE pays the wait for a frozen node once per
+ * quiet period, not every time.
  */
 final class ReleasePusher implements AutoCloseable {
   static final Duration PUSH_TIMEOUT = Duration.ofSeconds(1);
+
+  /** How long a node whose push failed or timed out is left to its heartbeat. */
+  static final Duration QUIET_AFTER_FAILURE = Duration.ofSeconds(1);
+
+  /** REMOVEs whose releases may wait for one node's send in flight; more are skipped. */
+  static final int MAX_WAITING_PER_NODE = 64;
+
+  /**
+   * A kept connection unused this long is opened anew, well inside a node's idle timeout (300 s by
+   * default), so that a push after a quiet spell does not fail on a connection the node closed.
+   */
+  static final Duration KEPT_IDLE = Duration.ofSeconds(60);
+
+  /** Threads sending: one per node with a send in flight, so a few frozen nodes block no other. */
+  static final int SENDERS = 8;
+
   private static final Logger LOG = LoggerFactory.getLogger(ReleasePusher.class);
   private static final RateLimitedLog FAILURES = new RateLimitedLog(LOG, 5_000);
 
-  /** One kept connection to a node, for one master view; calls on it take turns. */
-  private static final class NodeChannel {
-    RpcConnection connection;
-    long view;
+  /**
+   * What became of one REMOVE's releases for one node: the label of kvpool_release_pushes_total.
+   */
+  enum Outcome {
+    DELIVERED,
+    FAILED,
+    TIMED_OUT,
+    SKIPPED;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** One REMOVE's releases for one node, waiting in its lane. */
+  private record Pending(List<Release> releases, long view, CompletableFuture<Outcome> done) {}
+
+  /** One node's sends: taken in turns by one sender at a time. */
+  private static final class NodeLane {
+    final String endpoint;
+    final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // guarded by this
+    boolean sending; // guarded by this
+    RpcConnection connection; // used by the one sender of the lane only
+    long connectionView;
+    long lastUsedNanos;
+
+    NodeLane(String endpoint) {
+      this.endpoint = endpoint;
+    }
   }
 
   private final Handshake identity;
   private final PoolSecrets secrets;
   private final Counter pushes;
-  private final Map<String, NodeChannel> channels = new ConcurrentHashMap<>();
+  private final long quietNanos;
+  private final long keptIdleNanos;
+  private final Map<String, NodeLane> lanes = new ConcurrentHashMap<>();
 
-  /**
-   * Nodes whose last push failed, and until when (nanoTime) no push is tried there: their heartbeat
-   * carries them.
-   */
+  /** Nodes whose last push failed or timed out, and until when (nanoTime) none is tried there. */
   private final Map<String, Long> quietUntil = new ConcurrentHashMap<>();
 
-  private final long quietNanos;
-
-  /**
-   * Four senders and at most {@link #MAX_QUEUED} sends waiting: beyond that a push is skipped, not
-   * queued.
-   */
-  private final ThreadPoolExecutor senders =
+  /** At most one queued task per node (its lane's drain), so the queue is as long as the nodes. */
+  private final ExecutorService senders =
       new ThreadPoolExecutor(
-          4,
-          4,
+          SENDERS,
+          SENDERS,
           0,
           TimeUnit.MILLISECONDS,
-          new ArrayBlockingQueue<>(MAX_QUEUED),
+          new LinkedBlockingQueue<>(),
           r -> {
             Thread t = new Thread(r, "master-release");
             t.setDaemon(true);
             return t;
           });
 
-  static final int MAX_QUEUED = 256;
-
   ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes) {
-    this(poolId, secrets, pushes, PUSH_TIMEOUT);
+    this(poolId, secrets, pushes, QUIET_AFTER_FAILURE, KEPT_IDLE);
   }
 
   /**
-   * {@code quietAfterFailure}: how long a node whose push failed is not pushed to (its heartbeat
-   * carries them).
+   * {@code quietAfterFailure}: how long a node whose push failed or timed out is not pushed to (its
+   * heartbeat carries them); {@code keptIdle}: after how long unused a node's connection is opened
+   * anew.
    */
-  ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes, Duration quietAfterFailure) {
+  ReleasePusher(
+      String poolId,
+      PoolSecrets secrets,
+      Counter pushes,
+      Duration quietAfterFailure,
+      Duration keptIdle) {
     this.identity = new Handshake(VersionInfo.CURRENT, Role.MASTER, poolId, "master");
     this.secrets = secrets;
     this.pushes = pushes;
     this.quietNanos = quietAfterFailure.toNanos();
+    this.keptIdleNanos = keptIdle.toNanos();
   }
 
   /**
@@ -105,92 +154,167 @@ final class ReleasePusher implements AutoCloseable {
     if (byEndpoint.isEmpty()) {
       return;
     }
-    List<Future<Boolean>> sent = new ArrayList<>(byEndpoint.size());
-    long now = System.nanoTime();
+    Map<String, CompletableFuture<Outcome>> sent = new java.util.HashMap<>();
     byEndpoint.forEach(
         (endpoint, releases) -> {
-          Long quiet = quietUntil.get(endpoint);
-          if (quiet != null && quiet - now > 0) {
-            pushes
-                .labelValues("skipped")
-                .inc(); // failed a moment ago: a frozen node would hold every remove for nothing
+          if (quiet(endpoint)) {
+            count(Outcome.SKIPPED); // failed a moment ago: would hold every REMOVE for nothing
             return;
           }
-          try {
-            sent.add(senders.submit(() -> send(endpoint, releases, view)));
-          } catch (RejectedExecutionException e) {
-            pushes.labelValues("skipped").inc(); // senders saturated: never an unbounded backlog
+          Pending p = new Pending(releases, view, new CompletableFuture<>());
+          if (enqueue(lanes.computeIfAbsent(endpoint, NodeLane::new), p)) {
+            sent.put(endpoint, p.done());
+          } else {
+            count(Outcome.SKIPPED); // its lane is full: never an unbounded backlog
           }
         });
     long deadline = System.nanoTime() + PUSH_TIMEOUT.toNanos();
-    for (Future<Boolean> f : sent) {
+    for (Map.Entry<String, CompletableFuture<Outcome>> e : sent.entrySet()) {
       try {
-        boolean delivered = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        pushes.labelValues(delivered ? "delivered" : "failed").inc();
-      } catch (TimeoutException e) {
-        pushes
-            .labelValues("timed_out")
-            .inc(); // the send goes on; the heartbeat carries the releases anyway
-      } catch (ExecutionException e) {
-        pushes.labelValues("failed").inc();
-      } catch (InterruptedException e) {
+        count(e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+      } catch (TimeoutException x) {
+        // the send may go on; the heartbeat carries the releases anyway, and the next REMOVEs
+        // do not wait for this node again before its quiet period ends
+        quietUntil.put(e.getKey(), System.nanoTime() + quietNanos);
+        count(Outcome.TIMED_OUT);
+      } catch (ExecutionException x) {
+        count(Outcome.FAILED);
+      } catch (InterruptedException x) {
         Thread.currentThread().interrupt();
         return;
       }
     }
   }
 
-  private boolean send(String endpoint, List<Release> releases, long view) {
-    NodeChannel channel = channels.computeIfAbsent(endpoint, e -> new NodeChannel());
-    synchronized (channel) {
-      try {
-        if (channel.connection == null || channel.view != view) {
-          closeQuietly(channel);
-          channel.connection =
-              RpcConnection.open(
-                  HostPort.parse(endpoint), identity, view, secrets.outbound(), PUSH_TIMEOUT);
-          channel.view = view;
-        }
-        BodyWriter w = new BodyWriter(32 + releases.size() * 64);
-        new ReleaseRequest(releases).encode(w, channel.connection.agreedMinor());
-        try (RpcConnection.Deadline d = channel.connection.deadline(PUSH_TIMEOUT)) {
-          channel.connection.call(Opcode.RELEASE, w);
-        }
-        quietUntil.remove(endpoint);
-        return true;
-      } catch (IOException | RuntimeException e) {
-        closeQuietly(channel);
-        channels.remove(endpoint, channel);
-        quietUntil.put(endpoint, System.nanoTime() + quietNanos);
-        FAILURES.warn(
-            "event=release_push_failed node={} releases={} error=\"{}\" (the node takes them with its next"
-                + " heartbeat)",
-            endpoint,
-            releases.size(),
-            e.getMessage());
+  private boolean quiet(String endpoint) {
+    Long until = quietUntil.get(endpoint);
+    return until != null && until - System.nanoTime() > 0;
+  }
+
+  private void count(Outcome outcome) {
+    pushes.labelValues(outcome.label()).inc();
+  }
+
+  /** Adds {@code p} to its node's lane and starts the lane's sender if none runs; false if full. */
+  private boolean enqueue(NodeLane lane, Pending p) {
+    boolean start;
+    synchronized (lane) {
+      if (lane.waiting.size() >= MAX_WAITING_PER_NODE) {
         return false;
       }
+      lane.waiting.add(p);
+      start = !lane.sending;
+      lane.sending = true;
+    }
+    if (start) {
+      try {
+        senders.execute(() -> drain(lane));
+      } catch (RejectedExecutionException e) { // closed
+        settleAll(lane, Outcome.SKIPPED);
+      }
+    }
+    return true;
+  }
+
+  /** Sends what waits in the lane, together, until nothing does. */
+  private void drain(NodeLane lane) {
+    try {
+      for (List<Pending> batch = next(lane); !batch.isEmpty(); batch = next(lane)) {
+        Outcome o = quiet(lane.endpoint) ? Outcome.SKIPPED : send(lane, batch);
+        batch.forEach(p -> p.done().complete(o));
+      }
+    } catch (RuntimeException | Error e) {
+      settleAll(lane, Outcome.FAILED);
+      throw e;
     }
   }
 
-  private static void closeQuietly(NodeChannel channel) {
-    if (channel.connection != null) {
-      channel.connection.close();
-      channel.connection = null;
+  /** The next sends of one view, up to a RELEASE's limit; empty (and the lane idle) if none. */
+  private static List<Pending> next(NodeLane lane) {
+    List<Pending> batch = new ArrayList<>();
+    synchronized (lane) {
+      int releases = 0;
+      Pending p;
+      while ((p = lane.waiting.peek()) != null
+          && (batch.isEmpty()
+              || (p.view() == batch.get(0).view()
+                  && releases + p.releases().size() <= ProtocolLimits.MAX_BATCH))) {
+        batch.add(lane.waiting.poll());
+        releases += p.releases().size();
+      }
+      if (batch.isEmpty()) {
+        lane.sending = false;
+      }
+    }
+    return batch;
+  }
+
+  private static void settleAll(NodeLane lane, Outcome outcome) {
+    synchronized (lane) {
+      lane.waiting.forEach(p -> p.done().complete(outcome));
+      lane.waiting.clear();
+      lane.sending = false;
+    }
+  }
+
+  private Outcome send(NodeLane lane, List<Pending> batch) {
+    long view = batch.get(0).view();
+    List<Release> releases = new ArrayList<>();
+    batch.forEach(p -> releases.addAll(p.releases()));
+    try {
+      if (lane.connection == null
+          || lane.connectionView != view
+          || !lane.connection.isUsable()
+          || System.nanoTime() - lane.lastUsedNanos > keptIdleNanos) {
+        closeConnection(lane);
+        lane.connection =
+            RpcConnection.open(
+                HostPort.parse(lane.endpoint), identity, view, secrets.outbound(), PUSH_TIMEOUT);
+        lane.connectionView = view;
+      }
+      BodyWriter w = new BodyWriter(32 + releases.size() * 64);
+      new ReleaseRequest(releases).encode(w, lane.connection.agreedMinor());
+      try (RpcConnection.Deadline d = lane.connection.deadline(PUSH_TIMEOUT)) {
+        lane.connection.call(Opcode.RELEASE, w);
+      }
+      lane.lastUsedNanos = System.nanoTime();
+      quietUntil.remove(lane.endpoint);
+      return Outcome.DELIVERED;
+    } catch (IOException | RuntimeException e) {
+      closeConnection(lane);
+      quietUntil.put(lane.endpoint, System.nanoTime() + quietNanos);
+      FAILURES.warn(
+          "event=release_push_failed node={} releases={} error=\"{}\" (the node takes them with its next"
+              + " heartbeat)",
+          lane.endpoint,
+          releases.size(),
+          e.getMessage());
+      return Outcome.FAILED;
+    }
+  }
+
+  private static void closeConnection(NodeLane lane) {
+    if (lane.connection != null) {
+      lane.connection.close();
+      lane.connection = null;
     }
   }
 
   @Override
   public void close() {
-    senders.shutdownNow();
-    channels
+    senders.shutdownNow(); // interrupts sends in flight: their channels close
+    try {
+      senders.awaitTermination(PUSH_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    lanes
         .values()
         .forEach(
-            c -> {
-              synchronized (c) {
-                closeQuietly(c);
-              }
+            lane -> {
+              settleAll(lane, Outcome.SKIPPED);
+              closeConnection(lane);
             });
-    channels.clear();
+    lanes.clear();
   }
 }
