@@ -79,6 +79,8 @@ class Subscriber:
         self.ctx = zmq.Context()
         self.sub = self.ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.SUBSCRIBE, TOPIC.encode())
+        self.sub.setsockopt(zmq.HEARTBEAT_IVL, 1000)  # drop a publisher silent for 5 s and dial again
+        self.sub.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
         self.sub.connect(f"tcp://127.0.0.1:{pub_port}")
         self.replay_socket = self.ctx.socket(zmq.DEALER)
         self.replay_socket.setsockopt(zmq.RCVTIMEO, 30_000)
@@ -375,11 +377,11 @@ def _await_monitor_event(monitor, event: int, seconds: float, what: str) -> floa
     raise AssertionError(f"no {what} within {seconds} s")
 
 
-def test_a_subscriber_drops_a_frozen_publishers_connection_and_receives_live_again():
-    """The publisher's ZMTP heartbeats tell each subscriber to drop a connection silent for 5 s: a publisher that
-    vanished without closing its connections (here frozen with SIGSTOP; in a cluster, a pod whose address went away) is
-    left and reconnected to, with no setting on the subscriber's side. Without the heartbeats the SUB socket keeps the
-    silent connection and never reconnects."""
+def test_a_subscriber_with_heartbeats_drops_a_frozen_publisher_and_receives_live_again():
+    """docs/events.md's subscriber sets ZMTP heartbeats on its SUB socket: it pings the publisher every second and drops
+    a connection that answers nothing for 5 s, so a publisher that vanished without closing its connections (here frozen
+    with SIGSTOP; in a cluster, a leader pod whose address went away) is left and dialled again. Without them the SUB
+    socket keeps the silent connection and never receives live again."""
     pub, replay = free_port(), free_port()
     pool = LocalPool(pool_id=POOL, storage_nodes="1", memory="16MiB", events_port=str(pub),
                      events_replay_port=str(replay), events_model=MODEL)
@@ -390,6 +392,8 @@ def test_a_subscriber_drops_a_frozen_publishers_connection_and_receives_live_aga
     try:
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, TOPIC.encode())
+        sub.setsockopt(zmq.HEARTBEAT_IVL, 1000)
+        sub.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
         monitor = sub.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
         sub.connect(f"tcp://127.0.0.1:{pub}")
 
