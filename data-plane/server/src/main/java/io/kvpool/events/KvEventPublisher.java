@@ -51,11 +51,11 @@ public final class KvEventPublisher implements AutoCloseable {
   private static final long MAX_REPLAY_REQUEST_BYTES = 256;
 
   /**
-   * ZMTP heartbeats on both sockets: a PING every second whose TTL tells each subscriber's ZMQ to
-   * drop the connection after 5 s without traffic, so a subscriber whose publisher vanished without
-   * closing its connections (a frozen process, a pod whose address went away) reconnects to the
-   * address and reaches the next leader; the publisher drops a subscriber that stopped answering
-   * after as long.
+   * ZMTP heartbeats on both sockets: a PING every second, and a subscriber that answers nothing for
+   * 5 s is dropped, so a vanished subscriber holds no pipe for long. The PINGs carry a 5 s TTL,
+   * which makes a subscriber's ZMQ drop a publisher that went silent only when a PING was the last
+   * thing it received; subscribers turn on heartbeats of their own for that (docs/events.md, rule
+   * 7).
    */
   private static final int HEARTBEAT_IVL_MILLIS = 1_000;
 
