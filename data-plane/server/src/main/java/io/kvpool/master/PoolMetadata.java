@@ -353,6 +353,24 @@ public final class PoolMetadata {
           "no room until this new leader has recovered its index and"
               + " eviction resumes; retry shortly");
     }
+    if (chosen == null && last != null && last.pending() + last.copying() > 0) {
+      // memory held by puts still being written or committed, or by copies: room comes once they
+      // end (or expire), so the writer retries instead of being told the pool is full
+      logNoRoom(item, last);
+      return Placement.refused(
+          ErrorCode.BUSY,
+          "no room for "
+              + item.size()
+              + " bytes x "
+              + item.replicas()
+              + " replicas right now: memory is held by puts still in flight or by copies ("
+              + last.pending()
+              + " pending, "
+              + last.copying()
+              + " copying of "
+              + last.inMemory()
+              + " sampled in memory); retry shortly");
+    }
     if (chosen == null) {
       logNoRoom(item, last);
       return Placement.refused(

@@ -162,8 +162,8 @@ class ReplicaPlacementTest {
       f.pool.remove(List.of("k" + i)).statuses(); // eight separate 64 KiB holes
       f.pool.pin("k" + (i + 1), true); // and nothing evictable to make more room
     }
-    PutStartResult r = f.start("big", 200_000, 1);
-    assertThat(r.status()).isEqualTo(ErrorCode.OK);
+    PutStartResult r = f.put("big", 200_000, 1);
+    f.pool.pin("big", true);
     List<SliceGrant> slices = r.replicas().get(0).slices();
     assertThat(slices).hasSize(4);
     int covered = 0;

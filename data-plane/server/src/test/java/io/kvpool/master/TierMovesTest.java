@@ -6,8 +6,11 @@ import io.kvpool.protocol.DiskDrop;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.InventoryObject;
 import io.kvpool.protocol.PutRef;
+import io.kvpool.protocol.PutStartResult;
 import io.kvpool.protocol.ReplicaListResult;
+import io.kvpool.protocol.WriteReply;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -180,6 +183,32 @@ class TierMovesTest {
     assertThat(f.pool.getReplicas(List.of("k15"), 3).get(0).replicas())
         .singleElement()
         .satisfies(r -> assertThat(r.onDisk()).as("the latest stays in memory").isFalse());
+  }
+
+  /**
+   * Memory held by puts whose nodes have not committed them yet (their COMMITs lag under load) is
+   * not full: a put is answered BUSY, which writers retry, not NO_SPACE, and is taken once they
+   * commit.
+   */
+  @Test
+  void aPutIntoMemoryHeldByUncommittedPutsIsAskedToRetryAndTakenOnceTheyCommit() {
+    PoolFixture f = new PoolFixture(1.0, 0.10).diskNode("a", MIB, 64 * MIB).settle();
+    List<PutStartResult> started = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      PutStartResult r = f.start(WriteReply.COMMIT_MINOR, "k" + i, VALUE, 1);
+      assertThat(r.status()).isEqualTo(ErrorCode.OK);
+      started.add(r);
+    }
+    PutStartResult refused = f.start("new", VALUE, 1);
+    assertThat(refused.status()).isEqualTo(ErrorCode.BUSY);
+    assertThat(refused.message()).contains("in flight").contains("retry shortly");
+    for (int i = 0; i < 16; i++) {
+      PutStartResult r = started.get(i);
+      f.commit("k" + i, r, r.replicas().get(0), VALUE, 1);
+    }
+    f.put("new", VALUE, 1);
+    assertThat(f.replicas("k0")).as("moved to disk, not deleted").isEqualTo(1);
+    assertThat(f.evictions()).isZero();
   }
 
   @Test
