@@ -100,6 +100,8 @@ class BenchCompareIT {
             "| kvpool, disk tier | put 3x |",
             "| kvpool, disk tier | get 3x |",
             "| kvpool, disk tier | disk reads, cold (1 thread) |",
+            "| kvpool, disk tier | disk reads, cold (2 threads) |",
+            "| fio O_DIRECT | sequential 1MiB reads (2 jobs, psync) |",
             "| kvpool, disk tier | get 3x after node-2 restarted (SIGTERM, ",
             "| kvpool, disk tier | put 3x -> 5x (du sampled) |",
             "| kvpool, no disk tier | get 3x |",
