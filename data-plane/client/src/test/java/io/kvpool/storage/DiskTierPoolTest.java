@@ -586,15 +586,24 @@ class DiskTierPoolTest {
     return nodes.stream().mapToLong(n -> n.diskTier().records()).sum();
   }
 
-  /** What the folder occupies on disk, as {@code du} counts it (allocated blocks, in bytes). */
+  /**
+   * What the folder occupies on disk, as {@code du} counts it (allocated blocks, in bytes); taken
+   * again when a file the tier reclaimed vanished between du's listing and its look at the file.
+   */
   private static long du(Path dir) throws IOException, InterruptedException {
-    Process p =
-        new ProcessBuilder("du", "-s", "--block-size=1", dir.toString())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-    assertThat(p.waitFor()).as(out).isZero();
-    return Long.parseLong(out.split("\\s+")[0]);
+    for (int attempt = 1; ; attempt++) {
+      Process p =
+          new ProcessBuilder("du", "-s", "--block-size=1", dir.toString())
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      int code = p.waitFor();
+      if (code != 0 && attempt < 10 && out.contains("No such file or directory")) {
+        continue;
+      }
+      assertThat(code).as(out).isZero();
+      return Long.parseLong(out.split("\\s+")[0]);
+    }
   }
 
   private static void eventually(Runnable check) throws InterruptedException {
