@@ -101,6 +101,7 @@ class BenchCompareIT {
             "| kvpool, disk tier | get 3x |",
             "| kvpool, disk tier | disk reads, cold (1 thread) |",
             "| kvpool, disk tier | disk reads, cold (2 threads) |",
+            "| kvpool, disk tier | memory reads, newest quarter (2 threads) |",
             "| fio O_DIRECT | sequential 1MiB reads (2 jobs, psync) |",
             "| kvpool, disk tier | get 3x after node-2 restarted (SIGTERM, ",
             "| kvpool, disk tier | put 3x -> 5x (du sampled) |",
