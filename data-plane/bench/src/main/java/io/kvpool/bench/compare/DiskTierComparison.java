@@ -131,7 +131,10 @@ public final class DiskTierComparison {
       TierWorkload.Pass cold;
       DeviceReadLimit.Result fio;
       DeviceReadLimit.Result fioOne;
+      TierReadPath.Result tierAlone;
+      DeviceReadLimit.Result fioAfter;
       Map<String, TierDiskUsage.Peak> peaks;
+      Map<String, Path> folders;
       try (LocalPool pool = start("disk3x", tiers, memoryFiles.resolve("disk3x"));
           TierWorkload w =
               new TierWorkload(
@@ -151,7 +154,7 @@ public final class DiskTierComparison {
             "kvpool, disk tier",
             "disk reads, page cache (" + threads + ")",
             w.get(0, keys3x / 2, n));
-        Map<String, Path> folders = folders(pool, tiers);
+        folders = folders(pool, tiers);
         dropPageCache(folders.values());
         row("kvpool, disk tier", "disk reads, cold (1 thread)", w.get(0, keys3x / 2, 1));
         dropPageCache(folders.values());
@@ -179,6 +182,16 @@ public final class DiskTierComparison {
         }
         diskTotals(pool.masterAddress());
       }
+      // the pool is stopped: its tiers' read path alone, in this process, beside fio's N jobs
+      TierReadPath.Passes alone =
+          TierReadPath.measure(
+              folders, s.diskPerNode(), s.readThreads(), DiskTierComparison::dropPageCache);
+      tierAloneRow("page cache", alone.pageCache());
+      tierAloneRow("cold", alone.cold());
+      tierAlone = alone.cold();
+      // the device again right after the tier's cold pass: its rate drifts within a run here
+      fioAfter = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes(), s.readThreads());
+      fioRow(fioAfter, s.readThreads());
       try (LocalPool pool = start("nodisk3x", null, memoryFiles.resolve("nodisk3x"));
           TierWorkload w =
               new TierWorkload(pool.masterAddress(), "n3x/", s.valueBytes(), s.clients())) {
@@ -217,12 +230,19 @@ public final class DiskTierComparison {
                   cold.gigabytesPerSecond() >= 0.8 * fio.gigabytesPerSecond(),
                   String.format(
                       Locale.ROOT,
-                      "cold reads by %d threads %.3f GB/s / fio %d jobs %.3f GB/s = %.2f",
+                      "cold reads by %d threads %.3f GB/s / fio %d jobs %.3f GB/s = %.2f (the"
+                          + " tier's read path alone, no client: %.3f GB/s / fio right after it"
+                          + " %.3f GB/s = %.2f)",
                       s.readThreads(),
                       cold.gigabytesPerSecond(),
                       s.readThreads(),
                       fio.gigabytesPerSecond(),
-                      cold.gigabytesPerSecond() / fio.gigabytesPerSecond()))
+                      cold.gigabytesPerSecond() / fio.gigabytesPerSecond(),
+                      tierAlone.gigabytesPerSecond(),
+                      fioAfter.gigabytesPerSecond(),
+                      fioAfter.measured()
+                          ? tierAlone.gigabytesPerSecond() / fioAfter.gigabytesPerSecond()
+                          : 0))
               : "| 1 MiB disk-tier reads >= 0.8x fio O_DIRECT | not measured | "
                   + fio.problem()
                   + " |");
@@ -369,6 +389,21 @@ public final class DiskTierComparison {
               stats.disk().nodes(),
               stats.objects()));
     }
+  }
+
+  private void tierAloneRow(String pass, TierReadPath.Result r) {
+    String line =
+        String.format(
+            Locale.ROOT,
+            "| kvpool disk tier alone (in-process, no client or socket) | %s reads of every record"
+                + " (%d threads), staged and CRC32C-checked | | %.3f | %d read, %d miss |",
+            pass,
+            s.readThreads(),
+            r.gigabytesPerSecond(),
+            r.records() - r.misses(),
+            r.misses());
+    rows.add(line);
+    out.println("  " + line);
   }
 
   private void fioRow(DeviceReadLimit.Result fio, int jobs) {

@@ -102,6 +102,8 @@ class BenchCompareIT {
             "| kvpool, disk tier | disk reads, cold (1 thread) |",
             "| kvpool, disk tier | disk reads, cold (2 threads) |",
             "| kvpool, disk tier | memory reads, newest quarter (2 threads) |",
+            "| kvpool disk tier alone (in-process, no client or socket) | page cache reads of every record (2 threads)",
+            "| kvpool disk tier alone (in-process, no client or socket) | cold reads of every record (2 threads)",
             "| fio O_DIRECT | sequential 1MiB reads (2 jobs, psync) |",
             "| kvpool, disk tier | get 3x after node-2 restarted (SIGTERM, ",
             "| kvpool, disk tier | put 3x -> 5x (du sampled) |",
