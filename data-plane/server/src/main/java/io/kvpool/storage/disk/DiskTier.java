@@ -35,11 +35,11 @@ import org.slf4j.LoggerFactory;
  * high watermark, down to the low one. Reclaimed records are reported to the drop listener (the
  * node tells the master those replicas are gone).
  *
- * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with a
- * gathering write, and a read stages the value in native memory of its own, checks its CRC32C there
- * and is sent from there. A record whose CRC32C fails is a miss, never bytes. Writes go through the
- * page cache (data-plane/README.md, "Disk tier"): a record is in the kernel once its append
- * returned, so it survives the process (kill -9), not a power cut.
+ * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with positional
+ * writes, and a read stages the value in native memory of its own, checks its CRC32C there and is
+ * sent from there. A record whose CRC32C fails is a miss, never bytes. Writes go through the page
+ * cache (data-plane/README.md, "Disk tier"): a record is in the kernel once its append returned, so
+ * it survives the process (kill -9), not a power cut.
  *
  * <p>Faults never escape: an I/O error, a full filesystem or a vanished folder puts the tier in a
  * degraded state with the reason ({@link #status()}); spills fail (the node keeps serving from
