@@ -142,7 +142,7 @@ public final class DiskTierComparison {
                   "d3x/",
                   s.valueBytes(),
                   Math.max(s.clients(), s.readThreads()))) {
-        row("kvpool, disk tier", "put 3x", w.put(0, keys3x));
+        row("kvpool, disk tier", "put 3x", w.put(0, keys3x, s.clients()));
         withDiskGet = w.get(0, keys3x, s.clients());
         row("kvpool, disk tier", "get 3x", withDiskGet);
         // the older half of the set cannot be in memory (memory holds a third): disk-tier reads,
@@ -175,7 +175,7 @@ public final class DiskTierComparison {
         fioRow(fio, n);
         TierDiskUsage du = new TierDiskUsage(folders);
         try {
-          row("kvpool, disk tier", "put 3x -> 5x (du sampled)", w.put(keys3x, keys5x));
+          row("kvpool, disk tier", "put 3x -> 5x (du sampled)", w.put(keys3x, keys5x, s.clients()));
           peaks = du.stop();
         } finally {
           du.close();
@@ -195,7 +195,7 @@ public final class DiskTierComparison {
       try (LocalPool pool = start("nodisk3x", null, memoryFiles.resolve("nodisk3x"));
           TierWorkload w =
               new TierWorkload(pool.masterAddress(), "n3x/", s.valueBytes(), s.clients())) {
-        row("kvpool, no disk tier", "put 3x", w.put(0, keys3x));
+        row("kvpool, no disk tier", "put 3x", w.put(0, keys3x, s.clients()));
         row("kvpool, no disk tier", "get 3x", w.get(0, keys3x, s.clients()));
       }
       goals.add(
