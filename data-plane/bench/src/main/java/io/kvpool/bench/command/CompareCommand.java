@@ -111,6 +111,15 @@ final class CompareCommand implements Callable<Integer> {
   List<String> workloads;
 
   @Option(
+      names = "--disk-read-threads",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "Client threads of the disk-3x workload's parallel disk-read passes, 1..64, and fio's jobs"
+              + " beside them (default: 4, with --quick 2).")
+  int diskReadThreads;
+
+  @Option(
       names = "--out",
       paramLabel = "DIR",
       description =
@@ -162,6 +171,9 @@ final class CompareCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Checks.range(spec, "--rounds", rounds, 1, 20);
+    if (diskReadThreads != 0) {
+      Checks.range(spec, "--disk-read-threads", diskReadThreads, 1, 64);
+    }
     Path home = home();
     Path environment =
         venv != null
@@ -200,7 +212,8 @@ final class CompareCommand implements Callable<Integer> {
     }
     if (chosen.contains(DiskTierComparison.WORKLOAD)) {
       new DiskTierComparison(
-              DiskTierComparison.Settings.of(quick, report, MOONCAKE_OFFLOAD_NOTE), output)
+              DiskTierComparison.Settings.of(quick, diskReadThreads, report, MOONCAKE_OFFLOAD_NOTE),
+              output)
           .run();
     }
     if (chosen.contains(EventsComparison.WORKLOAD)) {

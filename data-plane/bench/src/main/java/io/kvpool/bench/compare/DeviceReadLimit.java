@@ -30,7 +30,12 @@ final class DeviceReadLimit {
 
   private DeviceReadLimit() {}
 
-  static Result measure(Path folder, int blockBytes, long fileBytes) throws InterruptedException {
+  /**
+   * @param fileBytes what the jobs read in all (each job reads its share, whole blocks)
+   */
+  static Result measure(Path folder, int blockBytes, long fileBytes, int jobs)
+      throws InterruptedException {
+    long perJob = Math.max(blockBytes, fileBytes / jobs / blockBytes * blockBytes);
     Path fio = CompareSuite.which("fio");
     List<String> command =
         List.of(
@@ -41,8 +46,9 @@ final class DeviceReadLimit {
             "--bs=" + blockBytes,
             "--direct=1",
             "--ioengine=psync",
-            "--numjobs=1",
-            "--size=" + fileBytes,
+            "--numjobs=" + jobs,
+            "--group_reporting",
+            "--size=" + perJob,
             "--output-format=json");
     String shown = String.join(" ", command);
     if (fio == null) {

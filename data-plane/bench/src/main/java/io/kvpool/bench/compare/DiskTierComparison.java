@@ -46,7 +46,9 @@ public final class DiskTierComparison {
    * @param memoryPerNode each storage node's memory; the pool's is twice that
    * @param diskPerNode each node's disk tier cap
    * @param valueBytes the values' size (the disk reads' block size, and fio's)
-   * @param clients client threads of the put and get passes (the disk-read passes use one)
+   * @param clients client threads of the put and get passes
+   * @param readThreads client threads of the parallel disk-read passes, and fio's jobs beside them
+   *     (the tier's read path measured apart from one client thread's)
    * @param fioBytes the file fio reads
    * @param outputDir where {@code benchmarks-disk-3x.md} goes
    * @param mooncakeNote why Mooncake Store with SSD offload is not in the comparison
@@ -56,14 +58,34 @@ public final class DiskTierComparison {
       long diskPerNode,
       int valueBytes,
       int clients,
+      int readThreads,
       long fioBytes,
       Path outputDir,
       String mooncakeNote) {
 
-    public static Settings of(boolean quick, Path outputDir, String mooncakeNote) {
+    public Settings {
+      if (readThreads < 1 || readThreads > 64) {
+        throw new IllegalArgumentException(
+            "disk-3x read threads must be 1..64, got " + readThreads);
+      }
+    }
+
+    /**
+     * @param readThreads the parallel disk-read passes' threads, or 0 for the default: 4 (2 in the
+     *     quick form)
+     */
+    public static Settings of(boolean quick, int readThreads, Path outputDir, String mooncakeNote) {
       long memory = quick ? 32L << 20 : 128L << 20;
+      int readers = readThreads > 0 ? readThreads : quick ? 2 : 4;
       return new Settings(
-          memory, 4 * memory, 1 << 20, 4, quick ? 64L << 20 : 512L << 20, outputDir, mooncakeNote);
+          memory,
+          4 * memory,
+          1 << 20,
+          4,
+          readers,
+          quick ? 64L << 20 : 512L << 20,
+          outputDir,
+          mooncakeNote);
     }
   }
 
@@ -91,13 +113,14 @@ public final class DiskTierComparison {
     out.printf(
         Locale.ROOT,
         "disk-3x: %d storage nodes x %s memory, disk tiers of %s each; %d values of %s (3x the"
-            + " pool's memory), %d client threads; work folder %s%n",
+            + " pool's memory), %d client threads (%d for the parallel disk reads); work folder %s%n",
         NODES,
         StatusTable.bytes(s.memoryPerNode()),
         StatusTable.bytes(s.diskPerNode()),
         keys3x,
         Workload.size(s.valueBytes()),
         s.clients(),
+        s.readThreads(),
         root);
     List<String> goals = new ArrayList<>();
     try {
@@ -107,44 +130,72 @@ public final class DiskTierComparison {
       String restarted;
       TierWorkload.Pass cold;
       DeviceReadLimit.Result fio;
+      DeviceReadLimit.Result fioOne;
+      TierReadPath.Result tierAlone;
+      DeviceReadLimit.Result fioAfter;
       Map<String, TierDiskUsage.Peak> peaks;
+      Map<String, Path> folders;
       try (LocalPool pool = start("disk3x", tiers, memoryFiles.resolve("disk3x"));
           TierWorkload w =
-              new TierWorkload(pool.masterAddress(), "d3x/", s.valueBytes(), s.clients())) {
-        row("kvpool, disk tier", "put 3x", w.put(0, keys3x));
+              new TierWorkload(
+                  pool.masterAddress(),
+                  "d3x/",
+                  s.valueBytes(),
+                  Math.max(s.clients(), s.readThreads()))) {
+        row("kvpool, disk tier", "put 3x", w.put(0, keys3x, s.clients()));
         withDiskGet = w.get(0, keys3x, s.clients());
         row("kvpool, disk tier", "get 3x", withDiskGet);
-        // the older half of the set cannot be in memory (memory holds a third): disk-tier reads
+        // the older half of the set cannot be in memory (memory holds a third): disk-tier reads,
+        // by one client thread and by several (the tier's read path apart from one client's)
+        int n = s.readThreads();
+        String threads = n + " thread" + (n == 1 ? "" : "s");
         row("kvpool, disk tier", "disk reads, page cache (1 thread)", w.get(0, keys3x / 2, 1));
-        Map<String, Path> folders = folders(pool, tiers);
+        row(
+            "kvpool, disk tier",
+            "disk reads, page cache (" + threads + ")",
+            w.get(0, keys3x / 2, n));
+        folders = folders(pool, tiers);
         dropPageCache(folders.values());
-        cold = w.get(0, keys3x / 2, 1);
-        row("kvpool, disk tier", "disk reads, cold (1 thread)", cold);
-        fio = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes());
+        row("kvpool, disk tier", "disk reads, cold (1 thread)", w.get(0, keys3x / 2, 1));
+        dropPageCache(folders.values());
+        cold = w.get(0, keys3x / 2, n);
+        row("kvpool, disk tier", "disk reads, cold (" + threads + ")", cold);
+        // the newest quarter is in memory (no promotion: reads leave it there): the get path's
+        // own rate with as many threads, what a tier read can at best reach end to end
+        row(
+            "kvpool, disk tier",
+            "memory reads, newest quarter (" + threads + ")",
+            w.get(keys3x - keys3x / 4, keys3x, n));
+        fioOne = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes(), 1);
+        fio = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes(), n);
         restarted = restartStorageNode(pool);
         afterRestart = w.get(0, keys3x, s.clients());
         row("kvpool, disk tier", "get 3x after " + restarted, afterRestart);
-        rows.add(
-            fio.measured()
-                ? String.format(
-                    Locale.ROOT,
-                    "| fio O_DIRECT | sequential %s reads (1 job) | | %.3f | |",
-                    Workload.size(s.valueBytes()),
-                    fio.gigabytesPerSecond())
-                : "| fio O_DIRECT | not measured: " + fio.problem() + " | | | |");
+        fioRow(fioOne, 1);
+        fioRow(fio, n);
         TierDiskUsage du = new TierDiskUsage(folders);
         try {
-          row("kvpool, disk tier", "put 3x -> 5x (du sampled)", w.put(keys3x, keys5x));
+          row("kvpool, disk tier", "put 3x -> 5x (du sampled)", w.put(keys3x, keys5x, s.clients()));
           peaks = du.stop();
         } finally {
           du.close();
         }
         diskTotals(pool.masterAddress());
       }
+      // the pool is stopped: its tiers' read path alone, in this process, beside fio's N jobs
+      TierReadPath.Passes alone =
+          TierReadPath.measure(
+              folders, s.diskPerNode(), s.readThreads(), DiskTierComparison::dropPageCache);
+      tierAloneRow("page cache", alone.pageCache());
+      tierAloneRow("cold", alone.cold());
+      tierAlone = alone.cold();
+      // the device again right after the tier's cold pass: its rate drifts within a run here
+      fioAfter = DeviceReadLimit.measure(root, s.valueBytes(), s.fioBytes(), s.readThreads());
+      fioRow(fioAfter, s.readThreads());
       try (LocalPool pool = start("nodisk3x", null, memoryFiles.resolve("nodisk3x"));
           TierWorkload w =
               new TierWorkload(pool.masterAddress(), "n3x/", s.valueBytes(), s.clients())) {
-        row("kvpool, no disk tier", "put 3x", w.put(0, keys3x));
+        row("kvpool, no disk tier", "put 3x", w.put(0, keys3x, s.clients()));
         row("kvpool, no disk tier", "get 3x", w.get(0, keys3x, s.clients()));
       }
       goals.add(
@@ -179,10 +230,19 @@ public final class DiskTierComparison {
                   cold.gigabytesPerSecond() >= 0.8 * fio.gigabytesPerSecond(),
                   String.format(
                       Locale.ROOT,
-                      "cold reads %.3f GB/s / fio %.3f GB/s = %.2f",
+                      "cold reads by %d threads %.3f GB/s / fio %d jobs %.3f GB/s = %.2f (the"
+                          + " tier's read path alone, no client: %.3f GB/s / fio right after it"
+                          + " %.3f GB/s = %.2f)",
+                      s.readThreads(),
                       cold.gigabytesPerSecond(),
+                      s.readThreads(),
                       fio.gigabytesPerSecond(),
-                      cold.gigabytesPerSecond() / fio.gigabytesPerSecond()))
+                      cold.gigabytesPerSecond() / fio.gigabytesPerSecond(),
+                      tierAlone.gigabytesPerSecond(),
+                      fioAfter.gigabytesPerSecond(),
+                      fioAfter.measured()
+                          ? tierAlone.gigabytesPerSecond() / fioAfter.gigabytesPerSecond()
+                          : 0))
               : "| 1 MiB disk-tier reads >= 0.8x fio O_DIRECT | not measured | "
                   + fio.problem()
                   + " |");
@@ -331,6 +391,36 @@ public final class DiskTierComparison {
     }
   }
 
+  private void tierAloneRow(String pass, TierReadPath.Result r) {
+    String line =
+        String.format(
+            Locale.ROOT,
+            "| kvpool disk tier alone (in-process, no client or socket) | %s reads of every record"
+                + " (%d threads), staged and CRC32C-checked | | %.3f | %d read, %d miss |",
+            pass,
+            s.readThreads(),
+            r.gigabytesPerSecond(),
+            r.records() - r.misses(),
+            r.misses());
+    rows.add(line);
+    out.println("  " + line);
+  }
+
+  private void fioRow(DeviceReadLimit.Result fio, int jobs) {
+    String line =
+        fio.measured()
+            ? String.format(
+                Locale.ROOT,
+                "| fio O_DIRECT | sequential %s reads (%d job%s, psync) | | %.3f | |",
+                Workload.size(s.valueBytes()),
+                jobs,
+                jobs == 1 ? "" : "s",
+                fio.gigabytesPerSecond())
+            : "| fio O_DIRECT | not measured (" + jobs + " jobs): " + fio.problem() + " | | | |";
+    rows.add(line);
+    out.println("  " + line);
+  }
+
   private void row(String target, String pass, TierWorkload.Pass p) {
     boolean put = pass.startsWith("put");
     String line =
@@ -367,14 +457,15 @@ public final class DiskTierComparison {
             String.format(
                 Locale.ROOT,
                 "%d storage nodes x %s memory (memory files on tmpfs, as for warm restarts), disk"
-                    + " tiers of %s each (R=1); %s values; %d client threads for puts and gets, one"
-                    + " for the disk-read passes (as fio's one job). GB/s of values stored or read"
-                    + " back.%n%n",
+                    + " tiers of %s each (R=1); %s values; %d client threads for puts and gets;"
+                    + " the disk-read passes by one thread and by %d, beside fio with as many jobs"
+                    + " (each one request at a time). GB/s of values stored or read back.%n%n",
                 NODES,
                 StatusTable.bytes(s.memoryPerNode()),
                 StatusTable.bytes(s.diskPerNode()),
                 Workload.size(s.valueBytes()),
-                s.clients()))
+                s.clients(),
+                s.readThreads()))
         .append("| target | pass | hit ratio | GB/s | values |\n| --- | --- | --- | --- | --- |\n");
     rows.forEach(r -> md.append(r).append('\n'));
     md.append("\nMooncake Store with SSD offload: ").append(s.mooncakeNote()).append("\n\n");

@@ -60,17 +60,28 @@ final class TierDiskUsage implements AutoCloseable {
     }
   }
 
-  /** {@code du -s FLAG folder} in bytes. */
+  /**
+   * {@code du -s FLAG folder} in bytes; taken again when a file the tier reclaimed vanished between
+   * du's listing and its look at the file.
+   */
   static long du(Path folder, String flag) throws IOException, InterruptedException {
-    Process p =
-        new ProcessBuilder(List.of("du", "-s", flag, folder.toString()))
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IOException("du -s " + flag + " " + folder + " failed: " + out);
+    for (int attempt = 1; ; attempt++) {
+      Process p =
+          new ProcessBuilder(List.of("du", "-s", flag, folder.toString()))
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("du -s " + flag + " " + folder + " took over 30 s: " + out);
+      }
+      if (p.exitValue() == 0) {
+        return Long.parseLong(out.split("\\s+")[0]);
+      }
+      if (attempt >= 10 || !out.contains("No such file or directory")) {
+        throw new IOException("du -s " + flag + " " + folder + " failed: " + out);
+      }
     }
-    return Long.parseLong(out.split("\\s+")[0]);
   }
 
   /** Stops sampling (after one last sample) and returns the peaks by node. */

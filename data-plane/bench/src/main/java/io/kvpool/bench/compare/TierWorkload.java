@@ -54,12 +54,15 @@ final class TierWorkload implements AutoCloseable {
     this.threads = Executors.newFixedThreadPool(clientCount);
   }
 
-  /** Puts keys {@code from} (inclusive) to {@code to} (exclusive) with R=1. */
-  Pass put(long from, long to) throws InterruptedException {
+  /**
+   * Puts keys {@code from} (inclusive) to {@code to} (exclusive) with R=1, with {@code clientCount}
+   * of the threads.
+   */
+  Pass put(long from, long to, int clientCount) throws InterruptedException {
     return run(
         from,
         to,
-        clients.length,
+        clientCount,
         (client, value, i, tally) -> {
           value.clear().putLong(0, i);
           try {

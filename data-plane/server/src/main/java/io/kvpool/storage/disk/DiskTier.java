@@ -35,16 +35,20 @@ import org.slf4j.LoggerFactory;
  * high watermark, down to the low one. Reclaimed records are reported to the drop listener (the
  * node tells the master those replicas are gone).
  *
- * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with a
- * gathering write, and a read stages the value in native memory of its own, checks its CRC32C there
- * and is sent from there. A record whose CRC32C fails is a miss, never bytes. Writes go through the
- * page cache (data-plane/README.md, "Disk tier"): a record is in the kernel once its append
- * returned, so it survives the process (kill -9), not a power cut.
+ * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with positional
+ * writes, and a read stages the value in native memory of its own, checks its CRC32C there and is
+ * sent from there. A record whose CRC32C fails is a miss, never bytes. Writes go through the page
+ * cache (data-plane/README.md, "Disk tier"): a record is in the kernel once its append returned, so
+ * it survives the process (kill -9), not a power cut.
  *
  * <p>Faults never escape: an I/O error, a full filesystem or a vanished folder puts the tier in a
  * degraded state with the reason ({@link #status()}); spills fail (the node keeps serving from
- * memory) and are tried again after {@link #RETRY_MILLIS}. Thread-safe: appends and the index under
- * this object's lock, reads' I/O outside it.
+ * memory) and are tried again after {@link #RETRY_MILLIS}. Thread-safe: the index and the files'
+ * layout under this object's lock; reads' I/O and appends' value writes outside it. An append
+ * reserves its record's place and writes its header under the lock, then writes the value outside
+ * it, and only then indexes the record: a record reserved but never written (the process died) has
+ * a header whose value CRC32C fails, so a rescan drops it and goes on with the records after it. A
+ * file with writes in flight is never reclaimed.
  */
 public final class DiskTier implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DiskTier.class);
@@ -254,6 +258,9 @@ public final class DiskTier implements AutoCloseable {
     long stamp;
     int live;
 
+    /** Appends that reserved a place in the file and are writing their value. */
+    int writing;
+
     TierFile(long seq, Path path, FileChannel channel, long size) {
       this.seq = seq;
       this.path = path;
@@ -268,6 +275,10 @@ public final class DiskTier implements AutoCloseable {
   private final Consumer<List<ObjectRef>> dropped;
   private final Map<ObjectRef, Location> index = new HashMap<>();
   private final TreeMap<Long, TierFile> files = new TreeMap<>();
+
+  /** Objects whose record is being written: a second append of one waits for the first. */
+  private final java.util.Set<ObjectRef> writing = new java.util.HashSet<>();
+
   private final StagingMemory staging;
   private FileChannel lockChannel;
   private FileLock lock;
@@ -483,77 +494,166 @@ public final class DiskTier implements AutoCloseable {
   /**
    * Appends a value given as views of native memory ({@code value}, in value order, {@code size}
    * bytes in all), after checking that they still hold the value (its CRC32C): true once the record
-   * is written. False when the tier is degraded, the value is larger than a file, or the bytes do
-   * not match (their range was overwritten meanwhile).
+   * is written. False when the tier is degraded, full of files with writes in flight, the value is
+   * larger than a file, or the bytes do not match (their range was overwritten meanwhile). The
+   * value's bytes are written outside the tier's lock: reads and other appends go on meanwhile.
    */
-  public synchronized boolean append(
+  public boolean append(
       String key,
       long generation,
       int wantedReplicas,
       int size,
       int checksum,
       ByteBuffer... value) {
-    if (closed) {
-      return false;
-    }
-    if (index.containsKey(new ObjectRef(key, generation))) {
-      return true;
-    }
-    long now = System.currentTimeMillis();
-    if (degraded != null && now < retryAtMillis) {
-      spillFailures++;
-      return false;
-    }
-    DiskRecord record = new DiskRecord(key, generation, wantedReplicas, size, checksum);
-    if (record.totalBytes() > settings.fileBytes()) {
-      spillFailures++;
-      return false;
-    }
     CRC32C crc = new CRC32C();
     for (ByteBuffer b : value) {
       crc.update(b.duplicate());
     }
     if ((int) crc.getValue() != checksum) {
-      spillFailures++;
+      synchronized (this) {
+        spillFailures++;
+      }
       return false;
+    }
+    Reservation r = reserve(new DiskRecord(key, generation, wantedReplicas, size, checksum));
+    if (r == null) {
+      return contains(new ObjectRef(key, generation));
+    }
+    return r.write(value);
+  }
+
+  /**
+   * A record's place in a file, its header written, its value not yet: {@link #write} writes the
+   * value outside the tier's lock and indexes the record.
+   */
+  final class Reservation {
+    private final ObjectRef id;
+    private final DiskRecord record;
+    private final TierFile file;
+    private final long start;
+
+    private Reservation(ObjectRef id, DiskRecord record, TierFile file, long start) {
+      this.id = id;
+      this.record = record;
+      this.file = file;
+      this.start = start;
+    }
+
+    /** Writes the value (views of native memory, in value order): true once it is indexed. */
+    boolean write(ByteBuffer... value) {
+      IOException failure = null;
+      try {
+        long pos = start + record.headerBytes();
+        for (ByteBuffer v : value) {
+          ByteBuffer b = v.duplicate();
+          while (b.hasRemaining()) {
+            pos += file.channel.write(b, pos);
+          }
+        }
+        if (pos != start + record.totalBytes()) {
+          failure =
+              new IOException(
+                  "the value's views hold " + (pos - start - record.headerBytes()) + " bytes");
+        }
+      } catch (IOException e) {
+        failure = e;
+      } catch (RuntimeException e) {
+        failure = new IOException(e);
+      }
+      return finish(this, failure);
+    }
+  }
+
+  /**
+   * Reserves a record's place (reclaiming files first when a new one would pass the high watermark)
+   * and writes its header there, under the lock; null when it is already held or being written
+   * (after waiting for that write) or cannot be reserved (counted as a spill failure).
+   */
+  synchronized Reservation reserve(DiskRecord record) {
+    ObjectRef id = new ObjectRef(record.key(), record.generation());
+    while (writing.contains(id) && !closed) {
+      try {
+        wait(); // another append writes this record; finish() wakes us (one record's write)
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+    if (closed || index.containsKey(id)) {
+      return null;
+    }
+    long now = System.currentTimeMillis();
+    if (degraded != null && now < retryAtMillis) {
+      spillFailures++;
+      return null;
+    }
+    if (record.totalBytes() > settings.fileBytes()) {
+      spillFailures++;
+      return null;
     }
     TierFile f = null;
     long start = 0;
     try {
       f = fileFor(record.totalBytes());
-      start = f.size;
-      ByteBuffer[] all = new ByteBuffer[value.length + 1];
-      all[0] = record.header();
-      for (int i = 0; i < value.length; i++) {
-        all[i + 1] = value[i].duplicate();
+      if (f == null) {
+        spillFailures++; // every file it could reclaim has writes in flight: not a fault
+        return null;
       }
-      f.channel.position(start);
-      long left = record.totalBytes();
-      while (left > 0) {
-        left -= f.channel.write(all);
+      start = f.size;
+      ByteBuffer header = record.header();
+      long pos = start;
+      while (header.hasRemaining()) {
+        pos += f.channel.write(header, pos);
       }
       f.size = start + record.totalBytes();
+      f.writing++;
       f.stamp = ++clock;
-      index(new ObjectRef(key, generation), new Location(f, start, record));
-      spills++;
-      if (degraded != null) {
-        LOG.info("event=disk_tier_recovered dir={}", settings.dir());
-        degraded = null;
-      }
-      return true;
+      writing.add(id);
+      return new Reservation(id, record, f, start);
     } catch (IOException | RuntimeException e) {
       spillFailures++;
       if (f != null) {
         abandonTail(f, start);
       }
       degrade("cannot write to the disk tier in " + settings.dir() + ": " + describe(e), now);
-      return false;
+      return null;
     }
+  }
+
+  /** Indexes a written record, or accounts for a failed write; true when indexed. */
+  private synchronized boolean finish(Reservation r, IOException failure) {
+    writing.remove(r.id);
+    r.file.writing--;
+    notifyAll();
+    boolean kept = files.get(r.file.seq) == r.file;
+    if (failure == null && kept && !closed) {
+      index(r.id, new Location(r.file, r.start, r.record));
+      spills++;
+      if (degraded != null) {
+        LOG.info("event=disk_tier_recovered dir={}", settings.dir());
+        degraded = null;
+      }
+      return true;
+    }
+    spillFailures++;
+    if (kept && !closed) {
+      if (r.file.size == r.start + r.record.totalBytes()) {
+        abandonTail(r.file, r.start);
+      } // else later records follow: its bytes stay as garbage, its value CRC32C fails a rescan
+      if (r.file.live == 0 && r.file.writing == 0 && r.file != active) {
+        deleteFile(r.file);
+      }
+      degrade(
+          "cannot write to the disk tier in " + settings.dir() + ": " + describe(failure),
+          System.currentTimeMillis());
+    }
+    return false;
   }
 
   /**
    * The file to append {@code bytes} to: the active one when it has room, else a new one
-   * (reclaiming first).
+   * (reclaiming first, never a file with writes in flight); null when the cap has no room for a new
+   * file because every file it could reclaim is being written.
    */
   private TierFile fileFor(long bytes) throws IOException {
     if (active != null && active.size + bytes <= settings.fileBytes()) {
@@ -568,9 +668,12 @@ public final class DiskTier implements AutoCloseable {
       while (files.size() > low) {
         TierFile lru = null;
         for (TierFile f : files.values()) {
-          if (lru == null || f.stamp < lru.stamp) {
+          if (f.writing == 0 && (lru == null || f.stamp < lru.stamp)) {
             lru = f;
           }
+        }
+        if (lru == null) {
+          break;
         }
         gone.addAll(recordsIn(lru));
         reclaimedRecords += lru.live;
@@ -579,6 +682,9 @@ public final class DiskTier implements AutoCloseable {
       }
       if (!gone.isEmpty()) {
         dropped.accept(gone);
+      }
+      if (files.size() + 1 > settings.maxFiles()) {
+        return null;
       }
     }
     if (!Files.isDirectory(settings.dir())) {
@@ -741,7 +847,10 @@ public final class DiskTier implements AutoCloseable {
 
   private void release(Location loc) {
     loc.file.live--;
-    if (loc.file.live == 0 && loc.file != active && files.get(loc.file.seq) == loc.file) {
+    if (loc.file.live == 0
+        && loc.file.writing == 0
+        && loc.file != active
+        && files.get(loc.file.seq) == loc.file) {
       deleteFile(loc.file);
     }
   }
@@ -800,6 +909,7 @@ public final class DiskTier implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
+    notifyAll();
     staging.close();
     for (TierFile f : files.values()) {
       try {

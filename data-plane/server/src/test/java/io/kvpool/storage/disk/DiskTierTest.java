@@ -12,6 +12,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -23,7 +29,8 @@ class DiskTierTest {
   private static final long FILE = 16 << 10;
 
   private Path dir;
-  private final List<DiskTier.ObjectRef> dropped = new ArrayList<>();
+  private final List<DiskTier.ObjectRef> dropped =
+      java.util.Collections.synchronizedList(new ArrayList<>());
   private final List<DiskTier> open = new ArrayList<>();
 
   @BeforeEach
@@ -195,5 +202,159 @@ class DiskTierTest {
     assertThat(second.degraded()).isTrue();
     assertThat(second.status().degraded()).contains("another process");
     assertThat(second.append("x", 1, 1, 1, 0, ByteBuffer.allocateDirect(1))).isFalse();
+  }
+
+  private static Path onlyFile(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".kvd")).findFirst().orElseThrow();
+    }
+  }
+
+  @Test
+  void aRecordReservedButNeverWrittenIsDroppedOnRescanAndTheRecordsAfterItAreKept()
+      throws IOException {
+    DiskTier t = tier(10);
+    ByteBuffer a = value(3000, 1);
+    ByteBuffer x = value(3000, 2);
+    ByteBuffer b = value(3000, 3);
+    assertThat(append(t, "a", a)).isTrue();
+    DiskTier.Reservation hole = t.reserve(new DiskRecord("x", 1, 2, 3000, crc(x)));
+    assertThat(hole).isNotNull();
+    // reads and appends go on while x's value is not written
+    assertThat(append(t, "b", b)).isTrue();
+    assertThat(read(t, "a")).isEqualTo(a);
+    assertThat(read(t, "x")).as("not indexed before its value is written").isNull();
+    long endOfB = Files.size(onlyFile(dir));
+    assertThat(t.reserve(new DiskRecord("y", 1, 2, 3000, crc(value(3000, 4))))).isNotNull();
+    t.close(); // as a process killed before writing x's and y's values: their headers are there
+
+    DiskTier again = tier(10);
+    assertThat(read(again, "a")).isEqualTo(a);
+    assertThat(read(again, "b")).as("after the hole in the middle").isEqualTo(b);
+    assertThat(read(again, "x")).as("a hole's value fails its CRC32C").isNull();
+    assertThat(read(again, "y")).isNull();
+    assertThat(again.records()).isEqualTo(2);
+    assertThat(again.status().droppedAtStart()).isEqualTo(1);
+    assertThat(Files.size(onlyFile(dir)))
+        .as("y's torn tail cut, nothing before it")
+        .isEqualTo(endOfB);
+    assertThat(append(again, "c", value(3000, 5))).isTrue();
+    assertThat(read(again, "b")).isEqualTo(b);
+  }
+
+  @Test
+  void aFileWithWritesInFlightIsNeverReclaimed() throws IOException {
+    DiskTier t = tier(10); // high watermark 9 files, low 8; one record per file
+    ByteBuffer v0 = value(10_000, 100);
+    DiskTier.Reservation r0 = t.reserve(new DiskRecord("k0", 1, 2, 10_000, crc(v0)));
+    for (int i = 1; i < 9; i++) {
+      assertThat(append(t, "k" + i, value(10_000, i))).isTrue();
+    }
+    assertThat(append(t, "k9", value(10_000, 9))).isTrue();
+    assertThat(dropped)
+        .as("k0's file is the least recently used but is being written")
+        .containsExactly(new DiskTier.ObjectRef("k1", 1));
+    assertThat(r0.write(v0.duplicate())).isTrue();
+    assertThat(read(t, "k0")).isEqualTo(v0);
+    assertThat(t.usedBytes()).isLessThanOrEqualTo(10 * FILE);
+  }
+
+  @Test
+  void aTierWhoseFilesAreAllBeingWrittenRefusesASpillWithoutDegrading() throws IOException {
+    DiskTier t = tier(10);
+    List<DiskTier.Reservation> inFlight = new ArrayList<>();
+    List<ByteBuffer> values = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ByteBuffer v = value(10_000, i);
+      values.add(v);
+      inFlight.add(t.reserve(new DiskRecord("k" + i, 1, 2, 10_000, crc(v))));
+    }
+    assertThat(inFlight).doesNotContainNull();
+    assertThat(append(t, "more", value(10_000, 99))).isFalse();
+    assertThat(t.degraded()).isFalse();
+    assertThat(t.usedBytes()).isLessThanOrEqualTo(10 * FILE);
+    for (int i = 0; i < 10; i++) {
+      assertThat(inFlight.get(i).write(values.get(i).duplicate())).isTrue();
+    }
+    assertThat(append(t, "more", value(10_000, 99))).as("room once reclaimable").isTrue();
+    assertThat(dropped).hasSize(2); // down to the low watermark, 8 files
+  }
+
+  @Test
+  void concurrentSpillsAndReadsServeExactBytesOrMissesAndSurviveAReopen() throws Exception {
+    DiskTier t = tier(40);
+    int writers = 4;
+    int perWriter = 60;
+    Set<String> written = ConcurrentHashMap.newKeySet();
+    Set<DiskTier.ObjectRef> lost = ConcurrentHashMap.newKeySet();
+    ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
+    try {
+      List<Future<?>> work = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        int me = w;
+        work.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < perWriter; i++) {
+                    String key = "w" + me + "-" + i;
+                    if (append(t, key, value(3000 + i, key.hashCode()))) {
+                      written.add(key);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      List<Future<Integer>> readers = new ArrayList<>();
+      for (int r = 0; r < 2; r++) {
+        readers.add(
+            pool.submit(
+                () -> {
+                  int hits = 0;
+                  while (!work.stream().allMatch(Future::isDone)) {
+                    for (String key : List.copyOf(written)) {
+                      int i = Integer.parseInt(key.substring(key.indexOf('-') + 1));
+                      ByteBuffer got = read(t, key);
+                      if (got != null) {
+                        assertThat(got).as(key).isEqualTo(value(3000 + i, key.hashCode()));
+                        hits++;
+                      }
+                    }
+                  }
+                  return hits;
+                }));
+      }
+      for (Future<?> f : work) {
+        f.get(2, TimeUnit.MINUTES);
+      }
+      for (Future<Integer> f : readers) {
+        f.get(2, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    synchronized (dropped) {
+      lost.addAll(dropped);
+    }
+    assertThat(written).as("status %s", t.status()).hasSize(writers * perWriter);
+    assertThat(t.usedBytes()).isLessThanOrEqualTo(40 * FILE);
+    assertThat(t.status().files()).isLessThanOrEqualTo(40);
+    int held = t.records();
+    assertThat(held + lost.size())
+        .as("every record held or reported reclaimed")
+        .isEqualTo(written.size());
+    t.close();
+
+    DiskTier again = tier(40);
+    assertThat(again.records()).isEqualTo(held);
+    assertThat(again.status().droppedAtStart()).isZero();
+    for (String key : written) {
+      int i = Integer.parseInt(key.substring(key.indexOf('-') + 1));
+      ByteBuffer got = read(again, key);
+      if (lost.contains(new DiskTier.ObjectRef(key, 1))) {
+        assertThat(got).as(key + " was reclaimed").isNull();
+      } else {
+        assertThat(got).as(key).isEqualTo(value(3000 + i, key.hashCode()));
+      }
+    }
   }
 }
