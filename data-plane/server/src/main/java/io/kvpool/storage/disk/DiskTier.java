@@ -276,7 +276,12 @@ public final class DiskTier implements AutoCloseable {
   private final Map<ObjectRef, Location> index = new HashMap<>();
   private final TreeMap<Long, TierFile> files = new TreeMap<>();
 
-  /** Objects whose record is being written: a second append of one waits for the first. */
+  /** How long a read of a record being written waits for the write (one record's write). */
+  private static final long WRITE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /**
+   * Objects whose record is being written: a second append of one, and a read, wait for the first.
+   */
   private final java.util.Set<ObjectRef> writing = new java.util.HashSet<>();
 
   private final StagingMemory staging;
@@ -768,7 +773,21 @@ public final class DiskTier implements AutoCloseable {
   public Staged read(ObjectRef id) throws BusyException {
     Location loc;
     synchronized (this) {
-      loc = index.get(id);
+      // a record being written is read once its write ends: its value may have left memory for it
+      // (a WRITE displaced it, a move to disk), so a miss now would lose it for this reader
+      long deadline = System.nanoTime() + WRITE_WAIT_NANOS;
+      while ((loc = index.get(id)) == null && writing.contains(id) && !closed) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new BusyException("its record is still being written; try again");
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(this, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new BusyException("interrupted while its record was being written");
+        }
+      }
       if (loc == null) {
         return null;
       }
