@@ -192,9 +192,11 @@ final class NodeRegistry {
       o.lastAccessMillis = nowMillis;
       // readers may hold tokens a previous master issued: protect the object for one lease
       o.leaseExpiryMillis = nowMillis + pool.config.leaseTtl().toMillis();
-      o.addReplica(replica); // before it becomes readable: its announcement names its medium
+      // the replica before the object becomes readable: its announcement names its medium
+      o.addReplica(replica);
       pool.objects.add(o);
       pool.objects.recount(o);
+      node.replicaAdded();
       pool.counters.objectsRecovered.inc();
       if (o.wantedReplicas > 1) {
         pool.needsRepair.add(o);

@@ -428,6 +428,13 @@ class PoolMetadataTest {
     for (int i = 0; i < 500; i++) {
       assertThat(f.exists("k" + i)).isTrue();
     }
+    assertThat(f.pool.snapshot().nodes())
+        .singleElement()
+        .satisfies(
+            n ->
+                assertThat(n.replicas())
+                    .as("the node's replicas, as status shows them")
+                    .isEqualTo(500));
   }
 
   @Test
