@@ -91,40 +91,6 @@ public record PoolObservation(
         List.of());
   }
 
-  /** A reconciliation without a rollout decision (an invalid spec, a failed apply). */
-  public PoolObservation(
-      String poolName,
-      long generation,
-      String specVersion,
-      int objectReplicas,
-      List<String> specProblems,
-      Optional<ReplicaState> masters,
-      Optional<ReplicaState> storage,
-      Optional<MasterStatus> master,
-      String masterError,
-      List<FailingPod> failingPods,
-      Set<String> podReleases,
-      String labelledLeader,
-      String storageSelector,
-      String reconcileError) {
-    this(
-        poolName,
-        generation,
-        specVersion,
-        objectReplicas,
-        specProblems,
-        masters,
-        storage,
-        master,
-        masterError,
-        failingPods,
-        podReleases,
-        labelledLeader,
-        storageSelector,
-        reconcileError,
-        Optional.empty());
-  }
-
   /** This observation with autoscaling's decision. */
   public PoolObservation withAutoscaling(Optional<AutoscalingOutcome> outcome) {
     return new PoolObservation(
