@@ -93,6 +93,16 @@ public record PoolObservation(
 
   /** This observation with autoscaling's decision. */
   public PoolObservation withAutoscaling(Optional<AutoscalingOutcome> outcome) {
+    return withDecisions(outcome, preflight);
+  }
+
+  /** This observation with the preflight's findings. */
+  public PoolObservation withPreflight(List<EnginePreflight.Finding> findings) {
+    return withDecisions(autoscaling, List.copyOf(findings));
+  }
+
+  private PoolObservation withDecisions(
+      Optional<AutoscalingOutcome> outcome, List<EnginePreflight.Finding> findings) {
     return new PoolObservation(
         poolName,
         generation,
@@ -110,29 +120,7 @@ public record PoolObservation(
         reconcileError,
         rollout,
         outcome,
-        preflight);
-  }
-
-  /** This observation with the preflight's findings. */
-  public PoolObservation withPreflight(List<EnginePreflight.Finding> findings) {
-    return new PoolObservation(
-        poolName,
-        generation,
-        specVersion,
-        objectReplicas,
-        specProblems,
-        masters,
-        storage,
-        master,
-        masterError,
-        failingPods,
-        podReleases,
-        labelledLeader,
-        storageSelector,
-        reconcileError,
-        rollout,
-        autoscaling,
-        List.copyOf(findings));
+        findings);
   }
 
   public boolean specValid() {
