@@ -46,18 +46,9 @@ public final class AdminApi {
 
   /** {@code GET /status} as raw JSON (tests check the document's field names with it). */
   public JsonNode status() {
-    HttpResponse<String> response = send("GET", "/status");
-    if (response.statusCode() != 200) {
-      throw new AdminApiException(
-          "GET http://"
-              + endpoint
-              + "/status answered "
-              + response.statusCode()
-              + ": "
-              + response.body());
-    }
+    String body = text("/status");
     try {
-      return JSON.readTree(response.body());
+      return JSON.readTree(body);
     } catch (IOException e) {
       throw new AdminApiException(
           "GET http://" + endpoint + "/status did not return JSON: " + e.getMessage(), e);
@@ -69,18 +60,9 @@ public final class AdminApi {
    * version).
    */
   public MasterStatus masterStatus() {
-    HttpResponse<String> response = send("GET", "/status");
-    if (response.statusCode() != 200) {
-      throw new AdminApiException(
-          "GET http://"
-              + endpoint
-              + "/status answered "
-              + response.statusCode()
-              + ": "
-              + response.body());
-    }
+    String body = text("/status");
     try {
-      return AdminJson.read(response.body(), MasterStatus.class);
+      return AdminJson.read(body, MasterStatus.class);
     } catch (IOException e) {
       throw new AdminApiException(
           "GET http://" + endpoint + "/status is not a master status document: " + e.getMessage(),
@@ -97,17 +79,9 @@ public final class AdminApi {
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
-    if (response.statusCode() != 200) {
-      throw new AdminApiException(
-          "GET http://"
-              + endpoint
-              + "/scan answered "
-              + response.statusCode()
-              + ": "
-              + response.body());
-    }
+    String body = okBody(response, "/scan");
     try {
-      return Optional.of(AdminJson.read(response.body(), ObjectScan.class));
+      return Optional.of(AdminJson.read(body, ObjectScan.class));
     } catch (IOException e) {
       throw new AdminApiException(
           "GET http://" + endpoint + "/scan is not an object scan document: " + e.getMessage(), e);
@@ -119,7 +93,11 @@ public final class AdminApi {
    * format.
    */
   public String text(String path) {
-    HttpResponse<String> response = send("GET", path);
+    return okBody(send("GET", path), path);
+  }
+
+  /** The body of {@code response} to {@code GET path}; AdminApiException unless it is a 200. */
+  private String okBody(HttpResponse<String> response, String path) {
     if (response.statusCode() != 200) {
       throw new AdminApiException(
           "GET http://"

@@ -7,13 +7,9 @@ import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
-import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.FrameHeader;
-import io.kvpool.protocol.Handshake;
-import io.kvpool.protocol.HandshakeRequest;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolLimits;
-import io.kvpool.protocol.Role;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -186,24 +182,7 @@ class BodyBudgetIT {
   private SocketChannel session(HostPort server) throws IOException {
     SocketChannel ch = SocketChannel.open(server.toSocketAddress());
     peers.add(ch);
-    BodyWriter w = new BodyWriter();
-    new HandshakeRequest(
-            new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "it-budget-peer"),
-            0,
-            new byte[0],
-            new byte[HandshakeRequest.NONCE_BYTES])
-        .encode(w);
-    ByteBuffer body = w.toBuffer();
-    ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
-    new FrameHeader(
-            VersionInfo.PROTOCOL_MAJOR,
-            VersionInfo.PROTOCOL_MINOR,
-            Opcode.HANDSHAKE.code(),
-            0,
-            0,
-            body.remaining())
-        .encode(frame);
-    writeFully(ch, frame.put(body).flip());
+    writeFully(ch, RawConnection.clientHandshakeFrame("it-budget-peer"));
     ch.socket().setSoTimeout((int) GENEROUS.toMillis());
     byte[] header = new byte[ProtocolLimits.HEADER_BYTES];
     new java.io.DataInputStream(ch.socket().getInputStream()).readFully(header);

@@ -7,13 +7,9 @@ import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
-import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.FrameHeader;
-import io.kvpool.protocol.Handshake;
-import io.kvpool.protocol.HandshakeRequest;
 import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.ProtocolLimits;
-import io.kvpool.protocol.Role;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -116,7 +112,7 @@ class HostilePeersIT {
     client.put("amid-the-crowd", value, 2);
     assertThat(Values.crc(client.get("amid-the-crowd"))).isEqualTo(Values.crc(value));
     long served = (System.nanoTime() - t0) / 1_000_000;
-    ByteBuffer handshake = handshakeFrame();
+    ByteBuffer handshake = RawConnection.clientHandshakeFrame("attacker");
     // slowloris: one handshake byte every 100 ms to each slow connection, until the server closed
     // it
     long deadline = System.nanoTime() + GENEROUS.toNanos();
@@ -161,7 +157,7 @@ class HostilePeersIT {
   /** A valid handshake, then a frame declaring a 64 MiB body of which 1,000 bytes are sent. */
   private void declareHugeBody(HostPort server, Opcode opcode) throws IOException {
     SocketChannel ch = connect(server);
-    ch.write(handshakeFrame());
+    ch.write(RawConnection.clientHandshakeFrame("attacker"));
     ByteBuffer header = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES);
     new FrameHeader(
             VersionInfo.PROTOCOL_MAJOR,
@@ -173,27 +169,6 @@ class HostilePeersIT {
         .encode(header);
     ch.write(header.flip());
     ch.write(ByteBuffer.wrap(new byte[1000]));
-  }
-
-  private static ByteBuffer handshakeFrame() {
-    BodyWriter w = new BodyWriter();
-    new HandshakeRequest(
-            new Handshake(VersionInfo.CURRENT, Role.CLIENT, "", "attacker"),
-            0,
-            new byte[0],
-            new byte[HandshakeRequest.NONCE_BYTES])
-        .encode(w);
-    ByteBuffer body = w.toBuffer();
-    ByteBuffer b = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
-    new FrameHeader(
-            VersionInfo.PROTOCOL_MAJOR,
-            VersionInfo.PROTOCOL_MINOR,
-            Opcode.HANDSHAKE.code(),
-            0,
-            0,
-            body.remaining())
-        .encode(b);
-    return b.put(body).flip();
   }
 
   /** Waits until the server closed {@code ch} (EOF or reset). */

@@ -46,10 +46,7 @@ final class RawConnection implements AutoCloseable {
 
   /** One request frame with the given header versions and body. */
   void sendFrame(int major, int minor, int opcode, ByteBuffer body) throws IOException {
-    ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
-    new FrameHeader(major, minor, opcode, 0, nextRequestId++, body.remaining()).encode(frame);
-    frame.put(body.duplicate());
-    sendBytes(frame.array());
+    sendBytes(frame(major, minor, opcode, nextRequestId++, body).array());
   }
 
   void sendRequest(Opcode opcode, BodyWriter body) throws IOException {
@@ -62,18 +59,46 @@ final class RawConnection implements AutoCloseable {
 
   /** Sends a handshake claiming {@code version} and returns the peer's answer. */
   Frame handshake(VersionInfo version, String poolId) throws IOException, ProtocolException {
+    sendFrame(
+        version.protocolMajor(),
+        version.protocolMinor(),
+        Opcode.HANDSHAKE.code(),
+        handshakeBody(version, poolId, "it-raw-client"));
+    return readFrame()
+        .orElseThrow(
+            () -> new EOFException("peer closed the connection without answering the handshake"));
+  }
+
+  /**
+   * A whole HANDSHAKE frame (request id 0) of client {@code clientId}, of this release and no pool
+   * in particular, without a proof (a pool without keys accepts it), for tests that write it
+   * themselves.
+   */
+  static ByteBuffer clientHandshakeFrame(String clientId) {
+    return frame(
+        VersionInfo.PROTOCOL_MAJOR,
+        VersionInfo.PROTOCOL_MINOR,
+        Opcode.HANDSHAKE.code(),
+        0,
+        handshakeBody(VersionInfo.CURRENT, "", clientId));
+  }
+
+  private static ByteBuffer handshakeBody(VersionInfo version, String poolId, String clientId) {
     BodyWriter body = new BodyWriter();
     new HandshakeRequest(
-            new Handshake(version, Role.CLIENT, poolId, "it-raw-client"),
+            new Handshake(version, Role.CLIENT, poolId, clientId),
             0,
             new byte[0],
             new byte[HandshakeRequest.NONCE_BYTES])
         .encode(body);
-    sendFrame(
-        version.protocolMajor(), version.protocolMinor(), Opcode.HANDSHAKE.code(), body.toBuffer());
-    return readFrame()
-        .orElseThrow(
-            () -> new EOFException("peer closed the connection without answering the handshake"));
+    return body.toBuffer();
+  }
+
+  private static ByteBuffer frame(
+      int major, int minor, int opcode, long requestId, ByteBuffer body) {
+    ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + body.remaining());
+    new FrameHeader(major, minor, opcode, 0, requestId, body.remaining()).encode(frame);
+    return frame.put(body.duplicate()).flip();
   }
 
   /** The next frame, or empty when the peer closed the connection. */

@@ -47,101 +47,121 @@ public record MasterConfig(
     }
   }
 
+  /**
+   * The defaults for pool {@code poolId}: nodes dead after 10 s of silence, 5 s read leases,
+   * pending puts dropped after 30 s, eviction of 10 % of the used bytes from 90 % usage, a million
+   * tombstones kept 10 minutes, recovery done after 3 quiet seconds, placement ramp on.
+   */
   public static MasterConfig defaults(String poolId) {
-    return new MasterConfig(
-        poolId,
-        Duration.ofSeconds(10),
-        Duration.ofSeconds(5),
-        Duration.ofSeconds(30),
-        0.90,
-        0.10,
-        Duration.ofMinutes(10),
-        1_000_000,
-        Duration.ofSeconds(3),
-        PlacementRamp.ON);
+    return builder(poolId).build();
+  }
+
+  /** The {@link #defaults} for pool {@code poolId} as a builder: change what differs. */
+  public static Builder builder(String poolId) {
+    return new Builder(poolId);
+  }
+
+  /** These settings as a builder, to change some. */
+  public Builder toBuilder() {
+    return new Builder(poolId)
+        .ttls(nodeTtl, leaseTtl)
+        .pendingTimeout(pendingTimeout)
+        .eviction(highWatermark, evictRatio)
+        .tombstoneTtl(tombstoneTtl)
+        .maxTombstones(maxTombstones)
+        .recoveryQuietPeriod(recoveryQuietPeriod)
+        .placementRamp(placementRamp);
   }
 
   public MasterConfig withTtls(Duration node, Duration lease) {
-    return new MasterConfig(
-        poolId,
-        node,
-        lease,
-        pendingTimeout,
-        highWatermark,
-        evictRatio,
-        tombstoneTtl,
-        maxTombstones,
-        recoveryQuietPeriod,
-        placementRamp);
+    return toBuilder().ttls(node, lease).build();
   }
 
   public MasterConfig withPendingTimeout(Duration d) {
-    return new MasterConfig(
-        poolId,
-        nodeTtl,
-        leaseTtl,
-        d,
-        highWatermark,
-        evictRatio,
-        tombstoneTtl,
-        maxTombstones,
-        recoveryQuietPeriod,
-        placementRamp);
+    return toBuilder().pendingTimeout(d).build();
   }
 
   public MasterConfig withEviction(double watermark, double ratio) {
-    return new MasterConfig(
-        poolId,
-        nodeTtl,
-        leaseTtl,
-        pendingTimeout,
-        watermark,
-        ratio,
-        tombstoneTtl,
-        maxTombstones,
-        recoveryQuietPeriod,
-        placementRamp);
-  }
-
-  public MasterConfig withTombstones(Duration ttl, int max) {
-    return new MasterConfig(
-        poolId,
-        nodeTtl,
-        leaseTtl,
-        pendingTimeout,
-        highWatermark,
-        evictRatio,
-        ttl,
-        max,
-        recoveryQuietPeriod,
-        placementRamp);
+    return toBuilder().eviction(watermark, ratio).build();
   }
 
   public MasterConfig withRecoveryQuietPeriod(Duration d) {
-    return new MasterConfig(
-        poolId,
-        nodeTtl,
-        leaseTtl,
-        pendingTimeout,
-        highWatermark,
-        evictRatio,
-        tombstoneTtl,
-        maxTombstones,
-        d,
-        placementRamp);
+    return toBuilder().recoveryQuietPeriod(d).build();
   }
 
   public MasterConfig withPlacementRamp(PlacementRamp ramp) {
-    return new MasterConfig(
-        poolId,
-        nodeTtl,
-        leaseTtl,
-        pendingTimeout,
-        highWatermark,
-        evictRatio,
-        tombstoneTtl,
-        maxTombstones,
-        recoveryQuietPeriod,
-        ramp);
+    return toBuilder().placementRamp(ramp).build();
+  }
+
+  /** Settings of a master, checked when built (see the record's components). */
+  public static final class Builder {
+    private final String poolId;
+    private Duration nodeTtl = Duration.ofSeconds(10);
+    private Duration leaseTtl = Duration.ofSeconds(5);
+    private Duration pendingTimeout = Duration.ofSeconds(30);
+    private double highWatermark = 0.90;
+    private double evictRatio = 0.10;
+    private Duration tombstoneTtl = Duration.ofMinutes(10);
+    private int maxTombstones = 1_000_000;
+    private Duration recoveryQuietPeriod = Duration.ofSeconds(3);
+    private PlacementRamp placementRamp = PlacementRamp.ON;
+
+    private Builder(String poolId) {
+      this.poolId = poolId;
+    }
+
+    /** How long a silent node stays alive, and how long a read lease lasts. */
+    public Builder ttls(Duration nodeTtl, Duration leaseTtl) {
+      this.nodeTtl = nodeTtl;
+      this.leaseTtl = leaseTtl;
+      return this;
+    }
+
+    public Builder pendingTimeout(Duration pendingTimeout) {
+      this.pendingTimeout = pendingTimeout;
+      return this;
+    }
+
+    /** Once usage crosses {@code highWatermark}, evict {@code evictRatio} of the used bytes. */
+    public Builder eviction(double highWatermark, double evictRatio) {
+      this.highWatermark = highWatermark;
+      this.evictRatio = evictRatio;
+      return this;
+    }
+
+    public Builder tombstoneTtl(Duration tombstoneTtl) {
+      this.tombstoneTtl = tombstoneTtl;
+      return this;
+    }
+
+    public Builder maxTombstones(int maxTombstones) {
+      this.maxTombstones = maxTombstones;
+      return this;
+    }
+
+    public Builder recoveryQuietPeriod(Duration recoveryQuietPeriod) {
+      this.recoveryQuietPeriod = recoveryQuietPeriod;
+      return this;
+    }
+
+    public Builder placementRamp(PlacementRamp placementRamp) {
+      this.placementRamp = placementRamp;
+      return this;
+    }
+
+    /** The settings; IllegalArgumentException when they cannot run a master. */
+    public MasterConfig build() {
+      return new MasterConfig(
+          poolId,
+          nodeTtl,
+          leaseTtl,
+          pendingTimeout,
+          highWatermark,
+          evictRatio,
+          tombstoneTtl,
+          maxTombstones,
+          recoveryQuietPeriod,
+          placementRamp);
+    }
   }
 }

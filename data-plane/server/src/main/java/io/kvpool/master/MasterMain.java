@@ -240,17 +240,14 @@ public final class MasterMain implements Callable<Integer> {
     Optional<LeaseElection> election;
     try {
       config =
-          new MasterConfig(
-              poolId,
-              nodeTtl,
-              leaseTtl,
-              pendingTimeout,
-              highWatermark,
-              evictRatio,
-              tombstoneTtl,
-              1_000_000,
-              recoveryQuiet,
-              placementRamp);
+          MasterConfig.builder(poolId)
+              .ttls(nodeTtl, leaseTtl)
+              .pendingTimeout(pendingTimeout)
+              .eviction(highWatermark, evictRatio)
+              .tombstoneTtl(tombstoneTtl)
+              .recoveryQuietPeriod(recoveryQuiet)
+              .placementRamp(placementRamp)
+              .build();
       election = leaderLease.isBlank() ? Optional.empty() : Optional.of(election());
     } catch (IllegalArgumentException e) {
       System.err.println("kvpool-master: " + e.getMessage());

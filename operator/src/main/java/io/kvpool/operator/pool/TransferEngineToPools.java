@@ -6,6 +6,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.TransferEngine;
+import io.kvpool.operator.transferengine.EngineReference;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -26,14 +27,7 @@ public final class TransferEngineToPools {
             .withName(EVENT_SOURCE)
             .withNamespacesInheritedFromController()
             .withSecondaryToPrimaryMapper(engine -> poolsReferencing(context, engine))
-            .withPrimaryToSecondaryMapper(
-                (KvCachePool pool) ->
-                    pool.getSpec() == null || pool.getSpec().getTransferEngineRef() == null
-                        ? Set.of()
-                        : Set.of(
-                            new ResourceID(
-                                pool.getSpec().getTransferEngineRef().getName(),
-                                pool.getMetadata().getNamespace())))
+            .withPrimaryToSecondaryMapper(EngineReference::of)
             .build();
     return new InformerEventSource<>(configuration, context);
   }

@@ -5,9 +5,11 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.kvpool.api.v1alpha1.DriverMount;
 import io.kvpool.operator.transferengine.TransportSettings;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * What a TransferEngine adds to a storage pod: the transport environment and, for devices, the
@@ -35,42 +37,32 @@ public final class TransportAttachments {
   }
 
   public static List<Volume> driverVolumes(TransportSettings transport) {
-    List<Volume> volumes = new ArrayList<>();
-    transport
-        .devices()
-        .ifPresent(
-            devices ->
-                devices
-                    .driverMounts()
-                    .forEach(
-                        mount ->
-                            volumes.add(
-                                new VolumeBuilder()
-                                    .withName(mount.getName())
-                                    .withNewHostPath()
-                                    .withPath(mount.getHostPath())
-                                    .endHostPath()
-                                    .build())));
-    return volumes;
+    return driverPaths(transport)
+        .map(
+            mount ->
+                new VolumeBuilder()
+                    .withName(mount.getName())
+                    .withNewHostPath()
+                    .withPath(mount.getHostPath())
+                    .endHostPath()
+                    .build())
+        .toList();
   }
 
   /** Driver paths are always read-only (the CRD refuses readOnly: false). */
   public static List<VolumeMount> driverMounts(TransportSettings transport) {
-    List<VolumeMount> mounts = new ArrayList<>();
-    transport
-        .devices()
-        .ifPresent(
-            devices ->
-                devices
-                    .driverMounts()
-                    .forEach(
-                        mount ->
-                            mounts.add(
-                                new VolumeMountBuilder()
-                                    .withName(mount.getName())
-                                    .withMountPath(mount.getMountPath())
-                                    .withReadOnly(true)
-                                    .build())));
-    return mounts;
+    return driverPaths(transport)
+        .map(
+            mount ->
+                new VolumeMountBuilder()
+                    .withName(mount.getName())
+                    .withMountPath(mount.getMountPath())
+                    .withReadOnly(true)
+                    .build())
+        .toList();
+  }
+
+  private static Stream<DriverMount> driverPaths(TransportSettings transport) {
+    return transport.devices().stream().flatMap(devices -> devices.driverMounts().stream());
   }
 }

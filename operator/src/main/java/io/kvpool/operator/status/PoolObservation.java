@@ -91,42 +91,18 @@ public record PoolObservation(
         List.of());
   }
 
-  /** A reconciliation without a rollout decision (an invalid spec, a failed apply). */
-  public PoolObservation(
-      String poolName,
-      long generation,
-      String specVersion,
-      int objectReplicas,
-      List<String> specProblems,
-      Optional<ReplicaState> masters,
-      Optional<ReplicaState> storage,
-      Optional<MasterStatus> master,
-      String masterError,
-      List<FailingPod> failingPods,
-      Set<String> podReleases,
-      String labelledLeader,
-      String storageSelector,
-      String reconcileError) {
-    this(
-        poolName,
-        generation,
-        specVersion,
-        objectReplicas,
-        specProblems,
-        masters,
-        storage,
-        master,
-        masterError,
-        failingPods,
-        podReleases,
-        labelledLeader,
-        storageSelector,
-        reconcileError,
-        Optional.empty());
-  }
-
   /** This observation with autoscaling's decision. */
   public PoolObservation withAutoscaling(Optional<AutoscalingOutcome> outcome) {
+    return withDecisions(outcome, preflight);
+  }
+
+  /** This observation with the preflight's findings. */
+  public PoolObservation withPreflight(List<EnginePreflight.Finding> findings) {
+    return withDecisions(autoscaling, List.copyOf(findings));
+  }
+
+  private PoolObservation withDecisions(
+      Optional<AutoscalingOutcome> outcome, List<EnginePreflight.Finding> findings) {
     return new PoolObservation(
         poolName,
         generation,
@@ -144,29 +120,7 @@ public record PoolObservation(
         reconcileError,
         rollout,
         outcome,
-        preflight);
-  }
-
-  /** This observation with the preflight's findings. */
-  public PoolObservation withPreflight(List<EnginePreflight.Finding> findings) {
-    return new PoolObservation(
-        poolName,
-        generation,
-        specVersion,
-        objectReplicas,
-        specProblems,
-        masters,
-        storage,
-        master,
-        masterError,
-        failingPods,
-        podReleases,
-        labelledLeader,
-        storageSelector,
-        reconcileError,
-        rollout,
-        autoscaling,
-        List.copyOf(findings));
+        findings);
   }
 
   public boolean specValid() {

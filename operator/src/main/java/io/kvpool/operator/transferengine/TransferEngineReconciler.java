@@ -8,7 +8,6 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kvpool.api.v1alpha1.KvCachePool;
@@ -23,7 +22,6 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Reconciles a TransferEngine into its status: which pools use it and whether any node advertises
@@ -59,14 +57,7 @@ public class TransferEngineReconciler implements Reconciler<TransferEngine> {
         InformerEventSourceConfiguration.from(KvCachePool.class, TransferEngine.class)
             .withName("pools")
             .withNamespacesInheritedFromController()
-            .withSecondaryToPrimaryMapper(
-                pool ->
-                    pool.getSpec() == null || pool.getSpec().getTransferEngineRef() == null
-                        ? Set.of()
-                        : Set.of(
-                            new ResourceID(
-                                pool.getSpec().getTransferEngineRef().getName(),
-                                pool.getMetadata().getNamespace())))
+            .withSecondaryToPrimaryMapper(EngineReference::of)
             .build();
     return List.of(new InformerEventSource<>(pools, context));
   }

@@ -25,14 +25,8 @@ public final class TransferEngineStatusAggregator {
 
   public TransferEngineStatus aggregate(
       TransferEngine engine, TransportSettings transport, List<String> pools, int nodesWithDevice) {
-    TransferEngineStatus previous =
-        engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
-    long generation =
-        engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
-    TransferEngineStatus status = new TransferEngineStatus();
-    status.setObservedGeneration(generation);
-    status.setPools(List.copyOf(pools));
-    Conditions conditions = new Conditions(previous.getConditions(), generation, clock.instant());
+    TransferEngineStatus status = observed(engine, pools);
+    Conditions conditions = conditionsSince(engine);
     if (transport.devices().isEmpty()) {
       status.setNodesWithDevice(0);
       if (TransportSettings.needsDevices(transport.protocol())) {
@@ -87,22 +81,35 @@ public final class TransferEngineStatusAggregator {
    * why.
    */
   public TransferEngineStatus invalid(TransferEngine engine, List<String> pools, String problem) {
-    TransferEngineStatus previous =
-        engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
-    long generation =
-        engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
-    TransferEngineStatus status = new TransferEngineStatus();
-    status.setObservedGeneration(generation);
-    status.setPools(List.copyOf(pools));
+    TransferEngineStatus status = observed(engine, pools);
     status.setDeviceResourceAdvertised(false);
     status.setNodesWithDevice(0);
     status.setConditions(
-        new Conditions(previous.getConditions(), generation, clock.instant())
+        conditionsSince(engine)
             .set(DEVICES_AVAILABLE, false, "InvalidSpec", problem)
             .set(READY, false, "InvalidSpec", problem)
             .set(EnginePreflight.CONFIG_VALID, false, "InvalidSpec", problem)
             .build());
     return status;
+  }
+
+  /** A new status of {@code engine}'s generation, used by {@code pools}. */
+  private static TransferEngineStatus observed(TransferEngine engine, List<String> pools) {
+    TransferEngineStatus status = new TransferEngineStatus();
+    status.setObservedGeneration(generation(engine));
+    status.setPools(List.copyOf(pools));
+    return status;
+  }
+
+  /** Conditions to set now, keeping the transition times of those the engine's status has. */
+  private Conditions conditionsSince(TransferEngine engine) {
+    TransferEngineStatus previous =
+        engine.getStatus() == null ? new TransferEngineStatus() : engine.getStatus();
+    return new Conditions(previous.getConditions(), generation(engine), clock.instant());
+  }
+
+  private static long generation(TransferEngine engine) {
+    return engine.getMetadata().getGeneration() == null ? 0 : engine.getMetadata().getGeneration();
   }
 
   private static String usedBy(List<String> pools) {

@@ -3,8 +3,6 @@ package io.kvpool.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -18,12 +16,10 @@ import io.kvpool.api.v1alpha1.ScalingDecision;
 import io.kvpool.operator.TestPools;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Autoscaling wired into reconciliation, against the real API server: the leader's cache signals (a
@@ -37,42 +33,18 @@ class AutoscalingTest {
   private static final String NS = "pool-autoscaling";
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static PoolObjects objects;
   private static PoolEvents events;
-  private static final Map<String, FakeMaster> masters = new ConcurrentHashMap<>();
 
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    client
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("default")
-                .withNamespace(NS)
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    pools.startWithFakeMasters(kubernetes);
     objects = new PoolObjects(client, NS);
     events = new PoolEvents(client, NS);
-    operator = TestOperator.start(NS, pool -> master(pool.getMetadata().getName()).adminBase());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    masters.values().forEach(FakeMaster::close);
-  }
-
-  private static FakeMaster master(String pool) {
-    return masters.computeIfAbsent(pool, FakeMaster::start);
   }
 
   private static KvCachePool pool(String name) {
@@ -106,7 +78,7 @@ class AutoscalingTest {
   @Test
   void aFullPoolGrowsWithAnEventAndAStatusEntryAndAnotherWriterIsHeldTo() {
     String name = "grows";
-    master(name).servingWithSignals(name, 3, 0.5, 0);
+    pools.master(name).servingWithSignals(name, 3, 0.5, 0);
     client.resource(autoscaledPool(name)).create();
     await().atMost(TIMEOUT).until(() -> objects.allExist(name));
     objects.markReady(name + "-master"); // the leader is asked once a master pod is ready
@@ -130,7 +102,7 @@ class AutoscalingTest {
               assertThat(s.getAutoscaling().getOwner()).isEqualTo("Operator");
             });
 
-    master(name).servingWithSignals(name, 3, 0.9, 1.5);
+    pools.master(name).servingWithSignals(name, 3, 0.9, 1.5);
     await()
         .atMost(TIMEOUT)
         .untilAsserted(
@@ -156,7 +128,7 @@ class AutoscalingTest {
             });
 
     // the new node registers; the pool is at its maximum
-    master(name).servingWithSignals(name, 4, 0.95, 0);
+    pools.master(name).servingWithSignals(name, 4, 0.95, 0);
     await()
         .atMost(TIMEOUT)
         .untilAsserted(

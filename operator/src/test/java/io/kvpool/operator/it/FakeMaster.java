@@ -53,6 +53,34 @@ final class FakeMaster implements AutoCloseable {
 
   /** A serving leader that counts storage nodes {@code <pool>-storage-0 .. alive-1} ALIVE. */
   void serving(String pool, int alive) {
+    serve(pool, alive, 0, null);
+  }
+
+  /**
+   * A serving leader with {@code alive} nodes of 64 MiB holding {@code fullness} of them, reporting
+   * cache signals: {@code capacityMisses} capacity misses per second and no eviction.
+   */
+  void servingWithSignals(String pool, int alive, double fullness, double capacityMisses) {
+    long capacity = alive * (64L << 20);
+    long used = (long) (capacity * fullness);
+    serve(
+        pool,
+        alive,
+        used,
+        new MasterStatus.CacheSignals(
+            60,
+            List.of(new MasterStatus.Tier("memory", capacity, used, 0)),
+            0,
+            100,
+            capacityMisses,
+            capacityMisses,
+            capacityMisses / 100,
+            0,
+            (long) (60 * capacityMisses)));
+  }
+
+  /** A serving leader with {@code alive} nodes of 64 MiB sharing {@code used} bytes evenly. */
+  private void serve(String pool, int alive, long used, MasterStatus.CacheSignals signals) {
     List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
     for (int i = 0; i < alive; i++) {
       nodes.add(
@@ -61,7 +89,7 @@ final class FakeMaster implements AutoCloseable {
               "127.0.0." + (i + 1) + ":50052",
               "ALIVE",
               64L << 20,
-              0,
+              used / alive,
               0,
               "0.1.0",
               "2.0",
@@ -81,57 +109,6 @@ final class FakeMaster implements AutoCloseable {
                 new MasterStatus.Recovery(false, 0, List.of()),
                 nodes,
                 alive * (64L << 20),
-                0,
-                0,
-                null));
-  }
-
-  /**
-   * A serving leader with {@code alive} nodes of 64 MiB holding {@code fullness} of them, reporting
-   * cache signals: {@code capacityMisses} capacity misses per second and no eviction.
-   */
-  void servingWithSignals(String pool, int alive, double fullness, double capacityMisses) {
-    List<MasterStatus.NodeStatus> nodes = new ArrayList<>();
-    long capacity = alive * (64L << 20);
-    long used = (long) (capacity * fullness);
-    for (int i = 0; i < alive; i++) {
-      nodes.add(
-          new MasterStatus.NodeStatus(
-              pool + "-storage-" + i,
-              "127.0.0." + (i + 1) + ":50052",
-              "ALIVE",
-              64L << 20,
-              used / alive,
-              0,
-              "0.1.0",
-              "2.0",
-              100));
-    }
-    MasterStatus.CacheSignals signals =
-        new MasterStatus.CacheSignals(
-            60,
-            List.of(new MasterStatus.Tier("memory", capacity, used, 0)),
-            0,
-            100,
-            capacityMisses,
-            capacityMisses,
-            capacityMisses / 100,
-            0,
-            (long) (60 * capacityMisses));
-    document =
-        AdminJson.write(
-            new MasterStatus(
-                AdminJson.API_VERSION,
-                pool,
-                "LEADER",
-                "SERVING",
-                1,
-                new MasterStatus.Leader(pool + "-master-0", "127.0.0.1:50051", "127.0.0.1:8080"),
-                "0.1.0",
-                "2.0",
-                new MasterStatus.Recovery(false, 0, List.of()),
-                nodes,
-                capacity,
                 used,
                 0,
                 null,

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -20,16 +19,15 @@ import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.operator.common.StatusMessage;
 import io.kvpool.testkube.RealKubeApiServer;
-import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Specs the CRD schema admits but that cannot become valid objects: the operator reports them as
@@ -47,28 +45,19 @@ class InvalidSpecTest {
    */
   private static final Duration STAYS = Duration.ofSeconds(4);
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static PoolObjects objects;
   private static PoolEvents events;
 
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    pools.startWithoutMasters(kubernetes);
     objects = new PoolObjects(client, NS);
     events = new PoolEvents(client, NS);
     client.resource(TestPools.tcpEngine(NS, "tcp")).create();
-    operator = TestOperator.start(NS, pool -> URI.create("http://127.0.0.1:1"));
-  }
-
-  @AfterAll
-  static void stopOperator() {
-    if (operator != null) {
-      operator.close();
-    }
   }
 
   private static KvCachePoolStatus status(String pool) {
@@ -152,8 +141,7 @@ class InvalidSpecTest {
         .atMost(STAYS.plusSeconds(5))
         .untilAsserted(() -> assertCreatingWithNoPodReady("never-ran", 2));
 
-    operator.close();
-    operator = TestOperator.start(NS, p -> URI.create("http://127.0.0.1:1"));
+    pools.restartOperator();
     await()
         .during(STAYS)
         .atMost(STAYS.plusSeconds(5))

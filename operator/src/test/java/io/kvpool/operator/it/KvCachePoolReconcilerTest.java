@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -29,14 +28,13 @@ import io.kvpool.api.v1alpha1.TransferEngine;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.testkube.RealKubeApiServer;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pool controller against a real kube-apiserver + etcd. No kubelet, scheduler or
@@ -48,26 +46,16 @@ class KvCachePoolReconcilerTest {
   private static final String NS = "pool-reconcile";
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static PoolObjects objects;
 
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    pools.startWithoutMasters(kubernetes);
     objects = new PoolObjects(client, NS);
-    // No master process in this class: every admin call fails fast on a closed loopback port.
-    operator = TestOperator.start(NS, pool -> URI.create("http://127.0.0.1:1"));
-  }
-
-  @AfterAll
-  static void stopOperator() {
-    if (operator != null) {
-      operator.close();
-    }
   }
 
   private static KvCachePool create(KvCachePool pool) {
@@ -197,7 +185,7 @@ class KvCachePoolReconcilerTest {
   @Test
   void dependentsOfOneKindShareOneInformer() {
     Map<Class<?>, Long> informersByKind =
-        operator.poolInformers().stream()
+        pools.operator().poolInformers().stream()
             .collect(
                 Collectors.groupingBy(InformerEventSource::resourceType, Collectors.counting()));
 

@@ -8,6 +8,7 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
 import io.kvpool.common.HostPort;
 import io.kvpool.operator.render.PoolKeys;
+import io.kvpool.testkube.kubelet.ContainerImage;
 import io.kvpool.testkube.kubelet.DataPlaneImage;
 import io.kvpool.testkube.kubelet.ProcessKubelet;
 import java.net.URI;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * processes (each in its own network namespace, configured only by what the operator mounts and
  * sets). Register it as a static extension and start it in {@code @BeforeAll} with the API server's
  * client; it stops both after the class, and when a test fails it prints every pool's status and
- * every pod's state and log.
+ * events and every pod's state and log.
  */
 final class PoolPods implements AfterAllCallback, TestWatcher {
   static final int CLIENT_PORT = 50051;
@@ -50,14 +51,29 @@ final class PoolPods implements AfterAllCallback, TestWatcher {
    * in a cluster.
    */
   void start(KubernetesClient kubernetes) {
+    start(kubernetes, Map.ofEntries(DataPlaneImage.tagged("0.1.0")));
+  }
+
+  /** As {@link #start(KubernetesClient)}, with {@code images} for the pods to run. */
+  void start(KubernetesClient kubernetes, Map<String, ContainerImage> images) {
     client = kubernetes;
     client
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
         .serverSideApply();
-    kubelet =
-        ProcessKubelet.start(client, namespace, Map.ofEntries(DataPlaneImage.tagged("0.1.0")));
-    operator = TestOperator.start(namespace, pool -> adminBase(pool.getMetadata().getName()));
+    kubelet = ProcessKubelet.start(client, namespace, images);
+    operator = startOperator();
+  }
+
+  private TestOperator startOperator() {
+    return TestOperator.start(namespace, pool -> adminBase(pool.getMetadata().getName()));
+  }
+
+  /** Stops the operator, runs {@code meanwhile}, then starts the operator again. */
+  void restartOperator(Runnable meanwhile) {
+    operator.close();
+    meanwhile.run();
+    operator = startOperator();
   }
 
   private URI adminBase(String pool) {
@@ -139,7 +155,11 @@ final class PoolPods implements AfterAllCallback, TestWatcher {
     if (client != null) {
       for (KvCachePool pool :
           client.resources(KvCachePool.class).inNamespace(namespace).list().getItems()) {
-        System.out.println("pool " + pool.getMetadata().getName() + " status: " + pool.getStatus());
+        String name = pool.getMetadata().getName();
+        System.out.println("pool " + name + " status: " + pool.getStatus());
+        new PoolEvents(client, namespace)
+            .about(name)
+            .forEach(e -> System.out.println("event " + e.getReason() + ": " + e.getMessage()));
       }
     }
     if (kubelet != null) {

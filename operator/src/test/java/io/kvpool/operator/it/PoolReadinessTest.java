@@ -5,11 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvpool.api.v1alpha1.FailingPod;
@@ -21,12 +19,10 @@ import io.kvpool.operator.common.Conditions;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Readiness from what is observed now, against the real API server: StatefulSet status written as
@@ -38,46 +34,18 @@ class PoolReadinessTest {
   private static final String NS = "pool-readiness";
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static PoolObjects objects;
   private static PoolEvents events;
-  private static final Map<String, FakeMaster> masters = new ConcurrentHashMap<>();
 
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    // No controller-manager creates the namespace's default ServiceAccount; storage pods run under
-    // it.
-    client
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("default")
-                .withNamespace(NS)
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    pools.startWithFakeMasters(kubernetes);
     objects = new PoolObjects(client, NS);
     events = new PoolEvents(client, NS);
-    operator =
-        TestOperator.start(
-            NS,
-            pool ->
-                masters
-                    .computeIfAbsent(pool.getMetadata().getName(), FakeMaster::start)
-                    .adminBase());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    masters.values().forEach(FakeMaster::close);
   }
 
   private static KvCachePoolStatus status(String pool) {
@@ -88,10 +56,6 @@ class PoolReadinessTest {
     return Conditions.find(status(pool).getConditions(), type).orElseThrow();
   }
 
-  private static FakeMaster master(String pool) {
-    return masters.computeIfAbsent(pool, FakeMaster::start);
-  }
-
   private static void create(String pool) {
     client.resource(TestPools.pool(NS, pool)).create();
     await().atMost(TIMEOUT).until(() -> objects.allExist(pool));
@@ -100,7 +64,7 @@ class PoolReadinessTest {
   @Test
   void runningOnlyOnceTheLeaderCountsEnoughStorageNodesAlive() {
     create("alive");
-    master("alive").serving("alive", 0);
+    pools.master("alive").serving("alive", 0);
     objects.markReady("alive-master");
     objects.markReady("alive-storage");
 
@@ -118,7 +82,7 @@ class PoolReadinessTest {
                   .isEqualTo("TooFewStorageNodes");
             });
 
-    master("alive").serving("alive", 2);
+    pools.master("alive").serving("alive", 2);
     await()
         .atMost(TIMEOUT)
         .untilAsserted(
@@ -128,7 +92,7 @@ class PoolReadinessTest {
                   .isEqualTo("the leader counts 2 of 3 storage nodes alive");
             });
 
-    master("alive").serving("alive", 3);
+    pools.master("alive").serving("alive", 3);
     await()
         .atMost(TIMEOUT)
         .until(() -> Conditions.isTrue(status("alive").getConditions(), "Ready"));
@@ -144,7 +108,7 @@ class PoolReadinessTest {
   @Test
   void transitionTimesMoveOnlyWithTheStatusAndTheColumnsFollowThePods() throws Exception {
     create("steady");
-    master("steady").serving("steady", 3);
+    pools.master("steady").serving("steady", 3);
     objects.markReady("steady-master");
     objects.markReady("steady-storage");
     await()
@@ -169,7 +133,7 @@ class PoolReadinessTest {
     assertThat(Instant.parse(notReadySince)).isAfterOrEqualTo(Instant.parse(availableSince));
 
     objects.markReady("steady-storage", 0);
-    master("steady").serving("steady", 0);
+    pools.master("steady").serving("steady", 0);
     await()
         .atMost(TIMEOUT)
         .untilAsserted(

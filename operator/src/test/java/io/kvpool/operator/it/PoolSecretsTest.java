@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -16,7 +15,6 @@ import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.testkube.RealKubeApiServer;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pool's secrets and NetworkPolicy against the real API server: the operator makes random keys
@@ -59,22 +58,19 @@ class PoolSecretsTest {
         public void close() {}
       };
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
 
   @BeforeAll
   static void start(KubernetesClient kubernetes) {
     Logger.getLogger("").addHandler(CAPTURE);
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    operator = TestOperator.start(NS, pool -> URI.create("http://127.0.0.1:1"));
+    pools.startWithoutMasters(kubernetes);
   }
 
   @AfterAll
   static void stop() {
-    operator.close();
     Logger.getLogger("").removeHandler(CAPTURE);
   }
 

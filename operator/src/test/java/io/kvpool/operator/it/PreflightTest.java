@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvpool.api.v1alpha1.BufferPoolSpec;
 import io.kvpool.api.v1alpha1.KvCachePool;
@@ -18,12 +16,10 @@ import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The preflight against the real API server: an engine breaking a blocking rule is reported on the
@@ -35,42 +31,16 @@ class PreflightTest {
   private static final String NS = "pool-preflight";
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static PoolObjects objects;
-  private static final Map<String, FakeMaster> masters = new ConcurrentHashMap<>();
 
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    client
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("default")
-                .withNamespace(NS)
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    pools.startWithFakeMasters(kubernetes);
     objects = new PoolObjects(client, NS);
-    operator =
-        TestOperator.start(
-            NS,
-            pool ->
-                masters
-                    .computeIfAbsent(pool.getMetadata().getName(), FakeMaster::start)
-                    .adminBase());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    masters.values().forEach(FakeMaster::close);
   }
 
   private static TransferEngineStatus engineStatus(String name) {

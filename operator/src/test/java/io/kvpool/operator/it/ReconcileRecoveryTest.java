@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
@@ -15,12 +14,11 @@ import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
 import io.kvpool.operator.common.StatusMessage;
 import io.kvpool.testkube.RealKubeApiServer;
-import java.net.URI;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The "Why" case of a pool blocked by an object of the same name it does not own: after the SDK's
@@ -36,27 +34,18 @@ class ReconcileRecoveryTest {
   /** More failed attempts than the SDK's default retry allows (it gives up after 5 retries). */
   private static final int BEYOND_DEFAULT_RETRIES = GradualRetry.DEFAULT_MAX_ATTEMPTS + 2;
 
+  @RegisterExtension static final OperatorNamespace pools = new OperatorNamespace(NS);
+
   private static KubernetesClient client;
-  private static TestOperator operator;
   private static PoolObjects objects;
   private static PoolEvents events;
 
   @BeforeAll
   static void startOperator(KubernetesClient kubernetes) {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    pools.startWithoutMasters(kubernetes);
     objects = new PoolObjects(client, NS);
     events = new PoolEvents(client, NS);
-    operator = TestOperator.start(NS, pool -> URI.create("http://127.0.0.1:1"));
-  }
-
-  @AfterAll
-  static void stopOperator() {
-    if (operator != null) {
-      operator.close();
-    }
   }
 
   private static KvCachePoolStatus status(String pool) {
@@ -86,7 +75,7 @@ class ReconcileRecoveryTest {
     await().atMost(TIMEOUT).untilAsserted(() -> assertBlockedBy(pool, blocker, 1));
     await()
         .atMost(TIMEOUT)
-        .until(() -> operator.failedReconciliations(pool) >= BEYOND_DEFAULT_RETRIES);
+        .until(() -> pools.operator().failedReconciliations(pool) >= BEYOND_DEFAULT_RETRIES);
     assertThat(events.count(pool, "ReconcileFailed"))
         .as("one Event for the whole failure")
         .isEqualTo(1);

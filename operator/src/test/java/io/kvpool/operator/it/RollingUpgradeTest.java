@@ -3,12 +3,10 @@ package io.kvpool.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kvpool.admin.AdminJson;
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.api.v1alpha1.KvCachePool;
 import io.kvpool.api.v1alpha1.KvCachePoolStatus;
@@ -24,15 +22,9 @@ import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
 import io.kvpool.operator.TestPools;
 import io.kvpool.operator.common.Conditions;
-import io.kvpool.operator.render.PoolKeys;
 import io.kvpool.testkube.RealKubeApiServer;
 import io.kvpool.testkube.kubelet.DataPlaneImage;
-import io.kvpool.testkube.kubelet.ProcessKubelet;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,9 +35,9 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -53,8 +45,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rollouts of pools that run as real data-plane processes (the test kubelet plays kubelet and
@@ -65,7 +56,6 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * written before is read back after, byte for byte.
  */
 @ExtendWith(RealKubeApiServer.class)
-@ExtendWith(RollingUpgradeTest.Diagnostics.class)
 class RollingUpgradeTest {
   private static final String NS = "upgrades";
   private static final Duration TIMEOUT = Duration.ofMinutes(6);
@@ -76,30 +66,24 @@ class RollingUpgradeTest {
    */
   private static final String BROKEN = "1.3.0";
 
+  @RegisterExtension static final PoolPods pods = new PoolPods(NS);
+
   private static KubernetesClient client;
-  private static ProcessKubelet kubelet;
-  private static TestOperator operator;
   private static Path memoryRoot;
   private static String currentPool;
 
   @BeforeAll
   static void start(KubernetesClient kubernetes) throws IOException {
     client = kubernetes;
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    kubelet =
-        ProcessKubelet.start(
-            client,
-            NS,
-            Map.ofEntries(
-                DataPlaneImage.tagged("1.0.0"),
-                DataPlaneImage.tagged("1.1.0"),
-                DataPlaneImage.tagged("1.2.0"),
-                DataPlaneImage.tagged("2.0.0"),
-                DataPlaneImage.tagged(
-                    BROKEN, Map.of("KVPOOL_MEMORY_DIR", "/proc/kvpool-no-memory-folder"))));
-    operator = startOperator();
+    pods.start(
+        kubernetes,
+        Map.ofEntries(
+            DataPlaneImage.tagged("1.0.0"),
+            DataPlaneImage.tagged("1.1.0"),
+            DataPlaneImage.tagged("1.2.0"),
+            DataPlaneImage.tagged("2.0.0"),
+            DataPlaneImage.tagged(
+                BROKEN, Map.of("KVPOOL_MEMORY_DIR", "/proc/kvpool-no-memory-folder"))));
     Path shm = Path.of("/dev/shm");
     memoryRoot =
         Files.isWritable(shm)
@@ -107,29 +91,9 @@ class RollingUpgradeTest {
             : Files.createTempDirectory("kvpool-it-");
   }
 
-  /**
-   * The operator in this JVM; the leader Service is played by the pod the elected master labelled.
-   */
-  private static TestOperator startOperator() {
-    return TestOperator.start(
-        NS,
-        pool ->
-            leaderPod(pool.getMetadata().getName())
-                .map(p -> URI.create("http://" + p.getStatus().getPodIP() + ":8080"))
-                .orElse(
-                    URI.create(
-                        "http://" + pool.getMetadata().getName() + "-master." + NS + ".svc:8080")));
-  }
-
   @AfterAll
   static void stop() throws IOException {
     removePool();
-    if (operator != null) {
-      operator.close();
-    }
-    if (kubelet != null) {
-      kubelet.close();
-    }
     if (memoryRoot != null) {
       try (Stream<Path> files = Files.walk(memoryRoot)) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -181,7 +145,7 @@ class RollingUpgradeTest {
     createRunning(name, "1.0.0", 3, 4, pool -> {});
     Map<String, byte[]> values = values(600, 1);
     put(name, 3, values);
-    String leader = status(name).getLeader();
+    String leader = pods.status(name).getLeader();
 
     Instant started = Instant.now();
     try (RolloutRecorder recorder = new RolloutRecorder(client, NS, name)) {
@@ -240,7 +204,7 @@ class RollingUpgradeTest {
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
               () -> {
-                KvCachePoolStatus s = status(name);
+                KvCachePoolStatus s = pods.status(name);
                 assertThat(s.getStorage()).isEqualTo("3/3");
                 assertThat(client.pods().inNamespace(NS).withName(name + "-storage-3").get())
                     .isNull();
@@ -259,7 +223,7 @@ class RollingUpgradeTest {
       edit(name, pool -> pool.getSpec().getStorage().setReplicas(4));
       await()
           .atMost(TIMEOUT)
-          .untilAsserted(() -> assertThat(status(name).getStorage()).isEqualTo("4/4"));
+          .untilAsserted(() -> assertThat(pods.status(name).getStorage()).isEqualTo("4/4"));
       Map<String, byte[]> more = values(100, 2);
       put(name, 3, more);
       assertThat(node(name, name + "-storage-3").replicas())
@@ -350,7 +314,7 @@ class RollingUpgradeTest {
           .atMost(TIMEOUT)
           .untilAsserted(
               () -> {
-                KvCachePoolStatus s = status(name);
+                KvCachePoolStatus s = pods.status(name);
                 assertThat(s.getObservedGeneration()).isEqualTo(generation);
                 var blocked = Conditions.find(s.getConditions(), "UpgradeBlocked").orElseThrow();
                 assertThat(blocked.getStatus()).isEqualTo("True");
@@ -361,7 +325,7 @@ class RollingUpgradeTest {
                 assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Blocked);
               });
       recorder.awaitEvent("UpgradeBlocked: VersionPolicy: release 1.0.0 -> 2.0.0", TIMEOUT);
-      KvCachePoolStatus s = status(name);
+      KvCachePoolStatus s = pods.status(name);
       assertThat(s.getPhase()).isEqualTo(PoolPhase.Running);
       assertThat(s.getCurrentVersion()).isEqualTo("1.0.0");
       assertThat(podUids(name)).as("no pod restarted").isEqualTo(uids);
@@ -385,7 +349,7 @@ class RollingUpgradeTest {
           .atMost(TIMEOUT)
           .untilAsserted(
               () -> {
-                KvCachePoolStatus back = status(name);
+                KvCachePoolStatus back = pods.status(name);
                 assertThat(
                         Conditions.find(back.getConditions(), "UpgradeBlocked")
                             .orElseThrow()
@@ -415,14 +379,16 @@ class RollingUpgradeTest {
           .atMost(TIMEOUT)
           .pollInterval(Duration.ofMillis(200))
           .until(() -> runs(name + "-storage-2", "1.1.0"));
-      operator.close();
-      UpgradeStatus stoppedAt = status(name).getUpgrade();
-      System.out.println("operator stopped mid-rollout: " + stoppedAt);
-      operator = startOperator();
+      AtomicReference<UpgradeStatus> stoppedAt = new AtomicReference<>();
+      pods.restartOperator(
+          () -> {
+            stoppedAt.set(pods.status(name).getUpgrade());
+            System.out.println("operator stopped mid-rollout: " + stoppedAt.get());
+          });
       UpgradeStatus done = awaitRollout(name, "1.1.0", 4);
       assertThat(done.getStartedAt())
           .as("the same rollout, resumed")
-          .isEqualTo(stoppedAt.getStartedAt());
+          .isEqualTo(stoppedAt.get().getStartedAt());
       assertThat(recorder.deletedPods())
           .as("each pod replaced once, in order")
           .containsExactly(
@@ -455,7 +421,7 @@ class RollingUpgradeTest {
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
               () -> {
-                KvCachePoolStatus s = status(name);
+                KvCachePoolStatus s = pods.status(name);
                 var progressing = Conditions.find(s.getConditions(), "Progressing").orElseThrow();
                 assertThat(progressing.getStatus()).isEqualTo("False");
                 assertThat(progressing.getReason()).isEqualTo("StepTimedOut");
@@ -478,7 +444,7 @@ class RollingUpgradeTest {
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
               () -> {
-                KvCachePoolStatus s = status(name);
+                KvCachePoolStatus s = pods.status(name);
                 assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.RolledBack);
                 assertThat(runs(name + "-storage-1", "1.2.0")).isTrue();
                 var blocked = Conditions.find(s.getConditions(), "UpgradeBlocked").orElseThrow();
@@ -511,7 +477,7 @@ class RollingUpgradeTest {
         .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
-              KvCachePoolStatus s = status(name);
+              KvCachePoolStatus s = pods.status(name);
               assertThat(s).isNotNull();
               assertThat(s.getPhase()).isEqualTo(PoolPhase.Running);
               assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
@@ -528,21 +494,21 @@ class RollingUpgradeTest {
    * Waits until every pod runs {@code release} on the current templates and the rollout says
    * Completed.
    */
-  private static UpgradeStatus awaitRollout(String name, String release, int pods) {
+  private static UpgradeStatus awaitRollout(String name, String release, int updated) {
     await()
         .atMost(TIMEOUT)
         .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
-              KvCachePoolStatus s = status(name);
+              KvCachePoolStatus s = pods.status(name);
               assertThat(s.getUpgrade()).isNotNull();
               assertThat(s.getUpgrade().getPhase()).isEqualTo(RolloutPhase.Completed);
               assertThat(s.getUpgrade().getTo()).isEqualTo(release);
-              assertThat(s.getUpgrade().getUpdated()).isEqualTo(pods);
+              assertThat(s.getUpgrade().getUpdated()).isEqualTo(updated);
               assertThat(s.getCurrentVersion()).isEqualTo(release);
               assertThat(Conditions.isTrue(s.getConditions(), "Ready")).isTrue();
             });
-    return status(name).getUpgrade();
+    return pods.status(name).getUpgrade();
   }
 
   private static boolean runs(String pod, String release) {
@@ -625,75 +591,22 @@ class RollingUpgradeTest {
   private static KvPoolClient client(String name, int masters) {
     List<HostPort> endpoints = new ArrayList<>();
     for (int i = 0; i < masters; i++) {
-      endpoints.add(new HostPort(kubelet.podIp(name + "-master-" + i), 50051));
+      endpoints.add(pods.masterEndpoint(name + "-master-" + i));
     }
-    String secret =
-        client
-            .configMaps()
-            .inNamespace(NS)
-            .withName(name + "-client")
-            .get()
-            .getData()
-            .get("KVPOOL_CLIENT_SECRET");
-    String key =
-        PoolKeys.decode(client.secrets().inNamespace(NS).withName(secret).get().getData())
-            .get("client-key");
     return KvPoolClient.connect(
         ClientConfig.builder()
             .masters(endpoints)
             .clientId("upgrade-test")
-            .poolKey(key)
+            .poolKey(pods.clientKey(name))
             .timeout(Duration.ofSeconds(60))
             .build());
   }
 
   private static MasterStatus.NodeStatus node(String pool, String id) throws Exception {
-    Pod leader = leaderPod(pool).orElseThrow();
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(
-                        URI.create("http://" + leader.getStatus().getPodIP() + ":8080/status"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    return AdminJson.read(r.body(), MasterStatus.class).nodes().stream()
+    String leader = pods.leaderPod(pool).orElseThrow().getMetadata().getName();
+    return pods.adminStatus(leader, PoolPods.MASTER_ADMIN_PORT, MasterStatus.class).nodes().stream()
         .filter(n -> n.id().equals(id))
         .findFirst()
         .orElseThrow();
-  }
-
-  private static KvCachePoolStatus status(String name) {
-    KvCachePool pool = client.resources(KvCachePool.class).inNamespace(NS).withName(name).get();
-    return pool == null ? null : pool.getStatus();
-  }
-
-  private static Optional<Pod> leaderPod(String pool) {
-    return client
-        .pods()
-        .inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", pool)
-        .withLabel("kvpool.io/role", "leader")
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
-        .findFirst();
-  }
-
-  /** On failure: the pool's status and events, every pod's state and log. */
-  static final class Diagnostics implements TestWatcher {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      if (currentPool != null) {
-        System.out.println(
-            "===== " + context.getDisplayName() + " failed; pool status: " + status(currentPool));
-        new PoolEvents(client, NS)
-            .about(currentPool)
-            .forEach(e -> System.out.println("event " + e.getReason() + ": " + e.getMessage()));
-      }
-      if (kubelet != null) {
-        System.out.println(kubelet.diagnostics());
-      }
-    }
   }
 }
