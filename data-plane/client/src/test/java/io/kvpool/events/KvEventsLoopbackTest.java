@@ -14,6 +14,7 @@ import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
 import io.kvpool.storage.disk.DiskTier;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -84,6 +85,10 @@ class KvEventsLoopbackTest {
                       .withHeartbeat(Duration.ofMillis(100)))
               .start(Duration.ofSeconds(10)));
     }
+    connectWriter();
+  }
+
+  private void connectWriter() throws IOException {
     client =
         KvPoolClient.connect(
             ClientConfig.builder()
@@ -587,6 +592,16 @@ class KvEventsLoopbackTest {
   private static final String MEMORY_MEDIUM = "pool:" + POOL;
   private static final String DISK_MEDIUM = MEMORY_MEDIUM + ":disk";
 
+  /** A master publishing events, {@code nodes} storage nodes with disk tiers, and the writer. */
+  private void startTieredPool(Path disks, int nodes) throws Exception {
+    master =
+        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
+    for (int i = 0; i < nodes; i++) {
+      startTieredNode("node-" + i, disks.resolve("node-" + i));
+    }
+    connectWriter();
+  }
+
   private void startTieredNode(String id, Path disk) throws Exception {
     nodes.add(
         new StorageNode(
@@ -695,18 +710,7 @@ class KvEventsLoopbackTest {
    */
   @Test
   void objectsMovingToDiskAndBackAreAnnouncedOnTheirMedium(@TempDir Path disks) throws Exception {
-    master =
-        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
-    for (int i = 0; i < 3; i++) {
-      startTieredNode("node-" + i, disks.resolve("node-" + i));
-    }
-    client =
-        KvPoolClient.connect(
-            ClientConfig.builder()
-                .master(master.rpcEndpoint())
-                .clientId("writer")
-                .timeout(Duration.ofSeconds(10))
-                .build());
+    startTieredPool(disks, 3);
     EventFollower f = follow();
     int count = 3 * (int) (3 * NODE_MEMORY / (2 * VALUE)); // three times what memory holds at R=2
     for (int i = 0; i < count; i++) {
@@ -746,16 +750,7 @@ class KvEventsLoopbackTest {
    */
   @Test
   void aDiskRecordKeepsTheBlockMetadataForTheNextLeader(@TempDir Path disks) throws Exception {
-    master =
-        new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
-    startTieredNode("node-0", disks.resolve("node-0"));
-    client =
-        KvPoolClient.connect(
-            ClientConfig.builder()
-                .master(master.rpcEndpoint())
-                .clientId("writer")
-                .timeout(Duration.ofSeconds(10))
-                .build());
+    startTieredPool(disks, 1);
     BlockMetadata m = metadata(11);
     client.put("spilled/meta", value((int) VALUE, 11), 1, m);
     for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) { // three times the node's memory
@@ -791,13 +786,7 @@ class KvEventsLoopbackTest {
     master =
         new Master(MasterSettings.local(config(), "127.0.0.1", 0, 0).withEvents(events())).start();
     StorageNode warm = startNode("warm", memoryDir);
-    client =
-        KvPoolClient.connect(
-            ClientConfig.builder()
-                .master(master.rpcEndpoint())
-                .clientId("writer")
-                .timeout(Duration.ofSeconds(10))
-                .build());
+    connectWriter();
     BlockMetadata m = metadata(5);
     client.put("warm/meta", value(5000, 5), 1, m);
     client.put("warm/plain", value(5000, 6), 1);
