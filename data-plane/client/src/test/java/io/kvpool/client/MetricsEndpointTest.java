@@ -86,6 +86,7 @@ class MetricsEndpointTest {
           "kvpool_get_miss_ratio gauge",
           "kvpool_tier_capacity_bytes gauge",
           "kvpool_tier_used_bytes gauge",
+          "kvpool_tier_objects gauge",
           "kvpool_tier_fullness_ratio gauge");
 
   /** A storage node's metric families and their types. */
