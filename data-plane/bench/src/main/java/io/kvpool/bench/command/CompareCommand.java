@@ -88,7 +88,7 @@ final class CompareCommand implements Callable<Integer> {
       split = ",",
       description =
           "Only these targets (default: all): loopback-stream, memcpy, nio-rr, kvpool, kvpool-r2,"
-              + " kvpool-nocache, kvpool-nobatch, kvpool-py, redis, memcached, mooncake, kvpool-master.")
+              + " kvpool-nocache, kvpool-nobatch, kvpool-extents, kvpool-py, redis, memcached, mooncake, kvpool-master.")
   List<String> targets;
 
   @Option(

@@ -414,7 +414,14 @@ public final class CompareSuite {
         false,
         "as kvpool, with a batch's reads and writes sent to each node as"
             + " pipelined READs and WRITEs (protocol 2.0) instead of one READ_BATCH / WRITE_BATCH (batches only)",
-        b -> b.batchRequests(false));
+        b -> b.batchRequests(false)),
+    KVPOOL_EXTENTS(
+        "kvpool-extents",
+        1,
+        true,
+        "as kvpool, with each put of a value up to 256 KiB written into an extent the master granted"
+            + " ahead (protocol 2.4: one exchange, with the storage node only; single values only)",
+        b -> b.extents(true));
 
     final String target;
     final int replicas;

@@ -23,6 +23,7 @@ class BenchCompareIT {
       Set.of(
           "kvpool",
           "kvpool-nobatch",
+          "kvpool-extents",
           "nio-rr",
           "memcached",
           "loopback-stream",
@@ -73,7 +74,7 @@ class BenchCompareIT {
     assertThat(report)
         .contains(
             "## Headline: kvpool ÷ peer in the same round",
-            "## Goals (issue 15)",
+            "## Goals (issues 15 and 34)",
             "## Master metadata throughput",
             "| 1MiB x 8 | get |");
     assertThat(run.out()).contains("report: " + out.resolve("benchmarks.md"));
