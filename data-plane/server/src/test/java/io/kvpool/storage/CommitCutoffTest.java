@@ -19,6 +19,7 @@ import io.kvpool.protocol.PutStartReply;
 import io.kvpool.protocol.PutStartRequest;
 import io.kvpool.protocol.PutStartResult;
 import io.kvpool.protocol.Receipt;
+import io.kvpool.protocol.RemoteErrorException;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.StatusList;
@@ -45,7 +46,7 @@ class CommitCutoffTest {
 
   @BeforeEach
   void start() throws Exception {
-    MasterConfig config = MasterConfig.defaults("cutoff").withPendingTimeout(Duration.ofSeconds(4));
+    MasterConfig config = MasterConfig.defaults("cutoff").withPendingTimeout(Duration.ofSeconds(8));
     master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
     node =
         new StorageNode(
@@ -81,8 +82,8 @@ class CommitCutoffTest {
       assertThat(p.status()).isEqualTo(ErrorCode.OK);
       long cutoff = PutDeadline.ackCutoffMillis(p.generation(), p.expiresAtMillis());
       assertThat(p.expiresAtMillis() - cutoff)
-          .as("the margin: a quarter of the 4 s pending time")
-          .isEqualTo(1000);
+          .as("the margin: a quarter of the 8 s pending time")
+          .isEqualTo(2000);
       while (afterCutoff
           && System.currentTimeMillis() <= cutoff + 50) { // master and node share this JVM's clock
         Thread.sleep(10);
@@ -97,8 +98,18 @@ class CommitCutoffTest {
               1,
               p.expiresAtMillis())
           .encode(w);
-      WriteReply reply =
-          WriteReply.decode(n.call(Opcode.WRITE, w, value.duplicate()).reader(), n.agreedMinor());
+      WriteReply reply;
+      try {
+        reply =
+            WriteReply.decode(n.call(Opcode.WRITE, w, value.duplicate()).reader(), n.agreedMinor());
+      } catch (RemoteErrorException e) {
+        if (afterCutoff
+            && e.code() == ErrorCode.GRANT_REJECTED
+            && System.currentTimeMillis() >= p.expiresAtMillis()) {
+          return null; // a loaded machine let the grant expire before the write arrived
+        }
+        throw e;
+      }
       assertThat(reply.receipt()).isNotEmpty();
       if (!reply.committed()) {
         w = new BodyWriter();
@@ -122,7 +133,17 @@ class CommitCutoffTest {
 
   @Test
   void aWriteAfterTheCutoffIsLeftToItsWritersPutEnd() throws Exception {
-    assertThat(write("late", ByteBuffer.allocateDirect(4096), true).committed()).isFalse();
+    WriteReply late = null;
+    for (int attempt = 1; late == null && attempt <= 5; attempt++) {
+      late = write("late-" + attempt, ByteBuffer.allocateDirect(4096), true);
+    }
+    assertThat(late).as("a write between the cut-off and the grant's expiry").isNotNull();
+    assertThat(late.committed()).isFalse();
+    // an attempt whose grant expired leaves its pending put until the master's sweep drops it
+    long until = System.nanoTime() + T.multipliedBy(3).toNanos();
+    while (master.metadata().snapshot().pendingObjects() > 0 && System.nanoTime() < until) {
+      Thread.sleep(20);
+    }
     assertThat(master.metadata().snapshot().pendingObjects()).isZero();
     assertThat(master.metadata().snapshot().objectCount()).isEqualTo(1);
   }
