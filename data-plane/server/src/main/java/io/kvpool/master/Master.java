@@ -110,7 +110,11 @@ public final class Master implements AutoCloseable {
             settings.config().poolId(),
             settings.secrets());
     this.releasePusher =
-        new ReleasePusher(settings.config().poolId(), settings.secrets(), counters.releasePushes);
+        new ReleasePusher(
+            settings.config().poolId(),
+            settings.secrets(),
+            counters.releasePushes,
+            settings.config().releasePush());
     registerGauges();
     admin
         .route("/health", r -> Response.text(200, "ok\n"))

@@ -11,6 +11,7 @@ import java.time.Duration;
  * @param tombstoneTtl how long deleted objects are remembered against replicas coming back
  * @param placementRamp whether placement caps the share of puts a node takes ({@link
  *     ReplicaPlacement})
+ * @param releasePush how far a REMOVE goes to deliver its releases before it is answered
  */
 public record MasterConfig(
     String poolId,
@@ -22,7 +23,8 @@ public record MasterConfig(
     Duration tombstoneTtl,
     int maxTombstones,
     Duration recoveryQuietPeriod,
-    PlacementRamp placementRamp) {
+    PlacementRamp placementRamp,
+    ReleasePushLimits releasePush) {
   public MasterConfig {
     if (poolId == null || poolId.isEmpty()) {
       throw new IllegalArgumentException("pool id must not be empty");
@@ -42,6 +44,9 @@ public record MasterConfig(
     if (placementRamp == null) {
       throw new IllegalArgumentException("placement ramp must be on or off");
     }
+    if (releasePush == null) {
+      throw new IllegalArgumentException("release push limits must be given");
+    }
     if (maxTombstones < 1) {
       throw new IllegalArgumentException("max tombstones must be at least 1, got " + maxTombstones);
     }
@@ -50,7 +55,8 @@ public record MasterConfig(
   /**
    * The defaults for pool {@code poolId}: nodes dead after 10 s of silence, 5 s read leases,
    * pending puts dropped after 30 s, eviction of 10 % of the used bytes from 90 % usage, a million
-   * tombstones kept 10 minutes, recovery done after 3 quiet seconds, placement ramp on.
+   * tombstones kept 10 minutes, recovery done after 3 quiet seconds, placement ramp on, {@link
+   * ReleasePushLimits#DEFAULTS}.
    */
   public static MasterConfig defaults(String poolId) {
     return builder(poolId).build();
@@ -70,7 +76,8 @@ public record MasterConfig(
         .tombstoneTtl(tombstoneTtl)
         .maxTombstones(maxTombstones)
         .recoveryQuietPeriod(recoveryQuietPeriod)
-        .placementRamp(placementRamp);
+        .placementRamp(placementRamp)
+        .releasePush(releasePush);
   }
 
   public MasterConfig withTtls(Duration node, Duration lease) {
@@ -105,6 +112,7 @@ public record MasterConfig(
     private int maxTombstones = 1_000_000;
     private Duration recoveryQuietPeriod = Duration.ofSeconds(3);
     private PlacementRamp placementRamp = PlacementRamp.ON;
+    private ReleasePushLimits releasePush = ReleasePushLimits.DEFAULTS;
 
     private Builder(String poolId) {
       this.poolId = poolId;
@@ -149,6 +157,11 @@ public record MasterConfig(
       return this;
     }
 
+    public Builder releasePush(ReleasePushLimits releasePush) {
+      this.releasePush = releasePush;
+      return this;
+    }
+
     /** The settings; IllegalArgumentException when they cannot run a master. */
     public MasterConfig build() {
       return new MasterConfig(
@@ -161,7 +174,8 @@ public record MasterConfig(
           tombstoneTtl,
           maxTombstones,
           recoveryQuietPeriod,
-          placementRamp);
+          placementRamp,
+          releasePush);
     }
   }
 }

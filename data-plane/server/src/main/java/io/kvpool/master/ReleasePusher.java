@@ -14,7 +14,6 @@ import io.kvpool.rpc.RateLimitedLog;
 import io.kvpool.security.PoolSecrets;
 import io.prometheus.metrics.core.metrics.Counter;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,36 +35,20 @@ import org.slf4j.LoggerFactory;
  * Delivers a REMOVE's releases to the storage nodes holding the removed objects before the REMOVE
  * is answered (RELEASE), so that each node keeps its tombstone, which the next leader learns from
  * its inventory, before the client is told the object is gone: a remove then survives the loss of
- * the leader that answered it. {@link #PUSH_TIMEOUT} bounds the wait. A node not reached in time,
- * or of an earlier release (UNKNOWN_OPCODE), still takes the releases in its next heartbeat reply,
- * where they stay queued.
+ * the leader that answered it. {@link ReleasePushLimits#pushTimeout} bounds the wait. A node not
+ * reached in time, or of an earlier release (UNKNOWN_OPCODE), still takes the releases in its next
+ * heartbeat reply, where they stay queued.
  *
  * <p>Each node has its own lane: one kept connection per node and view (opened anew after {@link
- * #KEPT_IDLE} unused), one send in flight at a time, and at most {@link #MAX_WAITING_PER_NODE}
- * REMOVEs' releases waiting behind it, which the next send carries together (up to {@link
- * ProtocolLimits#MAX_BATCH} releases). So a frozen node holds one sender thread, never the other
- * nodes' pushes; what overflows its lane is skipped, and a node whose push failed or timed out is
- * skipped for a quiet period: no backlog, and a REMOVE pays the wait for a frozen node once per
- * quiet period, not every time.
+ * ReleasePushLimits#keptIdle} unused), one send in flight at a time, and at most {@link
+ * ReleasePushLimits#waitingPerNode} REMOVEs' releases waiting behind it, which the next send
+ * carries together (up to {@link ProtocolLimits#MAX_BATCH} releases). So a frozen node holds one
+ * sender thread, never the other nodes' pushes; what overflows its lane is skipped, and a node
+ * whose push failed or timed out is skipped for a quiet period: no backlog, and a REMOVE pays the
+ * wait for a frozen node once per quiet period, not every time. The bounds are the master's {@link
+ * MasterConfig#releasePush}.
  */
 final class ReleasePusher implements AutoCloseable {
-  static final Duration PUSH_TIMEOUT = Duration.ofSeconds(1);
-
-  /** How long a node whose push failed or timed out is left to its heartbeat. */
-  static final Duration QUIET_AFTER_FAILURE = Duration.ofSeconds(1);
-
-  /** REMOVEs whose releases may wait for one node's send in flight; more are skipped. */
-  static final int MAX_WAITING_PER_NODE = 64;
-
-  /**
-   * A kept connection unused this long is opened anew, well inside a node's idle timeout (300 s by
-   * default), so that a push after a quiet spell does not fail on a connection the node closed.
-   */
-  static final Duration KEPT_IDLE = Duration.ofSeconds(60);
-
-  /** Threads sending: one per node with a send in flight, so a few frozen nodes block no other. */
-  static final int SENDERS = 8;
-
   private static final Logger LOG = LoggerFactory.getLogger(ReleasePusher.class);
   private static final RateLimitedLog FAILURES = new RateLimitedLog(LOG, 5_000);
 
@@ -103,52 +86,36 @@ final class ReleasePusher implements AutoCloseable {
   private final Handshake identity;
   private final PoolSecrets secrets;
   private final Counter pushes;
-  private final long quietNanos;
-  private final long keptIdleNanos;
+  private final ReleasePushLimits limits;
   private final Map<String, NodeLane> lanes = new ConcurrentHashMap<>();
 
   /** Nodes whose last push failed or timed out, and until when (nanoTime) none is tried there. */
   private final Map<String, Long> quietUntil = new ConcurrentHashMap<>();
 
   /** At most one queued task per node (its lane's drain), so the queue is as long as the nodes. */
-  private final ExecutorService senders =
-      new ThreadPoolExecutor(
-          SENDERS,
-          SENDERS,
-          0,
-          TimeUnit.MILLISECONDS,
-          new LinkedBlockingQueue<>(),
-          r -> {
-            Thread t = new Thread(r, "master-release");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ExecutorService senders;
 
-  ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes) {
-    this(poolId, secrets, pushes, QUIET_AFTER_FAILURE, KEPT_IDLE);
-  }
-
-  /**
-   * {@code quietAfterFailure}: how long a node whose push failed or timed out is not pushed to (its
-   * heartbeat carries them); {@code keptIdle}: after how long unused a node's connection is opened
-   * anew.
-   */
-  ReleasePusher(
-      String poolId,
-      PoolSecrets secrets,
-      Counter pushes,
-      Duration quietAfterFailure,
-      Duration keptIdle) {
+  ReleasePusher(String poolId, PoolSecrets secrets, Counter pushes, ReleasePushLimits limits) {
     this.identity = new Handshake(VersionInfo.CURRENT, Role.MASTER, poolId, "master");
     this.secrets = secrets;
     this.pushes = pushes;
-    this.quietNanos = quietAfterFailure.toNanos();
-    this.keptIdleNanos = keptIdle.toNanos();
+    this.limits = limits;
+    this.senders =
+        new ThreadPoolExecutor(
+            limits.senders(),
+            limits.senders(),
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "master-release");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
-   * Sends each node its releases and waits until all took them, failed, or {@link #PUSH_TIMEOUT}
-   * passed.
+   * Sends each node its releases and waits until all took them, failed, or the push timeout passed.
    */
   void push(Map<String, List<Release>> byEndpoint, long view) {
     if (byEndpoint.isEmpty()) {
@@ -168,14 +135,14 @@ final class ReleasePusher implements AutoCloseable {
             count(Outcome.SKIPPED); // its lane is full: never an unbounded backlog
           }
         });
-    long deadline = System.nanoTime() + PUSH_TIMEOUT.toNanos();
+    long deadline = System.nanoTime() + limits.pushTimeout().toNanos();
     for (Map.Entry<String, CompletableFuture<Outcome>> e : sent.entrySet()) {
       try {
         count(e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
       } catch (TimeoutException x) {
         // the send may go on; the heartbeat carries the releases anyway, and the next REMOVEs
         // do not wait for this node again before its quiet period ends
-        quietUntil.put(e.getKey(), System.nanoTime() + quietNanos);
+        quietUntil.put(e.getKey(), System.nanoTime() + limits.quietAfterFailure().toNanos());
         count(Outcome.TIMED_OUT);
       } catch (ExecutionException x) {
         count(Outcome.FAILED);
@@ -199,7 +166,7 @@ final class ReleasePusher implements AutoCloseable {
   private boolean enqueue(NodeLane lane, Pending p) {
     boolean start;
     synchronized (lane) {
-      if (lane.waiting.size() >= MAX_WAITING_PER_NODE) {
+      if (lane.waiting.size() >= limits.waitingPerNode()) {
         return false;
       }
       lane.waiting.add(p);
@@ -265,16 +232,20 @@ final class ReleasePusher implements AutoCloseable {
       if (lane.connection == null
           || lane.connectionView != view
           || !lane.connection.isUsable()
-          || System.nanoTime() - lane.lastUsedNanos > keptIdleNanos) {
+          || System.nanoTime() - lane.lastUsedNanos > limits.keptIdle().toNanos()) {
         closeConnection(lane);
         lane.connection =
             RpcConnection.open(
-                HostPort.parse(lane.endpoint), identity, view, secrets.outbound(), PUSH_TIMEOUT);
+                HostPort.parse(lane.endpoint),
+                identity,
+                view,
+                secrets.outbound(),
+                limits.pushTimeout());
         lane.connectionView = view;
       }
       BodyWriter w = new BodyWriter(32 + releases.size() * 64);
       new ReleaseRequest(releases).encode(w, lane.connection.agreedMinor());
-      try (RpcConnection.Deadline d = lane.connection.deadline(PUSH_TIMEOUT)) {
+      try (RpcConnection.Deadline d = lane.connection.deadline(limits.pushTimeout())) {
         lane.connection.call(Opcode.RELEASE, w);
       }
       lane.lastUsedNanos = System.nanoTime();
@@ -282,7 +253,7 @@ final class ReleasePusher implements AutoCloseable {
       return Outcome.DELIVERED;
     } catch (IOException | RuntimeException e) {
       closeConnection(lane);
-      quietUntil.put(lane.endpoint, System.nanoTime() + quietNanos);
+      quietUntil.put(lane.endpoint, System.nanoTime() + limits.quietAfterFailure().toNanos());
       FAILURES.warn(
           "event=release_push_failed node={} releases={} error=\"{}\" (the node takes them with its next"
               + " heartbeat)",
@@ -304,7 +275,7 @@ final class ReleasePusher implements AutoCloseable {
   public void close() {
     senders.shutdownNow(); // interrupts sends in flight: their channels close
     try {
-      senders.awaitTermination(PUSH_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+      senders.awaitTermination(limits.pushTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

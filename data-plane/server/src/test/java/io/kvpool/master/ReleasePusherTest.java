@@ -34,7 +34,9 @@ import org.junit.jupiter.api.Test;
  * skipped (its heartbeat carries the releases) for the quiet period. Against real servers.
  */
 class ReleasePusherTest {
-  private static final Duration LONG_QUIET = Duration.ofMinutes(1);
+  /** Today's limits, but a node whose push failed stays quiet for the whole test. */
+  private static final ReleasePushLimits LONG_QUIET =
+      ReleasePushLimits.DEFAULTS.withQuietAfterFailure(Duration.ofMinutes(1));
 
   private final Counter pushes =
       Counter.builder()
@@ -57,8 +59,7 @@ class ReleasePusherTest {
     }
     Map<String, List<Release>> toGoneNode =
         Map.of("127.0.0.1:" + port, List.of(new Release("k", 1, true)));
-    try (ReleasePusher pusher =
-        new ReleasePusher("p", PoolSecrets.none(), pushes, LONG_QUIET, ReleasePusher.KEPT_IDLE)) {
+    try (ReleasePusher pusher = new ReleasePusher("p", PoolSecrets.none(), pushes, LONG_QUIET)) {
       pusher.push(toGoneNode, 1);
       assertThat(outcomes("failed")).isEqualTo(1);
       for (int i = 0; i < 3; i++) {
@@ -103,9 +104,7 @@ class ReleasePusherTest {
                           .size());
                   session.reply(frame, new BodyWriter());
                 });
-        ReleasePusher pusher =
-            new ReleasePusher(
-                "pool", PoolSecrets.none(), pushes, LONG_QUIET, ReleasePusher.KEPT_IDLE)) {
+        ReleasePusher pusher = new ReleasePusher("pool", PoolSecrets.none(), pushes, LONG_QUIET)) {
       String frozenAt = frozen.endpoint().toString();
       String healthyAt = healthy.endpoint().toString();
       ExecutorService removers = Executors.newFixedThreadPool(threads);
@@ -155,12 +154,14 @@ class ReleasePusherTest {
 
   /**
    * More REMOVEs at once than a frozen node's lane holds: the overflow is skipped at once, not
-   * queued, so at most one send in flight and {@link ReleasePusher#MAX_WAITING_PER_NODE} behind it
-   * (twice that, as the send in flight may carry a full lane) wait for the frozen node.
+   * queued, so at most one send in flight and the lane's {@link ReleasePushLimits#waitingPerNode}
+   * behind it (twice that, as the send in flight may carry a full lane) wait for the frozen node.
+   * With a lane of 8 set in the limits, not today's 64: the bound is the one configured.
    */
   @Test
   void removesBeyondAFrozenNodesLaneAreSkippedNotQueued() throws Exception {
-    int removes = 4 * ReleasePusher.MAX_WAITING_PER_NODE;
+    ReleasePushLimits limits = LONG_QUIET.withWaitingPerNode(8);
+    int removes = 4 * limits.waitingPerNode();
     CountDownLatch thaw = new CountDownLatch(1);
     try (RpcServer frozen =
             server(
@@ -174,9 +175,7 @@ class ReleasePusherTest {
                   ReleaseRequest.decode(frame.reader(), session.agreedMinor());
                   session.reply(frame, new BodyWriter());
                 });
-        ReleasePusher pusher =
-            new ReleasePusher(
-                "pool", PoolSecrets.none(), pushes, LONG_QUIET, ReleasePusher.KEPT_IDLE)) {
+        ReleasePusher pusher = new ReleasePusher("pool", PoolSecrets.none(), pushes, limits)) {
       String frozenAt = frozen.endpoint().toString();
       ExecutorService removers = Executors.newFixedThreadPool(removes);
       CountDownLatch ready = new CountDownLatch(removes);
@@ -213,7 +212,7 @@ class ReleasePusherTest {
       System.out.println("a frozen node's lane under " + removes + " REMOVEs at once: " + seen);
       assertThat(outcomes("timed_out") + outcomes("failed") + outcomes("delivered"))
           .as("pushes that waited for the frozen node, " + seen)
-          .isBetween(1.0, 2.0 * ReleasePusher.MAX_WAITING_PER_NODE + 1);
+          .isBetween(1.0, 2.0 * limits.waitingPerNode() + 1);
       assertThat(outcomes("skipped"))
           .as(seen)
           .isEqualTo(removes - outcomes("timed_out") - outcomes("failed") - outcomes("delivered"));
@@ -244,7 +243,10 @@ class ReleasePusherTest {
                 });
         ReleasePusher pusher =
             new ReleasePusher(
-                "pool", PoolSecrets.none(), pushes, LONG_QUIET, Duration.ofMillis(100))) {
+                "pool",
+                PoolSecrets.none(),
+                pushes,
+                LONG_QUIET.withKeptIdle(Duration.ofMillis(100)))) {
       Map<String, List<Release>> toNode =
           Map.of(node.endpoint().toString(), List.of(new Release("k", 1, true)));
       pusher.push(toNode, 1);

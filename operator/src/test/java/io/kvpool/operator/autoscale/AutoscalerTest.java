@@ -31,6 +31,59 @@ class AutoscalerTest {
           Duration.ofSeconds(300),
           1);
 
+  /** {@link #POLICY} with the values a case changes, named: {@code policy().missesOnly(5)}. */
+  static PolicyChange policy() {
+    return new PolicyChange();
+  }
+
+  static final class PolicyChange {
+    private int min = POLICY.minReplicas();
+    private int max = POLICY.maxReplicas();
+    private OptionalDouble fullness = POLICY.fullnessTarget();
+    private OptionalDouble misses = POLICY.capacityMissTarget();
+    private Duration upWindow = POLICY.scaleUpWindow();
+    private int upStep = POLICY.scaleUpStep();
+    private Duration downWindow = POLICY.scaleDownWindow();
+    private int downStep = POLICY.scaleDownStep();
+
+    PolicyChange bounds(int min, int max) {
+      this.min = min;
+      this.max = max;
+      return this;
+    }
+
+    /** A fullness target and no capacity-miss target. */
+    PolicyChange fullnessOnly(double target) {
+      fullness = OptionalDouble.of(target);
+      misses = OptionalDouble.empty();
+      return this;
+    }
+
+    /** A capacity-miss target and no fullness target. */
+    PolicyChange missesOnly(double target) {
+      fullness = OptionalDouble.empty();
+      misses = OptionalDouble.of(target);
+      return this;
+    }
+
+    PolicyChange up(long windowSeconds, int step) {
+      upWindow = Duration.ofSeconds(windowSeconds);
+      upStep = step;
+      return this;
+    }
+
+    PolicyChange down(long windowSeconds, int step) {
+      downWindow = Duration.ofSeconds(windowSeconds);
+      downStep = step;
+      return this;
+    }
+
+    AutoscalingPolicy build() {
+      return new AutoscalingPolicy(
+          min, max, fullness, misses, upWindow, upStep, downWindow, downStep);
+    }
+  }
+
   /**
    * A reading at {@code secondsAgo} of {@code nodes} 10 GiB nodes holding {@code fullness} of them.
    */
@@ -175,16 +228,7 @@ class AutoscalerTest {
 
     @Test
     void aZeroWindowActsOnTheLatestReading() {
-      AutoscalingPolicy now =
-          new AutoscalingPolicy(
-              2,
-              6,
-              OptionalDouble.of(0.8),
-              OptionalDouble.empty(),
-              Duration.ZERO,
-              1,
-              Duration.ofSeconds(300),
-              1);
+      AutoscalingPolicy now = policy().fullnessOnly(0.8).up(0, 1).build();
       assertVerdict(
           inputs(3, List.of(sample(0, 3, 0.81, 0, 0))).policy(now).decide(),
           Action.ScaleUp,
@@ -194,16 +238,7 @@ class AutoscalerTest {
 
     @Test
     void theStepFollowsFullnessUpToTheLimit() {
-      AutoscalingPolicy big =
-          new AutoscalingPolicy(
-              2,
-              20,
-              OptionalDouble.of(0.5),
-              OptionalDouble.empty(),
-              Duration.ofSeconds(60),
-              3,
-              Duration.ofSeconds(300),
-              1);
+      AutoscalingPolicy big = policy().bounds(2, 20).fullnessOnly(0.5).up(60, 3).build();
       // 4 nodes at 70 % against 50 %: ceil(4 × 0.7 / 0.5) = 6
       assertVerdict(
           inputs(4, steady(60, 4, 0.7, 0, 0)).policy(big).decide(),
@@ -220,16 +255,7 @@ class AutoscalerTest {
 
     @Test
     void neverAboveTheMaximum() {
-      AutoscalingPolicy wide =
-          new AutoscalingPolicy(
-              2,
-              5,
-              OptionalDouble.of(0.5),
-              OptionalDouble.empty(),
-              Duration.ofSeconds(60),
-              4,
-              Duration.ofSeconds(300),
-              1);
+      AutoscalingPolicy wide = policy().bounds(2, 5).fullnessOnly(0.5).up(60, 4).build();
       assertVerdict(
           inputs(4, steady(60, 4, 0.95, 0, 0)).policy(wide).decide(),
           Action.ScaleUp,
@@ -242,16 +268,7 @@ class AutoscalerTest {
 
     @Test
     void aTargetLeftOutIsNotUsed() {
-      AutoscalingPolicy missesOnly =
-          new AutoscalingPolicy(
-              2,
-              6,
-              OptionalDouble.empty(),
-              OptionalDouble.of(5),
-              Duration.ofSeconds(60),
-              1,
-              Duration.ofSeconds(300),
-              1);
+      AutoscalingPolicy missesOnly = policy().missesOnly(5).build();
       assertVerdict(
           inputs(3, steady(60, 3, 0.99, 0, 0)).policy(missesOnly).decide(),
           Action.Hold,
@@ -280,16 +297,7 @@ class AutoscalerTest {
 
     @Test
     void theStepLimitsHowManyGoAtOnceAndEachMustFit() {
-      AutoscalingPolicy fast =
-          new AutoscalingPolicy(
-              1,
-              10,
-              OptionalDouble.of(0.8),
-              OptionalDouble.empty(),
-              Duration.ofSeconds(60),
-              1,
-              Duration.ofSeconds(300),
-              3);
+      AutoscalingPolicy fast = policy().bounds(1, 10).fullnessOnly(0.8).down(300, 3).build();
       // 8 nodes at 30 %: 4 nodes would be 60 %, 3 would be 80 %, 2 would be 120 %; at most 3 fewer
       // → 5
       assertVerdict(
@@ -335,16 +343,7 @@ class AutoscalerTest {
 
     @Test
     void withoutAFullnessTargetTheHighWatermarkBoundsTheProjection() {
-      AutoscalingPolicy missesOnly =
-          new AutoscalingPolicy(
-              1,
-              6,
-              OptionalDouble.empty(),
-              OptionalDouble.of(5),
-              Duration.ofSeconds(60),
-              1,
-              Duration.ofSeconds(300),
-              1);
+      AutoscalingPolicy missesOnly = policy().bounds(1, 6).missesOnly(5).build();
       // 4 nodes at 65 %: 3 nodes would be 86.7 % <= 90 %
       assertVerdict(
           inputs(4, steady(300, 4, 0.65, 0, 0)).policy(missesOnly).decide(),
@@ -371,16 +370,7 @@ class AutoscalerTest {
 
     @Test
     void neverBelowObjectReplicas() {
-      AutoscalingPolicy low =
-          new AutoscalingPolicy(
-              1,
-              6,
-              OptionalDouble.of(0.8),
-              OptionalDouble.empty(),
-              Duration.ofSeconds(60),
-              1,
-              Duration.ofSeconds(300),
-              1);
+      AutoscalingPolicy low = policy().bounds(1, 6).fullnessOnly(0.8).build();
       assertVerdict(
           inputs(3, steady(300, 3, 0.1, 0, 0)).policy(low).objectReplicas(3).decide(),
           Action.Hold,
@@ -499,16 +489,7 @@ class AutoscalerTest {
 
     @Test
     void theHoldIsAtLeastFiveMinutes() {
-      AutoscalingPolicy quick =
-          new AutoscalingPolicy(
-              2,
-              6,
-              OptionalDouble.of(0.8),
-              OptionalDouble.empty(),
-              Duration.ZERO,
-              1,
-              Duration.ofSeconds(30),
-              1);
+      AutoscalingPolicy quick = policy().fullnessOnly(0.8).up(0, 1).down(30, 1).build();
       Inputs held = inputs(5, steady(300, 5, 0.95, 0, 0)).policy(quick);
       assertVerdict(
           held.externalSeen(NOW.minusSeconds(299)).decide(), Action.Hold, "ExternalOwner", 5);
