@@ -342,6 +342,80 @@ class ExtentPutsTest {
     }
   }
 
+  /**
+   * The window PROTOCOL.md "Failover and re-registration" closes: the master refuses a value while
+   * its node begins to register again, and the node's fence stops waiting for that answer before it
+   * arrives (a seam holds the answer at the node past the fence's bound). The inventory then sent
+   * carries the value, so the refusal no longer decides: the node keeps the value and tells the
+   * writer the answer is unknown, and the new leader's copy of it is whole and readable. Before the
+   * fix, the writer was told GRANT_REJECTED while the new leader adopted the value its node had
+   * dropped.
+   */
+  @Test
+  void aRefusalAnsweredAfterTheNodeRegisteredAgainNeitherDropsNorHidesTheValue() throws Exception {
+    startPool(1, 16L << 20);
+    HostPort endpoint = master.rpcEndpoint();
+    java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    nodes.get(0).extentWrites().beforeSettle =
+        () -> {
+          answered.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    ByteBuffer v = value(VALUE, 11);
+    ErrorCode replied;
+    try (RpcConnection c = asClient(endpoint)) {
+      ExtentGrantReply g = grant(c, 256 << 10);
+      assertThat(g.status()).as(g.message()).isEqualTo(ErrorCode.OK);
+      Extent e = g.extent();
+      // given back: the master refuses whatever is committed into it from now
+      BodyWriter back = new BodyWriter();
+      new ExtentReturn(List.of(e.firstGeneration())).encode(back);
+      assertThat(StatusList.decode(c.call(Opcode.EXTENT_RETURN, back).reader()).statuses())
+          .containsExactly(ErrorCode.OK);
+      try (RpcConnection n = asClient(HostPort.parse(g.endpoint()))) {
+        BodyWriter w = new BodyWriter();
+        new ExtentWriteRequest(e, "refused", e.firstGeneration(), 0, VALUE, crc(v)).encode(w);
+        long id = n.send(Opcode.EXTENT_WRITE, w, v.duplicate());
+        try {
+          assertThat(answered.await(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))
+              .as("the node has the master's answer to its commit")
+              .isTrue();
+          // the leader changes while the node holds the answer: the node registers with the new
+          // one, its fence waits for the answer in vain, and its inventory carries the value
+          master.close();
+          master =
+              new Master(MasterSettings.local(config, "127.0.0.1", endpoint.port(), 0)).start();
+          long deadline = System.currentTimeMillis() + 60_000;
+          while (master.status().objectCount() < 1 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50); // polling the new leader for the node's inventory, not synchronising
+          }
+          assertThat(master.status().objectCount())
+              .as("objects the new leader adopted from the node's inventory: %s", master.status())
+              .isEqualTo(1);
+        } finally {
+          release.countDown();
+        }
+        try (RpcConnection.Deadline d = n.deadline(T)) {
+          n.receive(Opcode.EXTENT_WRITE, id).reader().finish();
+          replied = ErrorCode.OK;
+        } catch (RemoteErrorException refused) {
+          replied = refused.code();
+        }
+      }
+    }
+    assertThat(replied)
+        .as("the writer's answer: the refusal came after the inventory that holds the value")
+        .isEqualTo(ErrorCode.NODE_UNAVAILABLE);
+    try (KvPoolClient reader = client(endpoint, false, new PrometheusRegistry())) {
+      assertThat(reader.get("refused")).as("the value the new leader adopted").isEqualTo(v);
+    }
+  }
+
   private static void awaitAcked(java.util.concurrent.atomic.AtomicInteger acked, int atLeast)
       throws InterruptedException {
     long deadline = System.currentTimeMillis() + 60_000;
