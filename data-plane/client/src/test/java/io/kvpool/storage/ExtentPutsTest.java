@@ -342,6 +342,101 @@ class ExtentPutsTest {
     }
   }
 
+  /**
+   * The window PROTOCOL.md "Failover and re-registration" closes: the master refuses a value while
+   * its node begins to register again, and the node's fence stops waiting for that answer before it
+   * arrives. The inventory then sent carries the value, so the refusal no longer decides: the node
+   * keeps the value and tells the writer the answer is unknown, and the new leader's copy of it is
+   * whole and readable. Before the fix the writer was told GRANT_REJECTED while the new leader
+   * adopted the value its node had dropped.
+   */
+  @Test
+  void aRefusalAnsweredAfterTheNodeRegisteredAgainNeitherDropsNorHidesTheValue() throws Exception {
+    ByteBuffer v = value(VALUE, 11);
+    assertThat(answerHeldAcrossALeaderChange("refused", v, true))
+        .as("the writer's answer: the refusal came after the inventory that holds the value")
+        .isEqualTo(ErrorCode.NODE_UNAVAILABLE);
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      assertThat(reader.get("refused")).as("the value the new leader adopted").isEqualTo(v);
+    }
+  }
+
+  /**
+   * The same window with the master's acknowledgement: the value is stored, as the writer heard.
+   */
+  @Test
+  void anAcknowledgementAnsweredAfterTheNodeRegisteredAgainKeepsTheValue() throws Exception {
+    ByteBuffer v = value(VALUE, 12);
+    assertThat(answerHeldAcrossALeaderChange("acknowledged", v, false)).isEqualTo(ErrorCode.OK);
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      assertThat(reader.get("acknowledged")).isEqualTo(v);
+    }
+  }
+
+  /**
+   * Writes {@code key} into an extent of a pool of one node ({@code givenBack}: an extent the
+   * client returned first, so the master refuses the commit) and holds the master's answer at the
+   * node (a seam, past the bound of the node's fence) while the leader changes and the node
+   * registers with the new one; then lets the writer go on. The writer's answer.
+   */
+  private ErrorCode answerHeldAcrossALeaderChange(String key, ByteBuffer v, boolean givenBack)
+      throws Exception {
+    startPool(1, 16L << 20);
+    HostPort endpoint = master.rpcEndpoint();
+    java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    nodes.get(0).extentWrites().beforeSettle =
+        () -> {
+          answered.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    try (RpcConnection c = asClient(endpoint)) {
+      ExtentGrantReply g = grant(c, 256 << 10);
+      assertThat(g.status()).as(g.message()).isEqualTo(ErrorCode.OK);
+      Extent e = g.extent();
+      if (givenBack) {
+        BodyWriter back = new BodyWriter();
+        new ExtentReturn(List.of(e.firstGeneration())).encode(back);
+        assertThat(StatusList.decode(c.call(Opcode.EXTENT_RETURN, back).reader()).statuses())
+            .containsExactly(ErrorCode.OK);
+      }
+      try (RpcConnection n = asClient(HostPort.parse(g.endpoint()))) {
+        BodyWriter w = new BodyWriter();
+        new ExtentWriteRequest(e, key, e.firstGeneration(), 0, v.remaining(), crc(v)).encode(w);
+        long id = n.send(Opcode.EXTENT_WRITE, w, v.duplicate());
+        try {
+          assertThat(answered.await(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))
+              .as("the node has the master's answer to its commit")
+              .isTrue();
+          // the node registers with the new leader: its fence waits for the held answer in vain,
+          // and the inventory it sends carries the value
+          master.close();
+          master =
+              new Master(MasterSettings.local(config, "127.0.0.1", endpoint.port(), 0)).start();
+          long deadline = System.currentTimeMillis() + 60_000;
+          while (master.status().objectCount() < 1 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50); // polling the new leader for the node's inventory, not synchronising
+          }
+          assertThat(master.status().objectCount())
+              .as("objects the new leader adopted from the node's inventory: %s", master.status())
+              .isEqualTo(1);
+        } finally {
+          release.countDown();
+        }
+        try (RpcConnection.Deadline d = n.deadline(T)) {
+          n.receive(Opcode.EXTENT_WRITE, id).reader().finish();
+          return ErrorCode.OK;
+        } catch (RemoteErrorException answer) {
+          return answer.code();
+        }
+      }
+    }
+  }
+
   private static void awaitAcked(java.util.concurrent.atomic.AtomicInteger acked, int atLeast)
       throws InterruptedException {
     long deadline = System.currentTimeMillis() + 60_000;

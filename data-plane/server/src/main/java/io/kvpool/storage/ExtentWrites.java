@@ -64,6 +64,18 @@ final class ExtentWrites implements AutoCloseable {
   private int committing;
   private long cut;
 
+  /**
+   * Fences that stopped waiting with commits still unanswered: the inventory taken after such a
+   * fence may hold those values, so a later answer to them no longer decides whether they stay.
+   */
+  private long fencesGivenUp;
+
+  /** Test seam: runs when a writer has its commit's answer, before it settles the value. */
+  volatile Runnable beforeSettle = () -> {};
+
+  /** A value completed into the inventory whose commit at the master is awaited. */
+  record Committing(long fencesGivenUp) {}
+
   ExtentWrites(String nodeId, LongSupplier masterNow) {
     this.nodeId = nodeId;
     this.masterNow = masterNow;
@@ -176,34 +188,49 @@ final class ExtentWrites implements AutoCloseable {
   /**
    * Completes a write whose payload landed and verified: {@code markComplete} puts the value into
    * the inventory, unless the extent expired or a registration began since the write was admitted
-   * (false: discard it). A completed value counts as committing until {@link #resolved}.
+   * (null: discard it). A completed value counts as committing until {@link #settle}.
    */
-  synchronized boolean complete(long extent, Session session, BooleanSupplier markComplete) {
+  synchronized Committing complete(long extent, Session session, BooleanSupplier markComplete) {
     Open o = open.get(extent);
     if (o == null || !o.receiving.remove(session) || fenced) {
-      return false;
+      return null;
     }
     if (!markComplete.getAsBoolean()) {
-      return false;
+      return null;
     }
     committing++;
-    return true;
+    return new Committing(fencesGivenUp);
   }
 
   /**
-   * The master answered a completed value's commit, or its answer is lost: kept or discarded now.
+   * Settles a completed value by its commit's answer: {@code refused} (the master did not take it)
+   * runs {@code discard}, under the lock that {@link #fence} takes, so that no inventory holds a
+   * value the master refused. False when the answer no longer decides: a fence stopped waiting for
+   * it, so the inventory of the registration that followed may hold the value; then the value stays
+   * (as when the answer is lost) and the writer is told the answer is unknown.
    */
-  synchronized void resolved() {
-    committing--;
-    if (committing == 0) {
-      notifyAll();
+  boolean settle(Committing c, boolean refused, Runnable discard) {
+    beforeSettle.run();
+    synchronized (this) {
+      committing--;
+      if (committing == 0) {
+        notifyAll();
+      }
+      if (c.fencesGivenUp() != fencesGivenUp) {
+        return false;
+      }
+      if (refused) {
+        discard.run();
+      }
+      return true;
     }
   }
 
   /**
    * A registration begins: no extent write lands from now until {@link #reopen} (those receiving
    * are cut), and commits in flight are waited for (a bounded time) so that the inventory taken
-   * next shows what the master decided about them.
+   * next shows what the master decided about them. Those still unanswered when the wait ends stay
+   * in that inventory whatever their answer ({@link #settle}).
    */
   synchronized void fence() {
     fenced = true;
@@ -214,12 +241,15 @@ final class ExtentWrites implements AutoCloseable {
     open.clear();
     long deadline = System.currentTimeMillis() + FENCE_WAIT_MILLIS;
     long left;
-    while (committing > 0 && (left = deadline - System.currentTimeMillis()) > 0) {
-      try {
+    try {
+      while (committing > 0 && (left = deadline - System.currentTimeMillis()) > 0) {
         wait(left);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (committing > 0) {
+        fencesGivenUp++;
       }
     }
   }

@@ -405,6 +405,11 @@ public final class StorageNode implements AutoCloseable {
     return admin.endpoint();
   }
 
+  /** This node's side of the extents clients write into (for tests in this package). */
+  ExtentWrites extentWrites() {
+    return link.extents();
+  }
+
   public String nodeId() {
     return config.nodeId();
   }

@@ -570,8 +570,10 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       session.replyError(request, ErrorCode.CHECKSUM_MISMATCH, checksumProblem(asWrite));
       return;
     }
-    if (!extents.complete(
-        extent, session, () -> inventory.completedBy(id) != null && inventory.markComplete(id))) {
+    ExtentWrites.Committing committing =
+        extents.complete(
+            extent, session, () -> inventory.completedBy(id) != null && inventory.markComplete(id));
+    if (committing == null) {
       inventory.discard(id);
       session.replyError(
           request,
@@ -583,7 +585,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
               + " registered again, before the value was complete");
       return;
     }
-    ExtentCommits.Answer answer;
+    ExtentCommits.Answer answer = null;
+    boolean stands;
     try {
       answer =
           extentCommits.commit(
@@ -599,22 +602,26 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
                   registration
                       .key()
                       .receipt(w.key(), w.generation(), w.valueSize(), w.checksum())));
-      if (answer.status() != null && answer.status() != ErrorCode.OK) {
-        inventory.discard(id); // the master did not take it: nobody will read it
-      }
     } finally {
-      extents.resolved();
+      // the master did not take a refused value: nobody will read it, unless an inventory sent
+      // while its answer was awaited holds it (then it stays, and its answer is unknown)
+      ErrorCode status = answer == null ? null : answer.status();
+      stands =
+          extents.settle(
+              committing, status != null && status != ErrorCode.OK, () -> inventory.discard(id));
     }
     if (answer.status() == ErrorCode.OK) {
       session.reply(request, new BodyWriter(0));
-    } else if (answer.status() == null) {
+    } else if (answer.status() == null || !stands) {
       session.replyError(
           request,
           ErrorCode.NODE_UNAVAILABLE,
           "the master's answer to the commit of "
               + w.key()
               + " is unknown ("
-              + answer.message()
+              + (stands
+                  ? answer.message()
+                  : "node " + nodeId + " registered again while it was awaited")
               + "); ask the master with PUT_END");
     } else {
       session.replyError(
