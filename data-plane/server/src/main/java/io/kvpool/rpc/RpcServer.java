@@ -375,51 +375,63 @@ public final class RpcServer implements AutoCloseable {
     return load.inService();
   }
 
-  /** Answers the session's requests until the peer closes the connection or the server closes. */
+  /**
+   * Answers the session's requests until the peer closes the connection or the server closes. The
+   * loop only calls {@link #serveOne}: a loop body that runs for the connection's life would stay
+   * interpreted until the JIT compiles the loop on the stack (after tens of thousands of
+   * iterations), while a method is compiled after a few hundred calls.
+   */
   private void serveRequests(
       FrameChannel fc, Session session, ConnectionDeadline deadline, int major) throws IOException {
-    while (!closed) {
-      deadline.arm("idle", limits.idleTimeout().toNanos());
-      if (!fc.awaitFrame()) {
-        return;
-      }
-      deadline.arm("frame_timeout", limits.frameTimeout().toNanos());
-      Frame frame = fc.read();
-      deadline.disarm();
-      if (frame == null) {
-        return;
-      }
-      if (frame.header().isResponse()) {
-        throw new ProtocolException("unexpected response frame from a client");
-      }
-      if (frame.header().protocolMajor() != major) {
-        throw new ProtocolException(
-            "frame protocol major "
-                + frame.header().protocolMajor()
-                + " differs from "
-                + major
-                + " agreed in the handshake");
-      }
-      if (frame.opcode() == null || frame.opcode() == Opcode.HANDSHAKE) {
-        session.replyError(
-            frame,
-            ErrorCode.UNKNOWN_OPCODE,
-            "opcode "
-                + frame.header().opcode()
-                + " is not a request this "
-                + identity.role()
-                + " serves");
-        continue;
-      }
-      long started = System.nanoTime();
-      session.beginRequest();
-      try {
-        handler.handle(session, frame);
-      } finally {
-        session.endRequest();
-      }
-      rpcMetrics.served(frame.opcode(), System.nanoTime() - started, session.requestError());
+    while (!closed && serveOne(fc, session, deadline, major)) {
+      // serveOne served one request; the next one
     }
+  }
+
+  /** Serves one request; false when the connection ended. */
+  private boolean serveOne(FrameChannel fc, Session session, ConnectionDeadline deadline, int major)
+      throws IOException {
+    deadline.arm("idle", limits.idleTimeout().toNanos());
+    if (!fc.awaitFrame()) {
+      return false;
+    }
+    deadline.arm("frame_timeout", limits.frameTimeout().toNanos());
+    Frame frame = fc.read();
+    deadline.disarm();
+    if (frame == null) {
+      return false;
+    }
+    if (frame.header().isResponse()) {
+      throw new ProtocolException("unexpected response frame from a client");
+    }
+    if (frame.header().protocolMajor() != major) {
+      throw new ProtocolException(
+          "frame protocol major "
+              + frame.header().protocolMajor()
+              + " differs from "
+              + major
+              + " agreed in the handshake");
+    }
+    if (frame.opcode() == null || frame.opcode() == Opcode.HANDSHAKE) {
+      session.replyError(
+          frame,
+          ErrorCode.UNKNOWN_OPCODE,
+          "opcode "
+              + frame.header().opcode()
+              + " is not a request this "
+              + identity.role()
+              + " serves");
+      return true;
+    }
+    long started = System.nanoTime();
+    session.beginRequest();
+    try {
+      handler.handle(session, frame);
+    } finally {
+      session.endRequest();
+    }
+    rpcMetrics.served(frame.opcode(), System.nanoTime() - started, session.requestError());
+    return true;
   }
 
   static void closeQuietly(java.io.Closeable ch) {
