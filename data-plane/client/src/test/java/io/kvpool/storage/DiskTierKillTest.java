@@ -1,5 +1,6 @@
 package io.kvpool.storage;
 
+import static io.kvpool.storage.Conditions.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.admin.StorageStatus;
@@ -11,7 +12,6 @@ import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -138,7 +138,7 @@ class DiskTierKillTest {
       StorageStatus.Disk before;
       while (true) {
         before = node.status().disk();
-        maxDu = Math.max(maxDu, du(tier));
+        maxDu = Math.max(maxDu, DiskUsage.of(tier));
         assertThat(maxDu).as("du of the tier").isLessThanOrEqualTo(DISK);
         if (acknowledgedBytes.get() >= 3 * MEMORY && before.records() > 0) {
           break;
@@ -186,9 +186,10 @@ class DiskTierKillTest {
       assertThat(disk.records()).isEqualTo(scan.intact().size());
       assertThat(disk.droppedAtStart()).isEqualTo(scan.corrupt());
       assertThat(disk.reclaimedFiles()).as("nothing reclaimed: the tier holds it all").isZero();
-      assertThat(du(tier)).isLessThanOrEqualTo(DISK);
+      assertThat(DiskUsage.of(tier)).isLessThanOrEqualTo(DISK);
       // the master holds what the node's new inventory holds: the tier's records, no memory replica
-      eventually(() -> assertThat(master.status().objectCount()).isEqualTo(scan.intact().size()));
+      eventually(
+          T, () -> assertThat(master.status().objectCount()).isEqualTo(scan.intact().size()));
 
       List<String> missing = new ArrayList<>();
       long missingBytes = 0;
@@ -266,31 +267,5 @@ class DiskTierKillTest {
     Path d = Files.createTempDirectory("kvpool-spillkill-" + name + "-");
     dirs.add(d);
     return d;
-  }
-
-  /** What the folder occupies on disk as {@code du} counts it (allocated blocks, in bytes). */
-  private static long du(Path dir) throws IOException, InterruptedException {
-    Process p =
-        new ProcessBuilder("du", "-s", "--block-size=1", dir.toString())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-    assertThat(p.waitFor()).as(out).isZero();
-    return Long.parseLong(out.split("\\s+")[0]);
-  }
-
-  private static void eventually(Runnable check) throws InterruptedException {
-    long deadline = System.nanoTime() + T.toNanos();
-    while (true) {
-      try {
-        check.run();
-        return;
-      } catch (AssertionError e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(100);
-      }
-    }
   }
 }

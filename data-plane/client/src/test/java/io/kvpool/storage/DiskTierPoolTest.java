@@ -1,5 +1,6 @@
 package io.kvpool.storage;
 
+import static io.kvpool.storage.Conditions.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -132,7 +133,7 @@ class DiskTierPoolTest {
     startPool(64L << 20, dir("a"), dir("b"));
     Map<String, ByteBuffer> values = put("w", 4 * 2 * NODE_MEMORY, 1, 7);
     assertThat(master.status().counters().evictions()).isZero(); // nothing was deleted to make room
-    eventually(() -> assertThat(onDisk()).isPositive());
+    eventually(T, () -> assertThat(onDisk()).isPositive());
     for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
       assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
     }
@@ -144,6 +145,7 @@ class DiskTierPoolTest {
     // the nodes' heartbeats carry their tiers to the master (protocol 2.4): per node and a disk
     // tier
     eventually(
+        T,
         () -> {
           MasterStatus status = master.status();
           assertThat(status.nodes())
@@ -172,6 +174,7 @@ class DiskTierPoolTest {
   void clientStatsShowTheDiskTiersAndAClientOfProtocol24GetsTheMemoryFigures() throws Exception {
     startPool(64L << 20, dir("a"), dir("b"));
     eventually(
+        T,
         () ->
             assertThat(client.stats().disk())
                 .as("both tiers registered")
@@ -182,9 +185,10 @@ class DiskTierPoolTest {
                       assertThat(d.degradedNodes()).isZero();
                     }));
     put("s", 3 * 2 * NODE_MEMORY, 1, 11);
-    eventually(() -> assertThat(onDisk()).isPositive());
+    eventually(T, () -> assertThat(onDisk()).isPositive());
     // STATS (protocol 2.5) carries the sum /status shows as its disk tier
     eventually(
+        T,
         () -> {
           PoolStats stats = client.stats();
           MasterStatus status = master.status();
@@ -233,9 +237,9 @@ class DiskTierPoolTest {
       values.put("c" + i, v);
       written += v.remaining();
       if (i % 16 == 0) {
-        maxSeen = Math.max(maxSeen, Math.max(du(a), du(b)));
-        assertThat(du(a)).isLessThanOrEqualTo(cap);
-        assertThat(du(b)).isLessThanOrEqualTo(cap);
+        maxSeen = Math.max(maxSeen, Math.max(DiskUsage.of(a), DiskUsage.of(b)));
+        assertThat(DiskUsage.of(a)).isLessThanOrEqualTo(cap);
+        assertThat(DiskUsage.of(b)).isLessThanOrEqualTo(cap);
       }
     }
     assertThat(maxSeen).as("the tiers filled up to their caps").isGreaterThan(cap / 2);
@@ -261,7 +265,7 @@ class DiskTierPoolTest {
     Path a = dir("a");
     startPool(64L << 20, a);
     Map<String, ByteBuffer> values = put("r", 3 * NODE_MEMORY, 1, 3);
-    eventually(() -> assertThat(onDisk()).isGreaterThan(10));
+    eventually(T, () -> assertThat(onDisk()).isGreaterThan(10));
     StorageNode node = nodes.remove(0);
     List<DiskTier.Held> held = node.diskTier().snapshot();
     node.close();
@@ -334,7 +338,7 @@ class DiskTierPoolTest {
     nodes.add(startNode("n0", a, 64L << 20, memory));
     nodes.add(startNode("n1", dir("b"), 64L << 20, null));
     Map<String, ByteBuffer> values = put("h", 3 * 2 * NODE_MEMORY, 1, 17);
-    eventually(() -> assertThat(nodes.get(0).diskTier().records()).isGreaterThan(10));
+    eventually(T, () -> assertThat(nodes.get(0).diskTier().records()).isGreaterThan(10));
     long repairs = master.status().counters().repairs();
 
     nodes.remove(0).close();
@@ -432,11 +436,12 @@ class DiskTierPoolTest {
     mounted = mount;
     startPool(16L << 20, mount); // the cap says 16 MiB, the file system holds 3
     Map<String, ByteBuffer> values = put("f", 3 * NODE_MEMORY, 1, 5);
-    eventually(() -> assertThat(nodes.get(0).status().disk().healthy()).isFalse());
+    eventually(T, () -> assertThat(nodes.get(0).status().disk().healthy()).isFalse());
     StorageStatus.Disk disk = nodes.get(0).status().disk();
     assertThat(disk.message()).contains("No space left on device");
     // the master hears it with the next heartbeat and says which node and why
     eventually(
+        T,
         () ->
             assertThat(master.status().nodes())
                 .singleElement()
@@ -468,7 +473,7 @@ class DiskTierPoolTest {
     Path a = dir("a");
     startPool(64L << 20, a, dir("b"), dir("c"));
     Map<String, ByteBuffer> values = put("d", 3 * 3 * NODE_MEMORY / 2, 2, 13);
-    eventually(() -> assertThat(nodes.get(0).diskTier().records()).isGreaterThan(10));
+    eventually(T, () -> assertThat(nodes.get(0).diskTier().records()).isGreaterThan(10));
     // the first record of node a's first file: flip a byte of its value
     Path first;
     try (Stream<Path> s = Files.list(a)) {
@@ -500,6 +505,7 @@ class DiskTierPoolTest {
     StorageNode b = nodes.remove(1);
     b.close(); // its replicas are gone: every value keeps the one on a or c, on disk or in memory
     eventually(
+        T,
         () ->
             assertThat(
                     master.status().nodes().stream()
@@ -586,40 +592,5 @@ class DiskTierPoolTest {
 
   private long onDisk() {
     return nodes.stream().mapToLong(n -> n.diskTier().records()).sum();
-  }
-
-  /**
-   * What the folder occupies on disk, as {@code du} counts it (allocated blocks, in bytes); taken
-   * again when a file the tier reclaimed vanished between du's listing and its look at the file.
-   */
-  private static long du(Path dir) throws IOException, InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      Process p =
-          new ProcessBuilder("du", "-s", "--block-size=1", dir.toString())
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-      int code = p.waitFor();
-      if (code != 0 && attempt < 10 && out.contains("No such file or directory")) {
-        continue;
-      }
-      assertThat(code).as(out).isZero();
-      return Long.parseLong(out.split("\\s+")[0]);
-    }
-  }
-
-  private static void eventually(Runnable check) throws InterruptedException {
-    long deadline = System.nanoTime() + T.toNanos();
-    while (true) {
-      try {
-        check.run();
-        return;
-      } catch (AssertionError e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(100);
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 package io.kvpool.storage;
 
+import static io.kvpool.storage.Conditions.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.admin.MasterStatus;
@@ -110,7 +111,7 @@ class WarmRestartTest {
     assertThat(warm.status().objects()).isEqualTo(held);
     // consumed: a crash from now on must not find this inventory
     assertThat(Files.exists(memoryDir.resolve("warm").resolve(InventoryFile.NAME))).isFalse();
-    eventually(() -> assertThat(replicasOn("warm")).isEqualTo(held));
+    eventually(T, () -> assertThat(replicasOn("warm")).isEqualTo(held));
     assertReadable(values); // the values with one replica on this node included
     assertThat(master.status().counters().repairs()).isEqualTo(repairsBefore);
   }
@@ -143,7 +144,7 @@ class WarmRestartTest {
     assertThat(start.message()).contains("checksum mismatch");
     // the changed replica is not served: every value still reads back intact from the other
     // replicas
-    eventually(() -> assertThat(replicasOn("warm")).isEqualTo(held - 1));
+    eventually(T, () -> assertThat(replicasOn("warm")).isEqualTo(held - 1));
     for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
       if (e.getKey().startsWith("r2-")) {
         assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
@@ -189,7 +190,7 @@ class WarmRestartTest {
                     .withHeartbeat(Duration.ofMillis(200)))
             .start(T)) {
       master.metadata().drain("warm"); // two-replica values need two other nodes
-      eventually(() -> assertThat(warm.status().objects()).isZero());
+      eventually(T, () -> assertThat(warm.status().objects()).isZero());
       warm.close();
     }
     assertThat(Files.exists(memoryDir.resolve("warm"))).isFalse();
@@ -215,24 +216,6 @@ class WarmRestartTest {
   private void assertReadable(Map<String, ByteBuffer> values) {
     for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
       assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
-    }
-  }
-
-  /**
-   * Polls {@code check} until it passes or {@link #T} is over (then its last failure is thrown).
-   */
-  private static void eventually(Runnable check) throws InterruptedException {
-    long deadline = System.nanoTime() + T.toNanos();
-    while (true) {
-      try {
-        check.run();
-        return;
-      } catch (AssertionError e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(100);
-      }
     }
   }
 
