@@ -176,9 +176,9 @@ final class AgentTarget implements Target {
             .put("prefix", prefix)
             .put("put_max", phase.putMaxSeconds())
             .put("seconds", phase.getSeconds());
-    Map<String, Long> before = cpu.read();
+    Cpu.Reading before = cpu.start();
     JsonNode put = call(cmd);
-    Map<String, Long> after = cpu.read();
+    Cpu.Reading after = cpu.end();
     Measurement putM =
         measurement(w, round, "put", put, Cpu.perOp(before, after, put.get("ops").asLong()));
     int stored = Integer.MAX_VALUE;
@@ -187,16 +187,15 @@ final class AgentTarget implements Target {
     }
     pending.add(new String[] {prefix, Integer.toString(w.clients()), Integer.toString(keys)});
     cmd.put("op", batch ? "bget" : "get").put("keys", stored);
-    before = cpu.read();
+    before = cpu.start();
     JsonNode get = call(cmd);
-    after = cpu.read();
+    after = cpu.end();
     Measurement getM =
         measurement(w, round, "get", get, Cpu.perOp(before, after, get.get("ops").asLong()));
     return List.of(putM, getM);
   }
 
-  private Measurement measurement(
-      Workload w, int round, String op, JsonNode r, Map<String, Double> cpuPerOp) {
+  private Measurement measurement(Workload w, int round, String op, JsonNode r, CpuPerOp cpuPerOp) {
     long ops = r.get("ops").asLong();
     double[] lat = new double[4];
     for (int i = 0; i < 4; i++) {

@@ -2,10 +2,15 @@ package io.kvpool.bench.compare;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import io.kvpool.bench.compare.CompilerThreads.CompileTime;
+import io.kvpool.bench.compare.CompilerThreads.CompilerThread;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * CPU time (user + system) of groups of processes, read before and after a phase, in nanoseconds
@@ -14,6 +19,12 @@ import java.util.Map;
  * read (not Linux, or the process is gone), the process's accounted time from {@link
  * ProcessHandle}, which the kernel keeps in scheduler ticks (10 ms here): too coarse for a phase of
  * 256 puts, where one tick is 39 µs per operation.
+ *
+ * <p>Of each group's time, the part its JIT compiler threads took ({@link CompilerThreads}): the
+ * JVMs of the pool compile their request paths for a minute or more, and that is not CPU a put or a
+ * get costs once compiled. The compiler threads are read before the CPU clocks at the start of a
+ * phase and after them at its end, so that reading {@code /proc} (a file per thread of every JVM
+ * measured) is not counted in the benchmark JVM's time.
  */
 final class Cpu {
   private static final CpuClock CLOCK = CpuClock.load();
@@ -23,20 +34,70 @@ final class Cpu {
     this.groups = groups;
   }
 
-  Map<String, Long> read() {
+  /**
+   * One read of every group: nanoseconds of CPU, and the compiler threads of its processes (none
+   * for a group that is not a JVM).
+   */
+  record Reading(Map<String, Long> nanos, Map<String, List<CompilerThread>> compilerThreads) {}
+
+  /** The read at the start of a phase. */
+  Reading start() {
+    Map<String, List<CompilerThread>> compilers = compilerThreads();
+    return new Reading(clocks(), compilers);
+  }
+
+  /** The read at the end of a phase. */
+  Reading end() {
+    Map<String, Long> nanos = clocks();
+    return new Reading(nanos, compilerThreads());
+  }
+
+  private Map<String, Long> clocks() {
     Map<String, Long> nanos = new LinkedHashMap<>();
     groups.forEach(
         (name, processes) -> nanos.put(name, processes.stream().mapToLong(Cpu::nanos).sum()));
     return nanos;
   }
 
-  /** CPU microseconds per operation, by group, between two readings. */
-  static Map<String, Double> perOp(Map<String, Long> before, Map<String, Long> after, long ops) {
-    Map<String, Double> out = new LinkedHashMap<>();
-    after.forEach(
-        (name, nanos) ->
-            out.put(name, ops == 0 ? 0 : (nanos - before.getOrDefault(name, 0L)) / 1e3 / ops));
-    return out;
+  private Map<String, List<CompilerThread>> compilerThreads() {
+    Map<String, List<CompilerThread>> threads = new LinkedHashMap<>();
+    groups.forEach(
+        (name, processes) -> {
+          List<CompilerThread> all = new ArrayList<>();
+          processes.forEach(p -> all.addAll(CompilerThreads.of(p.pid())));
+          threads.put(name, all);
+        });
+    return threads;
+  }
+
+  /**
+   * CPU microseconds per operation, by group, between two readings; a group has a JIT figure when
+   * its processes had compiler threads at either read.
+   */
+  static CpuPerOp perOp(Reading before, Reading after, long ops) {
+    Map<String, Double> micros = new LinkedHashMap<>();
+    Map<String, Double> jit = new LinkedHashMap<>();
+    Set<String> lowerBound = new LinkedHashSet<>();
+    after
+        .nanos()
+        .forEach(
+            (name, nanos) -> {
+              micros.put(name, perOp(nanos - before.nanos().getOrDefault(name, 0L), ops));
+              List<CompilerThread> from = before.compilerThreads().getOrDefault(name, List.of());
+              List<CompilerThread> to = after.compilerThreads().getOrDefault(name, List.of());
+              if (!from.isEmpty() || !to.isEmpty()) {
+                CompileTime compiled = CompilerThreads.between(from, to);
+                jit.put(name, perOp(compiled.nanos(), ops));
+                if (compiled.exited()) {
+                  lowerBound.add(name);
+                }
+              }
+            });
+    return new CpuPerOp(micros, jit, lowerBound);
+  }
+
+  private static double perOp(long nanos, long ops) {
+    return ops == 0 ? 0 : nanos / 1e3 / ops;
   }
 
   /**

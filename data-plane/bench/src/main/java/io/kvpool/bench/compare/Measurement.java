@@ -5,7 +5,8 @@ import java.util.Map;
 /**
  * What one phase of one target measured in one round: operations, bytes and wall time, latency
  * percentiles (p50, p90, p99, p99.9 in microseconds) and CPU microseconds per operation by process
- * group. {@code notes} holds extras such as a client's location-cache hit ratio.
+ * group, with the JVMs' JIT compilation in it. {@code notes} holds extras such as a client's
+ * location-cache hit ratio.
  */
 record Measurement(
     String workload,
@@ -16,7 +17,7 @@ record Measurement(
     long bytes,
     long wallNanos,
     double[] latencyMicros,
-    Map<String, Double> cpuMicrosPerOp,
+    CpuPerOp cpu,
     Map<String, Object> notes) {
 
   double gigabytesPerSecond() {
@@ -27,7 +28,12 @@ record Measurement(
     return wallNanos == 0 ? 0 : ops * 1e9 / wallNanos;
   }
 
+  /** CPU microseconds per operation by process group, JIT compilation included. */
+  Map<String, Double> cpuMicrosPerOp() {
+    return cpu.micros();
+  }
+
   double totalCpuMicrosPerOp() {
-    return cpuMicrosPerOp.values().stream().mapToDouble(Double::doubleValue).sum();
+    return cpu.micros().values().stream().mapToDouble(Double::doubleValue).sum();
   }
 }

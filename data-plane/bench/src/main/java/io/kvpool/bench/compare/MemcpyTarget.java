@@ -49,7 +49,7 @@ final class MemcpyTarget implements Target {
     long[] wall = new long[clients];
     CyclicBarrier barrier = new CyclicBarrier(clients);
     List<Thread> threads = new ArrayList<>();
-    Map<String, Long> before = cpu.read();
+    Cpu.Reading before = cpu.start();
     for (int c = 0; c < clients; c++) {
       int client = c;
       ByteBuffer from = ColdMemory.share(src, c, clients, size);
@@ -82,7 +82,7 @@ final class MemcpyTarget implements Target {
     for (Thread t : threads) {
       t.join();
     }
-    Map<String, Long> after = cpu.read();
+    Cpu.Reading after = cpu.end();
     long ops = 0;
     long maxWall = 0;
     for (int c = 0; c < clients; c++) {

@@ -109,7 +109,7 @@ final class MetaTarget implements Target {
     AtomicReference<Exception> failure = new AtomicReference<>();
     CyclicBarrier barrier = new CyclicBarrier(n);
     List<Thread> threads = new ArrayList<>();
-    Map<String, Long> before = cpu.read();
+    Cpu.Reading before = cpu.start();
     for (int c = 0; c < n; c++) {
       int client = c;
       Thread t =
@@ -137,7 +137,7 @@ final class MetaTarget implements Target {
     for (Thread t : threads) {
       t.join();
     }
-    Map<String, Long> after = cpu.read();
+    Cpu.Reading after = cpu.end();
     if (failure.get() != null) {
       throw failure.get();
     }

@@ -224,8 +224,6 @@ public final class QuickBench {
         "CPU us/op",
         "CPU us/op by process");
     for (Measurement m : results) {
-      List<String> split = new ArrayList<>();
-      m.cpuMicrosPerOp().forEach((group, micros) -> split.add(group + " " + round(micros)));
       out.printf(
           Locale.ROOT,
           format,
@@ -236,8 +234,11 @@ public final class QuickBench {
           round(m.latencyMicros()[0]),
           round(m.latencyMicros()[2]),
           round(m.totalCpuMicrosPerOp()),
-          String.join(", ", split));
+          m.cpu().byProcess());
     }
+    out.println(
+        "(JIT n): the part of a JVM's CPU us/op its C1/C2 compiler threads took; >= where one of"
+            + " them exited during the phase");
     List<String> others = new ArrayList<>(List.of("nio-rr", "redis"));
     for (Pool pool : s.pools()) {
       for (String op : List.of("fill", "put", "get")) {
@@ -287,7 +288,7 @@ public final class QuickBench {
         put.bytes(),
         put.wallNanos(),
         put.latencyMicros(),
-        put.cpuMicrosPerOp(),
+        put.cpu(),
         put.notes());
   }
 

@@ -338,6 +338,8 @@ final class Report {
       x.put("opsPerSecond", m.opsPerSecond());
       x.put("latencyMicros", m.latencyMicros());
       x.put("cpuMicrosPerOp", m.cpuMicrosPerOp());
+      x.put("jitMicrosPerOp", m.cpu().jitMicros());
+      x.put("jitLowerBound", m.cpu().jitLowerBound());
       x.put("notes", m.notes());
       ms.add(x);
     }
@@ -435,7 +437,13 @@ final class Report {
             ": the"
                 + " benchmark JVM (`client`; for the limits client and server share it), kvpool's `master` and `storage`"
                 + " nodes, `redis-server`, `memcached`, Mooncake's `master` and `storage` processes; for the Python targets"
-                + " `client` is the worker processes. On 2 cores throughput follows CPU per operation.\n");
+                + " `client` is the worker processes. On 2 cores throughput follows CPU per operation.")
+        .append(
+            " For each JVM the figure is followed by the part its JIT compiler threads took, \"(JIT"
+                + " n)\" (C1 and C2 `CompilerThread`s, nanoseconds on CPU from"
+                + " `/proc/<pid>/task/<tid>/schedstat`, read at the same two moments; \">=\" where a"
+                + " compiler thread exited during the phase, its time since the first read unknown):"
+                + " compilation, not the cost of an operation once compiled.\n");
     b.append(
         "- **Latency**: per operation (per batch), p50/p90/p99/p99.9 over all clients of a phase.\n");
     b.append(
@@ -569,8 +577,9 @@ final class Report {
   private void details(StringBuilder b) {
     b.append("## Every workload\n\n");
     b.append(
-        "Median of the rounds (min–max for GB/s); latency in µs; CPU µs per operation, total and by process;"
-            + " last column kvpool's GB/s ÷ the target's in the same round.\n\n");
+        "Median of the rounds (min–max for GB/s); latency in µs; CPU µs per operation, total and by process"
+            + " (JIT compilation in it, for the JVMs); last column kvpool's GB/s ÷ the target's in the same"
+            + " round.\n\n");
     for (Workload w : workloads) {
       if (w.kind() == Workload.Kind.META) {
         continue;
@@ -595,12 +604,13 @@ final class Report {
               groups.stream()
                   .map(
                       g ->
-                          g
-                              + " "
-                              + String.format(
-                                  Locale.ROOT,
-                                  "%.0f",
-                                  medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault(g, 0.0))))
+                          CpuPerOp.label(
+                              g,
+                              medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault(g, 0.0)),
+                              ms.stream().anyMatch(m -> m.cpu().jitMicros().containsKey(g))
+                                  ? medianOf(ms, m -> m.cpu().jitMicros().getOrDefault(g, 0.0))
+                                  : null,
+                              ms.stream().anyMatch(m -> m.cpu().jitLowerBound().contains(g))))
                   .collect(Collectors.joining(", "));
           String vs =
               t.name().equals(KVPOOL) || op.equals("copy")

@@ -139,7 +139,7 @@ final class StoreTarget implements Target {
     int[] stored = new int[w.clients()];
     LatencyLog[] putLogs = new LatencyLog[w.clients()];
     store.notes();
-    Map<String, Long> before = cpu.read();
+    Cpu.Reading before = cpu.start();
     long putWall =
         timed(
             w.clients(),
@@ -150,7 +150,7 @@ final class StoreTarget implements Target {
                       ? putBatches(w, c, prefix, keys, phase, putLogs[c])
                       : putSingles(w, c, prefix, keys, phase, putLogs[c]);
             });
-    Map<String, Long> after = cpu.read();
+    Cpu.Reading after = cpu.end();
     long putOps = 0;
     for (LatencyLog l : putLogs) {
       putOps += l.count();
@@ -176,7 +176,7 @@ final class StoreTarget implements Target {
     }
     LatencyLog[] getLogs = new LatencyLog[w.clients()];
     long getNanos = (long) (phase.getSeconds() * 1e9);
-    before = cpu.read();
+    before = cpu.start();
     long getWall =
         timed(
             w.clients(),
@@ -188,7 +188,7 @@ final class StoreTarget implements Target {
                 getSingles(w, c, prefix, stored[c], getNanos, getLogs[c]);
               }
             });
-    after = cpu.read();
+    after = cpu.end();
     long getOps = 0;
     for (LatencyLog l : getLogs) {
       getOps += l.count();

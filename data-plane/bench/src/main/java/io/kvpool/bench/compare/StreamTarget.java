@@ -67,7 +67,7 @@ final class StreamTarget implements Target {
     AtomicReference<Exception> failure = new AtomicReference<>();
     CountDownLatch ready = new CountDownLatch(clients);
     List<Thread> threads = new ArrayList<>();
-    Map<String, Long> before = cpu.read();
+    Cpu.Reading before = cpu.start();
     for (int c = 0; c < clients; c++) {
       int client = c;
       SocketChannel clientSide = SocketChannel.open(server.getLocalAddress());
@@ -111,7 +111,7 @@ final class StreamTarget implements Target {
     for (Thread t : threads) {
       t.join();
     }
-    Map<String, Long> after = cpu.read();
+    Cpu.Reading after = cpu.end();
     if (failure.get() != null) {
       throw failure.get();
     }
