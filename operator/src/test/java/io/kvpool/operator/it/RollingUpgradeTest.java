@@ -117,24 +117,47 @@ class RollingUpgradeTest {
       return;
     }
     client.resources(KvCachePool.class).inNamespace(NS).withName(currentPool).delete();
-    client
-        .apps()
-        .statefulSets()
-        .inNamespace(NS)
-        .withLabel("app.kubernetes.io/instance", currentPool)
-        .delete();
-    client.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", currentPool).delete();
     await()
         .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(500))
         .until(
             () ->
-                client
-                    .pods()
-                    .inNamespace(NS)
-                    .withLabel("app.kubernetes.io/instance", currentPool)
-                    .list()
-                    .getItems()
-                    .isEmpty());
+                client.resources(KvCachePool.class).inNamespace(NS).withName(currentPool).get()
+                    == null);
+    // an operator that had not yet seen the pool deleted may have made a deleted StatefulSet
+    // again, and the test's StatefulSet controller a deleted pod: each poll deletes what is left
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              client
+                  .apps()
+                  .statefulSets()
+                  .inNamespace(NS)
+                  .withLabel("app.kubernetes.io/instance", currentPool)
+                  .delete();
+              client
+                  .pods()
+                  .inNamespace(NS)
+                  .withLabel("app.kubernetes.io/instance", currentPool)
+                  .delete();
+              return client
+                      .apps()
+                      .statefulSets()
+                      .inNamespace(NS)
+                      .withLabel("app.kubernetes.io/instance", currentPool)
+                      .list()
+                      .getItems()
+                      .isEmpty()
+                  && client
+                      .pods()
+                      .inNamespace(NS)
+                      .withLabel("app.kubernetes.io/instance", currentPool)
+                      .list()
+                      .getItems()
+                      .isEmpty();
+            });
     currentPool = null;
   }
 
