@@ -54,6 +54,15 @@ public final class SocketBuffers {
    */
   public static final int LOCAL_PEER_CROWDED_SEND_BYTES = 64 << 10;
 
+  /**
+   * Send buffer to a peer on this machine for a large reply sent from memory files ({@code
+   * sendfile}), whatever the server's load. Such a buffer holds references to the files' pages, not
+   * copies of the bytes, so the cache argument for the small local buffers does not hold; a small
+   * one instead makes {@code sendfile}, which moves 64 KiB per round, sleep and wake for every
+   * round or two (data-plane/README.md, "Zero-copy gets").
+   */
+  public static final int LOCAL_PEER_FILE_SEND_BYTES = 2 << 20;
+
   private SocketBuffers() {}
 
   /**

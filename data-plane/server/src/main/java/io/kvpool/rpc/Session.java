@@ -9,6 +9,7 @@ import io.kvpool.protocol.FrameChannel;
 import io.kvpool.protocol.FrameHeader;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.PayloadPart;
+import io.kvpool.protocol.SocketBuffers;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -157,7 +158,7 @@ public final class Session {
       bytes += p.length();
     }
     if (bytes >= LARGE_REPLY_BYTES) {
-      channel.fitSendBuffer(load.localSendBytes(run, values == 1));
+      channel.fitSendBuffer(SocketBuffers.LOCAL_PEER_FILE_SEND_BYTES);
     }
     deadline.arm("write_timeout", limits.replyNanos(bytes));
     channel.writeFromFiles(

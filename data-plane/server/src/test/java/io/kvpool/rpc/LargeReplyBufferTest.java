@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.protocol.BodyWriter;
+import io.kvpool.protocol.FileRegion;
 import io.kvpool.protocol.Frame;
 import io.kvpool.protocol.Handshake;
 import io.kvpool.protocol.Opcode;
@@ -13,7 +15,11 @@ import io.kvpool.protocol.SocketBuffers;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,7 +41,8 @@ import org.junit.jupiter.api.Test;
  * buffer the kernel had for each reply: the larger one goes only to a connection that has asked
  * several times in a row with no one else's request between or beside its own, and only for a reply
  * of one value; the smallest one goes to every large reply while the server answers three requests
- * at once.
+ * at once. A reply sent from files (READ here; READ_BATCH in a crowd) gets the file buffer whatever
+ * the load.
  */
 class LargeReplyBufferTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -57,19 +64,31 @@ class LargeReplyBufferTest {
   private RpcServer server;
   private HostPort endpoint;
 
+  /** A memory file of one value, what a reply from files sends (sendfile). */
+  private FileChannel file;
+
   @BeforeEach
   void start() throws IOException {
+    Path path = Files.createTempFile(Path.of("/dev/shm"), "large-reply-", ".bin");
+    try (FileChannel w = FileChannel.open(path, StandardOpenOption.WRITE)) {
+      w.write(ByteBuffer.allocate(VALUE_BYTES));
+    }
+    file = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.DELETE_ON_CLOSE);
     server =
         LoopbackServers.start(
             "sole",
             Role.STORAGE,
             (session, frame) -> {
               frame.reader().finish();
-              boolean crowded = frame.opcode() == Opcode.EXISTS;
+              boolean crowded =
+                  frame.opcode() == Opcode.EXISTS || frame.opcode() == Opcode.READ_BATCH;
               if (crowded) {
                 together(); // every request of the crowd is in service before any is answered
               }
-              if (frame.opcode() != Opcode.STATS) {
+              if (frame.opcode() == Opcode.READ || frame.opcode() == Opcode.READ_BATCH) {
+                session.replyFromFiles(
+                    frame, new BodyWriter(0), List.of(new FileRegion(file, 0, VALUE_BYTES)), 1);
+              } else if (frame.opcode() != Opcode.STATS) {
                 session.reply(frame, null, value.duplicate());
               } else {
                 session.reply(
@@ -87,8 +106,9 @@ class LargeReplyBufferTest {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws IOException {
     server.close();
+    file.close();
   }
 
   private RpcConnection connect(String name) throws IOException {
@@ -210,21 +230,42 @@ class LargeReplyBufferTest {
 
   @Test
   void everyLargeReplyWhileTheServerAnswersThreeRequestsGetsTheSmallestBuffer() throws Exception {
+    askAsACrowdThenAlone(Opcode.EXISTS);
+
+    assertThat(sizes).containsExactly("smallest", "smallest", "smallest", "small");
+  }
+
+  @Test
+  void aReplyFromFilesGetsTheFileBufferAloneAndInACrowd() throws Exception {
+    try (RpcConnection c = connect("first")) {
+      ask(c, Opcode.READ); // the first request of a connection: a copied reply gets the small one
+    }
+    askAsACrowdThenAlone(Opcode.READ_BATCH);
+
+    // the file buffer is the size of the large one
+    assertThat(reported(SocketBuffers.LOCAL_PEER_FILE_SEND_BYTES))
+        .isEqualTo(reported(SocketBuffers.LOCAL_PEER_SOLE_SEND_BYTES));
+    assertThat(sizes).containsExactly("large", "large", "large", "large", "small");
+  }
+
+  /**
+   * {@link ServingLoad#CROWDED} connections ask {@code opcode} at once (each request waits in the
+   * server until all are in service), then the first asks PING alone.
+   */
+  private void askAsACrowdThenAlone(Opcode opcode) throws Exception {
     List<RpcConnection> connections = new ArrayList<>();
     try {
       for (int i = 0; i < ServingLoad.CROWDED; i++) {
         connections.add(connect("crowd-" + i));
       }
-      // each EXISTS waits in the server until all of them are in service, then each is answered
-      // with a value
       long[] ids = new long[connections.size()];
       for (int i = 0; i < ids.length; i++) {
-        ids[i] = connections.get(i).send(Opcode.EXISTS, null);
+        ids[i] = connections.get(i).send(opcode, null);
       }
       for (int i = 0; i < ids.length; i++) {
         RpcConnection c = connections.get(i);
         try (RpcConnection.Deadline d = c.deadline(TIMEOUT)) {
-          assertThat(c.receive(Opcode.EXISTS, ids[i]).header().isResponse()).isTrue();
+          assertThat(c.receive(opcode, ids[i]).header().isResponse()).isTrue();
           c.readPayload(ByteBuffer.allocateDirect(VALUE_BYTES));
         }
       }
@@ -249,7 +290,5 @@ class LargeReplyBufferTest {
         c.close();
       }
     }
-
-    assertThat(sizes).containsExactly("smallest", "smallest", "smallest", "small");
   }
 }
