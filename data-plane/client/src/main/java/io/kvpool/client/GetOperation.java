@@ -221,15 +221,14 @@ final class GetOperation {
 
   /**
    * Reads one replica after another; when all fail (e.g. tokens expired, replicas moved) asks the
-   * master again, within the client's retries and the deadline. Returns the replica list the value
-   * was read with.
+   * master again, within the client's retries and the deadline. When the retries are spent and the
+   * nodes still answer that they do not hold what the master lists (a move to disk or a repair the
+   * master has not heard of yet), it goes on asking after a pause until the deadline: the master's
+   * own not found ends it at once. Returns the replica list the value was read with.
    */
   private ReplicaListResult readWithRetries(String key, ReplicaListResult first, ByteBuffer dst) {
     ReplicaListResult r = first;
-    KvPoolException last = null;
-    for (int attempt = 0;
-        attempt <= config.retries() && (attempt == 0 || !deadline.expired());
-        attempt++) {
+    for (int attempt = 0; ; attempt++) {
       if (attempt > 0) {
         r = lookup(key);
         if (r.size() > dst.remaining()) {
@@ -237,12 +236,18 @@ final class GetOperation {
               "value of key '" + key + "' changed size while being read; read it again");
         }
       }
-      last = readAny(key, r, dst);
+      KvPoolException last = readAny(key, r, dst);
       if (last == null) {
         return r;
       }
+      boolean again =
+          attempt < config.retries()
+              ? !deadline.expired()
+              : last instanceof ObjectNotFoundException && deadline.pause();
+      if (!again) {
+        throw last;
+      }
     }
-    throw last;
   }
 
   /** Tries the replicas in random order; null on success, else the last failure. */

@@ -183,21 +183,30 @@ class DiskTierKillTest {
       System.out.printf(
           "restarted in %d ms: %s%n", (System.nanoTime() - restart) / 1_000_000, disk);
       assertThat(disk.healthy()).as("tier health: %s", disk.message()).isTrue();
-      assertThat(disk.records()).isEqualTo(scan.intact().size());
+      // an intact record of a put in flight at the kill (never acknowledged) may be released by the
+      // master when the node registers again; every acknowledged one is adopted
+      long ackedOnDisk = scan.intact().keySet().stream().filter(acked::containsKey).count();
+      assertThat(disk.records()).isBetween((int) ackedOnDisk, scan.intact().size());
       assertThat(disk.droppedAtStart()).isEqualTo(scan.corrupt());
       assertThat(disk.reclaimedFiles()).as("nothing reclaimed: the tier holds it all").isZero();
       assertThat(DiskUsage.of(tier)).isLessThanOrEqualTo(DISK);
       // the master holds what the node's new inventory holds: the tier's records, no memory replica
       eventually(
-          T, () -> assertThat(master.status().objectCount()).isEqualTo(scan.intact().size()));
+          T,
+          () ->
+              assertThat(master.status().objectCount())
+                  .isBetween(ackedOnDisk, (long) scan.intact().size()));
 
       List<String> missing = new ArrayList<>();
       long missingBytes = 0;
       int read = 0;
       try (KvPoolClient reading = client("spillkill-reader")) {
         for (String key : scan.intact().keySet()) {
-          assertThat(getOrNull(reading, key)).as("intact record %s", key).isEqualTo(value(key));
-          read++;
+          ByteBuffer got = getOrNull(reading, key);
+          if (got != null || acked.containsKey(key)) {
+            assertThat(got).as("intact record %s", key).isEqualTo(value(key));
+            read++;
+          }
         }
         for (Map.Entry<String, Integer> e : acked.entrySet()) {
           if (scan.intact().containsKey(e.getKey())) {
