@@ -223,19 +223,26 @@ class GetOperation:
 
     def _read_with_retries(self, state, i: int) -> ReplicaListResult:
         """Reads one replica after another; when all fail (tokens expired, replicas moved) asks the master again,
-        within the client's retries and the deadline. Returns the replica list the value was read with."""
+        within the client's retries and the deadline. When the retries are spent and the nodes still answer that they
+        do not hold what the master lists (a move or a repair the master has not heard of yet), it goes on asking after
+        a pause until the deadline: the master's own not found ends it at once. Returns the replica list the value was
+        read with."""
         keys, lists, _, _, _, _ = state
         key, r = keys[i], lists[i]
-        last: KvPoolError | None = None
-        for attempt in range(self.config.retries + 1):
+        attempt = 0
+        while True:
             if attempt > 0:
-                if self.deadline.expired():
-                    break
                 r = lists[i] = self.lookup(key)
             last = self._read_any(key, r, self._destination(state, i, r.size))
             if last is None:
                 return r
-        raise last
+            if attempt < self.config.retries:
+                again = not self.deadline.expired()
+            else:
+                again = isinstance(last, ObjectNotFound) and self.deadline.pause()
+            if not again:
+                raise last
+            attempt += 1
 
     def _read_any(self, key: str, r: ReplicaListResult, dst: Regions) -> KvPoolError | None:
         """Tries the replicas in random order; None on success, else the last failure."""

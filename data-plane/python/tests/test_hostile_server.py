@@ -13,7 +13,8 @@ import pytest
 
 from kvpool import (PROTOCOL_MAJOR, PROTOCOL_MINOR, AuthenticationRequired, ClientConfig, ConnectionFailed,
                     KvPoolClient, KvPoolError, KvPoolTimeout, ProtocolError)
-from kvpool.codec import BodyWriter
+from kvpool.checksum import crc32c
+from kvpool.codec import BodyWriter, to_i32
 from kvpool.messages import NO_DISK_TIER
 
 HEADER = struct.Struct(">IBBHHHQI")
@@ -184,7 +185,7 @@ def test_a_client_reads_the_stats_of_a_master_of_protocol_2_4_without_disk_total
         server.close()
 
 
-def _lying_master(storage_address, value_size=1000, slice_length=1000, value_offset=0):
+def _lying_master(storage_address, value_size=1000, slice_length=1000, value_offset=0, checksum=0):
     """A master whose replica list sends reads to ``storage_address``."""
     def behaviour(conn):
         first = read_frame(conn)
@@ -197,7 +198,7 @@ def _lying_master(storage_address, value_size=1000, slice_length=1000, value_off
             if opcode == 28:  # STATS
                 conn.sendall(frame(opcode, rid, _stats_body((0, 0, 0, 0))))
             elif opcode == 23:  # GET_REPLICAS: one key, one replica, one slice
-                w = BodyWriter().i32(1).u16(0).i32(value_size).i32(0).i64(1).i64(int(time.time() * 1000) + 60000)
+                w = BodyWriter().i32(1).u16(0).i32(value_size).i32(to_i32(checksum)).i64(1).i64(int(time.time() * 1000) + 60000)
                 w.i32(1).string("n1").string(storage_address).bytes(b"t" * 16)
                 w.i32(1).i32(0).i64(0).i32(slice_length).i32(value_offset)
                 conn.sendall(frame(opcode, rid, bytes(w.buf)))
@@ -238,6 +239,39 @@ def test_hostile_storage_node_ends_in_a_typed_error_within_the_deadline(case):
         # every attempt is bounded by the exchange timeout; the retries by the retry count
         assert time.monotonic() - started < 3 * TIMEOUT + OPERATION_TIMEOUT + SLACK
         client.close()
+    finally:
+        master.close()
+        storage.close()
+
+
+def test_a_get_asks_again_past_its_retries_while_a_node_answers_not_found_for_what_the_master_lists():
+    """A node that does not hold yet what the master lists (a move to disk or a repair the master has not heard of)
+    answers NOT_FOUND; past its retries the client asks the master again after a pause, until the operation's
+    deadline, and reads the value once the node serves it. (The master's own NOT_FOUND ends a get at once.)"""
+    value = os.urandom(1000)
+    not_found = 3
+    reads = []
+
+    def storage_behaviour(conn):
+        first = read_frame(conn)
+        conn.sendall(frame(1, first[1], handshake_reply(role=2)))
+        while (request := read_frame(conn)) is not None:
+            reads.append(request[0])
+            if len(reads) <= not_found:
+                refusal = BodyWriter().u16(5).string("node n1 holds no replica of k generation 1 yet")
+                conn.sendall(frame(request[0], request[1], bytes(refusal.buf), flags=3))
+            else:
+                conn.sendall(frame(request[0], request[1], struct.pack(">i", len(value))) + value)
+
+    storage = FakeServer(storage_behaviour)
+    master = FakeServer(_lying_master(storage.address, checksum=crc32c(value)))
+    try:
+        with KvPoolClient(ClientConfig(master.address, timeout=TIMEOUT, operation_timeout=OPERATION_TIMEOUT,
+                                       retries=0)) as client:
+            target = bytearray(len(value))
+            client.get_into("k", target)
+            assert bytes(target) == value
+            assert len(reads) == not_found + 1, reads
     finally:
         master.close()
         storage.close()

@@ -158,13 +158,18 @@ class DiskTierKillTest {
       Map<String, Integer> acked = Map.copyOf(acknowledged);
       System.out.printf(
           "killed after %d puts acknowledged (%d MiB, %d failed before the kill: %s); the tier had"
-              + " %d records, %d spills%n",
+              + " %d records, %d spills, %d spills failed%n",
           acked.size(),
           acknowledgedBytes.get() >> 20,
           failedBeforeKill.size(),
           failedBeforeKill.stream().limit(3).toList(),
           before.records(),
-          before.spills());
+          before.spills(),
+          before.spillFailures());
+      assertThat(before.spillFailures())
+          .as(
+              "spills that failed with the tier far from full (each one an acknowledged value lost)")
+          .isZero();
 
       // the files as the kill left them, read apart from the tier's code
       TierFileScan scan = TierFileScan.of(tier);

@@ -15,11 +15,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 /**
  * Moves replicas between a node's memory and its disk tier. The master decides: when it evicts a
@@ -60,6 +64,13 @@ final class DiskSpill implements AutoCloseable {
   private final ObjectInventory inventory;
   private final ConcurrentLinkedQueue<PutRef> drops = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
+
+  /**
+   * Runs before each spill, with the replica and whether a WRITE displaced it (else it is a
+   * master's move): a seam for tests that hold a spill at that point, as a slow disk would. Does
+   * nothing unless a test sets it.
+   */
+  volatile BiConsumer<ObjectId, Boolean> beforeSpill = (id, displaced) -> {};
 
   /**
    * Applies the master's releases in their order, off the master link's thread: a move to disk
@@ -136,8 +147,24 @@ final class DiskSpill implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The tier's record of (key, generation), staged and CRC-checked, or null. A replica a WRITE just
+   * displaced from memory is waited for while that writer spills it (at most {@link
+   * #SPILL_WAIT_MILLIS}): a read between its displacement and its record must find the record, not
+   * be told the node holds nothing.
+   */
+  DiskTier.Staged read(String key, long generation) throws DiskTier.BusyException {
+    try {
+      inventory.awaitSpilled(new ObjectId(key, generation), SPILL_WAIT_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return tier.read(new DiskTier.ObjectRef(key, generation));
+  }
+
   /** Writes a complete replica held in memory to the tier: true once its record is written. */
-  boolean spill(InventoryObject replica) {
+  private boolean spill(InventoryObject replica, boolean displaced) {
+    beforeSpill.accept(new ObjectId(replica.key(), replica.generation()), displaced);
     List<Slice> slices = new ArrayList<>(replica.slices());
     slices.sort(Comparator.comparingInt(Slice::valueOffset));
     ByteBuffer[] views = new ByteBuffer[slices.size()];
@@ -168,7 +195,7 @@ final class DiskSpill implements AutoCloseable {
     for (InventoryObject r : replicas) {
       ObjectId id = new ObjectId(r.key(), r.generation());
       try {
-        if (!spill(r)) {
+        if (!spill(r, true)) {
           inventory.tombstoneDisplaced(id, nowMillis);
           queueDrop(r.key(), r.generation());
         }
@@ -195,6 +222,19 @@ final class DiskSpill implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until the releases received so far are applied (at most {@code timeoutMillis}): true when
+   * they are. For tests that check what a move left behind.
+   */
+  boolean releasesApplied(long timeoutMillis) throws InterruptedException {
+    try {
+      releases.submit(() -> {}).get(timeoutMillis, TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      return false;
+    }
+  }
+
   @Override
   public void close() {
     releases.shutdownNow();
@@ -211,11 +251,12 @@ final class DiskSpill implements AutoCloseable {
     }
     InventoryObject inMemory = inventory.replica(id);
     DiskTier.ObjectRef ref = new DiskTier.ObjectRef(r.key(), r.generation());
-    boolean onDisk = inMemory != null ? spill(inMemory) : tier.contains(ref);
-    if (!onDisk && inMemory == null) {
+    // a WRITE may have displaced the replica since (it is then spilling it, or has written it and
+    // overwritten the memory this spill checked: a record to find, not a replica to drop)
+    boolean onDisk = inMemory != null && spill(inMemory, false);
+    if (!onDisk) {
       try {
-        inventory.awaitSpilled(
-            id, SPILL_WAIT_MILLIS); // a WRITE displaced it and is writing it to disk now
+        inventory.awaitSpilled(id, SPILL_WAIT_MILLIS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -130,9 +130,10 @@ final class ObjectInventory {
 
   /**
    * Displaced replicas a writer is spilling to the disk tier now ({@link #admitWrite} with a
-   * displaced list).
+   * displaced list), with their slices: no other WRITE's bytes land there until the spill is done
+   * ({@link #awaitUnpinned}), as the master may have granted parts of the range to several puts.
    */
-  private final java.util.Set<ObjectId> spilling = new java.util.HashSet<>();
+  private final Map<ObjectId, List<Slice>> spilling = new HashMap<>();
 
   private final long tombstoneTtlMillis;
   private final int maxTombstones;
@@ -348,15 +349,16 @@ final class ObjectInventory {
 
   /**
    * Waits until no reply sends bytes from {@code slice}'s range, stopping every reply that still
-   * does: true, or false when one still did after {@code timeoutNanos}. A WRITE admitted into the
-   * range calls this before its bytes land, so that no byte of the new object goes out in a reply
-   * of the object that held the range before.
+   * does, and no displaced replica is being spilled from it: true, or false when one still was
+   * after {@code timeoutNanos}. A WRITE admitted into the range calls this before its bytes land,
+   * so that no byte of the new object goes out in a reply of the object that held the range before,
+   * nor into that object's disk record.
    */
   synchronized boolean awaitUnpinned(Slice slice, long timeoutNanos) throws InterruptedException {
     long deadline = System.nanoTime() + timeoutNanos;
     while (true) {
       List<PinnedSlice> overlapping = pinnedOverlapping(slice);
-      if (overlapping.isEmpty()) {
+      if (overlapping.isEmpty() && !spillingOverlaps(slice)) {
         return true;
       }
       for (PinnedSlice p : overlapping) {
@@ -373,6 +375,19 @@ final class ObjectInventory {
         waitingWriters--;
       }
     }
+  }
+
+  private boolean spillingOverlaps(Slice slice) {
+    for (List<Slice> slices : spilling.values()) {
+      for (Slice s : slices) {
+        if (s.segmentId() == slice.segmentId()
+            && s.offset() < slice.end()
+            && slice.offset() < s.end()) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** How many slices replies are sending from now. */
@@ -545,9 +560,14 @@ final class ObjectInventory {
     return tombstonesDropped;
   }
 
+  /** Whether a writer that displaced the replica {@code id} is spilling it now. */
+  synchronized boolean spilling(ObjectId id) {
+    return spilling.containsKey(id);
+  }
+
   /** The writer that displaced the replica is done spilling it (written or not). */
   synchronized void spillDone(ObjectId id) {
-    if (spilling.remove(id)) {
+    if (spilling.remove(id) != null) {
       notifyAll();
     }
   }
@@ -560,7 +580,7 @@ final class ObjectInventory {
   synchronized void awaitSpilled(ObjectId id, long timeoutMillis) throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMillis;
     long left;
-    while (spilling.contains(id) && (left = deadline - System.currentTimeMillis()) > 0) {
+    while (spilling.containsKey(id) && (left = deadline - System.currentTimeMillis()) > 0) {
       wait(left);
     }
   }
@@ -594,7 +614,7 @@ final class ObjectInventory {
       boolean wasComplete = h.complete;
       if (wasComplete && displaced != null) {
         displaced.add(h.toInventory());
-        spilling.add(h.id);
+        spilling.put(h.id, List.copyOf(h.slices));
       }
       byObject.remove(h.id);
       unindex(h);

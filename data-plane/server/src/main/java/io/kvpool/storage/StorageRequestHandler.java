@@ -324,7 +324,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
           problem =
               "node "
                   + nodeId
-                  + " is still stopping a reply that reads range ["
+                  + " is still stopping a reply that reads, or spilling the replica that held, range ["
                   + slice.offset()
                   + ", "
                   + slice.end()
@@ -529,7 +529,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       }
       if (problem == null && !awaitUnpinned(slice)) {
         inventory.discardIncomplete(id);
-        problem = "node " + nodeId + " is still stopping a reply that reads the value's range";
+        problem =
+            "node "
+                + nodeId
+                + " is still stopping a reply that reads, or spilling the replica that held, the"
+                + " value's range";
         refusal = new ExtentWrites.Refusal(ErrorCode.NODE_UNAVAILABLE, problem);
       } else if (problem != null) {
         refusal = new ExtentWrites.Refusal(ErrorCode.GRANT_REJECTED, problem);
@@ -999,8 +1003,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       throws IOException {
     DiskTier.Staged staged;
     try {
-      staged =
-          disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
+      staged = disk == null ? null : disk.read(r.key(), r.generation());
     } catch (DiskTier.BusyException e) {
       session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
       return;
@@ -1163,8 +1166,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
     DiskTier.Staged staged;
     try {
-      staged =
-          disk == null ? null : disk.tier().read(new DiskTier.ObjectRef(r.key(), r.generation()));
+      staged = disk == null ? null : disk.read(r.key(), r.generation());
     } catch (DiskTier.BusyException e) {
       session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
       return;

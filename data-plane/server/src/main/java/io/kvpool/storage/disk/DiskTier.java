@@ -500,8 +500,9 @@ public final class DiskTier implements AutoCloseable {
    * Appends a value given as views of native memory ({@code value}, in value order, {@code size}
    * bytes in all), after checking that they still hold the value (its CRC32C): true once the record
    * is written. False when the tier is degraded, full of files with writes in flight, the value is
-   * larger than a file, or the bytes do not match (their range was overwritten meanwhile). The
-   * value's bytes are written outside the tier's lock: reads and other appends go on meanwhile.
+   * larger than a file, or the bytes do not match (their range was overwritten meanwhile) and the
+   * writer that overwrote them did not spill the value first. The value's bytes are written outside
+   * the tier's lock: reads and other appends go on meanwhile.
    */
   public boolean append(
       String key,
@@ -515,16 +516,33 @@ public final class DiskTier implements AutoCloseable {
       crc.update(b.duplicate());
     }
     if ((int) crc.getValue() != checksum) {
-      synchronized (this) {
-        spillFailures++;
-      }
-      return false;
+      return heldDespiteChangedBytes(new ObjectRef(key, generation));
     }
     Reservation r = reserve(new DiskRecord(key, generation, wantedReplicas, size, checksum));
     if (r == null) {
       return contains(new ObjectRef(key, generation));
     }
     return r.write(value);
+  }
+
+  /**
+   * A value whose memory no longer holds its bytes: the writer that took its range spilled it first
+   * (true once that record is written), else it is lost (false, counted as a spill failure).
+   */
+  private synchronized boolean heldDespiteChangedBytes(ObjectRef id) {
+    while (writing.contains(id) && !closed) {
+      try {
+        wait(); // that writer's append writes the record now; finish() wakes us
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    if (index.containsKey(id)) {
+      return true;
+    }
+    spillFailures++;
+    return false;
   }
 
   /**
