@@ -87,6 +87,7 @@ public final class ChaosSoak {
       int masters,
       int storageNodes,
       long memoryPerNode,
+      long diskPerNode,
       int valueSize,
       int replicas,
       int workers,
@@ -107,6 +108,12 @@ public final class ChaosSoak {
   private final Map<FaultKind, Integer> injected = new EnumMap<>(FaultKind.class);
   private final List<Duration> settleTimes = new ArrayList<>();
   private final List<EvictionBurst.Outcome> bursts = new ArrayList<>();
+
+  /**
+   * Files of the disk tiers: small, so that a tier of a few hundred MiB reclaims whole files as a
+   * long soak fills it.
+   */
+  private static final long DISK_FILE_BYTES = 16L << 20;
 
   /** Longer than the servers keep idle copy connections (5 s) plus their sweep (2.5 s). */
   private static final Duration REUSED_CONNECTIONS_CLOSED = Duration.ofSeconds(8);
@@ -141,13 +148,16 @@ public final class ChaosSoak {
         String.format(
             Locale.ROOT,
             "kvpool bench chaos: seed %s (again: --seed %s), %d min, %d masters, %d "
-                + "storage nodes x %d MiB, R=%d, %d workers at %.0f ops/s, ~%d live objects of ~%d KiB; faults: %s",
+                + "storage nodes x %d MiB%s, R=%d, %d workers at %.0f ops/s, ~%d live objects of ~%d KiB; faults: %s",
             seedText(settings.seed()),
             seedText(settings.seed()),
             settings.duration().toMinutes(),
             settings.masters(),
             settings.storageNodes(),
             settings.memoryPerNode() >> 20,
+            settings.diskPerNode() > 0
+                ? " and a " + (settings.diskPerNode() >> 20) + " MiB disk tier"
+                : "",
             settings.replicas(),
             settings.workers(),
             settings.rate(),
@@ -155,9 +165,10 @@ public final class ChaosSoak {
             settings.valueSize() >> 10,
             String.join(",", settings.faults().stream().map(FaultKind::cliName).toList())));
     Path memory = memoryRoot();
+    Path disks = settings.diskPerNode() > 0 ? diskRoot() : null;
     try {
       if (settings.masters() == 1) {
-        return start(null, null, memory); // a sole master needs no election
+        return start(null, null, memory, disks); // a sole master needs no election
       }
       if (settings.kubeconfig().isEmpty()) {
         journal.log(
@@ -178,15 +189,20 @@ public final class ChaosSoak {
         return start(
             election,
             "masters elect on Lease " + namespace + "/" + lease + " of " + api.description(),
-            memory);
+            memory,
+            disks);
       }
     } finally {
       deleteTree(memory);
+      if (disks != null) {
+        deleteTree(disks);
+      }
     }
   }
 
-  private ChaosReport start(LocalPoolConfig.Election election, String electionLine, Path memory) {
-    LocalPoolConfig config =
+  private ChaosReport start(
+      LocalPoolConfig.Election election, String electionLine, Path memory, Path disks) {
+    LocalPoolConfig.Builder builder =
         LocalPool.builder()
             .poolId("chaos")
             .masters(settings.masters(), election)
@@ -196,14 +212,21 @@ public final class ChaosSoak {
             .masterOption("--frame-timeout", FRAME_TIMEOUT.toMillis() + "ms")
             .storageOption("--frame-timeout", FRAME_TIMEOUT.toMillis() + "ms")
             .memoryDirs(memory)
-            .jvmOptions(CHILD_JVM)
-            .build();
+            .jvmOptions(CHILD_JVM);
+    if (disks != null) {
+      builder
+          .storageOption("--disk-size", Long.toString(settings.diskPerNode()))
+          .storageOption("--disk-dir", disks.toString())
+          .storageOption("--disk-file-size", Long.toString(DISK_FILE_BYTES));
+    }
+    LocalPoolConfig config = builder.build();
     journal.log(
         (electionLine == null ? "a sole master, no election" : electionLine)
             + "; logs in "
             + config.logDir()
             + "; memory files in "
-            + memory);
+            + memory
+            + (disks == null ? "" : "; disk tiers in " + disks));
     try (LocalPool pool = config.start()) {
       return soak(new ChaosPool(pool, settings.storageNodes()), config.logDir());
     } catch (PoolProcessException e) {
@@ -671,6 +694,17 @@ public final class ChaosSoak {
     } catch (IOException e) {
       throw new BenchmarkFailedException(
           "cannot create a folder for the storage nodes' memory files: " + e, e);
+    }
+  }
+
+  /** The storage nodes' disk tiers: on the machine's disk, not on tmpfs. */
+  private static Path diskRoot() {
+    try {
+      return Files.createTempDirectory(
+          Path.of(System.getProperty("java.io.tmpdir")), "kvpool-chaos-disks-");
+    } catch (IOException e) {
+      throw new BenchmarkFailedException(
+          "cannot create a folder for the storage nodes' disk tiers: " + e, e);
     }
   }
 

@@ -25,10 +25,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * the workload's gate (no puts or removes of the main keyspace meanwhile; reads go on), pins every
  * acknowledged key not yet pinned under the current leader (all of them after a leader change: pins
  * live in the leader's memory), then puts values into its own keyspace {@code evict/<step>/<n>}
- * until the leader's evictions counter moves, reads them all back, and checks the rule: <em>no more
- * of its acknowledged objects vanished than the leader counted as evicted</em>, and those still
- * there are byte-exact. Then it removes them, so the pool is back below the watermark before the
- * next fault.
+ * until the leader's evictions counter moves (or, with disk tiers, objects move to them), reads
+ * them all back, and checks the rule: <em>no more of its acknowledged objects vanished than the
+ * leader counted as evicted</em>, and those still there are byte-exact. With disk tiers large
+ * enough, nothing vanishes: a value evicted from memory is read from a tier. Then it removes them,
+ * so the pool is back below the watermark before the next fault.
  */
 final class EvictionBurst {
   private static final int BATCH = 8;
@@ -96,6 +97,7 @@ final class EvictionBurst {
       return skipped("pinning the main keyspace failed");
     }
     long evictions0 = before.counters().evictions();
+    long onDisk0 = onDisk(before);
     long view = before.view();
     int size = Math.max(256 << 10, 4 * valueSize);
     // enough to cross the watermark from where the pool is, and a cap should the leader never evict
@@ -138,12 +140,14 @@ final class EvictionBurst {
         stop = "leadership moved";
         break;
       }
-      if (now.counters().evictions() - evictions0 >= MIN_EVICTIONS) {
-        stop = "evicting";
+      long moved = onDisk(now) - onDisk0;
+      if (now.counters().evictions() - evictions0 + Math.max(0, moved) >= MIN_EVICTIONS) {
+        stop = moved > 0 ? "evicting to the disk tiers" : "evicting";
         break;
       }
     }
     long counted = now.view() == view ? now.counters().evictions() - evictions0 : -1;
+    long movedToDisk = Math.max(0, onDisk(now) - onDisk0);
     // read everything back: acknowledged ones present must be whole; failed ones absent or whole
     List<String> all = new ArrayList<>(acknowledged);
     all.addAll(failed);
@@ -179,7 +183,7 @@ final class EvictionBurst {
         String.format(
             java.util.Locale.ROOT,
             "%s; put %d x %d KiB (%s): %d acknowledged, %d vanished, "
-                + "%d evictions counted%s, %d wrong; %d removed after",
+                + "%d evictions counted%s, %d more objects on disk, %d wrong; %d removed after",
             pinned,
             acknowledged.size() + failed.size(),
             size >> 10,
@@ -188,9 +192,24 @@ final class EvictionBurst {
             vanished,
             Math.max(0, counted),
             counted < 0 ? " (leadership moved: not accounted)" : "",
+            movedToDisk,
             wrong,
             removed);
     return new Outcome(true, line, acknowledged.size(), vanished, Math.max(0, counted));
+  }
+
+  /**
+   * The objects the leader holds only on storage nodes' disk tiers (its {@code disk} tier), 0
+   * without tiers.
+   */
+  private static long onDisk(MasterStatus s) {
+    if (s.cacheSignals() == null) {
+      return 0;
+    }
+    return s.cacheSignals().tiers().stream()
+        .filter(t -> !MasterStatus.Tier.MEMORY.equals(t.name()))
+        .mapToLong(MasterStatus.Tier::objects)
+        .sum();
   }
 
   /**

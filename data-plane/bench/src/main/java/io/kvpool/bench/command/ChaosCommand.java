@@ -103,6 +103,16 @@ final class ChaosCommand implements Callable<Integer> {
   long memory;
 
   @Option(
+      names = "--disk",
+      paramLabel = "SIZE",
+      defaultValue = "0",
+      converter = Converters.Size.class,
+      description =
+          "A disk tier of this size per storage node, e.g. 256MiB (default: none): values evicted"
+              + " from memory move there, and each eviction burst checks they stay readable.")
+  long disk;
+
+  @Option(
       names = "--replicas",
       paramLabel = "N",
       defaultValue = "2",
@@ -282,6 +292,7 @@ final class ChaosCommand implements Callable<Integer> {
                 masters,
                 nodes,
                 memory,
+                disk,
                 (int) valueSize,
                 replicas,
                 workers,
