@@ -106,18 +106,9 @@ class DiskSpillTest {
   void aReadWhileAWriterSpillsTheReplicaItDisplacedWaitsForTheRecord() throws Exception {
     ByteBuffer victim = random(3);
     ObjectId id = store("victim", 1, victim);
-    spill.beforeSpill =
-        (spilled, displaced) -> {
-          if (spilled.equals(id) && displaced) {
-            await(open);
-          }
-        };
+    holdTheSpillOfAWriterThatDisplaces(id);
     Future<List<InventoryObject>> writer = background.submit(() -> writeOver("next", 1, random(4)));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (!inventory.spilling(id)) {
-      assertThat(System.nanoTime()).as("the writer displaced the victim").isLessThan(deadline);
-      Thread.onSpinWait();
-    }
+    awaitSpilling(id);
     assertThat(inventory.replica(id)).as("gone from memory").isNull();
 
     // a READ_OBJECT comes now, between the victim's displacement and its record
@@ -143,23 +134,14 @@ class DiskSpillTest {
   void anotherWriteIntoTheRangeOfAReplicaBeingSpilledWaitsForTheSpill() throws Exception {
     ByteBuffer victim = random(5);
     ObjectId id = store("victim", 1, victim);
-    spill.beforeSpill =
-        (spilled, displaced) -> {
-          if (spilled.equals(id) && displaced) {
-            await(open);
-          }
-        };
+    holdTheSpillOfAWriterThatDisplaces(id);
     // the master gave the victim's freed range to two puts: the first half's WRITE displaces the
     // victim and spills it (held here, as a slow disk would hold it)
     Slice firstHalf = new Slice(0, 0, VALUE / 2, 0);
     Slice secondHalf = new Slice(0, VALUE / 2, VALUE / 2, 0);
     Future<List<InventoryObject>> first =
         background.submit(() -> write("first", firstHalf, random(6)));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (!inventory.spilling(id)) {
-      assertThat(System.nanoTime()).as("the first WRITE displaced the victim").isLessThan(deadline);
-      Thread.onSpinWait();
-    }
+    awaitSpilling(id);
     // the second half's WRITE finds nothing there to displace: its bytes must still wait
     List<InventoryObject> none = new ArrayList<>();
     assertThat(
@@ -188,6 +170,25 @@ class DiskSpillTest {
         .containsExactly("victim");
     assertThat(spill.takeDrops(10)).as("the victim's spill was written").isEmpty();
     assertThat(readFromTier("victim", 1)).as("the victim's record").isEqualTo(victim);
+  }
+
+  /** Holds a WRITE's spill of the replica {@code id} it displaced until {@link #open} opens. */
+  private void holdTheSpillOfAWriterThatDisplaces(ObjectId id) {
+    spill.beforeSpill =
+        (spilled, displaced) -> {
+          if (spilled.equals(id) && displaced) {
+            await(open);
+          }
+        };
+  }
+
+  /** Waits until a WRITE displaced the replica {@code id} and spills it. */
+  private void awaitSpilling(ObjectId id) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+    while (!inventory.spilling(id)) {
+      assertThat(System.nanoTime()).as("a WRITE displaced %s", id).isLessThan(deadline);
+      Thread.yield();
+    }
   }
 
   /** A complete replica of (key, generation) at the start of the segment. */
