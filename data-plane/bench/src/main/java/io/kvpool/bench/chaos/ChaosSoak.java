@@ -90,6 +90,7 @@ public final class ChaosSoak {
       long diskPerNode,
       int valueSize,
       int replicas,
+      boolean extents,
       int workers,
       double rate,
       int targetObjects,
@@ -148,7 +149,7 @@ public final class ChaosSoak {
         String.format(
             Locale.ROOT,
             "kvpool bench chaos: seed %s (again: --seed %s), %d min, %d masters, %d "
-                + "storage nodes x %d MiB%s, R=%d, %d workers at %.0f ops/s, ~%d live objects of ~%d KiB; faults: %s",
+                + "storage nodes x %d MiB%s, R=%d%s, %d workers at %.0f ops/s, ~%d live objects of ~%d KiB; faults: %s",
             seedText(settings.seed()),
             seedText(settings.seed()),
             settings.duration().toMinutes(),
@@ -159,6 +160,7 @@ public final class ChaosSoak {
                 ? " and a " + (settings.diskPerNode() >> 20) + " MiB disk tier"
                 : "",
             settings.replicas(),
+            settings.extents() ? " (single puts through extents)" : "",
             settings.workers(),
             settings.rate(),
             settings.targetObjects(),
@@ -260,7 +262,8 @@ public final class ChaosSoak {
         ClientConfig.builder()
             .master(pool.pool().masterAddress())
             .timeout(CLIENT_TIMEOUT)
-            .operationTimeout(OPERATION_TIMEOUT);
+            .operationTimeout(OPERATION_TIMEOUT)
+            .extents(settings.extents());
     GaugeCheck gauges = null;
     Verifier.Result verified = null;
     List<ResourceTracker.Judgement> judged = List.of();

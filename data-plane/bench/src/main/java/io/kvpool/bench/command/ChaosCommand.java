@@ -103,6 +103,13 @@ final class ChaosCommand implements Callable<Integer> {
   long memory;
 
   @Option(
+      names = "--extents",
+      description =
+          "Clients put single values of R=1 through extents (protocol 2.4) instead of PUT_START; with"
+              + " --replicas 1, and faults that keep a node's memory (without kill-node).")
+  boolean extents;
+
+  @Option(
       names = "--disk",
       paramLabel = "SIZE",
       defaultValue = "0",
@@ -295,6 +302,7 @@ final class ChaosCommand implements Callable<Integer> {
                 disk,
                 (int) valueSize,
                 replicas,
+                extents,
                 workers,
                 rate,
                 objects,
