@@ -27,7 +27,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -120,11 +119,7 @@ class DiskTierPoolTest {
       new ProcessBuilder("umount", mounted.toString()).inheritIO().start().waitFor();
     }
     for (Path d : dirs) {
-      try (Stream<Path> files = Files.walk(d)) {
-        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      Folders.delete(d);
     }
   }
 

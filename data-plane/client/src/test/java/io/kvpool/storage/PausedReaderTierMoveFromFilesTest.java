@@ -3,8 +3,6 @@ package io.kvpool.storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * {@link PausedReaderTierMoveTest} against a node whose segments are memory files on tmpfs with
@@ -25,10 +23,6 @@ class PausedReaderTierMoveFromFilesTest extends PausedReaderTierMoveTest {
 
   @Override
   void stopped() throws IOException {
-    try (Stream<Path> files = Files.walk(memoryDir)) {
-      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(f);
-      }
-    }
+    Folders.delete(memoryDir);
   }
 }

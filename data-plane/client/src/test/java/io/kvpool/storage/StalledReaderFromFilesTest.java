@@ -13,8 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,11 +42,7 @@ class StalledReaderFromFilesTest extends StalledReaderTest {
 
   @Override
   void stopped() throws IOException {
-    try (Stream<Path> files = Files.walk(memoryDir)) {
-      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(f);
-      }
-    }
+    Folders.delete(memoryDir);
   }
 
   /**
