@@ -24,6 +24,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Moves replicas between a node's memory and its disk tier. The master decides: when it evicts a
@@ -36,6 +38,8 @@ import java.util.function.BiConsumer;
  * forgets those replicas.
  */
 final class DiskSpill implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DiskSpill.class);
+
   /**
    * Drops kept for the master at most; beyond, the next registration's inventory tells it the same.
    */
@@ -194,12 +198,18 @@ final class DiskSpill implements AutoCloseable {
   void displaced(List<InventoryObject> replicas, long nowMillis) {
     for (InventoryObject r : replicas) {
       ObjectId id = new ObjectId(r.key(), r.generation());
+      boolean written = false;
       try {
-        if (!spill(r, true)) {
+        written = spill(r, true);
+      } catch (RuntimeException e) {
+        // a spill that fails in any way is a failed spill: the range must not stay closed
+        LOG.warn(
+            "event=spill_failed key={} generation={} reason=\"{}\"", r.key(), r.generation(), e);
+      } finally {
+        if (!written) {
           inventory.tombstoneDisplaced(id, nowMillis);
           queueDrop(r.key(), r.generation());
         }
-      } finally {
         inventory.spillDone(id);
       }
     }

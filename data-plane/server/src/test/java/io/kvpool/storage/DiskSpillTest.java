@@ -172,6 +172,24 @@ class DiskSpillTest {
     assertThat(readFromTier("victim", 1)).as("the victim's record").isEqualTo(victim);
   }
 
+  @Test
+  void aSpillThatThrowsIsAFailedSpillAndLeavesTheRangeOpen() throws Exception {
+    ObjectId id = store("victim", 1, random(7));
+    spill.beforeSpill =
+        (spilled, displaced) -> {
+          throw new IllegalStateException("the disk went away mid-spill (test)");
+        };
+    assertThat(writeOver("next", 1, random(8)))
+        .as("the WRITE went on, its bytes landed")
+        .extracting(InventoryObject::key)
+        .containsExactly("victim");
+    assertThat(inventory.spilling(id)).as("no spill left open").isFalse();
+    assertThat(spill.takeDrops(10))
+        .as("the master is told the victim's replica is gone")
+        .extracting(p -> p.key() + "/" + p.generation())
+        .containsExactly("victim/1");
+  }
+
   /** Holds a WRITE's spill of the replica {@code id} it displaced until {@link #open} opens. */
   private void holdTheSpillOfAWriterThatDisplaces(ObjectId id) {
     spill.beforeSpill =
