@@ -764,6 +764,30 @@ class KvEventsLoopbackTest {
     announcedWithMetadata(f, Map.of("spilled/meta", m), DISK_MEDIUM);
   }
 
+  /**
+   * A node restarted on its disk tier rescans the block metadata of its records from their files'
+   * side files: a leader that never saw the put announces the record with it, not under its key.
+   */
+  @Test
+  void aRestartedNodeKeepsTheBlockMetadataOfItsDiskRecordsForTheNextLeader(@TempDir Path disks)
+      throws Exception {
+    startTieredPool(disks, 1);
+    BlockMetadata m = metadata(13);
+    client.put("rescanned/meta", value((int) VALUE, 13), 1, m);
+    for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) { // three times the node's memory
+      client.put("filler/" + i, value((int) VALUE, i), 1);
+    }
+    assertThat(keysOnDisk()).as("moved to the disk tier").contains("rescanned/meta");
+    nodes.remove(0).close();
+    replaceMaster(); // a leader that never saw the put
+    startTieredNode("node-0", disks.resolve("node-0")); // rescans its tier: no warm restart
+    awaitResidents(Set.of("rescanned/meta"));
+    assertThat(client.get("rescanned/meta")).isEqualTo(value((int) VALUE, 13));
+    EventFollower f = follow();
+    convergeByMedium(f);
+    announcedWithMetadata(f, Map.of("rescanned/meta", m), DISK_MEDIUM);
+  }
+
   @Test
   void aRepairedCopyKeepsTheBlockMetadataForTheNextLeader() throws Exception {
     startPool(events());

@@ -25,6 +25,18 @@ public record BlockMetadata(
   public static final int MAX_TOKEN_IDS = 4096;
   public static final int MAX_BLOCK_SIZE = 65536;
 
+  /** The most bytes {@link #encode} writes for metadata within every limit. */
+  public static final int MAX_ENCODED_BYTES =
+      1
+          + 4
+          + MAX_BLOCK_HASHES * (2 + MAX_HASH_BYTES)
+          + 2
+          + MAX_HASH_BYTES
+          + 4
+          + MAX_TOKEN_IDS * 4
+          + 4
+          + 4;
+
   /**
    * Bounds of lenient decoding: past them the body is malformed (the frame's own limit bounds the
    * rest).

@@ -42,18 +42,7 @@ final class BlockMetadataFile {
    * and metadata at every limit of PROTOCOL.md ("Block metadata"; a node keeps none over them).
    */
   static final int MAX_ENTRY_BYTES =
-      2
-          + ProtocolLimits.MAX_KEY_BYTES
-          + 8
-          + 1
-          + 4
-          + BlockMetadata.MAX_BLOCK_HASHES * (2 + BlockMetadata.MAX_HASH_BYTES)
-          + 2
-          + BlockMetadata.MAX_HASH_BYTES
-          + 4
-          + BlockMetadata.MAX_TOKEN_IDS * 4
-          + 4
-          + 4;
+      2 + ProtocolLimits.MAX_KEY_BYTES + 8 + BlockMetadata.MAX_ENCODED_BYTES;
 
   /** Magic, format, entry count and checksum. */
   private static final int FRAME_BYTES = 4 + 2 + 4 + 4;

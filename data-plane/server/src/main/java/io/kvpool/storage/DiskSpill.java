@@ -12,8 +12,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -22,7 +20,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,23 +45,9 @@ final class DiskSpill implements AutoCloseable {
   /** How long a release waits for a writer's spill of the replica it names (one record write). */
   private static final long SPILL_WAIT_MILLIS = 10_000;
 
-  /**
-   * Heap the block metadata of disk records may take at most ({@link BlockMetadata#heapBytes}); a
-   * record spilled past it keeps none (its next leader announces it under its key).
-   */
-  static final long MAX_METADATA_HEAP_BYTES = 32L << 20;
-
   private final DiskTier tier;
   private final List<NativeSegment> segments;
 
-  /**
-   * The block metadata of the records this process spilled (disk records themselves keep none): a
-   * new leader adopting them from this node's inventory announces them with it. Lost with the
-   * process: records rescanned at start have none.
-   */
-  private final Map<DiskTier.ObjectRef, BlockMetadata> metadata = new ConcurrentHashMap<>();
-
-  private final AtomicLong metadataBytes = new AtomicLong();
   private final ObjectInventory inventory;
   private final ConcurrentLinkedQueue<PutRef> drops = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
@@ -101,35 +84,16 @@ final class DiskSpill implements AutoCloseable {
   /** The tier's listener of records it lost. */
   void lost(List<DiskTier.ObjectRef> objects) {
     for (DiskTier.ObjectRef o : objects) {
-      forgetMetadata(o);
       queueDrop(o.key(), o.generation());
     }
   }
 
-  private void keepMetadata(DiskTier.ObjectRef ref, BlockMetadata m) {
-    if (m == null) {
-      return;
-    }
-    if (metadataBytes.addAndGet(m.heapBytes()) > MAX_METADATA_HEAP_BYTES) {
-      metadataBytes.addAndGet(-m.heapBytes());
-      return;
-    }
-    BlockMetadata was = metadata.put(ref, m);
-    if (was != null) {
-      metadataBytes.addAndGet(-was.heapBytes());
-    }
-  }
-
-  private void forgetMetadata(DiskTier.ObjectRef ref) {
-    BlockMetadata was = metadata.remove(ref);
-    if (was != null) {
-      metadataBytes.addAndGet(-was.heapBytes());
-    }
-  }
-
-  /** The block metadata of a disk record this process spilled, or null. */
+  /**
+   * The block metadata of a disk record (kept with the record, also across restarts), or null: a
+   * new leader adopting it from this node's inventory announces it with it.
+   */
   BlockMetadata metadataOf(DiskTier.ObjectRef ref) {
-    return metadata.get(ref);
+    return tier.metadataOf(ref);
   }
 
   private void queueDrop(String key, long generation) {
@@ -176,18 +140,14 @@ final class DiskSpill implements AutoCloseable {
       Slice s = slices.get(i);
       views[i] = segments.get(s.segmentId()).view(s.offset(), s.length());
     }
-    boolean written =
-        tier.append(
-            replica.key(),
-            replica.generation(),
-            replica.wantedReplicas(),
-            replica.size(),
-            replica.checksum(),
-            views);
-    if (written) {
-      keepMetadata(new DiskTier.ObjectRef(replica.key(), replica.generation()), replica.metadata());
-    }
-    return written;
+    return tier.append(
+        replica.key(),
+        replica.generation(),
+        replica.wantedReplicas(),
+        replica.size(),
+        replica.checksum(),
+        replica.metadata(),
+        views);
   }
 
   /**
@@ -254,9 +214,7 @@ final class DiskSpill implements AutoCloseable {
     ObjectId id = new ObjectId(r.key(), r.generation());
     if (!r.toDisk()) {
       inventory.release(r, nowMillis);
-      DiskTier.ObjectRef ref = new DiskTier.ObjectRef(r.key(), r.generation());
-      tier.remove(ref);
-      forgetMetadata(ref);
+      tier.remove(new DiskTier.ObjectRef(r.key(), r.generation()));
       return;
     }
     InventoryObject inMemory = inventory.replica(id);
@@ -291,7 +249,7 @@ final class DiskSpill implements AutoCloseable {
                 h.size(),
                 h.checksum(),
                 List.of(),
-                metadata.get(h.id())));
+                h.metadata()));
       }
     }
     return out;

@@ -3,6 +3,7 @@ package io.kvpool.storage.disk;
 import io.kvpool.nativemem.HugePageMode;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.nativemem.SegmentOptions;
+import io.kvpool.protocol.BlockMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -28,12 +29,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A storage node's disk tier: values that left memory, as self-describing records ({@link
- * DiskRecord}) appended to large files in one folder. Its cap is physical: it never has more files
- * than fit the cap whole (a file is at most {@code fileBytes} long, so the bytes the files occupy —
- * records, headers and garbage of removed records alike — stay under the cap whatever {@code du}
- * counts), and it reclaims whole files, least recently used first, when a new file would pass the
- * high watermark, down to the low one. Reclaimed records are reported to the drop listener (the
- * node tells the master those replicas are gone).
+ * DiskRecord}) appended to large files in one folder, and the block metadata of those that have
+ * some in a side file per file ({@link MetadataEntry}). Its cap is physical: it never has more
+ * files than fit the cap whole (a file is at most {@code fileBytes} long, and with a side file the
+ * two files' lengths rounded up to the file system's blocks are, so the bytes the files occupy —
+ * records, headers, entries and garbage of removed records alike — stay under the cap whatever
+ * {@code du} counts), and it reclaims whole files with their side files, least recently used first,
+ * when a new file would pass the high watermark, down to the low one. Reclaimed records are
+ * reported to the drop listener (the node tells the master those replicas are gone).
  *
  * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with positional
  * writes, and a read stages the value in native memory of its own, checks its CRC32C there and is
@@ -59,6 +62,15 @@ public final class DiskTier implements AutoCloseable {
   static final long RETRY_MILLIS = 5_000;
   private static final String PREFIX = "tier-";
   private static final String SUFFIX = ".kvd";
+  private static final String META_SUFFIX = ".kvm";
+
+  /**
+   * Heap the block metadata of the tier's records may take at most ({@link
+   * BlockMetadata#heapBytes}); a record spilled past it keeps none, in the heap or in its file's
+   * side file (its next leader announces it under its key).
+   */
+  static final long MAX_METADATA_HEAP_BYTES = 32L << 20;
+
   private static final SegmentOptions STAGING =
       SegmentOptions.defaults().hugePages(HugePageMode.NONE);
 
@@ -123,8 +135,12 @@ public final class DiskTier implements AutoCloseable {
   /** An object: key and generation. */
   public record ObjectRef(String key, long generation) {}
 
-  /** A record the tier holds, as the node reports it to the master. */
-  public record Held(ObjectRef id, int wantedReplicas, int size, int checksum) {}
+  /**
+   * A record the tier holds, as the node reports it to the master; {@code metadata} null when it
+   * has none.
+   */
+  public record Held(
+      ObjectRef id, int wantedReplicas, int size, int checksum, BlockMetadata metadata) {}
 
   /** What {@code /status} says of the tier. {@code degraded} is null when healthy. */
   public record Status(
@@ -255,6 +271,11 @@ public final class DiskTier implements AutoCloseable {
     final Path path;
     final FileChannel channel;
     long size;
+
+    /** The side file of its records' block metadata ({@link MetadataEntry}), opened when needed. */
+    FileChannel meta;
+
+    long metaSize;
     long stamp;
     int live;
 
@@ -267,9 +288,17 @@ public final class DiskTier implements AutoCloseable {
       this.channel = channel;
       this.size = size;
     }
+
+    Path metaPath() {
+      return path.resolveSibling(metaName(seq));
+    }
   }
 
-  private record Location(TierFile file, long offset, DiskRecord record) {}
+  private record Location(TierFile file, long offset, DiskRecord record, BlockMetadata metadata) {
+    long metadataHeap() {
+      return metadata == null ? 0 : metadata.heapBytes();
+    }
+  }
 
   private final Settings settings;
   private final Consumer<List<ObjectRef>> dropped;
@@ -285,6 +314,14 @@ public final class DiskTier implements AutoCloseable {
   private final java.util.Set<ObjectRef> writing = new java.util.HashSet<>();
 
   private final StagingMemory staging;
+
+  /**
+   * What a file system block holds: a file and its side file together occupy their lengths each
+   * rounded up to it.
+   */
+  private long blockBytes = 4096;
+
+  private long metadataBytes;
   private FileChannel lockChannel;
   private FileLock lock;
   private TierFile active;
@@ -352,6 +389,11 @@ public final class DiskTier implements AutoCloseable {
 
   private void lockFolder() throws IOException {
     Files.createDirectories(settings.dir());
+    try {
+      blockBytes = Math.max(blockBytes, Files.getFileStore(settings.dir()).getBlockSize());
+    } catch (IOException | UnsupportedOperationException e) {
+      LOG.debug("event=disk_block_size_unknown dir={} error={}", settings.dir(), e.toString());
+    }
     lockChannel =
         FileChannel.open(
             settings.dir().resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -389,6 +431,7 @@ public final class DiskTier implements AutoCloseable {
       files.put(seq, f);
       nextSeq = Math.max(nextSeq, seq + 1);
       scan(f, chunk);
+      scanMetadata(f);
     }
     // a cap lowered since: the oldest files go; their records were never reported, the inventory
     // just leaves them out
@@ -402,12 +445,80 @@ public final class DiskTier implements AutoCloseable {
         deleteFile(f);
       }
     }
+    deleteOrphanSideFiles();
     TierFile last = files.isEmpty() ? null : files.lastEntry().getValue();
     active = last != null && last.size < settings.fileBytes() ? last : null;
   }
 
+  private static String metaName(long seq) {
+    return String.format("%s%012d%s", PREFIX, seq, META_SUFFIX);
+  }
+
+  /**
+   * Gives the records of {@code f} the block metadata its side file holds for them; cuts the side
+   * file at the first entry that is torn or fails a check.
+   */
+  private void scanMetadata(TierFile f) throws IOException {
+    Path p = f.metaPath();
+    if (!Files.exists(p)) {
+      return;
+    }
+    f.meta = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    long size = f.meta.size();
+    ByteBuffer frame = ByteBuffer.allocate(MetadataEntry.FRAME);
+    ByteBuffer body = ByteBuffer.allocate(MetadataEntry.MAX_BODY + 4);
+    long pos = 0;
+    int adopted = 0;
+    MetadataEntry e;
+    while ((e = MetadataEntry.read(f.meta, pos, size, frame, body)) != null) {
+      pos += MetadataEntry.length(frame);
+      Location loc = index.get(e.id());
+      if (loc != null
+          && loc.file() == f
+          && loc.offset() == e.offset()
+          && loc.record().checksum() == e.checksum()
+          && loc.metadata() == null
+          && metadataBytes + e.metadata().heapBytes() <= MAX_METADATA_HEAP_BYTES) {
+        index.put(e.id(), new Location(f, loc.offset(), loc.record(), e.metadata()));
+        metadataBytes += e.metadata().heapBytes();
+        adopted++;
+      }
+    }
+    if (pos < size) {
+      LOG.warn(
+          "event=disk_metadata_truncated file={} from={} to={} reason=\"torn or unreadable entry\"",
+          p,
+          size,
+          pos);
+      f.meta.truncate(pos);
+    }
+    f.metaSize = pos;
+    LOG.debug("event=disk_metadata_scanned file={} entries_adopted={}", p, adopted);
+  }
+
+  /** Side files whose tier file is gone (a release without side files reclaimed it). */
+  private void deleteOrphanSideFiles() throws IOException {
+    List<Path> orphans = new ArrayList<>();
+    try (DirectoryStream<Path> dir =
+        Files.newDirectoryStream(settings.dir(), PREFIX + "*" + META_SUFFIX)) {
+      for (Path p : dir) {
+        String name = p.getFileName().toString();
+        long seq = parseSeq(name.substring(0, name.length() - META_SUFFIX.length()) + SUFFIX);
+        if (seq < 0 || !files.containsKey(seq)) {
+          orphans.add(p);
+        }
+      }
+    }
+    for (Path p : orphans) {
+      Files.deleteIfExists(p);
+    }
+  }
+
   private static long parseSeq(Path p) {
-    String name = p.getFileName().toString();
+    return parseSeq(p.getFileName().toString());
+  }
+
+  private static long parseSeq(String name) {
     try {
       return Long.parseLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()));
     } catch (NumberFormatException e) {
@@ -437,7 +548,7 @@ public final class DiskTier implements AutoCloseable {
         break; // torn: the process died while appending it
       }
       if (valueChecksum(f.channel, pos + r.headerBytes(), r.size(), chunk) == r.checksum()) {
-        index(new ObjectRef(r.key(), r.generation()), new Location(f, pos, r));
+        index(new ObjectRef(r.key(), r.generation()), new Location(f, pos, r, null));
       } else {
         droppedAtStart++;
         LOG.warn(
@@ -476,7 +587,7 @@ public final class DiskTier implements AutoCloseable {
     return (int) crc.getValue();
   }
 
-  private static boolean readFully(FileChannel ch, ByteBuffer dst, long pos) throws IOException {
+  static boolean readFully(FileChannel ch, ByteBuffer dst, long pos) throws IOException {
     long p = pos;
     while (dst.hasRemaining()) {
       int n = ch.read(dst, p);
@@ -492,8 +603,10 @@ public final class DiskTier implements AutoCloseable {
     Location old = index.put(id, loc);
     if (old != null) {
       old.file.live--;
+      metadataBytes -= old.metadataHeap();
     }
     loc.file.live++;
+    metadataBytes += loc.metadataHeap();
   }
 
   /**
@@ -502,7 +615,9 @@ public final class DiskTier implements AutoCloseable {
    * is written. False when the tier is degraded, full of files with writes in flight, the value is
    * larger than a file, or the bytes do not match (their range was overwritten meanwhile) and the
    * writer that overwrote them did not spill the value first. The value's bytes are written outside
-   * the tier's lock: reads and other appends go on meanwhile.
+   * the tier's lock: reads and other appends go on meanwhile. {@code metadata} (null when none) is
+   * kept with the record, in the heap and in its file's side file, unless the tier's metadata has
+   * reached {@link #MAX_METADATA_HEAP_BYTES} or it does not fit an empty file with the record.
    */
   public boolean append(
       String key,
@@ -510,6 +625,7 @@ public final class DiskTier implements AutoCloseable {
       int wantedReplicas,
       int size,
       int checksum,
+      BlockMetadata metadata,
       ByteBuffer... value) {
     CRC32C crc = new CRC32C();
     for (ByteBuffer b : value) {
@@ -518,7 +634,8 @@ public final class DiskTier implements AutoCloseable {
     if ((int) crc.getValue() != checksum) {
       return heldDespiteChangedBytes(new ObjectRef(key, generation));
     }
-    Reservation r = reserve(new DiskRecord(key, generation, wantedReplicas, size, checksum));
+    Reservation r =
+        reserve(new DiskRecord(key, generation, wantedReplicas, size, checksum), metadata);
     if (r == null) {
       return contains(new ObjectRef(key, generation));
     }
@@ -554,12 +671,25 @@ public final class DiskTier implements AutoCloseable {
     private final DiskRecord record;
     private final TierFile file;
     private final long start;
+    private final BlockMetadata metadata;
+    private final long metaStart;
+    private final long metaEnd;
 
-    private Reservation(ObjectRef id, DiskRecord record, TierFile file, long start) {
+    private Reservation(
+        ObjectRef id,
+        DiskRecord record,
+        TierFile file,
+        long start,
+        BlockMetadata metadata,
+        long metaStart,
+        long metaEnd) {
       this.id = id;
       this.record = record;
       this.file = file;
       this.start = start;
+      this.metadata = metadata;
+      this.metaStart = metaStart;
+      this.metaEnd = metaEnd;
     }
 
     /** Writes the value (views of native memory, in value order): true once it is indexed. */
@@ -589,10 +719,11 @@ public final class DiskTier implements AutoCloseable {
 
   /**
    * Reserves a record's place (reclaiming files first when a new one would pass the high watermark)
-   * and writes its header there, under the lock; null when it is already held or being written
-   * (after waiting for that write) or cannot be reserved (counted as a spill failure).
+   * and writes its header there, and its metadata's entry in the file's side file, under the lock;
+   * null when it is already held or being written (after waiting for that write) or cannot be
+   * reserved (counted as a spill failure).
    */
-  synchronized Reservation reserve(DiskRecord record) {
+  synchronized Reservation reserve(DiskRecord record, BlockMetadata metadata) {
     ObjectRef id = new ObjectRef(record.key(), record.generation());
     while (writing.contains(id) && !closed) {
       try {
@@ -614,29 +745,58 @@ public final class DiskTier implements AutoCloseable {
       spillFailures++;
       return null;
     }
+    long entryBytes = 0;
+    if (metadata != null
+        && metadataBytes + metadata.heapBytes() <= MAX_METADATA_HEAP_BYTES
+        && metadata.limitProblem() == null) {
+      entryBytes = new MetadataEntry(0, id, record.checksum(), metadata).encode().remaining();
+    }
+    if (entryBytes == 0 || !fits(0, record.totalBytes(), 0, entryBytes)) {
+      metadata = null; // kept nowhere: its next leader announces the record under its key
+      entryBytes = 0;
+    }
     TierFile f = null;
     long start = 0;
+    long metaStart = 0;
     try {
-      f = fileFor(record.totalBytes());
+      f = fileFor(record.totalBytes(), entryBytes);
       if (f == null) {
         spillFailures++; // every file it could reclaim has writes in flight: not a fault
         return null;
       }
       start = f.size;
+      metaStart = f.metaSize;
       ByteBuffer header = record.header();
       long pos = start;
       while (header.hasRemaining()) {
         pos += f.channel.write(header, pos);
       }
       f.size = start + record.totalBytes();
+      if (metadata != null) {
+        ByteBuffer entry = new MetadataEntry(start, id, record.checksum(), metadata).encode();
+        if (f.meta == null) {
+          f.meta =
+              FileChannel.open(
+                  f.metaPath(),
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.READ,
+                  StandardOpenOption.WRITE);
+        }
+        long mpos = metaStart;
+        while (entry.hasRemaining()) {
+          mpos += f.meta.write(entry, mpos);
+        }
+        f.metaSize = mpos;
+      }
       f.writing++;
       f.stamp = ++clock;
       writing.add(id);
-      return new Reservation(id, record, f, start);
+      return new Reservation(id, record, f, start, metadata, metaStart, f.metaSize);
     } catch (IOException | RuntimeException e) {
       spillFailures++;
       if (f != null) {
         abandonTail(f, start);
+        abandonMetaTail(f, metaStart);
       }
       degrade("cannot write to the disk tier in " + settings.dir() + ": " + describe(e), now);
       return null;
@@ -650,7 +810,7 @@ public final class DiskTier implements AutoCloseable {
     notifyAll();
     boolean kept = files.get(r.file.seq) == r.file;
     if (failure == null && kept && !closed) {
-      index(r.id, new Location(r.file, r.start, r.record));
+      index(r.id, new Location(r.file, r.start, r.record, r.metadata));
       spills++;
       if (degraded != null) {
         LOG.info("event=disk_tier_recovered dir={}", settings.dir());
@@ -663,6 +823,9 @@ public final class DiskTier implements AutoCloseable {
       if (r.file.size == r.start + r.record.totalBytes()) {
         abandonTail(r.file, r.start);
       } // else later records follow: its bytes stay as garbage, its value CRC32C fails a rescan
+      if (r.metadata != null && r.file.metaSize == r.metaEnd) {
+        abandonMetaTail(r.file, r.metaStart);
+      } // else its entry stays as garbage: it names no record a rescan keeps
       if (r.file.live == 0 && r.file.writing == 0 && r.file != active) {
         deleteFile(r.file);
       }
@@ -674,13 +837,33 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /**
-   * The file to append {@code bytes} to: the active one when it has room, else a new one
-   * (reclaiming first, never a file with writes in flight); null when the cap has no room for a new
-   * file because every file it could reclaim is being written.
+   * Whether a file of {@code size} bytes whose side file has {@code metaSize} takes a record of
+   * {@code bytes} and a metadata entry of at most {@code entryBytes}: the two files' blocks stay
+   * within one file's size, so the tier's files never occupy more than the cap.
    */
-  private TierFile fileFor(long bytes) throws IOException {
-    if (active != null && active.size + bytes <= settings.fileBytes()) {
+  private boolean fits(long size, long bytes, long metaSize, long entryBytes) {
+    if (metaSize + entryBytes == 0) {
+      return size + bytes <= settings.fileBytes();
+    }
+    return blocks(size + bytes) + blocks(metaSize + entryBytes) <= settings.fileBytes();
+  }
+
+  private long blocks(long bytes) {
+    return (bytes + blockBytes - 1) / blockBytes * blockBytes;
+  }
+
+  /**
+   * The file to append a record of {@code bytes} (and a metadata entry of at most {@code
+   * entryBytes}) to: the active one when it has room, else a new one (reclaiming first, never a
+   * file with writes in flight); null when the cap has no room for a new file because every file it
+   * could reclaim is being written.
+   */
+  private TierFile fileFor(long bytes, long entryBytes) throws IOException {
+    if (active != null && fits(active.size, bytes, active.metaSize, entryBytes)) {
       return active;
+    }
+    if (active != null && active.live == 0 && active.writing == 0) {
+      deleteFile(active); // its records were all removed while it was being appended to
     }
     int high = Math.max(1, (int) Math.floor(settings.maxFiles() * settings.highWatermark()));
     int low =
@@ -719,6 +902,7 @@ public final class DiskTier implements AutoCloseable {
     FileChannel ch =
         FileChannel.open(
             p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    Files.deleteIfExists(settings.dir().resolve(metaName(seq))); // never another file's entries
     TierFile f = new TierFile(seq, p, ch, 0);
     f.stamp = ++clock;
     files.put(seq, f);
@@ -732,6 +916,7 @@ public final class DiskTier implements AutoCloseable {
       if (e.getValue().file == f) {
         out.add(e.getKey());
         index.remove(e.getKey());
+        metadataBytes -= e.getValue().metadataHeap();
       }
     }
     return out;
@@ -752,6 +937,21 @@ public final class DiskTier implements AutoCloseable {
     }
   }
 
+  /**
+   * Cuts a failed append's metadata entry off the side file (a rescan ignores it if this fails).
+   */
+  private void abandonMetaTail(TierFile f, long start) {
+    if (f.meta == null || f.metaSize <= start) {
+      return;
+    }
+    try {
+      f.meta.truncate(start);
+      f.metaSize = start;
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("event=disk_metadata_truncate_failed file={} error={}", f.metaPath(), e.toString());
+    }
+  }
+
   private void deleteFile(TierFile f) {
     files.remove(f.seq);
     if (active == f) {
@@ -760,6 +960,10 @@ public final class DiskTier implements AutoCloseable {
     try {
       f.channel.close();
       Files.deleteIfExists(f.path);
+      if (f.meta != null) {
+        f.meta.close();
+      }
+      Files.deleteIfExists(f.metaPath());
     } catch (IOException e) {
       degrade("cannot delete " + f.path + ": " + describe(e), System.currentTimeMillis());
     }
@@ -860,6 +1064,7 @@ public final class DiskTier implements AutoCloseable {
       if (!index.remove(id, loc)) {
         return;
       }
+      metadataBytes -= loc.metadataHeap();
       release(loc);
     }
     LOG.warn(
@@ -878,8 +1083,15 @@ public final class DiskTier implements AutoCloseable {
   public synchronized void remove(ObjectRef id) {
     Location loc = index.remove(id);
     if (loc != null) {
+      metadataBytes -= loc.metadataHeap();
       release(loc);
     }
+  }
+
+  /** The block metadata of a record the tier holds, or null (none, or not held). */
+  public synchronized BlockMetadata metadataOf(ObjectRef id) {
+    Location loc = index.get(id);
+    return loc == null ? null : loc.metadata();
   }
 
   private void release(Location loc) {
@@ -902,7 +1114,8 @@ public final class DiskTier implements AutoCloseable {
                     id,
                     loc.record().wantedReplicas(),
                     loc.record().size(),
-                    loc.record().checksum())));
+                    loc.record().checksum(),
+                    loc.metadata())));
     return out;
   }
 
@@ -911,13 +1124,13 @@ public final class DiskTier implements AutoCloseable {
   }
 
   /**
-   * The bytes the tier's files hold (their lengths; what they occupy on disk is this rounded up to
-   * blocks).
+   * The bytes the tier's files and side files hold (their lengths; what they occupy on disk is this
+   * rounded up to blocks).
    */
   public synchronized long usedBytes() {
     long b = 0;
     for (TierFile f : files.values()) {
-      b += f.size;
+      b += f.size + f.metaSize;
     }
     return b;
   }
@@ -951,6 +1164,9 @@ public final class DiskTier implements AutoCloseable {
     for (TierFile f : files.values()) {
       try {
         f.channel.close();
+        if (f.meta != null) {
+          f.meta.close();
+        }
       } catch (IOException e) {
         LOG.debug("event=disk_file_close_failed file={} error={}", f.path, e.toString());
       }

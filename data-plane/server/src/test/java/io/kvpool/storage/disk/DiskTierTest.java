@@ -2,6 +2,7 @@ package io.kvpool.storage.disk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvpool.protocol.BlockMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -73,7 +74,7 @@ class DiskTierTest {
   }
 
   private static boolean append(DiskTier t, String key, ByteBuffer v) {
-    return t.append(key, 1, 2, v.remaining(), crc(v), v.duplicate());
+    return t.append(key, 1, 2, v.remaining(), crc(v), null, v.duplicate());
   }
 
   private static ByteBuffer read(DiskTier t, String key) throws IOException {
@@ -175,7 +176,7 @@ class DiskTierTest {
     t.remove(new DiskTier.ObjectRef("a", 1));
     assertThat(t.status().files()).isEqualTo(1);
     ByteBuffer v = value(100, 3);
-    assertThat(t.append("c", 1, 1, 100, crc(v) ^ 1, v)).isFalse();
+    assertThat(t.append("c", 1, 1, 100, crc(v) ^ 1, null, v)).isFalse();
     assertThat(t.contains(new DiskTier.ObjectRef("c", 1))).isFalse();
   }
 
@@ -201,13 +202,181 @@ class DiskTierTest {
     DiskTier second = tier(10);
     assertThat(second.degraded()).isTrue();
     assertThat(second.status().degraded()).contains("another process");
-    assertThat(second.append("x", 1, 1, 1, 0, ByteBuffer.allocateDirect(1))).isFalse();
+    assertThat(second.append("x", 1, 1, 1, 0, null, ByteBuffer.allocateDirect(1))).isFalse();
   }
 
   private static Path onlyFile(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.filter(p -> p.toString().endsWith(".kvd")).findFirst().orElseThrow();
     }
+  }
+
+  private static BlockMetadata metadata(int seed, int hashes, int tokens) {
+    Random r = new Random(seed);
+    List<byte[]> h = new ArrayList<>();
+    for (int i = 0; i < hashes; i++) {
+      byte[] b = new byte[32];
+      r.nextBytes(b);
+      h.add(b);
+    }
+    return new BlockMetadata(
+        false, h, new byte[0], r.ints(tokens, 0, 150_000).toArray(), 16, seed % 3);
+  }
+
+  private static boolean append(DiskTier t, String key, ByteBuffer v, BlockMetadata m) {
+    return t.append(key, 1, 2, v.remaining(), crc(v), m, v.duplicate());
+  }
+
+  private static BlockMetadata metadataOf(DiskTier t, String key) {
+    return t.metadataOf(new DiskTier.ObjectRef(key, 1));
+  }
+
+  private static List<Path> sideFiles(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".kvm")).sorted().toList();
+    }
+  }
+
+  /** What the folder occupies on disk, as {@code du} counts it. */
+  private static long du(Path dir) throws Exception {
+    Process p =
+        new ProcessBuilder("du", "-s", "--block-size=1", dir.toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes()).trim();
+    assertThat(p.waitFor()).as(out).isZero();
+    return Long.parseLong(out.split("\\s+")[0]);
+  }
+
+  @Test
+  void blockMetadataStaysWithItsRecordAcrossAReopenAndGoesWithIt() throws IOException {
+    DiskTier t = tier(10);
+    BlockMetadata ma = metadata(1, 2, 48);
+    BlockMetadata mc = metadata(3, 64, 1024);
+    assertThat(append(t, "a", value(2000, 1), ma)).isTrue();
+    assertThat(append(t, "b", value(2000, 2), null)).isTrue();
+    assertThat(append(t, "c", value(2000, 3), mc)).isTrue();
+    assertThat(metadataOf(t, "a")).isEqualTo(ma);
+    assertThat(metadataOf(t, "b")).isNull();
+    assertThat(t.snapshot())
+        .filteredOn(h -> h.id().key().equals("c"))
+        .extracting(DiskTier.Held::metadata)
+        .containsExactly(mc);
+    t.close();
+
+    DiskTier again = tier(10);
+    assertThat(again.records()).isEqualTo(3);
+    assertThat(metadataOf(again, "a")).as("a rescanned record keeps its metadata").isEqualTo(ma);
+    assertThat(metadataOf(again, "b")).isNull();
+    assertThat(metadataOf(again, "c")).isEqualTo(mc);
+    assertThat(read(again, "c")).isEqualTo(value(2000, 3));
+
+    again.remove(new DiskTier.ObjectRef("a", 1));
+    assertThat(metadataOf(again, "a")).isNull();
+    again.remove(new DiskTier.ObjectRef("b", 1));
+    again.remove(new DiskTier.ObjectRef("c", 1));
+    assertThat(append(again, "d", value(10_000, 4), null)).isTrue(); // the first file is now full
+    again.remove(new DiskTier.ObjectRef("d", 1));
+    assertThat(sideFiles(dir)).as("a reclaimed file's side file goes with it").isEmpty();
+  }
+
+  @Test
+  void aDamagedSideFileLosesOnlyTheMetadataFromTheDamageOnNeverARecord() throws IOException {
+    DiskTier t = tier(10);
+    for (int i = 0; i < 3; i++) {
+      assertThat(append(t, "k" + i, value(1000, i), metadata(i, 4, 100))).isTrue();
+    }
+    // a record reserved with its metadata whose value was never written (the process died)
+    assertThat(t.reserve(new DiskRecord("hole", 1, 2, 1000, 7), metadata(9, 4, 100))).isNotNull();
+    assertThat(append(t, "k3", value(1000, 3), metadata(3, 4, 100))).isTrue();
+    t.close();
+    Path side = sideFiles(dir).get(0);
+    long size = Files.size(side);
+    long entry = size / 5; // five entries of the same size
+    try (FileChannel ch =
+        FileChannel.open(side, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(new byte[] {0x4B, 0x56, 0x4D, 0x31, 0, 0}), size); // a torn entry
+    }
+    DiskTier again = tier(10);
+    assertThat(again.records()).isEqualTo(4);
+    for (int i = 0; i < 4; i++) {
+      assertThat(metadataOf(again, "k" + i)).as("k" + i).isEqualTo(metadata(i, 4, 100));
+    }
+    assertThat(Files.size(side)).as("the torn entry cut").isEqualTo(size);
+    again.close();
+
+    try (FileChannel ch =
+        FileChannel.open(side, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer one = ByteBuffer.allocate(1);
+      long inK1 = entry + 30; // a byte of k1's entry
+      ch.read(one, inK1);
+      ch.write(one.put(0, (byte) (one.get(0) ^ 1)).rewind(), inK1);
+    }
+    DiskTier third = tier(10);
+    assertThat(third.records()).as("every record served").isEqualTo(4);
+    assertThat(metadataOf(third, "k0")).isEqualTo(metadata(0, 4, 100));
+    for (int i = 1; i < 4; i++) {
+      assertThat(metadataOf(third, "k" + i)).as("k" + i + " from the damage on").isNull();
+      assertThat(read(third, "k" + i)).isEqualTo(value(1000, i));
+    }
+    assertThat(Files.size(side)).as("cut at the damaged entry").isEqualTo(entry);
+    assertThat(append(third, "k4", value(1000, 4), metadata(4, 4, 100))).isTrue();
+    third.close();
+    assertThat(metadataOf(tier(10), "k4"))
+        .as("appended after the cut")
+        .isEqualTo(metadata(4, 4, 100));
+  }
+
+  @Test
+  void sideFilesWithoutTheirTierFileOrNamingOtherRecordsGiveNothing() throws IOException {
+    DiskTier t = tier(10);
+    assertThat(append(t, "a", value(1000, 1), metadata(1, 2, 10))).isTrue();
+    t.close();
+    Path side = sideFiles(dir).get(0);
+    byte[] entryOfA = Files.readAllBytes(side);
+    // a release without side files reclaimed the file and wrote another in its place: the side
+    // file stayed, naming a record that is not there
+    Files.delete(onlyFile(dir));
+    Files.delete(side);
+    DiskTier other = tier(10);
+    assertThat(append(other, "b", value(1000, 2), null)).isTrue();
+    other.close();
+    Files.write(sideFiles(dir).isEmpty() ? side : sideFiles(dir).get(0), entryOfA);
+    Path orphan = dir.resolve("tier-000000000777.kvm");
+    Files.write(orphan, entryOfA);
+
+    DiskTier again = tier(10);
+    assertThat(again.records()).isEqualTo(1);
+    assertThat(metadataOf(again, "b")).isNull();
+    assertThat(read(again, "b")).isEqualTo(value(1000, 2));
+    assertThat(orphan).as("a side file without its tier file is deleted").doesNotExist();
+  }
+
+  @Test
+  void sideFilesStayWithinTheCapAsDuCountsIt() throws Exception {
+    int files = 12;
+    DiskTier t = tier(files);
+    long cap = DiskTier.RESERVE_BYTES + files * FILE;
+    long maxDu = 0;
+    int kept = 0;
+    for (int i = 0; i < 400; i++) {
+      // entries of about 5 KiB next to records of 1-3 KiB: side files weigh more than records
+      BlockMetadata m = metadata(i, 32, 800);
+      assertThat(append(t, "k" + i, value(1000 + (i % 3) * 1000, i), m)).isTrue();
+      if (i % 10 == 0) {
+        maxDu = Math.max(maxDu, du(dir));
+      }
+    }
+    maxDu = Math.max(maxDu, du(dir));
+    assertThat(maxDu).as("du of the tier, cap %d", cap).isLessThanOrEqualTo(cap);
+    assertThat(t.usedBytes()).isLessThanOrEqualTo(files * FILE);
+    for (DiskTier.Held h : t.snapshot()) {
+      int i = Integer.parseInt(h.id().key().substring(1));
+      assertThat(h.metadata()).as(h.id().key()).isEqualTo(metadata(i, 32, 800));
+      kept++;
+    }
+    assertThat(kept).as("records held").isGreaterThan(0);
+    assertThat(sideFiles(dir)).isNotEmpty();
   }
 
   @Test
@@ -218,7 +387,7 @@ class DiskTierTest {
     ByteBuffer x = value(3000, 2);
     ByteBuffer b = value(3000, 3);
     assertThat(append(t, "a", a)).isTrue();
-    DiskTier.Reservation hole = t.reserve(new DiskRecord("x", 1, 2, 3000, crc(x)));
+    DiskTier.Reservation hole = t.reserve(new DiskRecord("x", 1, 2, 3000, crc(x)), null);
     assertThat(hole).isNotNull();
     // reads and appends go on while x's value is not written
     assertThat(append(t, "b", b)).isTrue();
@@ -227,7 +396,7 @@ class DiskTierTest {
         .as("not indexed before its value is written")
         .isFalse();
     long endOfB = Files.size(onlyFile(dir));
-    assertThat(t.reserve(new DiskRecord("y", 1, 2, 3000, crc(value(3000, 4))))).isNotNull();
+    assertThat(t.reserve(new DiskRecord("y", 1, 2, 3000, crc(value(3000, 4))), null)).isNotNull();
     t.close(); // as a process killed before writing x's and y's values: their headers are there
 
     DiskTier again = tier(10);
@@ -248,7 +417,7 @@ class DiskTierTest {
   void aFileWithWritesInFlightIsNeverReclaimed() throws IOException {
     DiskTier t = tier(10); // high watermark 9 files, low 8; one record per file
     ByteBuffer v0 = value(10_000, 100);
-    DiskTier.Reservation r0 = t.reserve(new DiskRecord("k0", 1, 2, 10_000, crc(v0)));
+    DiskTier.Reservation r0 = t.reserve(new DiskRecord("k0", 1, 2, 10_000, crc(v0)), null);
     for (int i = 1; i < 9; i++) {
       assertThat(append(t, "k" + i, value(10_000, i))).isTrue();
     }
@@ -269,7 +438,7 @@ class DiskTierTest {
     for (int i = 0; i < 10; i++) {
       ByteBuffer v = value(10_000, i);
       values.add(v);
-      inFlight.add(t.reserve(new DiskRecord("k" + i, 1, 2, 10_000, crc(v))));
+      inFlight.add(t.reserve(new DiskRecord("k" + i, 1, 2, 10_000, crc(v)), null));
     }
     assertThat(inFlight).doesNotContainNull();
     assertThat(append(t, "more", value(10_000, 99))).isFalse();
@@ -292,7 +461,7 @@ class DiskTierTest {
   void aReadOfARecordBeingWrittenWaitsForItsValue() throws Exception {
     DiskTier t = tier(10);
     ByteBuffer v = value(5000, 7);
-    DiskTier.Reservation r = t.reserve(new DiskRecord("busy", 1, 2, v.remaining(), crc(v)));
+    DiskTier.Reservation r = t.reserve(new DiskRecord("busy", 1, 2, v.remaining(), crc(v)), null);
     assertThat(r).isNotNull();
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
