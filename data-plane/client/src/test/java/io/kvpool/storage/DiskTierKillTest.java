@@ -10,6 +10,7 @@ import io.kvpool.client.ObjectNotFoundException;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
+import io.kvpool.protocol.BlockMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -108,7 +109,11 @@ class DiskTierKillTest {
                     String key = "w" + writer + "/" + i;
                     ByteBuffer v = value(key);
                     try {
-                      writing.put(key, v, 1);
+                      if (writer == 0) {
+                        writing.put(key, v, 1, metadata(key));
+                      } else {
+                        writing.put(key, v, 1);
+                      }
                       acknowledged.put(key, v.capacity());
                       acknowledgedBytes.addAndGet(v.capacity());
                     } catch (RuntimeException e) {
@@ -174,6 +179,20 @@ class DiskTierKillTest {
         ByteBuffer put = value(r.key());
         assertThat(r.size()).as("size of %s on disk", r.key()).isEqualTo(put.capacity());
         assertThat(r.checksum()).as("CRC32C of %s on disk", r.key()).isEqualTo(crc(put));
+      }
+      System.out.printf(
+          "side files: block metadata of %d of the intact records%n", scan.metadata().size());
+      assertThat(scan.metadata()).as("writer 0's records with block metadata").isNotEmpty();
+      // writer 0 put with block metadata: each of its records on disk has it in its side file,
+      // written with the record's header, so a kill never leaves one without the other
+      for (String key : scan.intact().keySet()) {
+        if (key.startsWith("w0/")) {
+          assertThat(scan.metadata().get(key))
+              .as("block metadata of %s in its side file", key)
+              .isEqualTo(metadata(key));
+        } else {
+          assertThat(scan.metadata()).as("no metadata for %s", key).doesNotContainKey(key);
+        }
       }
 
       long restart = System.nanoTime();
@@ -255,6 +274,19 @@ class DiskTierKillTest {
     byte[] bytes = new byte[64 * 1024 + random.nextInt(192 * 1024)];
     random.nextBytes(bytes);
     return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+  }
+
+  /** The block metadata writer 0 puts with {@code key}: a function of the key alone. */
+  private static BlockMetadata metadata(String key) {
+    SplittableRandom random = new SplittableRandom(key.hashCode() * 31L);
+    List<byte[]> hashes = new ArrayList<>();
+    for (int i = 0; i < 1 + random.nextInt(16); i++) {
+      byte[] h = new byte[32];
+      random.nextBytes(h);
+      hashes.add(h);
+    }
+    return new BlockMetadata(
+        false, hashes, new byte[0], random.ints(16L * hashes.size(), 0, 150_000).toArray(), 16, 0);
   }
 
   private static int crc(ByteBuffer value) {
