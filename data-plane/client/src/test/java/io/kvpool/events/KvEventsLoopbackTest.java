@@ -744,19 +744,28 @@ class KvEventsLoopbackTest {
   }
 
   /**
+   * Starts a tiered pool of one node, puts {@code key} with block metadata, then three times the
+   * node's memory of other values, so that it moves to the disk tier: its metadata.
+   */
+  private BlockMetadata putThenMoveToDisk(Path disks, String key, int seed) throws Exception {
+    startTieredPool(disks, 1);
+    BlockMetadata m = metadata(seed);
+    client.put(key, value((int) VALUE, seed), 1, m);
+    for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) {
+      client.put("filler/" + i, value((int) VALUE, i), 1);
+    }
+    assertThat(keysOnDisk()).as("moved to the disk tier").contains(key);
+    return m;
+  }
+
+  /**
    * An object put with block metadata and then moved to a node's disk tier is announced with that
    * metadata, on the disk medium, by a leader that never saw its put: the node keeps the metadata
    * of what it spilled and registers it with the record.
    */
   @Test
   void aDiskRecordKeepsTheBlockMetadataForTheNextLeader(@TempDir Path disks) throws Exception {
-    startTieredPool(disks, 1);
-    BlockMetadata m = metadata(11);
-    client.put("spilled/meta", value((int) VALUE, 11), 1, m);
-    for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) { // three times the node's memory
-      client.put("filler/" + i, value((int) VALUE, i), 1);
-    }
-    assertThat(keysOnDisk()).as("moved to the disk tier").contains("spilled/meta");
+    BlockMetadata m = putThenMoveToDisk(disks, "spilled/meta", 11);
     replaceMaster(); // a leader that never saw the put
     awaitResidents(Set.of("spilled/meta"));
     EventFollower f = follow();
@@ -771,13 +780,7 @@ class KvEventsLoopbackTest {
   @Test
   void aRestartedNodeKeepsTheBlockMetadataOfItsDiskRecordsForTheNextLeader(@TempDir Path disks)
       throws Exception {
-    startTieredPool(disks, 1);
-    BlockMetadata m = metadata(13);
-    client.put("rescanned/meta", value((int) VALUE, 13), 1, m);
-    for (int i = 0; i < 3 * NODE_MEMORY / VALUE; i++) { // three times the node's memory
-      client.put("filler/" + i, value((int) VALUE, i), 1);
-    }
-    assertThat(keysOnDisk()).as("moved to the disk tier").contains("rescanned/meta");
+    BlockMetadata m = putThenMoveToDisk(disks, "rescanned/meta", 13);
     nodes.remove(0).close();
     replaceMaster(); // a leader that never saw the put
     startTieredNode("node-0", disks.resolve("node-0")); // rescans its tier: no warm restart
