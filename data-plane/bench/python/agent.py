@@ -3,7 +3,9 @@
 Mooncake Store (``mooncake-transfer-engine-non-cuda``: ``mooncake_master``, storage processes that mount the
 segments, clients that own none, protocol ``tcp``).
 
-The Java suite starts ``agent.py agent --kind kvpool|mooncake ...`` and talks to it in JSON lines on stdin/stdout.
+The Java suite starts ``agent.py agent --kind kvpool|mooncake ...`` (for the disk-3x workload, Mooncake with
+``--offload-dir``: its SSD offload, and the ``tier-put``/``tier-get`` passes) and talks to it in JSON lines on
+stdin/stdout.
 The agent starts one worker process per client (Python threads would share one interpreter lock) and, for
 Mooncake, the master and the storage processes; it answers ``{"ready": true, "pids": {...}}`` once all of them
 serve, so that the suite can read the CPU time of every process. Each command runs one phase on the first
@@ -26,6 +28,31 @@ import time
 
 MOONCAKE_RPC_PORT = 50051
 MOONCAKE_METRICS_PORT = 9003
+
+# Mooncake Store's SSD offload (``--offload-dir``), as its source has it in 0.3.13.post1: the master queues an offload
+# task for the storage process that holds the value when a put completes (--enable_offload), and pins the value in
+# memory until that process has written it; each storage process's FileStorage takes its queue on a heartbeat
+# (MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS, default 10 s), and its bucket backend writes a bucket file only once
+# a batch fills MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT keys (default 500) or MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES
+# (default 256 MiB): the rest is held back, the master told it failed, and the value is evicted unwritten. A
+# segment of tens of MiB never fills a default bucket, so each value is its own bucket here. A value looked up (as
+# the offload does before writing it) is leased for --default_kv_lease_ttl (default 10 s) and not evicted before:
+# 1 s lets the puts go on soon after a heartbeat has written what was pinned. A get of an evicted value reads it
+# from the holder's files through that storage process's offload RPC server.
+MOONCAKE_OFFLOAD_MASTER_FLAGS = ["--enable_offload=true", "--default_kv_lease_ttl=1000"]
+
+
+def mooncake_offload_env(disk_bytes: int) -> dict:
+    env = {
+        "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR": "bucket_storage_backend",
+        "MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "1",
+        "MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT": "1",
+        "MOONCAKE_OFFLOAD_LOCAL_BUFFER_SIZE_BYTES": str(64 << 20),  # the read staging buffer (default 1.25 GiB)
+    }
+    if disk_bytes > 0:  # each storage process's cap, oldest bucket evicted first (default: 90 % of the disk)
+        env["MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE"] = str(disk_bytes)
+        env["MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY"] = "fifo"
+    return env
 
 
 def log(message: str) -> None:
@@ -128,6 +155,12 @@ class MooncakeStore:
             raise RuntimeError(f"Mooncake get_into({key}) returned {n}")
         return n
 
+    def try_put(self, key, size):
+        return self.store.put_from(key, self.src_ptr, size)
+
+    def try_get(self, key, size):
+        return self.store.get_into(key, self.dst_ptr, size)
+
     def put_batch(self, keys, size):
         rcs = self.store.batch_put_from(keys, [self.src_ptr + i * size for i in range(len(keys))],
                                         [size] * len(keys))
@@ -187,6 +220,8 @@ def run_phase(store, cmd: dict) -> dict:
         return {"count": keys}
     start = cmd["start"]
     wait_until(start)
+    if op in ("tier-put", "tier-get"):
+        return tier_phase(store, cmd)
     count = 0
     if op == "put":
         until = start + cmd["put_max"]
@@ -241,14 +276,60 @@ def run_phase(store, cmd: dict) -> dict:
     return {"count": count, "end": time.monotonic(), "lat_us": [int(x * 1e6) for x in lat]}
 
 
+MOONCAKE_NOT_FOUND = -704  # OBJECT_NOT_FOUND
+
+
+def tier_phase(store, cmd: dict) -> dict:
+    """The disk-3x workload's pass (as TierWorkload.java): client c of n takes the keys from + c, from + c + n, ...
+    below to; each value starts with its key's number (8 bytes, big-endian). A put that fails is tried again
+    until ``retry`` seconds have passed for that value (Mooncake refuses puts while the memory is held by
+    objects not yet offloaded); a get is a hit, a miss (not found), wrong (other bytes) or failed."""
+    size, prefix, c, n = cmd["size"], cmd["prefix"], cmd["client"], cmd["clients"]
+    tally = {"hits": 0, "misses": 0, "wrong": 0, "failures": 0, "bytes": 0, "retries": 0}
+    for i in range(cmd["from"] + c, cmd["to"], n):
+        key = f"{prefix}{i}"
+        stamp = i.to_bytes(8, "big")
+        if cmd["op"] == "tier-put":
+            store.src_view[0:8] = stamp
+            deadline = time.monotonic() + cmd["retry"]
+            while True:
+                rc = store.try_put(key, size)
+                if rc == 0 or time.monotonic() > deadline:
+                    break
+                tally["retries"] += 1
+                time.sleep(0.05)
+            if rc == 0:
+                tally["hits"] += 1
+                tally["bytes"] += size
+            else:
+                tally["failures"] += 1
+        else:
+            got = store.try_get(key, size)
+            if got == size and bytes(store.dst_view[0:8]) == stamp:
+                tally["hits"] += 1
+                tally["bytes"] += size
+            elif got == MOONCAKE_NOT_FOUND:
+                tally["misses"] += 1
+            elif got < 0:
+                tally["failures"] += 1
+            else:
+                tally["wrong"] += 1
+    tally["end"] = time.monotonic()
+    return tally
+
+
 # ---- Mooncake storage process: mounts a segment, serves until stdin closes ----
 
 
 def mooncake_storage(args) -> None:
     from mooncake.store import MooncakeDistributedStore
     store = MooncakeDistributedStore()
+    offload = {}
+    if args.offload_dir:
+        os.makedirs(args.offload_dir, exist_ok=True)
+        offload = {"enable_ssd_offload": True, "ssd_offload_path": args.offload_dir}
     rc = store.setup("127.0.0.1", "P2PHANDSHAKE", args.segment_bytes, 16 << 20, "tcp", "",
-                     f"127.0.0.1:{MOONCAKE_RPC_PORT}")
+                     f"127.0.0.1:{MOONCAKE_RPC_PORT}", **offload)
     print(json.dumps({"ready": rc == 0, "rc": rc, "pid": os.getpid()}), flush=True)
     sys.stdin.read()
     store.close()
@@ -313,13 +394,20 @@ def agent(args) -> None:
     master = None
     if args.kind == "mooncake":
         binary = os.path.join(os.path.dirname(sys.executable), "mooncake_master")
-        master = subprocess.Popen([binary, f"--rpc_port={MOONCAKE_RPC_PORT}", "--enable_http_metadata_server=false",
-                                   f"--metrics_port={MOONCAKE_METRICS_PORT}"], stdout=log_file,
-                                  stderr=subprocess.STDOUT, env=env)
+        flags = [f"--rpc_port={MOONCAKE_RPC_PORT}", "--enable_http_metadata_server=false",
+                 f"--metrics_port={MOONCAKE_METRICS_PORT}"]
+        storage_env = env
+        if args.offload_dir:
+            flags += MOONCAKE_OFFLOAD_MASTER_FLAGS
+            storage_env = dict(env, **mooncake_offload_env(args.disk_bytes))
+        master = subprocess.Popen([binary] + flags, stdout=log_file, stderr=subprocess.STDOUT, env=env)
         pids["master"].append(master.pid)
         wait_for_port(MOONCAKE_RPC_PORT, 30)
-        for _ in range(args.storage_procs):
-            s = Child(me + ["mooncake-storage", "--segment-bytes", str(args.segment_bytes)], env, log_file)
+        for k in range(args.storage_procs):
+            argv = me + ["mooncake-storage", "--segment-bytes", str(args.segment_bytes)]
+            if args.offload_dir:
+                argv += ["--offload-dir", os.path.join(args.offload_dir, f"storage-{k}")]
+            s = Child(argv, storage_env, log_file)
             hello = s.receive()
             if not hello.get("ready"):
                 raise RuntimeError(f"Mooncake storage setup returned {hello.get('rc')}")
@@ -356,6 +444,12 @@ def agent(args) -> None:
             if cmd["op"] == "remove":
                 print(json.dumps({"ok": True}), flush=True)
                 continue
+            if cmd["op"].startswith("tier-"):
+                total = {f: sum(r[f] for r in results) for f in ("hits", "misses", "wrong", "failures", "bytes",
+                                                                  "retries")}
+                total["wall_ns"] = int((max(r["end"] for r in results) - start) * 1e9)
+                print(json.dumps(total), flush=True)
+                continue
             lat = [x for r in results for x in r["lat_us"]]
             print(json.dumps({"counts": [r["count"] for r in results], "ops": sum(r["count"] for r in results),
                               "wall_ns": int((max(r["end"] for r in results) - start) * 1e9),
@@ -388,10 +482,14 @@ def main() -> None:
             a.add_argument("--segment-bytes", type=int, default=1536 << 20)
             a.add_argument("--storage-procs", type=int, default=2)
             a.add_argument("--log", default="")
+            a.add_argument("--offload-dir", default="",
+                           help="mooncake: turn on SSD offload, each storage process's files in a folder under it")
+            a.add_argument("--disk-bytes", type=int, default=0, help="mooncake: each storage process's offload cap")
         else:
             a.add_argument("--index", type=int, default=0)
     s = sub.add_parser("mooncake-storage")
     s.add_argument("--segment-bytes", type=int, required=True)
+    s.add_argument("--offload-dir", default="")
     args = p.parse_args()
     if args.role == "agent":
         agent(args)
