@@ -151,17 +151,6 @@ final class CompareCommand implements Callable<Integer> {
 
   private static final String STANDARD = "standard";
 
-  /** Why the disk-3x workload leaves Mooncake Store out (see docs/benchmarks.md). */
-  private static final String MOONCAKE_OFFLOAD_NOTE =
-      "not run. The wheel (mooncake-transfer-engine-non-cuda 0.3.13.post1) has SSD offload: mooncake_master"
-          + " --enable_offload [--offload_on_evict] and setup(..., enable_ssd_offload=True, ssd_offload_path=DIR)"
-          + " for a storage process (its bucket backend, whose cap defaults to 90% of the file system). Tried by hand"
-          + " on this machine (2026-11-26: one storage process of 32 MiB, 96 puts of 1 MiB): the master deferred"
-          + " eviction for offload and 64 of the 96 puts failed with insufficient space (with and without"
-          + " --offload_on_evict); with each put retried for up to 20 s all 96 were stored, but only the last 32"
-          + " were found and the offload folder stayed empty: nothing was offloaded. Until a configuration that"
-          + " offloads is found, the suite has no Mooncake row here.";
-
   private final PrintStream output;
 
   CompareCommand(PrintStream output) {
@@ -212,7 +201,12 @@ final class CompareCommand implements Callable<Integer> {
     }
     if (chosen.contains(DiskTierComparison.WORKLOAD)) {
       new DiskTierComparison(
-              DiskTierComparison.Settings.of(quick, diskReadThreads, report, MOONCAKE_OFFLOAD_NOTE),
+              DiskTierComparison.Settings.of(
+                  quick,
+                  diskReadThreads,
+                  report,
+                  environment,
+                  home.resolve("data-plane/bench/python/agent.py")),
               output)
           .run();
     }

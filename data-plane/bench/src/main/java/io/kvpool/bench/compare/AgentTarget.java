@@ -125,6 +125,11 @@ final class AgentTarget implements Target {
     return new AgentTarget(name, family, description, p, reader, pids, extraCpu);
   }
 
+  /** Sends one command line to the agent and returns its answer (an error answer throws). */
+  JsonNode command(ObjectNode command) throws IOException {
+    return call(command);
+  }
+
   private synchronized JsonNode call(ObjectNode command) throws IOException {
     in.write(JSON.writeValueAsString(command));
     in.write('\n');

@@ -30,9 +30,10 @@ import java.util.stream.Stream;
  * The {@code disk-3x} workload of {@code kvpool bench compare}: a working set three times the
  * pool's memory, on a local pool whose storage nodes have disk tiers and on the same pool without
  * them; the same gets after one storage node restarted on its memory files and its disk tier; the
- * disk's own O_DIRECT read limit ({@code fio}) in the same run; and the tiers' {@code du} sampled
- * through a fill to five times memory. Prints the figures and the issue's goals (printed, never
- * asserted) and writes them to {@code benchmarks-disk-3x.md} in the report folder.
+ * same working set on Mooncake Store with its SSD offload ({@link MooncakeOffload}); the disk's own
+ * O_DIRECT read limit ({@code fio}) in the same run; and the tiers' {@code du} sampled through a
+ * fill to five times memory. Prints the figures and the issue's goals (printed, never asserted) and
+ * writes them to {@code benchmarks-disk-3x.md} in the report folder.
  */
 public final class DiskTierComparison {
   /** The workload's name in {@code --workloads}. */
@@ -51,7 +52,9 @@ public final class DiskTierComparison {
    *     (the tier's read path measured apart from one client thread's)
    * @param fioBytes the file fio reads
    * @param outputDir where {@code benchmarks-disk-3x.md} goes
-   * @param mooncakeNote why Mooncake Store with SSD offload is not in the comparison
+   * @param venv the Python environment with Mooncake Store ({@code
+   *     mooncake-transfer-engine-non-cuda})
+   * @param agentScript {@code bench/python/agent.py}, which drives Mooncake Store
    */
   public record Settings(
       long memoryPerNode,
@@ -61,7 +64,8 @@ public final class DiskTierComparison {
       int readThreads,
       long fioBytes,
       Path outputDir,
-      String mooncakeNote) {
+      Path venv,
+      Path agentScript) {
 
     public Settings {
       if (readThreads < 1 || readThreads > 64) {
@@ -74,7 +78,8 @@ public final class DiskTierComparison {
      * @param readThreads the parallel disk-read passes' threads, or 0 for the default: 4 (2 in the
      *     quick form)
      */
-    public static Settings of(boolean quick, int readThreads, Path outputDir, String mooncakeNote) {
+    public static Settings of(
+        boolean quick, int readThreads, Path outputDir, Path venv, Path agentScript) {
       long memory = quick ? 32L << 20 : 128L << 20;
       int readers = readThreads > 0 ? readThreads : quick ? 2 : 4;
       return new Settings(
@@ -85,13 +90,15 @@ public final class DiskTierComparison {
           readers,
           quick ? 64L << 20 : 512L << 20,
           outputDir,
-          mooncakeNote);
+          venv,
+          agentScript);
     }
   }
 
   private final Settings s;
   private final PrintStream out;
   private final List<String> rows = new ArrayList<>();
+  private String mooncakeNote = "not run.";
 
   public DiskTierComparison(Settings settings, PrintStream out) {
     this.s = settings;
@@ -198,6 +205,7 @@ public final class DiskTierComparison {
         row("kvpool, no disk tier", "put 3x", w.put(0, keys3x, s.clients()));
         row("kvpool, no disk tier", "get 3x", w.get(0, keys3x, s.clients()));
       }
+      mooncakeNote = mooncake(root.resolve("mooncake"), keys3x);
       goals.add(
           goal(
               "every get hits with a working set 3x memory",
@@ -266,6 +274,73 @@ public final class DiskTierComparison {
       }
     }
     return report(goals);
+  }
+
+  /**
+   * Mooncake Store with SSD offload on the same working set: as many storage processes as the
+   * pool's nodes, each with a node's memory and disk cap, and as many client threads; returns the
+   * report's note on it (what ran, or why it did not).
+   */
+  private String mooncake(Path folder, long keys3x) throws IOException, InterruptedException {
+    String target = "Mooncake Store + SSD offload";
+    out.println("disk-3x: Mooncake Store with SSD offload (logs in " + folder + ")");
+    String[] reason = new String[1];
+    MooncakeOffload m =
+        MooncakeOffload.start(
+            s.venv(),
+            s.agentScript(),
+            folder,
+            NODES,
+            s.memoryPerNode(),
+            s.diskPerNode(),
+            s.clients(),
+            s.valueBytes(),
+            reason);
+    if (m == null) {
+      out.println("disk-3x: Mooncake Store skipped: " + reason[0]);
+      return "not run: " + reason[0] + ".";
+    }
+    try (m) {
+      row(target, "put 3x", m.put("d3x/", 0, keys3x, s.clients(), 30));
+      long retries = m.lastRetries();
+      row(target, "get 3x", m.get("d3x/", 0, keys3x, s.clients()));
+      // the older half cannot be in memory: read back from the offload files
+      row(target, "disk reads, page cache (1 thread)", m.get("d3x/", 0, keys3x / 2, 1));
+      dropPageCache(List.of(m.folder()));
+      row(target, "disk reads, cold (1 thread)", m.get("d3x/", 0, keys3x / 2, 1));
+      long[] usage = m.folderUsage();
+      String line =
+          String.format(
+              Locale.ROOT,
+              "| %s | after the gets: the offload folders hold %d files, du -s -B1 %d B | | | |",
+              target,
+              usage[0],
+              usage[1]);
+      rows.add(line);
+      out.println("  " + line);
+      return String.format(
+          Locale.ROOT,
+          "%d storage processes of %s memory and an offload cap of %s each, %d clients with no"
+              + " segment, protocol tcp, in a private network namespace; %s. Every value is"
+              + " written to disk as it is stored (no --offload_on_evict), so the folders hold the"
+              + " whole set. The puts were tried"
+              + " again %d times in all (insufficient space while the memory is held by values not"
+              + " yet written; each value for up to 30 s). With the defaults nothing reaches the"
+              + " disk here: a storage process takes its offload queue once per heartbeat (10 s)"
+              + " and its bucket backend writes a bucket only once a batch holds 500 keys or 256"
+              + " MiB, more than its memory holds; the rest is reported back as not written and"
+              + " evicted (by hand, 96 puts of 1 MiB into 32 MiB: the offload folder stayed empty"
+              + " and only the values still in memory were found).",
+          NODES,
+          StatusTable.bytes(s.memoryPerNode()),
+          StatusTable.bytes(s.diskPerNode()),
+          s.clients(),
+          MooncakeOffload.CONFIGURATION,
+          retries);
+    } catch (IOException e) {
+      out.println("disk-3x: Mooncake Store stopped: " + e.getMessage());
+      return "stopped: " + e.getMessage() + ".";
+    }
   }
 
   private LocalPool start(String poolId, Path tiers, Path memoryFiles) {
@@ -468,7 +543,7 @@ public final class DiskTierComparison {
                 s.readThreads()))
         .append("| target | pass | hit ratio | GB/s | values |\n| --- | --- | --- | --- | --- |\n");
     rows.forEach(r -> md.append(r).append('\n'));
-    md.append("\nMooncake Store with SSD offload: ").append(s.mooncakeNote()).append("\n\n");
+    md.append("\nMooncake Store with SSD offload: ").append(mooncakeNote).append("\n\n");
     md.append("| goal (printed, not asserted) | | figures |\n| --- | --- | --- |\n");
     goals.forEach(g -> md.append(g).append('\n'));
     out.println();
