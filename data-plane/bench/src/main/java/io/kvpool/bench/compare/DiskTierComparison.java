@@ -284,21 +284,21 @@ public final class DiskTierComparison {
   private String mooncake(Path folder, long keys3x) throws IOException, InterruptedException {
     String target = "Mooncake Store + SSD offload";
     out.println("disk-3x: Mooncake Store with SSD offload (logs in " + folder + ")");
-    String[] reason = new String[1];
-    MooncakeOffload m =
-        MooncakeOffload.start(
-            s.venv(),
-            s.agentScript(),
-            folder,
-            NODES,
-            s.memoryPerNode(),
-            s.diskPerNode(),
-            s.clients(),
-            s.valueBytes(),
-            reason);
-    if (m == null) {
-      out.println("disk-3x: Mooncake Store skipped: " + reason[0]);
-      return "not run: " + reason[0] + ".";
+    MooncakeOffload m;
+    try {
+      m =
+          MooncakeOffload.start(
+              s.venv(),
+              s.agentScript(),
+              folder,
+              NODES,
+              s.memoryPerNode(),
+              s.diskPerNode(),
+              s.clients(),
+              s.valueBytes());
+    } catch (MooncakeOffload.Unavailable e) {
+      out.println("disk-3x: Mooncake Store skipped: " + e.getMessage());
+      return "not run: " + e.getMessage() + ".";
     }
     try (m) {
       row(target, "put 3x", m.put("d3x/", 0, keys3x, s.clients(), 30));
@@ -308,14 +308,14 @@ public final class DiskTierComparison {
       row(target, "disk reads, page cache (1 thread)", m.get("d3x/", 0, keys3x / 2, 1));
       dropPageCache(List.of(m.folder()));
       row(target, "disk reads, cold (1 thread)", m.get("d3x/", 0, keys3x / 2, 1));
-      long[] usage = m.folderUsage();
+      MooncakeOffload.FolderUsage usage = m.folderUsage();
       String line =
           String.format(
               Locale.ROOT,
               "| %s | after the gets: the offload folders hold %d files, du -s -B1 %d B | | | |",
               target,
-              usage[0],
-              usage[1]);
+              usage.files(),
+              usage.bytes());
       rows.add(line);
       out.println("  " + line);
       return String.format(

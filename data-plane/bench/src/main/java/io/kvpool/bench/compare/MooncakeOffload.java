@@ -41,10 +41,17 @@ final class MooncakeOffload implements AutoCloseable {
     this.valueBytes = valueBytes;
   }
 
-  /**
-   * Starts the agent, or says why it cannot: {@code reason[0]} gets the reason and null is
-   * returned.
-   */
+  /** Mooncake Store cannot run here; the message says why. */
+  static final class Unavailable extends Exception {
+    Unavailable(String reason) {
+      super(reason);
+    }
+  }
+
+  /** What the offload folders hold: regular files and bytes allocated ({@code du -s -B1}). */
+  record FolderUsage(long files, long bytes) {}
+
+  /** Starts the agent; {@link Unavailable} says why it cannot. */
   static MooncakeOffload start(
       Path venv,
       Path agentScript,
@@ -53,24 +60,21 @@ final class MooncakeOffload implements AutoCloseable {
       long memoryPerProcess,
       long diskPerProcess,
       int clients,
-      int valueBytes,
-      String[] reason)
-      throws InterruptedException {
+      int valueBytes)
+      throws InterruptedException, Unavailable {
     Path python = venv.resolve("bin/python");
     if (!Files.isExecutable(venv.resolve("bin/mooncake_master"))) {
-      reason[0] =
+      throw new Unavailable(
           "mooncake_master is not installed in "
               + venv
-              + " (pip install mooncake-transfer-engine-non-cuda; the setup step does it)";
-      return null;
+              + " (pip install mooncake-transfer-engine-non-cuda; the setup step does it)");
     }
     Path unshare = CompareSuite.which("unshare");
     Path ip = CompareSuite.which("ip");
     if (unshare == null || ip == null) {
-      reason[0] =
+      throw new Unavailable(
           "unshare or ip is missing: Mooncake's ports listen on all addresses, so it runs only in"
-              + " a private network namespace";
-      return null;
+              + " a private network namespace");
     }
     try {
       Files.createDirectories(folder);
@@ -112,8 +116,7 @@ final class MooncakeOffload implements AutoCloseable {
               Map.of());
       return new MooncakeOffload(agent, folder.resolve("offload"), valueBytes);
     } catch (IOException | RuntimeException e) {
-      reason[0] = "its agent did not start: " + e.getMessage();
-      return null;
+      throw new Unavailable("its agent did not start: " + e.getMessage());
     }
   }
 
@@ -165,8 +168,8 @@ final class MooncakeOffload implements AutoCloseable {
     return folder;
   }
 
-  /** The offload folders' files: count and bytes allocated ({@code du -s -B1}). */
-  long[] folderUsage() throws IOException, InterruptedException {
+  /** What the offload folders hold now. */
+  FolderUsage folderUsage() throws IOException, InterruptedException {
     long files;
     try (Stream<Path> walk = Files.walk(folder)) {
       files = walk.filter(Files::isRegularFile).count();
@@ -181,7 +184,7 @@ final class MooncakeOffload implements AutoCloseable {
     } catch (NumberFormatException e) {
       // du printed an error: leave -1
     }
-    return new long[] {files, bytes};
+    return new FolderUsage(files, bytes);
   }
 
   @Override

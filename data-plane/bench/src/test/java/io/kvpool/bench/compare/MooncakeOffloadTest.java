@@ -1,6 +1,6 @@
 package io.kvpool.bench.compare;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -12,23 +12,20 @@ import org.junit.jupiter.api.io.TempDir;
 class MooncakeOffloadTest {
 
   @Test
-  void aPythonEnvironmentWithoutMooncakeMasterIsSkippedWithTheReason(@TempDir Path dir)
-      throws InterruptedException {
-    String[] reason = new String[1];
-    MooncakeOffload m =
-        MooncakeOffload.start(
-            dir.resolve("no-venv"),
-            dir.resolve("agent.py"),
-            dir.resolve("work"),
-            2,
-            32L << 20,
-            128L << 20,
-            4,
-            1 << 20,
-            reason);
-    assertThat(m).isNull();
-    assertThat(reason[0])
-        .startsWith("mooncake_master is not installed in " + dir.resolve("no-venv"))
-        .contains("pip install mooncake-transfer-engine-non-cuda");
+  void aPythonEnvironmentWithoutMooncakeMasterIsSkippedWithTheReason(@TempDir Path dir) {
+    assertThatThrownBy(
+            () ->
+                MooncakeOffload.start(
+                    dir.resolve("no-venv"),
+                    dir.resolve("agent.py"),
+                    dir.resolve("work"),
+                    2,
+                    32L << 20,
+                    128L << 20,
+                    4,
+                    1 << 20))
+        .isInstanceOf(MooncakeOffload.Unavailable.class)
+        .hasMessageStartingWith("mooncake_master is not installed in " + dir.resolve("no-venv"))
+        .hasMessageContaining("pip install mooncake-transfer-engine-non-cuda");
   }
 }
