@@ -174,16 +174,7 @@ final class MooncakeOffload implements AutoCloseable {
     try (Stream<Path> walk = Files.walk(folder)) {
       files = walk.filter(Files::isRegularFile).count();
     }
-    Process p =
-        new ProcessBuilder("du", "-s", "-B1", folder.toString()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes()).trim();
-    p.waitFor();
-    long bytes = -1;
-    try {
-      bytes = Long.parseLong(out.split("\\s+")[0]);
-    } catch (NumberFormatException e) {
-      // du printed an error: leave -1
-    }
+    long bytes = TierDiskUsage.du(folder, "-B1");
     return new FolderUsage(files, bytes);
   }
 
