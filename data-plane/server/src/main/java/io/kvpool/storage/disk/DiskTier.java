@@ -437,7 +437,7 @@ public final class DiskTier implements AutoCloseable {
     // just leaves them out
     while (files.size() > settings.maxFiles()) {
       TierFile oldest = files.firstEntry().getValue();
-      droppedAtStart += oldest.live;
+      droppedAtStart += recordsIn(oldest).size();
       deleteFile(oldest);
     }
     for (TierFile f : List.copyOf(files.values())) {

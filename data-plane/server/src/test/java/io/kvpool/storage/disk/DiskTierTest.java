@@ -153,6 +153,26 @@ class DiskTierTest {
   }
 
   @Test
+  void aTierReopenedWithASmallerCapDropsItsOldestFilesWithTheirRecords() throws IOException {
+    DiskTier t = tier(10);
+    for (int i = 0; i < 5; i++) {
+      assertThat(append(t, "k" + i, value(10_000, i), metadata(i, 2, 10))).isTrue(); // a file each
+    }
+    t.close();
+    DiskTier smaller = tier(3);
+    assertThat(smaller.status().files()).isEqualTo(3);
+    assertThat(smaller.status().droppedAtStart()).isEqualTo(2);
+    assertThat(smaller.records()).isEqualTo(3);
+    assertThat(smaller.snapshot())
+        .as("the inventory lists only records still on disk")
+        .extracting(h -> h.id().key())
+        .containsExactlyInAnyOrder("k2", "k3", "k4");
+    assertThat(smaller.contains(new DiskTier.ObjectRef("k0", 1))).isFalse();
+    assertThat(read(smaller, "k4")).isEqualTo(value(10_000, 4));
+    assertThat(sideFiles(dir)).hasSize(3);
+  }
+
+  @Test
   void aFullTierReclaimsItsLeastRecentlyUsedFilesAndReportsTheirRecords() throws IOException {
     DiskTier t = tier(10); // high watermark 9 files, low 8
     for (int i = 0; i < 9; i++) {
