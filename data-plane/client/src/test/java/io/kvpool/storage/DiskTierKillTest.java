@@ -271,7 +271,9 @@ class DiskTierKillTest {
   /** The value put under {@code key}: 64-256 KiB, a function of the key alone. */
   private static ByteBuffer value(String key) {
     SplittableRandom random = new SplittableRandom(key.hashCode());
-    byte[] bytes = new byte[64 * 1024 + random.nextInt(192 * 1024)];
+    // 64 KiB to 512 KiB: disk reads of values from 256 KiB up are sent from the tier's files, the
+    // smaller ones from staging memory
+    byte[] bytes = new byte[64 * 1024 + random.nextInt(448 * 1024)];
     random.nextBytes(bytes);
     return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
   }

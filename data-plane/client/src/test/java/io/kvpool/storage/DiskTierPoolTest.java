@@ -11,6 +11,7 @@ import io.kvpool.client.KvPoolClient;
 import io.kvpool.client.KvPoolException;
 import io.kvpool.client.ObjectNotFoundException;
 import io.kvpool.client.PoolStats;
+import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
@@ -132,11 +133,16 @@ class DiskTierPoolTest {
     for (Map.Entry<String, ByteBuffer> e : values.entrySet()) {
       assertThat(client.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
     }
+    double fromFiles = 0;
     for (StorageNode n : nodes) {
       StorageStatus.Disk disk = n.status().disk();
       assertThat(disk.healthy()).isTrue();
       assertThat(disk.spills()).isPositive();
+      assertThat(disk.reads()).isPositive();
+      fromFiles += counter(n, "kvpool_storage_replies_from_files_total");
     }
+    // segments in anonymous memory: every reply from files was a disk record's (from 256 KiB)
+    assertThat(fromFiles).as("disk reads sent from the tier's files").isPositive();
     // the nodes' heartbeats carry their tiers to the master (protocol 2.4): per node and a disk
     // tier
     eventually(
@@ -559,7 +565,9 @@ class DiskTierPoolTest {
   }
 
   private static ByteBuffer value(Random random) {
-    byte[] bytes = new byte[64 * 1024 + random.nextInt(192 * 1024)];
+    // 64 KiB to 512 KiB: disk reads of values from 256 KiB up are sent from the tier's files, the
+    // smaller ones from staging memory
+    byte[] bytes = new byte[64 * 1024 + random.nextInt(448 * 1024)];
     random.nextBytes(bytes);
     return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
   }
@@ -576,13 +584,27 @@ class DiskTierPoolTest {
 
   /** The master's Prometheus text. */
   private String masterMetrics() throws IOException, InterruptedException {
+    return metrics(master.adminEndpoint());
+  }
+
+  private static String metrics(HostPort admin) throws IOException, InterruptedException {
     return java.net.http.HttpClient.newHttpClient()
         .send(
             java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
+                    java.net.URI.create("http://" + admin + "/metrics"))
                 .build(),
             java.net.http.HttpResponse.BodyHandlers.ofString())
         .body();
+  }
+
+  /** A counter's value in a node's Prometheus text (0 when absent). */
+  private static double counter(StorageNode node, String name)
+      throws IOException, InterruptedException {
+    return metrics(node.adminEndpoint())
+        .lines()
+        .filter(l -> l.startsWith(name + " "))
+        .mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1).trim()))
+        .sum();
   }
 
   private long onDisk() {

@@ -122,12 +122,30 @@ final class DiskSpill implements AutoCloseable {
    * be told the node holds nothing.
    */
   DiskTier.Staged read(String key, long generation) throws DiskTier.BusyException {
+    awaitSpilled(key, generation);
+    return tier.read(new DiskTier.ObjectRef(key, generation));
+  }
+
+  /**
+   * As {@link #read}, the record checked where it lies, for a reply sent from the tier's file
+   * ({@link DiskTier#check}).
+   */
+  DiskTier.Checked check(String key, long generation) throws DiskTier.BusyException {
+    awaitSpilled(key, generation);
+    return tier.check(new DiskTier.ObjectRef(key, generation));
+  }
+
+  /** The size of the tier's record of (key, generation), or -1 when it holds none (yet). */
+  int sizeOf(String key, long generation) {
+    return tier.sizeOf(new DiskTier.ObjectRef(key, generation));
+  }
+
+  private void awaitSpilled(String key, long generation) {
     try {
       inventory.awaitSpilled(new ObjectId(key, generation), SPILL_WAIT_MILLIS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    return tier.read(new DiskTier.ObjectRef(key, generation));
   }
 
   /** Writes a complete replica held in memory to the tier: true once its record is written. */

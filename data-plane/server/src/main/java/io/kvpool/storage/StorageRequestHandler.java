@@ -146,7 +146,8 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
             metrics,
             "kvpool_storage_replies_from_files_total",
             "READ, READ_BATCH and READ_OBJECT replies started whose bytes the kernel sends from the"
-                + " segments' memory files (sendfile) instead of copying them");
+                + " segments' memory files or the disk tier's files (sendfile) instead of copying"
+                + " them");
     this.repliesAborted =
         counter(
             metrics,
@@ -1164,6 +1165,12 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         inventory.unpin(pin);
       }
     }
+    if (disk != null
+        && session.canSendFromFiles()
+        && disk.sizeOf(r.key(), r.generation()) >= ReadServing.MIN_FILE_REPLY_BYTES) {
+      readObjectFromDiskFile(session, request, r);
+      return;
+    }
     DiskTier.Staged staged;
     try {
       staged = disk == null ? null : disk.read(r.key(), r.generation());
@@ -1172,17 +1179,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     if (staged == null) {
-      refused.labelValues("not_held").inc();
-      session.replyError(
-          request,
-          ErrorCode.NOT_FOUND,
-          "node "
-              + nodeId
-              + " holds no replica of "
-              + r.key()
-              + " generation "
-              + r.generation()
-              + " (released, evicted, or its disk record failed its checksum)");
+      notHeldOnDisk(session, request, r);
       return;
     }
     try (staged) {
@@ -1193,6 +1190,49 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       reads.inc();
       readBytes.inc(value.remaining());
     }
+  }
+
+  /**
+   * READ_OBJECT of a disk record of at least {@link ReadServing#MIN_FILE_REPLY_BYTES}: checked
+   * where it lies and sent by the kernel from the tier file's pages, without staging the value
+   * (data-plane/README.md, "Disk tier").
+   */
+  private void readObjectFromDiskFile(Session session, Frame request, ReadObjectRequest r)
+      throws IOException {
+    DiskTier.Checked checked;
+    try {
+      checked = disk.check(r.key(), r.generation());
+    } catch (DiskTier.BusyException e) {
+      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
+      return;
+    }
+    if (checked == null) {
+      notHeldOnDisk(session, request, r);
+      return;
+    }
+    try (checked) {
+      BodyWriter out = new BodyWriter(8);
+      new ReadReply(checked.length()).encode(out);
+      repliesFromFiles.inc();
+      session.replyFromFiles(request, out, List.of(checked.region()), 1);
+      reads.inc();
+      readBytes.inc(checked.length());
+    }
+  }
+
+  private void notHeldOnDisk(Session session, Frame request, ReadObjectRequest r)
+      throws IOException {
+    refused.labelValues("not_held").inc();
+    session.replyError(
+        request,
+        ErrorCode.NOT_FOUND,
+        "node "
+            + nodeId
+            + " holds no replica of "
+            + r.key()
+            + " generation "
+            + r.generation()
+            + " (released, evicted, or its disk record failed its checksum)");
   }
 
   /** Why a read token does not admit a read of the object now, or null. */

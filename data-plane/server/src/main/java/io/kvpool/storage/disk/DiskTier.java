@@ -1,9 +1,11 @@
 package io.kvpool.storage.disk;
 
+import io.kvpool.nativemem.Crc32c;
 import io.kvpool.nativemem.HugePageMode;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.nativemem.SegmentOptions;
 import io.kvpool.protocol.BlockMetadata;
+import io.kvpool.protocol.FileRegion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -39,10 +41,11 @@ import org.slf4j.LoggerFactory;
  * reported to the drop listener (the node tells the master those replicas are gone).
  *
  * <p>Bytes never pass through the Java heap: a spill writes views of segment memory with positional
- * writes, and a read stages the value in native memory of its own, checks its CRC32C there and is
- * sent from there. A record whose CRC32C fails is a miss, never bytes. Writes go through the page
- * cache (data-plane/README.md, "Disk tier"): a record is in the kernel once its append returned, so
- * it survives the process (kill -9), not a power cut.
+ * writes, and a read either stages the value in native memory of its own, checks its CRC32C there
+ * and is sent from there ({@link #read}), or checks it in small pieces and is sent by the kernel
+ * from the file's pages ({@link #check}). A record whose CRC32C fails is a miss, never bytes.
+ * Writes go through the page cache (data-plane/README.md, "Disk tier"): a record is in the kernel
+ * once its append returned, so it survives the process (kill -9), not a power cut.
  *
  * <p>Faults never escape: an I/O error, a full filesystem or a vanished folder puts the tier in a
  * degraded state with the reason ({@link #status()}); spills fail (the node keeps serving from
@@ -70,6 +73,12 @@ public final class DiskTier implements AutoCloseable {
    * side file (its next leader announces it under its key).
    */
   static final long MAX_METADATA_HEAP_BYTES = 32L << 20;
+
+  /**
+   * The pieces {@link #check} reads a record's value in to check it: small enough to stay in the
+   * CPU's cache between the read and the checksum.
+   */
+  static final int CHECK_CHUNK = 256 << 10;
 
   private static final SegmentOptions STAGING =
       SegmentOptions.defaults().hugePages(HugePageMode.NONE);
@@ -180,6 +189,37 @@ public final class DiskTier implements AutoCloseable {
     @Override
     public void close() {
       staging.give(memory, permits);
+    }
+  }
+
+  /**
+   * A record checked where it lies ({@link #check}): its value is bytes {@code [position, position
+   * + length)} of a read-only channel of its own. Close it once sent.
+   */
+  public static final class Checked implements AutoCloseable {
+    private final FileChannel channel;
+    private final long position;
+    private final int length;
+
+    private Checked(FileChannel channel, long position, int length) {
+      this.channel = channel;
+      this.position = position;
+      this.length = length;
+    }
+
+    /** The value's bytes, for a reply the kernel sends from the file's pages. */
+    public FileRegion region() {
+      return new FileRegion(channel, position, length);
+    }
+
+    /** The value's size in bytes. */
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public void close() {
+      closeQuietly(channel);
     }
   }
 
@@ -982,6 +1022,12 @@ public final class DiskTier implements AutoCloseable {
     return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
   }
 
+  /** The size of the object's value in the tier, or -1 when the tier holds no record of it. */
+  public synchronized int sizeOf(ObjectRef id) {
+    Location loc = index.get(id);
+    return loc == null ? -1 : loc.record().size();
+  }
+
   /** Whether the tier holds a record of the object. */
   public synchronized boolean contains(ObjectRef id) {
     return index.containsKey(id);
@@ -993,6 +1039,86 @@ public final class DiskTier implements AutoCloseable {
    * when staging memory stays taken.
    */
   public Staged read(ObjectRef id) throws BusyException {
+    Location loc = locate(id);
+    if (loc == null) {
+      return null;
+    }
+    int size = loc.record().size();
+    int permits = staging.permits(size);
+    NativeSegment memory = takeStaging(size, permits);
+    try {
+      ByteBuffer value = memory.view(0, size);
+      boolean ok =
+          headerMatches(loc.file.channel, loc)
+              && readFully(loc.file.channel, value.duplicate(), valueOffset(loc))
+              && memory.crc32c(0, size) == loc.record().checksum();
+      if (ok) {
+        Staged s = new Staged(memory, value, staging, permits);
+        memory = null;
+        return s;
+      }
+      drop(id, loc, "its record fails its checksum");
+      return null;
+    } catch (IOException | RuntimeException e) {
+      dropUnlessReclaimed(id, loc, e);
+      return null;
+    } finally {
+      if (memory != null) {
+        staging.give(memory, permits);
+      }
+    }
+  }
+
+  /**
+   * Checks an object's record where it lies, for a reply sent from the file's pages: its header and
+   * its value's CRC32C, read through a channel of its own in pieces of {@link #CHECK_CHUNK}
+   * (staging memory that stays in the CPU's cache, where {@link #read} stages the whole value). The
+   * checked bytes are the bytes sent: a record's range is never written again while its file
+   * exists, and the returned channel keeps the file's pages after a reclaim deletes it. Null when
+   * the tier does not hold it or its record fails a check (then it is dropped and reported); throws
+   * {@link BusyException} when staging memory stays taken.
+   */
+  public Checked check(ObjectRef id) throws BusyException {
+    Location loc = locate(id);
+    if (loc == null) {
+      return null;
+    }
+    int permits = staging.permits(CHECK_CHUNK);
+    NativeSegment memory = takeStaging(CHECK_CHUNK, permits);
+    FileChannel channel = null;
+    try {
+      channel = FileChannel.open(loc.file.path, StandardOpenOption.READ);
+      int size = loc.record().size();
+      long from = valueOffset(loc);
+      boolean ok = headerMatches(channel, loc);
+      int crc = 0;
+      for (int done = 0; ok && done < size; ) {
+        ByteBuffer chunk = memory.view(0, Math.min(CHECK_CHUNK, size - done));
+        ok = readFully(channel, chunk.duplicate(), from + done);
+        crc = Crc32c.update(crc, chunk);
+        done += chunk.remaining();
+      }
+      if (ok && crc == loc.record().checksum()) {
+        Checked c = new Checked(channel, from, size);
+        channel = null;
+        return c;
+      }
+      drop(id, loc, "its record fails its checksum");
+      return null;
+    } catch (IOException | RuntimeException e) {
+      dropUnlessReclaimed(id, loc, e);
+      return null;
+    } finally {
+      staging.give(memory, permits);
+      closeQuietly(channel);
+    }
+  }
+
+  /**
+   * The tier's record of the object, waiting for one being written (at most {@link
+   * #WRITE_WAIT_NANOS}); null when it holds none. Counts a read.
+   */
+  private Location locate(ObjectRef id) throws BusyException {
     Location loc;
     synchronized (this) {
       // a record being written is read once its write ends: its value may have left memory for it
@@ -1016,8 +1142,10 @@ public final class DiskTier implements AutoCloseable {
       loc.file.stamp = ++clock;
       reads++;
     }
-    int size = loc.record().size();
-    int permits = staging.permits(size);
+    return loc;
+  }
+
+  private NativeSegment takeStaging(int size, int permits) throws BusyException {
     NativeSegment memory;
     try {
       memory = staging.take(size, permits);
@@ -1028,32 +1156,35 @@ public final class DiskTier implements AutoCloseable {
     if (memory == null) {
       throw new BusyException("the disk tier's staging memory is taken by other reads; try again");
     }
-    try {
-      ByteBuffer value = memory.view(0, size);
-      ByteBuffer header = ByteBuffer.allocate(loc.record().headerBytes());
-      boolean ok =
-          readFully(loc.file.channel, header, loc.offset())
-              && loc.record().equals(DiskRecord.parse(header))
-              && readFully(loc.file.channel, value.duplicate(), loc.offset() + header.capacity())
-              && memory.crc32c(0, size) == loc.record().checksum();
-      if (ok) {
-        Staged s = new Staged(memory, value, staging, permits);
-        memory = null;
-        return s;
+    return memory;
+  }
+
+  private static boolean headerMatches(FileChannel channel, Location loc) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(loc.record().headerBytes());
+    return readFully(channel, header, loc.offset())
+        && loc.record().equals(DiskRecord.parse(header));
+  }
+
+  private static long valueOffset(Location loc) {
+    return loc.offset() + loc.record().headerBytes();
+  }
+
+  /** A read that failed drops the record, unless its file was reclaimed meanwhile (reported). */
+  private void dropUnlessReclaimed(ObjectRef id, Location loc, Exception e) {
+    synchronized (this) {
+      if (files.get(loc.file.seq) != loc.file) {
+        return;
       }
-      drop(id, loc, "its record fails its checksum");
-      return null;
-    } catch (IOException | RuntimeException e) {
-      synchronized (this) {
-        if (files.get(loc.file.seq) != loc.file) {
-          return null; // reclaimed while being read: already reported
-        }
-      }
-      drop(id, loc, "reading it failed: " + describe(e));
-      return null;
-    } finally {
-      if (memory != null) {
-        staging.give(memory, permits);
+    }
+    drop(id, loc, "reading it failed: " + describe(e));
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        LOG.debug("event=disk_read_channel_close_failed error={}", e.toString());
       }
     }
   }

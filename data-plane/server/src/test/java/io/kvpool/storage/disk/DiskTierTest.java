@@ -3,6 +3,7 @@ package io.kvpool.storage.disk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.protocol.BlockMetadata;
+import io.kvpool.protocol.FileRegion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -223,6 +224,70 @@ class DiskTierTest {
     assertThat(second.degraded()).isTrue();
     assertThat(second.status().degraded()).contains("another process");
     assertThat(second.append("x", 1, 1, 1, 0, null, ByteBuffer.allocateDirect(1))).isFalse();
+  }
+
+  /** A value of several {@link DiskTier#CHECK_CHUNK} pieces and a part of one. */
+  private static final int CHECKED_SIZE = 2 * DiskTier.CHECK_CHUNK + 12_345;
+
+  private DiskTier tierOfLargeFiles() {
+    long fileBytes = 1 << 20;
+    DiskTier t =
+        DiskTier.open(
+            new DiskTier.Settings(dir, DiskTier.RESERVE_BYTES + 4 * fileBytes, fileBytes, 0.9, 0.8),
+            dropped::addAll,
+            1 << 20);
+    open.add(t);
+    return t;
+  }
+
+  private static ByteBuffer bytesOf(DiskTier.Checked c) throws IOException {
+    FileRegion r = c.region();
+    ByteBuffer got = ByteBuffer.allocate((int) r.length());
+    while (got.hasRemaining()) {
+      if (r.file().read(got, r.position() + got.position()) < 0) {
+        break;
+      }
+    }
+    return got.flip();
+  }
+
+  @Test
+  void aRecordCheckedWhereItLiesIsItsExactBytesAlsoAfterItsFileIsDeleted() throws IOException {
+    DiskTier t = tierOfLargeFiles();
+    ByteBuffer v = value(CHECKED_SIZE, 5);
+    assertThat(append(t, "a", v)).isTrue();
+    assertThat(t.sizeOf(new DiskTier.ObjectRef("a", 1))).isEqualTo(CHECKED_SIZE);
+    assertThat(t.check(new DiskTier.ObjectRef("nothing", 1))).isNull();
+    assertThat(t.sizeOf(new DiskTier.ObjectRef("nothing", 1))).isEqualTo(-1);
+    Path file = onlyFile(dir);
+    assertThat(append(t, "b", value(CHECKED_SIZE, 7))).isTrue(); // a file of its own: a's is full
+    try (DiskTier.Checked c = t.check(new DiskTier.ObjectRef("a", 1))) {
+      assertThat(c.length()).isEqualTo(CHECKED_SIZE);
+      assertThat(bytesOf(c)).isEqualTo(v);
+      t.remove(new DiskTier.ObjectRef("a", 1));
+      assertThat(file).as("a file left without records is deleted").doesNotExist();
+      assertThat(bytesOf(c)).as("the reply's own channel keeps the pages").isEqualTo(v);
+    }
+    assertThat(t.status().reads()).isEqualTo(1);
+    assertThat(dropped).isEmpty();
+  }
+
+  @Test
+  void aRecordCheckedWhereItLiesThatFailsItsChecksumIsAMissAndReported() throws IOException {
+    DiskTier t = tierOfLargeFiles();
+    append(t, "a", value(CHECKED_SIZE, 6));
+    try (FileChannel ch =
+        FileChannel.open(onlyFile(dir), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      // a byte in the value's last piece, flipped: the pieces before it check out on their own
+      long at = 28 + 1 + 2L * DiskTier.CHECK_CHUNK + 100;
+      ByteBuffer one = ByteBuffer.allocate(1);
+      ch.read(one, at);
+      ch.write(ByteBuffer.wrap(new byte[] {(byte) ~one.get(0)}), at);
+    }
+    assertThat(t.check(new DiskTier.ObjectRef("a", 1))).isNull();
+    assertThat(dropped).containsExactly(new DiskTier.ObjectRef("a", 1));
+    assertThat(t.status().misses()).isEqualTo(1);
+    assertThat(t.contains(new DiskTier.ObjectRef("a", 1))).isFalse();
   }
 
   private static Path onlyFile(Path dir) throws IOException {
