@@ -471,7 +471,8 @@ public final class DiskTierComparison {
         String.format(
             Locale.ROOT,
             "| kvpool disk tier alone (in-process, no client or socket) | %s reads of every record"
-                + " (%d threads), staged and CRC32C-checked | | %.3f | %d read, %d miss |",
+                + " (%d threads), CRC32C-checked as a node serves them, not sent | | %.3f | %d"
+                + " read, %d miss |",
             pass,
             s.readThreads(),
             r.gigabytesPerSecond(),
