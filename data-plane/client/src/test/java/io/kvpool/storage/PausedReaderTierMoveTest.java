@@ -230,6 +230,42 @@ class PausedReaderTierMoveTest {
   }
 
   /**
+   * A reader stalled inside a READ_OBJECT reply of a disk record, which the node sends from the
+   * tier file's pages, while puts make the tier reclaim that file: the file is unlinked at once,
+   * but its pages stay with the reply, and the reader receives the whole value, every byte the
+   * victim's.
+   */
+  @Test
+  void aReaderStalledInADiskReplyWhileTheTierReclaimsItsFileReceivesTheWholeValue()
+      throws Exception {
+    ByteBuffer victim = random(BIG, 3);
+    writer.put("victim", victim, 1);
+    fillUntilReused(lookup("victim").replicas().get(0).slices().get(0));
+    ReplicaListResult lookup = lookup("victim");
+    ReplicaLocation location = lookup.replicas().get(0);
+    assertThat(location.onDisk()).as("the victim is on disk now").isTrue();
+    DiskTier.ObjectRef record = new DiskTier.ObjectRef("victim", lookup.generation());
+    BodyWriter w = new BodyWriter();
+    new ReadObjectRequest("victim", lookup.generation(), lookup.expiresAtMillis(), location.token())
+        .encode(w);
+    int head = 64 << 10;
+    try (StalledReader stalled = new StalledReader(node.rpcEndpoint())) {
+      ByteBuffer body = stalled.request(Opcode.READ_OBJECT, w);
+      assertThat(ReadReply.decode(new BodyReader(body)).length()).isEqualTo(BIG);
+      stalled.readHead(victim, head);
+      assertThat(node.status().disk().reads()).as("the reply is a disk read").isPositive();
+      int puts = 0;
+      while (node.diskTier().contains(record)) {
+        assertThat(puts).as("puts until the tier reclaimed the victim's file").isLessThan(512);
+        writer.put("reclaim/" + puts, random(VALUE, 1000 + puts), 1);
+        puts++;
+      }
+      System.out.printf("the tier reclaimed the victim's file after %d puts%n", puts);
+      stalled.readRest(victim, head, "the tier reclaimed the file the reply is sent from");
+    }
+  }
+
+  /**
    * Puts 1 MiB values until the leased victim moved to disk and one of them took (part of) its
    * memory range {@code old}; returns that one's key.
    */

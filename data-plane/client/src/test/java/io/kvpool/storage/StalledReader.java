@@ -101,6 +101,19 @@ final class StalledReader implements AutoCloseable {
     return got;
   }
 
+  /**
+   * Reads the rest of a payload that should be {@code expected}, from byte {@code from}, to its
+   * end: every byte must arrive and be {@code expected}'s ({@code what} happened during the stall,
+   * for the message).
+   */
+  void readRest(ByteBuffer expected, int from, String what) throws IOException {
+    byte[] rest = new byte[expected.remaining() - from];
+    in.readFully(rest);
+    assertThat(ByteBuffer.wrap(rest))
+        .as("the rest of the reply after %s", what)
+        .isEqualTo(expected.duplicate().position(expected.position() + from));
+  }
+
   private FrameHeader send(Opcode opcode, BodyWriter body) throws IOException {
     ByteBuffer b = body.toBuffer();
     ByteBuffer frame = ByteBuffer.allocate(ProtocolLimits.HEADER_BYTES + b.remaining());

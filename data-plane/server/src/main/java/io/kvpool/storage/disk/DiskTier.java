@@ -194,17 +194,20 @@ public final class DiskTier implements AutoCloseable {
 
   /**
    * A record checked where it lies ({@link #check}): its value is bytes {@code [position, position
-   * + length)} of a read-only channel of its own. Close it once sent.
+   * + length)} of its file's channel, which stays open until this is closed, also if the file is
+   * reclaimed meanwhile. Close it once sent.
    */
   public static final class Checked implements AutoCloseable {
     private final FileChannel channel;
     private final long position;
     private final int length;
+    private final Runnable done;
 
-    private Checked(FileChannel channel, long position, int length) {
+    private Checked(FileChannel channel, long position, int length, Runnable done) {
       this.channel = channel;
       this.position = position;
       this.length = length;
+      this.done = done;
     }
 
     /** The value's bytes, for a reply the kernel sends from the file's pages. */
@@ -219,7 +222,7 @@ public final class DiskTier implements AutoCloseable {
 
     @Override
     public void close() {
-      closeQuietly(channel);
+      done.run();
     }
   }
 
@@ -321,6 +324,12 @@ public final class DiskTier implements AutoCloseable {
 
     /** Appends that reserved a place in the file and are writing their value. */
     int writing;
+
+    /** Replies being sent from the file's pages ({@link Checked}): its channel stays open. */
+    int sending;
+
+    /** Deleted (reclaimed or emptied): its channel is closed once no reply is sent from it. */
+    boolean deleted;
 
     TierFile(long seq, Path path, FileChannel channel, long size) {
       this.seq = seq;
@@ -997,8 +1006,11 @@ public final class DiskTier implements AutoCloseable {
     if (active == f) {
       active = null;
     }
+    f.deleted = true;
     try {
-      f.channel.close();
+      if (f.sending == 0) {
+        f.channel.close(); // else by the last reply sent from it
+      }
       Files.deleteIfExists(f.path);
       if (f.meta != null) {
         f.meta.close();
@@ -1071,46 +1083,63 @@ public final class DiskTier implements AutoCloseable {
 
   /**
    * Checks an object's record where it lies, for a reply sent from the file's pages: its header and
-   * its value's CRC32C, read through a channel of its own in pieces of {@link #CHECK_CHUNK}
-   * (staging memory that stays in the CPU's cache, where {@link #read} stages the whole value). The
-   * checked bytes are the bytes sent: a record's range is never written again while its file
-   * exists, and the returned channel keeps the file's pages after a reclaim deletes it. Null when
-   * the tier does not hold it or its record fails a check (then it is dropped and reported); throws
-   * {@link BusyException} when staging memory stays taken.
+   * its value's CRC32C, read in pieces of {@link #CHECK_CHUNK} (staging memory that stays in the
+   * CPU's cache, where {@link #read} stages the whole value). The checked bytes are the bytes sent:
+   * a record's range is never written again while its file exists, and a file reclaimed while a
+   * reply is sent from it is unlinked at once but its channel closed only when the last such reply
+   * is done. Null when the tier does not hold it or its record fails a check (then it is dropped
+   * and reported); throws {@link BusyException} when staging memory stays taken.
    */
   public Checked check(ObjectRef id) throws BusyException {
     Location loc = locate(id);
     if (loc == null) {
       return null;
     }
-    int permits = staging.permits(CHECK_CHUNK);
-    NativeSegment memory = takeStaging(CHECK_CHUNK, permits);
-    FileChannel channel = null;
+    TierFile f = loc.file;
+    synchronized (this) {
+      if (files.get(f.seq) != f) {
+        return null; // reclaimed since: already reported
+      }
+      f.sending++;
+    }
+    boolean sending = false;
     try {
-      channel = FileChannel.open(loc.file.path, StandardOpenOption.READ);
-      int size = loc.record().size();
-      long from = valueOffset(loc);
-      boolean ok = headerMatches(channel, loc);
-      int crc = 0;
-      for (int done = 0; ok && done < size; ) {
-        ByteBuffer chunk = memory.view(0, Math.min(CHECK_CHUNK, size - done));
-        ok = readFully(channel, chunk.duplicate(), from + done);
-        crc = Crc32c.update(crc, chunk);
-        done += chunk.remaining();
+      int permits = staging.permits(CHECK_CHUNK);
+      NativeSegment memory = takeStaging(CHECK_CHUNK, permits);
+      try {
+        int size = loc.record().size();
+        long from = valueOffset(loc);
+        boolean ok = headerMatches(f.channel, loc);
+        int crc = 0;
+        for (int done = 0; ok && done < size; ) {
+          ByteBuffer chunk = memory.view(0, Math.min(CHECK_CHUNK, size - done));
+          ok = readFully(f.channel, chunk.duplicate(), from + done);
+          crc = Crc32c.update(crc, chunk);
+          done += chunk.remaining();
+        }
+        if (ok && crc == loc.record().checksum()) {
+          sending = true;
+          return new Checked(f.channel, from, size, () -> sent(f));
+        }
+        drop(id, loc, "its record fails its checksum");
+        return null;
+      } catch (IOException | RuntimeException e) {
+        dropUnlessReclaimed(id, loc, e);
+        return null;
+      } finally {
+        staging.give(memory, permits);
       }
-      if (ok && crc == loc.record().checksum()) {
-        Checked c = new Checked(channel, from, size);
-        channel = null;
-        return c;
-      }
-      drop(id, loc, "its record fails its checksum");
-      return null;
-    } catch (IOException | RuntimeException e) {
-      dropUnlessReclaimed(id, loc, e);
-      return null;
     } finally {
-      staging.give(memory, permits);
-      closeQuietly(channel);
+      if (!sending) {
+        sent(f);
+      }
+    }
+  }
+
+  /** A reply from a file's pages is done: a deleted file's channel closes with its last one. */
+  private synchronized void sent(TierFile f) {
+    if (--f.sending == 0 && f.deleted) {
+      closeQuietly(f.channel);
     }
   }
 

@@ -261,13 +261,14 @@ class DiskTierTest {
     assertThat(t.sizeOf(new DiskTier.ObjectRef("nothing", 1))).isEqualTo(-1);
     Path file = onlyFile(dir);
     assertThat(append(t, "b", value(CHECKED_SIZE, 7))).isTrue(); // a file of its own: a's is full
-    try (DiskTier.Checked c = t.check(new DiskTier.ObjectRef("a", 1))) {
-      assertThat(c.length()).isEqualTo(CHECKED_SIZE);
-      assertThat(bytesOf(c)).isEqualTo(v);
-      t.remove(new DiskTier.ObjectRef("a", 1));
-      assertThat(file).as("a file left without records is deleted").doesNotExist();
-      assertThat(bytesOf(c)).as("the reply's own channel keeps the pages").isEqualTo(v);
-    }
+    DiskTier.Checked c = t.check(new DiskTier.ObjectRef("a", 1));
+    assertThat(c.length()).isEqualTo(CHECKED_SIZE);
+    assertThat(bytesOf(c)).isEqualTo(v);
+    t.remove(new DiskTier.ObjectRef("a", 1));
+    assertThat(file).as("a file left without records is deleted").doesNotExist();
+    assertThat(bytesOf(c)).as("its channel stays open for the reply").isEqualTo(v);
+    c.close();
+    assertThat(c.region().file().isOpen()).as("closed with the last reply from it").isFalse();
     assertThat(t.status().reads()).isEqualTo(1);
     assertThat(dropped).isEmpty();
   }
