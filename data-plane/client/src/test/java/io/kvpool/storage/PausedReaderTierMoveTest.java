@@ -30,6 +30,7 @@ import io.kvpool.protocol.Slice;
 import io.kvpool.storage.disk.DiskTier;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -219,7 +220,7 @@ class PausedReaderTierMoveTest {
       ByteBuffer body = stalled.request(Opcode.READ, w);
       assertThat(ReadReply.decode(new BodyReader(body)).length()).isEqualTo(BIG);
       stalled.readHead(victim, head);
-      got = stalled.resume(victim, head, fillUntilReused(slice));
+      got = stalled.resume(victim, head, fillUntilReused(slice) + " reused the range");
     }
     System.out.printf(
         "the stalled reader received %d of the reply's last %d bytes, all the victim's%n",
@@ -231,12 +232,12 @@ class PausedReaderTierMoveTest {
 
   /**
    * A reader stalled inside a READ_OBJECT reply of a disk record, which the node sends from the
-   * tier file's pages, while puts make the tier reclaim that file: the file is unlinked at once,
-   * but its pages stay with the reply, and the reader receives the whole value, every byte the
-   * victim's.
+   * tier file's pages, while puts make the tier reclaim that file: the node stops the reply, so the
+   * file's blocks are freed while the reader still stalls (the tier's cap is physical: no process
+   * descriptor keeps a reclaimed file), and every byte the reader still receives is the victim's.
    */
   @Test
-  void aReaderStalledInADiskReplyWhileTheTierReclaimsItsFileReceivesTheWholeValue()
+  void aReaderStalledInADiskReplyWhileTheTierReclaimsItsFileIsStoppedAndTheFileFreed()
       throws Exception {
     ByteBuffer victim = random(BIG, 3);
     writer.put("victim", victim, 1);
@@ -249,11 +250,15 @@ class PausedReaderTierMoveTest {
     new ReadObjectRequest("victim", lookup.generation(), lookup.expiresAtMillis(), location.token())
         .encode(w);
     int head = 64 << 10;
+    int got;
     try (StalledReader stalled = new StalledReader(node.rpcEndpoint())) {
       ByteBuffer body = stalled.request(Opcode.READ_OBJECT, w);
       assertThat(ReadReply.decode(new BodyReader(body)).length()).isEqualTo(BIG);
       stalled.readHead(victim, head);
       assertThat(node.status().disk().reads()).as("the reply is a disk read").isPositive();
+      assertThat(deletedTierFilesHeld())
+          .as("the reply holds the victim's file, which is not deleted yet")
+          .isEmpty();
       int puts = 0;
       while (node.diskTier().contains(record)) {
         assertThat(puts).as("puts until the tier reclaimed the victim's file").isLessThan(512);
@@ -261,8 +266,41 @@ class PausedReaderTierMoveTest {
         puts++;
       }
       System.out.printf("the tier reclaimed the victim's file after %d puts%n", puts);
-      stalled.readRest(victim, head, "the tier reclaimed the file the reply is sent from");
+      long deadline = System.nanoTime() + T.toNanos();
+      List<String> held;
+      while (!(held = deletedTierFilesHeld()).isEmpty()) {
+        assertThat(System.nanoTime())
+            .as("the reclaimed file is released while the reader stalls; still held: %s", held)
+            .isLessThan(deadline);
+        Thread.sleep(10); // polling the node's descriptors, which nothing signals
+      }
+      got = stalled.resume(victim, head, "the tier reclaimed the file the reply is sent from");
     }
+    System.out.printf(
+        "the stalled reader received %d of the reply's last %d bytes, all the victim's%n",
+        got, BIG - head);
+  }
+
+  /**
+   * The tier files this process (the node runs in it) holds open though they are deleted: their
+   * blocks stay allocated, unseen by {@code du}.
+   */
+  private List<String> deletedTierFilesHeld() throws IOException {
+    List<String> held = new ArrayList<>();
+    try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+      for (Path fd : fds) {
+        String target;
+        try {
+          target = Files.readSymbolicLink(fd).toString();
+        } catch (IOException gone) {
+          continue; // closed since the listing
+        }
+        if (target.startsWith(dir.toString()) && target.endsWith(" (deleted)")) {
+          held.add(target);
+        }
+      }
+    }
+    return held;
   }
 
   /**

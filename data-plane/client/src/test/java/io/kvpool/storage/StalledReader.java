@@ -69,9 +69,9 @@ final class StalledReader implements AutoCloseable {
    * Reads on after the stall, from byte {@code from} of a payload that should be {@code expected}:
    * whatever the node still sends, until the payload's end, the connection's end or a reset. Every
    * byte received must be {@code expected}'s, and the reply must have been stopped before its end
-   * ({@code reuser} names what took the range, for the message). Returns the bytes received.
+   * ({@code what} happened during the stall, for the message). Returns the bytes received.
    */
-  int resume(ByteBuffer expected, int from, String reuser) {
+  int resume(ByteBuffer expected, int from, String what) {
     byte[] rest = new byte[expected.remaining() - from];
     int got = 0;
     try {
@@ -92,26 +92,10 @@ final class StalledReader implements AutoCloseable {
       }
     }
     assertThat(firstWrong)
-        .as(
-            "the first of %d bytes read after %s reused the range that is not the object read"
-                + " (-1: none)",
-            got, reuser)
+        .as("the first of %d bytes read after %s that is not the object read (-1: none)", got, what)
         .isEqualTo(-1);
     assertThat(got).as("the reply was stopped before its end").isLessThan(rest.length);
     return got;
-  }
-
-  /**
-   * Reads the rest of a payload that should be {@code expected}, from byte {@code from}, to its
-   * end: every byte must arrive and be {@code expected}'s ({@code what} happened during the stall,
-   * for the message).
-   */
-  void readRest(ByteBuffer expected, int from, String what) throws IOException {
-    byte[] rest = new byte[expected.remaining() - from];
-    in.readFully(rest);
-    assertThat(ByteBuffer.wrap(rest))
-        .as("the rest of the reply after %s", what)
-        .isEqualTo(expected.duplicate().position(expected.position() + from));
   }
 
   private FrameHeader send(Opcode opcode, BodyWriter body) throws IOException {

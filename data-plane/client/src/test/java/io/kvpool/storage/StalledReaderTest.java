@@ -172,7 +172,7 @@ class StalledReaderTest {
         .as("the new value %s reuses the removed one's range %s", n, oldSlice)
         .isTrue();
     // the stalled reader resumes: whatever still arrives must be the old object's bytes
-    reader.resume(expected, head, "the new object");
+    reader.resume(expected, head, "the new object reused the range");
     assertThat(repliesAborted()).isEqualTo(before + 1);
     assertThat(metric("kvpool_storage_replies_from_files_total"))
         .as("replies started from the memory files (the stalled one is the first read)")

@@ -127,12 +127,14 @@ final class DiskSpill implements AutoCloseable {
   }
 
   /**
-   * As {@link #read}, the record checked where it lies, for a reply sent from the tier's file
-   * ({@link DiskTier#check}).
+   * As {@link #read}, the record checked where it lies, for a reply sent from the tier's file and
+   * stopped through {@code onDelete} if the tier deletes that file meanwhile ({@link
+   * DiskTier#check}).
    */
-  DiskTier.Checked check(String key, long generation) throws DiskTier.BusyException {
+  DiskTier.Checked check(String key, long generation, Runnable onDelete)
+      throws DiskTier.BusyException {
     awaitSpilled(key, generation);
-    return tier.check(new DiskTier.ObjectRef(key, generation));
+    return tier.check(new DiskTier.ObjectRef(key, generation), onDelete);
   }
 
   /** The size of the tier's record of (key, generation), or -1 when it holds none (yet). */

@@ -827,15 +827,23 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * connection (which does not block, as the inventory's lock is held).
    */
   private ReadPin pinFor(Session session) {
-    return new ReadPin(
-        () -> {
-          repliesAborted.inc();
-          ABORTED.warn(
-              "event=reply_aborted node={} peer={} reason=\"an object it sends was released or overwritten\"",
-              nodeId,
-              session.remoteAddress());
-          session.abort();
-        });
+    return new ReadPin(stopper(session, "an object it sends was released or overwritten"));
+  }
+
+  /**
+   * Stops a reply on this session that must not go on: counts and logs it, and cuts the connection
+   * (without blocking).
+   */
+  private Runnable stopper(Session session, String reason) {
+    return () -> {
+      repliesAborted.inc();
+      ABORTED.warn(
+          "event=reply_aborted node={} peer={} reason=\"{}\"",
+          nodeId,
+          session.remoteAddress(),
+          reason);
+      session.abort();
+    };
   }
 
   /** Bytes {@code [offset, offset + length)} of a segment that a reply sends. */
@@ -1201,7 +1209,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       throws IOException {
     DiskTier.Checked checked;
     try {
-      checked = disk.check(r.key(), r.generation());
+      checked =
+          disk.check(
+              r.key(),
+              r.generation(),
+              stopper(session, "the disk tier reclaimed the file it sends from"));
     } catch (DiskTier.BusyException e) {
       session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
       return;

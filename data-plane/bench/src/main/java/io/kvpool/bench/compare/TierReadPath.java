@@ -113,7 +113,7 @@ final class TierReadPath {
   /** The bytes of a record read and checked as a node serves it, or -1 for a miss. */
   private static long readAsANode(Read r) throws DiskTier.BusyException {
     if (r.tier().sizeOf(r.id()) >= ReadServing.MIN_FILE_REPLY_BYTES) {
-      try (DiskTier.Checked c = r.tier().check(r.id())) {
+      try (DiskTier.Checked c = r.tier().check(r.id(), () -> {})) {
         return c == null ? -1 : c.length();
       }
     }

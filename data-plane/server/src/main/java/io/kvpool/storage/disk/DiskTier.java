@@ -194,25 +194,29 @@ public final class DiskTier implements AutoCloseable {
 
   /**
    * A record checked where it lies ({@link #check}): its value is bytes {@code [position, position
-   * + length)} of its file's channel, which stays open until this is closed, also if the file is
-   * reclaimed meanwhile. Close it once sent.
+   * + length)} of its file's channel, which stays open until this is closed. When the tier deletes
+   * the file meanwhile (reclaimed or emptied), it stops the reply through {@code onDelete}, so that
+   * the file's blocks are freed once the reply's send has failed and this is closed, not when a
+   * stalled reader is done (the cap is physical). Close it once sent, or once the send failed.
    */
   public static final class Checked implements AutoCloseable {
-    private final FileChannel channel;
+    private final DiskTier tier;
+    private final TierFile file;
     private final long position;
     private final int length;
-    private final Runnable done;
+    private final Runnable onDelete;
 
-    private Checked(FileChannel channel, long position, int length, Runnable done) {
-      this.channel = channel;
+    private Checked(DiskTier tier, TierFile file, long position, int length, Runnable onDelete) {
+      this.tier = tier;
+      this.file = file;
       this.position = position;
       this.length = length;
-      this.done = done;
+      this.onDelete = onDelete;
     }
 
     /** The value's bytes, for a reply the kernel sends from the file's pages. */
     public FileRegion region() {
-      return new FileRegion(channel, position, length);
+      return new FileRegion(file.channel, position, length);
     }
 
     /** The value's size in bytes. */
@@ -222,7 +226,7 @@ public final class DiskTier implements AutoCloseable {
 
     @Override
     public void close() {
-      done.run();
+      tier.sent(file, this);
     }
   }
 
@@ -325,10 +329,16 @@ public final class DiskTier implements AutoCloseable {
     /** Appends that reserved a place in the file and are writing their value. */
     int writing;
 
-    /** Replies being sent from the file's pages ({@link Checked}): its channel stays open. */
-    int sending;
+    /**
+     * Checks and replies reading the file's pages ({@link #check}, {@link Checked}): its channel
+     * stays open while there are any.
+     */
+    int readers;
 
-    /** Deleted (reclaimed or emptied): its channel is closed once no reply is sent from it. */
+    /** The replies among them, stopped when the file is deleted. */
+    final List<Checked> replies = new ArrayList<>(2);
+
+    /** Deleted (reclaimed or emptied): its channel is closed once nothing reads it. */
     boolean deleted;
 
     TierFile(long seq, Path path, FileChannel channel, long size) {
@@ -1007,9 +1017,12 @@ public final class DiskTier implements AutoCloseable {
       active = null;
     }
     f.deleted = true;
+    for (Checked reply : f.replies) {
+      reply.onDelete.run(); // does not block: the reply's send fails, then it is closed
+    }
     try {
-      if (f.sending == 0) {
-        f.channel.close(); // else by the last reply sent from it
+      if (f.readers == 0) {
+        f.channel.close(); // else by the last check or reply reading it
       }
       Files.deleteIfExists(f.path);
       if (f.meta != null) {
@@ -1085,12 +1098,14 @@ public final class DiskTier implements AutoCloseable {
    * Checks an object's record where it lies, for a reply sent from the file's pages: its header and
    * its value's CRC32C, read in pieces of {@link #CHECK_CHUNK} (staging memory that stays in the
    * CPU's cache, where {@link #read} stages the whole value). The checked bytes are the bytes sent:
-   * a record's range is never written again while its file exists, and a file reclaimed while a
-   * reply is sent from it is unlinked at once but its channel closed only when the last such reply
-   * is done. Null when the tier does not hold it or its record fails a check (then it is dropped
-   * and reported); throws {@link BusyException} when staging memory stays taken.
+   * a record's range is never written again while its file exists, and a file deleted while a reply
+   * is sent from it is unlinked at once, its reply stopped through {@code onDelete} (which must not
+   * block; it runs under the tier's lock) and its channel closed when that reply is closed. Null
+   * when the tier does not hold the record, its file was deleted during the check, or the record
+   * fails a check (then it is dropped and reported); throws {@link BusyException} when staging
+   * memory stays taken.
    */
-  public Checked check(ObjectRef id) throws BusyException {
+  public Checked check(ObjectRef id, Runnable onDelete) throws BusyException {
     Location loc = locate(id);
     if (loc == null) {
       return null;
@@ -1100,45 +1115,67 @@ public final class DiskTier implements AutoCloseable {
       if (files.get(f.seq) != f) {
         return null; // reclaimed since: already reported
       }
-      f.sending++;
+      f.readers++;
     }
-    boolean sending = false;
+    Checked reply = null;
     try {
-      int permits = staging.permits(CHECK_CHUNK);
-      NativeSegment memory = takeStaging(CHECK_CHUNK, permits);
-      try {
-        int size = loc.record().size();
-        long from = valueOffset(loc);
-        boolean ok = headerMatches(f.channel, loc);
-        int crc = 0;
-        for (int done = 0; ok && done < size; ) {
-          ByteBuffer chunk = memory.view(0, Math.min(CHECK_CHUNK, size - done));
-          ok = readFully(f.channel, chunk.duplicate(), from + done);
-          crc = Crc32c.update(crc, chunk);
-          done += chunk.remaining();
+      if (checksumMatches(f, loc)) {
+        synchronized (this) {
+          if (!f.deleted) {
+            reply = new Checked(this, f, valueOffset(loc), loc.record().size(), onDelete);
+            f.replies.add(reply);
+          }
         }
-        if (ok && crc == loc.record().checksum()) {
-          sending = true;
-          return new Checked(f.channel, from, size, () -> sent(f));
-        }
-        drop(id, loc, "its record fails its checksum");
-        return null;
-      } catch (IOException | RuntimeException e) {
-        dropUnlessReclaimed(id, loc, e);
-        return null;
-      } finally {
-        staging.give(memory, permits);
+        return reply; // null when the file was deleted during the check: reported then
       }
+      drop(id, loc, "its record fails its checksum");
+      return null;
+    } catch (BusyException e) {
+      throw e; // staging memory stayed taken: the record was not read
+    } catch (IOException | RuntimeException e) {
+      dropUnlessReclaimed(id, loc, e);
+      return null;
     } finally {
-      if (!sending) {
-        sent(f);
+      if (reply == null) {
+        sent(f, null);
       }
     }
   }
 
-  /** A reply from a file's pages is done: a deleted file's channel closes with its last one. */
-  private synchronized void sent(TierFile f) {
-    if (--f.sending == 0 && f.deleted) {
+  /** Reads a record's header and value in pieces: whether both match the index's record. */
+  private boolean checksumMatches(TierFile f, Location loc) throws IOException {
+    int permits = staging.permits(CHECK_CHUNK);
+    NativeSegment memory = takeStaging(CHECK_CHUNK, permits);
+    try {
+      int size = loc.record().size();
+      long from = valueOffset(loc);
+      if (!headerMatches(f.channel, loc)) {
+        return false;
+      }
+      int crc = 0;
+      for (int done = 0; done < size; ) {
+        ByteBuffer chunk = memory.view(0, Math.min(CHECK_CHUNK, size - done));
+        if (!readFully(f.channel, chunk.duplicate(), from + done)) {
+          return false;
+        }
+        crc = Crc32c.update(crc, chunk);
+        done += chunk.remaining();
+      }
+      return crc == loc.record().checksum();
+    } finally {
+      staging.give(memory, permits);
+    }
+  }
+
+  /**
+   * A check or a reply ({@code reply}, null for a check that made none) no longer reads the file: a
+   * deleted file's channel closes with the last one.
+   */
+  private synchronized void sent(TierFile f, Checked reply) {
+    if (reply != null) {
+      f.replies.remove(reply);
+    }
+    if (--f.readers == 0 && f.deleted) {
       closeQuietly(f.channel);
     }
   }

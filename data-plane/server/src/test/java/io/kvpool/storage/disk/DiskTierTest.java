@@ -1,6 +1,7 @@
 package io.kvpool.storage.disk;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.FileRegion;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -252,24 +254,38 @@ class DiskTierTest {
   }
 
   @Test
-  void aRecordCheckedWhereItLiesIsItsExactBytesAlsoAfterItsFileIsDeleted() throws IOException {
+  void aRecordCheckedWhereItLiesIsItsExactBytesAndItsReplyIsStoppedWhenItsFileIsDeleted()
+      throws IOException {
     DiskTier t = tierOfLargeFiles();
     ByteBuffer v = value(CHECKED_SIZE, 5);
     assertThat(append(t, "a", v)).isTrue();
     assertThat(t.sizeOf(new DiskTier.ObjectRef("a", 1))).isEqualTo(CHECKED_SIZE);
-    assertThat(t.check(new DiskTier.ObjectRef("nothing", 1))).isNull();
+    AtomicInteger stops = new AtomicInteger();
+    assertThat(t.check(new DiskTier.ObjectRef("nothing", 1), stops::incrementAndGet)).isNull();
     assertThat(t.sizeOf(new DiskTier.ObjectRef("nothing", 1))).isEqualTo(-1);
     Path file = onlyFile(dir);
     assertThat(append(t, "b", value(CHECKED_SIZE, 7))).isTrue(); // a file of its own: a's is full
-    DiskTier.Checked c = t.check(new DiskTier.ObjectRef("a", 1));
+    DiskTier.Checked c = t.check(new DiskTier.ObjectRef("a", 1), stops::incrementAndGet);
     assertThat(c.length()).isEqualTo(CHECKED_SIZE);
     assertThat(bytesOf(c)).isEqualTo(v);
+    try (DiskTier.Checked other =
+        t.check(new DiskTier.ObjectRef("b", 1), () -> fail("b's file was not deleted"))) {
+      assertThat(other.region().file()).isNotSameAs(c.region().file());
+    }
+    assertThat(stops).as("a reply whose file stays is not stopped").hasValue(0);
     t.remove(new DiskTier.ObjectRef("a", 1));
     assertThat(file).as("a file left without records is deleted").doesNotExist();
-    assertThat(bytesOf(c)).as("its channel stays open for the reply").isEqualTo(v);
+    assertThat(stops).as("the reply sent from the deleted file is stopped").hasValue(1);
+    assertThat(bytesOf(c))
+        .as("its channel stays open until the stopped reply is closed: never other bytes")
+        .isEqualTo(v);
     c.close();
-    assertThat(c.region().file().isOpen()).as("closed with the last reply from it").isFalse();
-    assertThat(t.status().reads()).isEqualTo(1);
+    assertThat(c.region().file().isOpen())
+        .as("closed with the last reply from it: the file's blocks are freed")
+        .isFalse();
+    assertThat(t.check(new DiskTier.ObjectRef("a", 1), stops::incrementAndGet)).isNull();
+    assertThat(stops).hasValue(1);
+    assertThat(t.status().reads()).as("the records found").isEqualTo(2);
     assertThat(dropped).isEmpty();
   }
 
@@ -285,7 +301,7 @@ class DiskTierTest {
       ch.read(one, at);
       ch.write(ByteBuffer.wrap(new byte[] {(byte) ~one.get(0)}), at);
     }
-    assertThat(t.check(new DiskTier.ObjectRef("a", 1))).isNull();
+    assertThat(t.check(new DiskTier.ObjectRef("a", 1), () -> {})).isNull();
     assertThat(dropped).containsExactly(new DiskTier.ObjectRef("a", 1));
     assertThat(t.status().misses()).isEqualTo(1);
     assertThat(t.contains(new DiskTier.ObjectRef("a", 1))).isFalse();
