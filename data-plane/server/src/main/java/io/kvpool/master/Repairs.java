@@ -80,11 +80,11 @@ final class Repairs {
         it.remove(); // nothing to copy from: the sweep loses it, or a returning node brings it back
         continue;
       }
-      if (o.adopted && nowMillis < pool.lateNodesDeadlineMillis()) {
+      if (o.adopted && draining.isEmpty() && nowMillis < pool.lateNodesDeadlineMillis()) {
         // its other copies may be on a node of the previous leader that has not registered yet:
-        // that node has one
-        // node TTL to come back, as a silent node has before it is declared dead, so copy only
-        // after it
+        // that node has one node TTL to come back, as a silent node has before it is declared
+        // dead, so copy only after it. A drain's copy does not wait: the draining node holds a
+        // copy to move now, and a late node's copy would only be one too many, retired as surplus
         o.nextRepairMillis = pool.lateNodesDeadlineMillis();
         continue;
       }

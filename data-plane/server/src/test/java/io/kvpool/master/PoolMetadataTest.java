@@ -529,6 +529,31 @@ class PoolMetadataTest {
   }
 
   @Test
+  void aDrainRightAfterANewLeaderBeganCopiesWithoutWaitingOneNodeTtlForLateNodes() {
+    PoolFixture f = threeNodesHoldingObjectsAtTwoReplicas();
+    f.restartMaster();
+    f.settle();
+    assertThat(f.pool.state()).isEqualTo(ServerState.SERVING);
+    int onA = f.nodes.get("a").objects.size();
+    f.pool.drain("a");
+    // well within one node TTL of the leadership: recovered objects that are only short of copies
+    // wait for late nodes, but a drain's copies do not (the draining node still holds its copy)
+    f.tickUntilQuiet(); // the clock stands still
+    PoolSnapshot.Node a =
+        f.pool.snapshot().nodes().stream()
+            .filter(n -> n.id().equals("a"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(a.usedBytes()).as("a's %d replicas moved off it", onA).isZero();
+    for (int i = 0; i < 300; i++) {
+      assertThat(f.pool.getReplicas(List.of("k" + i)).get(0).replicas())
+          .as("k" + i)
+          .extracting(x -> x.nodeId())
+          .containsExactlyInAnyOrder("b", "c");
+    }
+  }
+
+  @Test
   void aDrainThatCannotFinishIsRefusedWithTheReason() {
     PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).settle();
     f.put("k", 1000, 2);
