@@ -119,6 +119,19 @@ public final class AdminApi {
     return send("POST", path).statusCode();
   }
 
+  /**
+   * The answer to {@code POST path} in one line, e.g. {@code HTTP 409: cannot drain node ...} (the
+   * body's first line), for a log.
+   */
+  public String postForAnswer(String path) {
+    HttpResponse<String> r = send("POST", path);
+    String body = r.body() == null ? "" : r.body().strip();
+    int end = body.indexOf('\n');
+    return "HTTP "
+        + r.statusCode()
+        + (body.isEmpty() ? "" : ": " + (end < 0 ? body : body.substring(0, end)));
+  }
+
   /** HTTP status code of {@code GET path}, e.g. 200 for a healthy process on {@code /health}. */
   public int statusCode(String path) {
     return send("GET", path).statusCode();

@@ -52,6 +52,7 @@ final class FaultInjector {
       case KILL_NODE ->
           new Done(killNode(c.pool().node(f.target()), variant.nextBoolean(), leader), null);
       case RESTART_NODE -> new Done(restartNode(c.pool().node(f.target())), null);
+      case DRAIN_NODE -> new Done(drainNode(c.pool().node(f.target()), leader), null);
       case STOP_NODE -> {
         StorageNodeProcess n = c.pool().node(f.target());
         yield new Done(freeze(n.id(), n.process(), f.hold()), null);
@@ -157,6 +158,59 @@ final class FaultInjector {
         + "); started again on its memory files as pid "
         + again.process().pid()
         + warmStart(again);
+  }
+
+  /**
+   * POST /nodes/{id}/drain to the leader; once the leader counts no replica on the node (at most
+   * two minutes), SIGTERM and a start, as the operator replaces a drained pod. A refused drain (the
+   * other nodes lack room, say) is logged and leaves the node as it was.
+   */
+  private String drainNode(StorageNodeProcess node, LocalPool.MasterProcess leader) {
+    String answer =
+        c.pool().admin(leader.adminAddress()).postForAnswer("/nodes/" + node.id() + "/drain");
+    if (!answer.startsWith("HTTP 200")) {
+      return "drain of " + node.id() + " refused by master-" + leader.index() + ": " + answer;
+    }
+    long t0 = System.nanoTime();
+    long deadline = t0 + Duration.ofSeconds(120).toNanos();
+    long left = replicasAtLeader(node.id());
+    long atStart = left;
+    while (left != 0 && System.nanoTime() - deadline < 0) {
+      Pause.millis(200); // polling the leader's count of the node's replicas
+      left = replicasAtLeader(node.id());
+    }
+    String drained =
+        left == 0
+            ? "drained in " + seconds(t0)
+            : "not drained after " + seconds(t0) + " (" + left + " replicas left)";
+    long pid = node.process().pid();
+    node.process().stop();
+    StorageNodeProcess again = c.pool().pool().startStorageNode(node.id());
+    return "drain of "
+        + node.id()
+        + " (pid "
+        + pid
+        + ", "
+        + atStart
+        + " replicas) by master-"
+        + leader.index()
+        + ": "
+        + drained
+        + "; SIGTERM, started again as pid "
+        + again.process().pid();
+  }
+
+  /** The replicas the leader counts on the node now; -1 when it cannot tell. */
+  private long replicasAtLeader(String nodeId) {
+    Optional<LocalPool.MasterProcess> leader = c.pool().leader();
+    Optional<MasterStatus> s = leader.flatMap(l -> c.pool().status(l));
+    return s.flatMap(
+            status ->
+                status.nodes().stream()
+                    .filter(n -> n.id().equals(nodeId))
+                    .map(MasterStatus.NodeStatus::replicas)
+                    .findFirst())
+        .orElse(-1L);
   }
 
   /**

@@ -54,7 +54,13 @@ public enum FaultKind {
    * vanished than the leader counted as evicted, and removes them. The main keyspace is pinned
    * first, so it is never evicted.
    */
-  EVICTION_BURST("eviction-burst", "pool filled past its watermark so that it evicts");
+  EVICTION_BURST("eviction-burst", "pool filled past its watermark so that it evicts"),
+  /**
+   * A storage node drained through the leader's admin API (as a rollout or a scale-down does), and
+   * once it holds nothing, stopped with SIGTERM and started again as its replacement. After a
+   * leader change it also checks that a drain does not wait for late nodes.
+   */
+  DRAIN_NODE("drain-node", "storage node drained by the leader, then replaced (SIGTERM, start)");
 
   private final String cliName;
   private final String description;

@@ -78,7 +78,7 @@ public final class FaultSchedule {
     Duration pause = between(shape.pauseMin(), shape.pauseMax());
     long variant = random.nextLong();
     return switch (kind) {
-      case KILL_NODE, RESTART_NODE ->
+      case KILL_NODE, RESTART_NODE, DRAIN_NODE ->
           new Fault(step, kind, anyNode(), Duration.ZERO, pause, variant);
       // frozen for up to 1.5 node TTLs: about a third of the stops outlive the TTL and the node is
       // declared dead

@@ -66,7 +66,8 @@ final class ChaosCommand implements Callable<Integer> {
       converter = FaultConverter.class,
       description =
           "Faults to inject (default: all): kill-node, restart-node, stop-node, kill-leader, kill-standby, "
-              + "stop-leader, stop-standby, step-down, cut-connections, exhaust-budget, eviction-burst.")
+              + "stop-leader, stop-standby, step-down, cut-connections, exhaust-budget, eviction-burst, "
+              + "drain-node.")
   FaultKind[] faults;
 
   @Option(

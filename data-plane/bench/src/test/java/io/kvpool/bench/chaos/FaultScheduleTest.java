@@ -48,7 +48,7 @@ class FaultScheduleTest {
     for (Fault f : FaultSchedule.preview(99, SHAPE, ALL, 2000)) {
       assertThat(f.pauseBefore()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(8));
       switch (f.kind()) {
-        case KILL_NODE, RESTART_NODE, STOP_NODE ->
+        case KILL_NODE, RESTART_NODE, STOP_NODE, DRAIN_NODE ->
             assertThat(f.target().role()).isEqualTo(Target.Role.NODE);
         case KILL_LEADER, STOP_LEADER, STEP_DOWN -> assertThat(f.target()).isEqualTo(Target.LEADER);
         case KILL_STANDBY, STOP_STANDBY ->
