@@ -1173,62 +1173,50 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         inventory.unpin(pin);
       }
     }
-    if (disk != null
-        && session.canSendFromFiles()
-        && disk.sizeOf(r.key(), r.generation()) >= ReadServing.MIN_FILE_REPLY_BYTES) {
-      readObjectFromDiskFile(session, request, r);
-      return;
-    }
-    DiskTier.Staged staged;
-    try {
-      staged = disk == null ? null : disk.read(r.key(), r.generation());
-    } catch (DiskTier.BusyException e) {
-      session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
-      return;
-    }
-    if (staged == null) {
-      notHeldOnDisk(session, request, r);
-      return;
-    }
-    try (staged) {
-      ByteBuffer value = staged.value();
-      BodyWriter out = new BodyWriter(8);
-      new ReadReply(value.remaining()).encode(out);
-      session.reply(request, out, value);
-      reads.inc();
-      readBytes.inc(value.remaining());
-    }
+    readObjectFromDisk(session, request, r);
   }
 
   /**
-   * READ_OBJECT of a disk record of at least {@link ReadServing#MIN_FILE_REPLY_BYTES}: checked
-   * where it lies and sent by the kernel from the tier file's pages, without staging the value
-   * (data-plane/README.md, "Disk tier").
+   * READ_OBJECT of a disk record: checked, then sent. A record of at least {@link
+   * ReadServing#MIN_FILE_REPLY_BYTES} on a plaintext connection is checked where it lies and sent
+   * by the kernel from the tier file's pages, stopped if the tier reclaims that file meanwhile; any
+   * other is staged in native memory and sent from there (data-plane/README.md, "Disk tier").
    */
-  private void readObjectFromDiskFile(Session session, Frame request, ReadObjectRequest r)
+  private void readObjectFromDisk(Session session, Frame request, ReadObjectRequest r)
       throws IOException {
-    DiskTier.Checked checked;
+    DiskTier.Read found;
     try {
-      checked =
-          disk.check(
-              r.key(),
-              r.generation(),
-              stopper(session, "the disk tier reclaimed the file it sends from"));
+      if (disk == null) {
+        found = null;
+      } else if (session.canSendFromFiles()
+          && disk.sizeOf(r.key(), r.generation()) >= ReadServing.MIN_FILE_REPLY_BYTES) {
+        found =
+            disk.check(
+                r.key(),
+                r.generation(),
+                stopper(session, "the disk tier reclaimed the file it sends from"));
+      } else {
+        found = disk.read(r.key(), r.generation());
+      }
     } catch (DiskTier.BusyException e) {
       session.replyError(request, ErrorCode.NODE_UNAVAILABLE, e.getMessage());
       return;
     }
-    if (checked == null) {
+    if (found == null) {
       notHeldOnDisk(session, request, r);
       return;
     }
-    try (checked) {
+    try (found) {
       BodyWriter out = new BodyWriter(8);
-      new ReadReply(checked.length()).encode(out);
-      repliesFromFiles.inc();
-      session.replyFromFiles(request, out, List.of(checked.region()), 1);
+      new ReadReply(found.length()).encode(out);
+      if (found instanceof DiskTier.Checked checked) {
+        repliesFromFiles.inc();
+        session.replyFromFiles(request, out, List.of(checked.region()), 1);
+      } else {
+        session.reply(request, out, ((DiskTier.Staged) found).value());
+      }
       reads.inc();
-      readBytes.inc(checked.length());
+      readBytes.inc(found.length());
     }
   }
 

@@ -167,8 +167,20 @@ public final class DiskTier implements AutoCloseable {
       long reclaimedFiles,
       long droppedAtStart) {}
 
+  /**
+   * A record read for a reply and checked: {@link Staged} in native memory of its own, or {@link
+   * Checked} where it lies in its file. Close it once its reply is sent (or failed).
+   */
+  public sealed interface Read extends AutoCloseable permits Staged, Checked {
+    /** The value's size in bytes. */
+    int length();
+
+    @Override
+    void close();
+  }
+
   /** A value read from the tier into native memory of its own, checked; close it once sent. */
-  public static final class Staged implements AutoCloseable {
+  public static final class Staged implements Read {
     private final NativeSegment memory;
     private final ByteBuffer value;
     private final StagingMemory staging;
@@ -187,6 +199,11 @@ public final class DiskTier implements AutoCloseable {
     }
 
     @Override
+    public int length() {
+      return value.remaining();
+    }
+
+    @Override
     public void close() {
       staging.give(memory, permits);
     }
@@ -199,7 +216,7 @@ public final class DiskTier implements AutoCloseable {
    * the file's blocks are freed once the reply's send has failed and this is closed, not when a
    * stalled reader is done (the cap is physical). Close it once sent, or once the send failed.
    */
-  public static final class Checked implements AutoCloseable {
+  public static final class Checked implements Read {
     private final DiskTier tier;
     private final TierFile file;
     private final long position;
@@ -219,7 +236,7 @@ public final class DiskTier implements AutoCloseable {
       return new FileRegion(file.channel, position, length);
     }
 
-    /** The value's size in bytes. */
+    @Override
     public int length() {
       return length;
     }
