@@ -2,7 +2,6 @@ package io.kvpool.cli;
 
 import io.kvpool.admin.MasterStatus;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -115,19 +114,13 @@ public final class LocalPool implements AutoCloseable {
 
   private void startMasters() throws IOException {
     for (int i = 0; i < config.masters(); i++) {
-      masters.add(new MasterProcess(i, config.advertiseHost(), freePort(), freePort()));
+      masters.add(new MasterProcess(i, config.advertiseHost(), FreePorts.take(), FreePorts.take()));
     }
     for (MasterProcess m : masters) {
       launchMaster(m);
     }
     for (MasterProcess m : masters) {
       m.process.awaitReady(config.readyTimeout());
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 

@@ -521,8 +521,8 @@ class KvEventsLoopbackTest {
    */
   @Test
   void aSubscriberStaysConnectedThroughAFailoverAndReceivesTheNewLeaderLive() throws Exception {
-    KvEventsConfig fixedPorts =
-        KvEventsConfig.of(POOL, "127.0.0.1", freePort(), freePort(), "", MODEL);
+    int[] ports = twoFreePorts();
+    KvEventsConfig fixedPorts = KvEventsConfig.of(POOL, "127.0.0.1", ports[0], ports[1], "", MODEL);
     startPool(fixedPorts);
     EventFollower f = follow();
     Set<String> keys = new HashSet<>();
@@ -571,9 +571,14 @@ class KvEventsLoopbackTest {
     assertThat(f.hashes).as("exactly the pool's keys").isEqualTo(expected);
   }
 
-  private static int freePort() throws java.io.IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
+  /**
+   * Two free ports, told apart by holding both probes open at once (one probe after another may get
+   * the same).
+   */
+  private static int[] twoFreePorts() throws java.io.IOException {
+    try (java.net.ServerSocket a = new java.net.ServerSocket(0);
+        java.net.ServerSocket b = new java.net.ServerSocket(0)) {
+      return new int[] {a.getLocalPort(), b.getLocalPort()};
     }
   }
 

@@ -1,5 +1,6 @@
 package io.kvpool.bench.compare;
 
+import io.kvpool.cli.FreePorts;
 import io.kvpool.cli.LocalPool;
 import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.cli.StatusTable;
@@ -77,8 +78,8 @@ public final class EventsComparison {
         s.seconds(),
         Workload.size(s.valueBytes()),
         s.clients());
-    int pubPort = PeerServer.freePort();
-    int replayPort = PeerServer.freePort();
+    int pubPort = FreePorts.take();
+    int replayPort = FreePorts.take();
     List<String> rows = new ArrayList<>();
     double[] on = new double[s.rounds()];
     double[] off = new double[s.rounds()];

@@ -1,8 +1,8 @@
 package io.kvpool.bench.compare;
 
+import io.kvpool.cli.FreePorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,7 @@ final class PeerServer implements AutoCloseable {
 
   /** redis-server without persistence. */
   static PeerServer redis(Path binary, Path log) throws IOException, InterruptedException {
-    int port = freePort();
+    int port = FreePorts.take();
     return start(
         "redis-server",
         List.of(
@@ -69,7 +69,7 @@ final class PeerServer implements AutoCloseable {
    */
   static PeerServer memcached(Path binary, Path log, int megabytes)
       throws IOException, InterruptedException {
-    int port = freePort();
+    int port = FreePorts.take();
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -123,12 +123,6 @@ final class PeerServer implements AutoCloseable {
         }
         Thread.sleep(50);
       }
-    }
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 
