@@ -1323,7 +1323,7 @@ class KvPoolClusterIT {
               .inNamespace(AUTOSCALE)
               .resource(
                   Pools.autoscaled(
-                      Pools.pool(pool, images.release(), 1, 2, "16Mi", 2), 2, 4, 40, 20, 2, 30, 2))
+                      Pools.pool(pool, images.release(), 1, 2, "16Mi", 2), 2, 4, 40, 10, 2, 15, 2))
               .create();
           awaitReady(AUTOSCALE, pool, Duration.ofMinutes(4));
           s.measured(
