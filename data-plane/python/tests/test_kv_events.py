@@ -148,10 +148,18 @@ class Subscriber:
             self.last_seq = seq
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int = 2) -> list:
+    """n distinct ports free now: the probes are held open together, since a port is free again once its probe closed
+    and two probes one after the other may get the same one (the Java tests once did, and a master could not bind its
+    replay port)."""
+    probes = [socket.socket() for _ in range(n)]
+    try:
+        for s in probes:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in probes]
+    finally:
+        for s in probes:
+            s.close()
 
 
 def residents(pool: LocalPool) -> dict:
@@ -181,7 +189,7 @@ def converge(sub: Subscriber, pool: LocalPool, what: str) -> dict:
 
 @pytest.fixture(scope="module")
 def events_pool():
-    pub, replay = free_port(), free_port()
+    pub, replay = free_ports(2)
     p = LocalPool(pool_id=POOL, storage_nodes="2", memory="16MiB", events_port=str(pub),
                   events_replay_port=str(replay), events_model=MODEL)
     p.pub_port, p.replay_port = pub, replay
@@ -334,7 +342,7 @@ def residents_by_tier(pool: LocalPool) -> dict:
 
 
 def test_objects_evicted_to_the_disk_tier_are_announced_on_the_disk_medium():
-    pub, replay = free_port(), free_port()
+    pub, replay = free_ports(2)
     pool = LocalPool(pool_id=POOL, storage_nodes="2", memory="8MiB", disk="64MiB", events_port=str(pub),
                      events_replay_port=str(replay), events_model=MODEL)
     client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
@@ -382,7 +390,7 @@ def test_a_subscriber_with_heartbeats_drops_a_frozen_publisher_and_receives_live
     a connection that answers nothing for 5 s, so a publisher that vanished without closing its connections (here frozen
     with SIGSTOP; in a cluster, a leader pod whose address went away) is left and dialled again. Without them the SUB
     socket keeps the silent connection and never receives live again."""
-    pub, replay = free_port(), free_port()
+    pub, replay = free_ports(2)
     pool = LocalPool(pool_id=POOL, storage_nodes="1", memory="16MiB", events_port=str(pub),
                      events_replay_port=str(replay), events_model=MODEL)
     ctx = zmq.Context()
