@@ -821,9 +821,9 @@ class KvPoolClusterIT {
           // own it, and files of
           // an earlier run must not be adopted.
           WorkloadPod.Result prepared =
-              workloads.runHostFolder(
+              workloads.runHostFolders(
                   UPGRADE,
-                  cluster.memoryFolder(),
+                  List.of(cluster.memoryFolder()),
                   "prepare",
                   DATA_PLANE_UID,
                   Duration.ofMinutes(3));
@@ -1272,8 +1272,12 @@ class KvPoolClusterIT {
           // a storage pod that stops cleanly keeps its memory files (and inventory) for a warm
           // restart
           WorkloadPod.Result cleared =
-              workloads.runHostFolder(
-                  UPGRADE, cluster.memoryFolder(), "clear", DATA_PLANE_UID, Duration.ofMinutes(2));
+              workloads.runHostFolders(
+                  UPGRADE,
+                  List.of(cluster.memoryFolder()),
+                  "clear",
+                  DATA_PLANE_UID,
+                  Duration.ofMinutes(2));
           assertThat(cleared.succeeded())
               .as("host folder pod %s: %s", cleared.pod(), cleared.summary())
               .isTrue();
@@ -1900,13 +1904,9 @@ class KvPoolClusterIT {
   }
 
   private void hostFolders(String namespace, List<String> folders, String op) {
-    for (String folder : folders) {
-      WorkloadPod.Result done =
-          workloads.runHostFolder(namespace, folder, op, DATA_PLANE_UID, Duration.ofMinutes(3));
-      assertThat(done.succeeded())
-          .as("host folder pod %s: %s", done.pod(), done.summary())
-          .isTrue();
-    }
+    WorkloadPod.Result done =
+        workloads.runHostFolders(namespace, folders, op, DATA_PLANE_UID, Duration.ofMinutes(3));
+    assertThat(done.succeeded()).as("host folder pod %s: %s", done.pod(), done.summary()).isTrue();
   }
 
   private void tierOutlivesAStoragePod(

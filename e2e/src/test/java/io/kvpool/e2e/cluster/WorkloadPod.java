@@ -4,6 +4,10 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvpool.e2e.workload.EventsFollower;
 import io.kvpool.e2e.workload.HostFolder;
@@ -16,6 +20,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -256,19 +261,34 @@ public final class WorkloadPod {
   }
 
   /**
-   * Runs {@link HostFolder} {@code op} on the node folder {@code hostPath} (created when missing)
-   * in a pod of the data-plane image as root, the only way to hand a node folder to the storage
-   * pods' user without a shell or access to the node: {@code prepare} empties it and gives it to
-   * {@code uid}, {@code clear} empties it.
+   * Runs {@link HostFolder} {@code op} on the node folders {@code hostPaths} (each created when
+   * missing) in one pod of the data-plane image as root, the only way to hand a node folder to the
+   * storage pods' user without a shell or access to the node: {@code prepare} empties each and
+   * gives it to {@code uid}, {@code clear} empties each. The result's summary is the last folder's.
    */
-  public Result runHostFolder(
-      String namespace, String hostPath, String op, long uid, Duration limit) {
+  public Result runHostFolders(
+      String namespace, List<String> hostPaths, String op, long uid, Duration limit) {
     ensureJar(namespace);
     String name = "host-folder-" + op + "-" + SEQUENCE.incrementAndGet();
-    List<String> args =
-        op.equals("prepare")
-            ? List.of(op, "/host-folder", Long.toString(uid))
-            : List.of(op, "/host-folder");
+    List<String> args = new ArrayList<>(List.of(op));
+    if (op.equals("prepare")) {
+      args.add(Long.toString(uid));
+    }
+    List<VolumeMount> mounts = new ArrayList<>();
+    List<Volume> volumes = new ArrayList<>();
+    for (int i = 0; i < hostPaths.size(); i++) {
+      String volume = "host-folder-" + i;
+      args.add("/" + volume);
+      mounts.add(new VolumeMountBuilder().withName(volume).withMountPath("/" + volume).build());
+      volumes.add(
+          new VolumeBuilder()
+              .withName(volume)
+              .withNewHostPath()
+              .withPath(hostPaths.get(i))
+              .withType("DirectoryOrCreate")
+              .endHostPath()
+              .build());
+    }
     Pod pod =
         new PodBuilder()
             .withNewMetadata()
@@ -311,10 +331,7 @@ public final class WorkloadPod {
             .withMountPath("/opt/e2e")
             .withReadOnly(true)
             .endVolumeMount()
-            .addNewVolumeMount()
-            .withName("host-folder")
-            .withMountPath("/host-folder")
-            .endVolumeMount()
+            .addAllToVolumeMounts(mounts)
             .endContainer()
             .addNewVolume()
             .withName("workload")
@@ -322,16 +339,10 @@ public final class WorkloadPod {
             .withName(JAR_CONFIG_MAP)
             .endConfigMap()
             .endVolume()
-            .addNewVolume()
-            .withName("host-folder")
-            .withNewHostPath()
-            .withPath(hostPath)
-            .withType("DirectoryOrCreate")
-            .endHostPath()
-            .endVolume()
+            .addAllToVolumes(volumes)
             .endSpec()
             .build();
-    return runToEnd(namespace, pod, op + " " + hostPath, limit);
+    return runToEnd(namespace, pod, op + " " + String.join(", ", hostPaths), limit);
   }
 
   /**

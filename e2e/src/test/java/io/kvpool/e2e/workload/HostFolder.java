@@ -13,44 +13,48 @@ import java.util.stream.Stream;
  * short-lived root pod of the data-plane image that mounts the folder (the images have no shell):
  *
  * <pre>
- * HostFolder prepare DIR UID   # empties DIR (files of an earlier run would be adopted) and hands it to UID
- * HostFolder clear DIR           # empties DIR (a pool's memory files outlive its pods)</pre>
+ * HostFolder prepare UID DIR...   # empties each DIR (files of an earlier run would be adopted), hands it to UID
+ * HostFolder clear DIR...         # empties each DIR (a pool's memory files outlive its pods)</pre>
  *
  * <p>{@code spec.storage.warmRestart.hostPath} must be writable by the storage pods' user;
- * Kubernetes creates a missing hostPath folder owned by root. The last line is {@code WORKLOAD
- * op=... removed=N bytes=B}, as {@link PoolWorkload} prints it.
+ * Kubernetes creates a missing hostPath folder owned by root. One pod takes every folder of a
+ * scenario: one JVM start instead of one per folder. It prints a line {@code WORKLOAD op=...
+ * dir=... removed=N bytes=B owner=... mode=...} per folder, as {@link PoolWorkload} prints its
+ * summary, the last one being the last folder's.
  */
 public final class HostFolder {
   private HostFolder() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length < 2
-        || !List.of("prepare", "clear").contains(args[0])
-        || args[0].equals("prepare") && args.length < 3) {
-      System.err.println("usage: HostFolder prepare DIR UID | HostFolder clear DIR");
+    boolean prepare = args.length > 0 && args[0].equals("prepare");
+    int firstDir = prepare ? 2 : 1;
+    if (args.length <= firstDir || !(prepare || args[0].equals("clear"))) {
+      System.err.println("usage: HostFolder prepare UID DIR... | HostFolder clear DIR...");
       System.exit(2);
     }
-    Path dir = Path.of(args[1]);
-    long[] removed = clear(dir);
-    if (args[0].equals("prepare")) {
-      int uid = Integer.parseInt(args[2]);
-      Files.setAttribute(dir, "unix:uid", uid);
-      Files.setAttribute(dir, "unix:gid", uid);
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-x---"));
+    for (int i = firstDir; i < args.length; i++) {
+      Path dir = Path.of(args[i]);
+      long[] removed = clear(dir);
+      if (prepare) {
+        int uid = Integer.parseInt(args[1]);
+        Files.setAttribute(dir, "unix:uid", uid);
+        Files.setAttribute(dir, "unix:gid", uid);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-x---"));
+      }
+      System.out.println(
+          "WORKLOAD op="
+              + args[0]
+              + " dir="
+              + dir
+              + " removed="
+              + removed[0]
+              + " bytes="
+              + removed[1]
+              + " owner="
+              + Files.getAttribute(dir, "unix:uid")
+              + " mode="
+              + PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
     }
-    System.out.println(
-        "WORKLOAD op="
-            + args[0]
-            + " dir="
-            + dir
-            + " removed="
-            + removed[0]
-            + " bytes="
-            + removed[1]
-            + " owner="
-            + Files.getAttribute(dir, "unix:uid")
-            + " mode="
-            + PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
   }
 
   /**
