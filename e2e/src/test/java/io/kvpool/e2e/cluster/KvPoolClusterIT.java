@@ -821,15 +821,7 @@ class KvPoolClusterIT {
           // own it, and files of
           // an earlier run must not be adopted.
           WorkloadPod.Result prepared =
-              workloads.runHostFolders(
-                  UPGRADE,
-                  List.of(cluster.memoryFolder()),
-                  "prepare",
-                  DATA_PLANE_UID,
-                  Duration.ofMinutes(3));
-          assertThat(prepared.succeeded())
-              .as("host folder pod %s: %s", prepared.pod(), prepared.summary())
-              .isTrue();
+              hostFolders(UPGRADE, List.of(cluster.memoryFolder()), "prepare");
           s.measured(
               "memory folder "
                   + cluster.memoryFolder()
@@ -1272,15 +1264,7 @@ class KvPoolClusterIT {
           // a storage pod that stops cleanly keeps its memory files (and inventory) for a warm
           // restart
           WorkloadPod.Result cleared =
-              workloads.runHostFolders(
-                  UPGRADE,
-                  List.of(cluster.memoryFolder()),
-                  "clear",
-                  DATA_PLANE_UID,
-                  Duration.ofMinutes(2));
-          assertThat(cleared.succeeded())
-              .as("host folder pod %s: %s", cleared.pod(), cleared.summary())
-              .isTrue();
+              hostFolders(UPGRADE, List.of(cluster.memoryFolder()), "clear");
           s.measured(
               "removed "
                   + cleared.summary().get("removed")
@@ -1903,10 +1887,15 @@ class KvPoolClusterIT {
         });
   }
 
-  private void hostFolders(String namespace, List<String> folders, String op) {
+  /**
+   * Prepares ({@code op} "prepare": empties, gives to the data plane's user) or clears node folders
+   * in one pod; fails the scenario unless the pod succeeded. The summary is the last folder's.
+   */
+  private WorkloadPod.Result hostFolders(String namespace, List<String> folders, String op) {
     WorkloadPod.Result done =
         workloads.runHostFolders(namespace, folders, op, DATA_PLANE_UID, Duration.ofMinutes(3));
     assertThat(done.succeeded()).as("host folder pod %s: %s", done.pod(), done.summary()).isTrue();
+    return done;
   }
 
   private void tierOutlivesAStoragePod(
