@@ -41,12 +41,19 @@ final class ExtentPuts implements AutoCloseable {
 
   private static final int ALIGNMENT = 64;
 
+  /** An extent held, how much of it is used, and its writes in flight. Guarded by the monitor. */
   private static final class Held {
     final String endpoint;
     final Extent extent;
     int cursor;
     int nextGeneration;
-    boolean dead;
+    int inFlight;
+
+    /** No further value goes into it. */
+    boolean retired;
+
+    /** EXTENT_RETURN sent or being sent. */
+    boolean givenBack;
 
     Held(ExtentGrantReply grant) {
       this.endpoint = grant.endpoint();
@@ -54,7 +61,7 @@ final class ExtentPuts implements AutoCloseable {
     }
 
     boolean fits(int size, long nowMillis) {
-      return !dead
+      return !retired
           && nextGeneration < extent.generations()
           && (long) cursor + size <= extent.length()
           && nowMillis < extent.expiresAtMillis() - EXPIRY_MARGIN_MILLIS;
@@ -87,6 +94,14 @@ final class ExtentPuts implements AutoCloseable {
     if (p == null) {
       return false;
     }
+    try {
+      return write(p, key, value, checksum, deadline);
+    } finally {
+      giveBack(writeEnded(p.held()), deadline);
+    }
+  }
+
+  private boolean write(Place p, String key, ByteBuffer value, int checksum, Backoff deadline) {
     BodyWriter body = new BodyWriter(96 + key.length());
     new ExtentWriteRequest(
             p.held().extent, key, p.generation(), p.at(), value.remaining(), checksum)
@@ -127,33 +142,41 @@ final class ExtentPuts implements AutoCloseable {
   }
 
   /**
-   * The next place for a value of {@code size} bytes: in the current extent, or a new one asked for
-   * now; null when the master grants none.
+   * The next place for a value of {@code size} bytes, counted as a write in flight in its extent:
+   * in the current extent, or a new one asked for now; null when the master grants none. An extent
+   * used up is given back once no write into it is in flight, so that no other thread's write into
+   * it is refused for it.
    */
-  private synchronized Place place(int size, Backoff deadline) {
+  private Place place(int size, Backoff deadline) {
     long now = System.currentTimeMillis();
     int need = (Math.max(size, 1) + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
-    if (current == null || !current.fits(need, now)) {
+    Held spent = null;
+    Held unfit = null;
+    Place p = null;
+    synchronized (this) {
+      if (current != null && !current.fits(need, now)) {
+        spent = retireLocked(current);
+      }
+      if (current == null && System.nanoTime() - pausedUntilNanos >= 0) {
+        current = grant(deadline);
+        if (current != null && !current.fits(need, now)) {
+          unfit = retireLocked(current); // cannot take even this value: not asked for again at once
+        }
+        if (current == null) {
+          pausedUntilNanos = System.nanoTime() + REFUSED_PAUSE_NANOS;
+        }
+      }
       if (current != null) {
-        giveBack(
-            current.extent.firstGeneration(), deadline); // used up: it no longer counts as held
-      }
-      current = null;
-      if (System.nanoTime() - pausedUntilNanos < 0) {
-        return null;
-      }
-      current = grant(deadline);
-      if (current == null || !current.fits(need, now)) {
-        pausedUntilNanos = System.nanoTime() + REFUSED_PAUSE_NANOS;
-        current = null;
-        return null;
+        p =
+            new Place(
+                current, current.cursor, current.extent.firstGeneration() + current.nextGeneration);
+        current.cursor += need;
+        current.nextGeneration++;
+        current.inFlight++;
       }
     }
-    Place p =
-        new Place(
-            current, current.cursor, current.extent.firstGeneration() + current.nextGeneration);
-    current.cursor += need;
-    current.nextGeneration++;
+    giveBack(spent, deadline);
+    giveBack(unfit, deadline);
     return p;
   }
 
@@ -177,11 +200,35 @@ final class ExtentPuts implements AutoCloseable {
     }
   }
 
+  /** No further value goes into {@code h}: a write into it was refused or its answer lost. */
   private synchronized void retire(Held h) {
-    h.dead = true;
+    h.retired = true;
     if (current == h) {
       current = null;
     }
+  }
+
+  /** Retires {@code h}; it, to be given back now, when no write into it is in flight. */
+  private Held retireLocked(Held h) {
+    retire(h);
+    return idleSpent(h);
+  }
+
+  private synchronized Held writeEnded(Held h) {
+    h.inFlight--;
+    return idleSpent(h);
+  }
+
+  /**
+   * {@code h} when it is retired, idle and not given back yet (marked given back: the caller does).
+   */
+  private Held idleSpent(Held h) {
+    if (h.retired && h.inFlight == 0 && !h.givenBack) {
+      h.givenBack = true;
+      granted.remove(Long.valueOf(h.extent.firstGeneration()));
+      return h;
+    }
+    return null;
   }
 
   /**
@@ -200,10 +247,11 @@ final class ExtentPuts implements AutoCloseable {
     }
   }
 
-  /** Gives the extent back (best effort): no write into it counts from now. */
-  private void giveBack(long extent, Backoff deadline) {
-    granted.remove(Long.valueOf(extent));
-    returnQuietly(List.of(extent), deadline);
+  /** Gives the extent back (best effort; none when null): no write into it counts from now. */
+  private void giveBack(Held h, Backoff deadline) {
+    if (h != null) {
+      returnQuietly(List.of(h.extent.firstGeneration()), deadline);
+    }
   }
 
   private void returnQuietly(List<Long> extents, Backoff deadline) {

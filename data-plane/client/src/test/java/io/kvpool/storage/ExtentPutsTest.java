@@ -38,6 +38,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +109,48 @@ class ExtentPutsTest {
     try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
       for (int i = 0; i < count; i++) {
         assertThat(reader.get("small/" + i)).as("small/%d", i).isEqualTo(value(VALUE, i));
+      }
+    }
+  }
+
+  @Test
+  void threadsSharingOneClientUseUpItsExtentsWithoutAWriteRefused() throws Exception {
+    // 4 threads, 96 values of 64 KiB each: 384 values, 6 extents of 64 values used up in turn,
+    // each while other threads' writes into it are in flight; it is given back only when they
+    // ended, so none of them is refused for it (before, the first thread to find it used up gave
+    // it back at once, their commits were refused, and they went through PUT_START)
+    startPool(1, 128L << 20);
+    PrometheusRegistry metrics = new PrometheusRegistry();
+    int threads = 4;
+    int perThread = 96;
+    ExecutorService executor = Executors.newFixedThreadPool(threads);
+    try (KvPoolClient writer = client(master.rpcEndpoint(), true, metrics)) {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        done.add(
+            executor.submit(
+                () -> {
+                  for (int i = 0; i < perThread; i++) {
+                    writer.put("shared/" + thread + "/" + i, value(VALUE, thread * 1000L + i), 1);
+                  }
+                }));
+      }
+      for (Future<?> f : done) {
+        f.get(5, TimeUnit.MINUTES);
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+    assertThat(exchanges(metrics, "EXTENT_WRITE")).isEqualTo(threads * perThread);
+    assertThat(exchanges(metrics, "PUT_START")).as("puts that fell back to PUT_START").isZero();
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      for (int t = 0; t < threads; t++) {
+        for (int i = 0; i < perThread; i++) {
+          assertThat(reader.get("shared/" + t + "/" + i))
+              .as("shared/%d/%d", t, i)
+              .isEqualTo(value(VALUE, t * 1000L + i));
+        }
       }
     }
   }
