@@ -4,7 +4,9 @@ storage nodes. Thread-safe: connections are pooled, so threads sharing a client 
 A put of a key that already exists keeps the stored value (keys of a KV cache name their content); remove the key
 first to replace it. A put succeeds once at least one replica is written and verified; the master copies the
 missing ones. With protocol 2.2 the storage nodes commit a put whose replicas were all written, so it costs one
-master exchange (PUT_START); the client sends PUT_END only when a node could not.
+master exchange (PUT_START); the client sends PUT_END only when a node could not. With ``ClientConfig(extents=True)``
+and protocol 2.4, a small put of one key and one replica costs no master exchange: it goes into an extent the master
+granted ahead (:mod:`kvpool.extents`).
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from .commits import PutCommits, PutCommitStats
 from .config import ClientConfig
 from .endpoints import any_master_answers
 from .errors import ErrorCode, InvalidKey, KvPoolError, ObjectNotFound, RemoteError, VersionMismatch, remote_error
+from .extents import ExtentPuts, ExtentStats
 from .gets import Destinations, GetOperation, IntoRegions, NewBuffers
 from .locations import LocationCache, LocationCacheStats
 from .memory import Regions
-from .messages import (PUT_START_META_MINOR, REMOVE_MATCHING_MINOR, BlockMetadata, HandshakePrefix, Opcode, PoolStats,
-                       RemovedMatches, Role, decode_count, decode_status_list, encode_keys, encode_pin,
-                       encode_remove_matching, pattern_problem)
+from .messages import (EXTENT_MINOR, PUT_START_META_MINOR, REMOVE_MATCHING_MINOR, BlockMetadata, HandshakePrefix,
+                       Opcode, PoolStats, RemovedMatches, Role, decode_count, decode_status_list, encode_keys,
+                       encode_pin, encode_remove_matching, pattern_problem)
 from .pools import MasterChannel, StorageConnections
 from .puts import PutOperation, PutResult, entries, value_problem
 
@@ -68,6 +71,7 @@ class KvPoolClient:
         self._storage = StorageConnections(to_storage, config.timeout, config.pool_key, tls, config.batch_requests)
         self._locations = LocationCache(config.location_cache_entries, config.lease_ttl)
         self._commits = PutCommits()
+        self._extents = ExtentPuts(config, self._master, self._storage, self._commits) if config.extents else None
 
     @classmethod
     def from_env(cls, **overrides) -> "KvPoolClient":
@@ -80,6 +84,10 @@ class KvPoolClient:
         self.close()
 
     def close(self) -> None:
+        """Gives back the extents this client holds (best effort, within one exchange timeout) and closes every
+        connection."""
+        if self._extents is not None:
+            self._extents.close()
         self._master.close()
         self._storage.close()
 
@@ -151,10 +159,21 @@ class KvPoolClient:
                      deadline: Backoff | None = None, metadata: Sequence | None = None) -> list:
         """One put operation for every key (one deadline: the operation timeout from now, or ``deadline``); an
         invalid key or value fails only its own entry. Returns the :class:`kvpool.puts.PutEntry` of each key, with
-        its ``result`` and ``failure``."""
+        its ``result`` and ``failure``. A call of one key goes through an extent when it may (``ClientConfig.extents``),
+        and through PUT_START when it may not or the extent cannot take it; a call of several keys through PUT_START,
+        whose one master round trip starts them all."""
         replicas = self.config.replicas if replicas is None else replicas
+        deadline = deadline or Backoff.until(self.config.operation_timeout)
         todo = entries(keys, values, replicas, lambda v: crc32c_of_regions(v.views), metadata)
+        if len(todo) == 1 and self._takes_extent(todo[0], replicas):
+            self._extents.put(todo[0], deadline)
         return PutOperation(self.config, self._master, self._storage, self._commits, todo, replicas, deadline).run()
+
+    def _takes_extent(self, entry, replicas: int) -> bool:
+        """Whether a put may go through an extent: extents on, a master that agreed on protocol 2.4, one replica, no
+        block metadata, at most 256 KiB."""
+        return (self._extents is not None and min(self.server_protocol[1], self.config.protocol[1]) >= EXTENT_MINOR
+                and ExtentPuts.takes(entry, replicas))
 
     # ---- get ----
 
@@ -229,9 +248,13 @@ class KvPoolClient:
         return self._locations.stats()
 
     def put_commit_stats(self) -> PutCommitStats:
-        """How this client's puts were committed: by their storage nodes (protocol 2.2, no PUT_END) or by a PUT_END.
-        Puts of keys that already held a value count in neither."""
+        """How this client's puts were committed: by their storage nodes (protocol 2.2, no PUT_END; puts into extents
+        too) or by a PUT_END. Puts of keys that already held a value count in neither."""
         return self._commits.stats()
+
+    def extent_stats(self) -> ExtentStats:
+        """What this client's puts through extents did (``ClientConfig(extents=True)``): all zero when off."""
+        return self._extents.stats() if self._extents is not None else ExtentStats(0, 0, 0, 0, 0)
 
     # ---- metadata ----
 

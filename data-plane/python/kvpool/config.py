@@ -1,7 +1,8 @@
 """Client settings: explicit arguments, or the environment an inference pod gets from the pool's client
 ConfigMap (``envFrom: <pool>-client``): KVPOOL_MASTER_ADDRESS, KVPOOL_POOL_ID, KVPOOL_OBJECT_REPLICAS,
-KVPOOL_LEASE_TTL, KVPOOL_RELEASE; and the pool's client key (KVPOOL_CLIENT_KEY, or a file named by
-KVPOOL_CLIENT_KEY_FILE, e.g. the ``client-key`` of the pool's Secret mounted into the pod)."""
+KVPOOL_LEASE_TTL, KVPOOL_RELEASE; this client's own KVPOOL_CLIENT_ID, KVPOOL_CLIENT_TIMEOUT,
+KVPOOL_CLIENT_OPERATION_TIMEOUT and KVPOOL_CLIENT_EXTENTS; and the pool's client key (KVPOOL_CLIENT_KEY, or a file
+named by KVPOOL_CLIENT_KEY_FILE, e.g. the ``client-key`` of the pool's Secret mounted into the pod)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ def parse_duration(text: str) -> float:
         raise ValueError(f"duration '{text}' is not like 5s, 500ms, 2m or 1h")
     scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}[m.group(2)]
     return float(m.group(1)) * scale
+
+
+def parse_flag(text: str) -> bool:
+    """A setting that is on or off: ``true``/``1``/``yes``/``on`` or ``false``/``0``/``no``/``off`` (any case)."""
+    value = str(text).strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"'{text}' is neither true nor false (true, 1, yes, on / false, 0, no, off)")
 
 
 @dataclass
@@ -56,6 +67,10 @@ class ClientConfig:
     # port), when none answers; None: the connect waits for a leader until the operation timeout, as every call does
     # during a failover (right for a service; a one-shot tool wants the fail-fast connect)
     fail_fast_connect: float | None = None
+    # small puts straight into extents the master granted ahead (protocol 2.4, PROTOCOL.md "Extents"): one exchange
+    # with a storage node instead of one with the master and one with the node, for puts of one key with one replica,
+    # no block metadata and at most 256 KiB; every other put, and any an extent cannot take, goes through PUT_START
+    extents: bool = False
     # the version announced in handshakes; only compatibility tests impersonate another release
     release: str = version.RELEASE
     protocol: tuple = field(default=(version.PROTOCOL_MAJOR, version.PROTOCOL_MINOR))
@@ -79,6 +94,7 @@ class ClientConfig:
             raise ValueError(f"location_cache_entries must be >= 0, got {self.location_cache_entries}")
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0, got {self.retries}")
+        self.extents = parse_flag(self.extents) if isinstance(self.extents, str) else bool(self.extents)
         if self.pool_key is not None and not isinstance(self.pool_key, PoolKey):
             material = self.pool_key if isinstance(self.pool_key, (bytes, bytearray)) else str(self.pool_key).encode()
             self.pool_key = PoolKey(material) if material.strip() else None
@@ -109,6 +125,8 @@ class ClientConfig:
             settings["timeout"] = parse_duration(env["KVPOOL_CLIENT_TIMEOUT"])
         if env.get("KVPOOL_CLIENT_OPERATION_TIMEOUT"):
             settings["operation_timeout"] = parse_duration(env["KVPOOL_CLIENT_OPERATION_TIMEOUT"])
+        if env.get("KVPOOL_CLIENT_EXTENTS"):
+            settings["extents"] = parse_flag(env["KVPOOL_CLIENT_EXTENTS"])
         if env.get("KVPOOL_TLS_CA"):
             settings["tls_ca"] = env["KVPOOL_TLS_CA"]
         elif env.get("KVPOOL_TLS_DIR"):

@@ -30,6 +30,9 @@ class Opcode(enum.IntEnum):
     WRITE_BATCH = 44  # protocol 2.1
     READ_OBJECT = 46  # protocol 2.3: a whole value by its object, from memory or the node's disk tier
     REMOVE_MATCHING = 47  # protocol 2.4: remove the objects whose keys match an RE2 pattern
+    EXTENT_GRANT = 50  # protocol 2.4: a range of one node and a run of generations, granted ahead of small puts
+    EXTENT_WRITE = 51  # protocol 2.4: a whole small value into an extent, committed by its node
+    EXTENT_RETURN = 53  # protocol 2.4: extents given back
 
 
 class Role(enum.IntEnum):
@@ -578,3 +581,80 @@ def encode_remove_matching(pattern: str) -> BodyWriter:
 
 def encode_pin(key: str, pinned: bool) -> BodyWriter:
     return BodyWriter().string(key).bool(pinned)
+
+
+# ---- extents (protocol 2.4, PROTOCOL.md "Extents") ----
+
+EXTENT_MINOR = 4
+MIN_EXTENT_BYTES = 64 << 10
+MAX_EXTENT_BYTES = 64 << 20
+
+
+class Extent(NamedTuple):
+    """``length`` bytes at (segment, offset) of one storage node and the generations [first_generation,
+    first_generation + generations), granted to this client until ``expires_at`` (master time); ``first_generation``
+    names it, ``token`` is the master's signature the node checks. Its numbers are taken as they come: the node checks
+    them against the token."""
+    first_generation: int
+    generations: int
+    segment: int
+    offset: int
+    length: int
+    expires_at: int
+    token: bytes
+
+    def encode(self, w: BodyWriter) -> None:
+        w.i64(self.first_generation).i32(self.generations).i32(self.segment).i64(self.offset).i32(self.length)
+        w.i64(self.expires_at).bytes(self.token)
+
+    @staticmethod
+    def decode(r: BodyReader) -> "Extent":
+        return Extent(r.i64(), r.i32(), r.i32(), r.i64(), r.i32(), r.i64(), r.bytes(MAX_TOKEN_BYTES, "extent token"))
+
+
+def encode_extent_grant(length: int, avoid: Sequence[str] = ()) -> BodyWriter:
+    """EXTENT_GRANT: an extent of ``length`` bytes (64 KiB .. 64 MiB) on a node, none of ``avoid`` when others can
+    serve."""
+    w = BodyWriter().i32(length).count(len(avoid))
+    for node in avoid:
+        w.string(node)
+    return w
+
+
+class ExtentGrant(NamedTuple):
+    """An EXTENT_GRANT reply: the extent on node ``node_id`` at ``endpoint``, or why not (``status`` not OK; the other
+    fields are then empty)."""
+    status: ErrorCode
+    message: str
+    node_id: str
+    endpoint: str
+    extent: Extent
+
+    @staticmethod
+    def decode(r: BodyReader) -> "ExtentGrant":
+        g = ExtentGrant(error_code(r.u16()), r.text(), r.string(MAX_ID_BYTES, "node id"),
+                        r.string(MAX_ENDPOINT_BYTES, "endpoint"), Extent.decode(r))
+        r.finish()
+        return g
+
+
+def encode_extent_write(extent: Extent, key: str, generation: int, at: int, size: int, crc: int) -> BodyWriter:
+    """EXTENT_WRITE: the ``size`` payload bytes that follow are the whole value of (key, generation), to go ``at``
+    bytes into the extent (a multiple of 64)."""
+    w = BodyWriter()
+    extent.encode(w)
+    w.string(key).i64(generation).i32(at).i32(size).i32(to_i32(crc))
+    return w
+
+
+def decode_empty(r: BodyReader) -> None:
+    """A reply whose body is empty (EXTENT_WRITE's OK)."""
+    r.finish()
+
+
+def encode_extent_return(extents: Sequence[int]) -> BodyWriter:
+    """EXTENT_RETURN: extents by first generation."""
+    w = BodyWriter().count(len(extents))
+    for first in extents:
+        w.i64(first)
+    return w
