@@ -41,8 +41,12 @@ final class ExtentPuts implements AutoCloseable {
 
   private static final int ALIGNMENT = 64;
 
+  /** The most nodes an EXTENT_GRANT names to avoid (PROTOCOL.md): the latest ones. */
+  private static final int MAX_AVOIDED = 16;
+
   /** An extent held, how much of it is used, and its writes in flight. Guarded by the monitor. */
   private static final class Held {
+    final String nodeId;
     final String endpoint;
     final Extent extent;
     int cursor;
@@ -56,6 +60,7 @@ final class ExtentPuts implements AutoCloseable {
     boolean givenBack;
 
     Held(ExtentGrantReply grant) {
+      this.nodeId = grant.nodeId();
       this.endpoint = grant.endpoint();
       this.extent = grant.extent();
     }
@@ -79,6 +84,12 @@ final class ExtentPuts implements AutoCloseable {
   private final List<Long> granted = new ArrayList<>();
 
   private long pausedUntilNanos;
+
+  /**
+   * Nodes a write failed at (unreachable, or its answer lost): the next grant avoids them when
+   * others can serve. Cleared by a grant.
+   */
+  private final List<String> avoid = new ArrayList<>();
 
   ExtentPuts(MasterChannel master, StorageConnections storage) {
     this.master = master;
@@ -123,6 +134,7 @@ final class ExtentPuts implements AutoCloseable {
         case ALREADY_EXISTS -> true; // the stored value is kept, as with PUT_START
         case NODE_UNAVAILABLE -> {
           retire(p.held());
+          avoid(p.held());
           yield storedByMaster(key, p.generation(), deadline);
         }
         default -> {
@@ -137,6 +149,7 @@ final class ExtentPuts implements AutoCloseable {
         c.close();
       }
       retire(p.held());
+      avoid(p.held());
       return storedByMaster(key, p.generation(), deadline);
     }
   }
@@ -182,13 +195,14 @@ final class ExtentPuts implements AutoCloseable {
 
   private Held grant(Backoff deadline) {
     BodyWriter w = new BodyWriter(16);
-    new ExtentGrantRequest(EXTENT_BYTES, List.of()).encode(w);
+    new ExtentGrantRequest(EXTENT_BYTES, List.copyOf(avoid)).encode(w);
     try {
       ExtentGrantReply reply =
           master.call(Opcode.EXTENT_GRANT, w, ExtentGrantReply::decode, deadline);
       if (reply.status() != ErrorCode.OK) {
         return null;
       }
+      avoid.clear();
       granted.add(reply.extent().firstGeneration());
       if (granted.size() > 64) {
         granted.remove(0);
@@ -205,6 +219,15 @@ final class ExtentPuts implements AutoCloseable {
     h.retired = true;
     if (current == h) {
       current = null;
+    }
+  }
+
+  private synchronized void avoid(Held h) {
+    if (!avoid.contains(h.nodeId)) {
+      avoid.add(h.nodeId);
+      if (avoid.size() > MAX_AVOIDED) {
+        avoid.remove(0);
+      }
     }
   }
 

@@ -156,6 +156,68 @@ class ExtentPutsTest {
   }
 
   @Test
+  void afterANodeFailedAWriteTheNextExtentComesFromAnotherNode() throws Exception {
+    // n0 has 16 times n1's memory, so placement, weighted by capacity, would grant most extents
+    // there; n0 then stops serving while the master still counts it alive (node TTL 60 s): the
+    // write into its extent fails, and the next grant names n0 to avoid, so the following puts
+    // go into an extent on n1 instead of failing again at n0 and falling back to PUT_START
+    master = new Master(MasterSettings.local(config, "127.0.0.1", 0, 0)).start();
+    for (String id : List.of("n0", "n1")) {
+      nodes.add(
+          new StorageNode(
+                  StorageConfig.local(
+                          master.rpcEndpoint(),
+                          id,
+                          "127.0.0.1",
+                          id.equals("n0") ? 256L << 20 : 16L << 20,
+                          1)
+                      .withHeartbeat(Duration.ofMillis(200)))
+              .start(T));
+    }
+    PrometheusRegistry metrics = new PrometheusRegistry();
+    try (KvPoolClient writer = clientWithAnExtentOnTheFirstNode(metrics)) {
+      StorageNode n0 = nodes.remove(0);
+      n0.close();
+      long putStarts = exchanges(metrics, "PUT_START");
+      long extentWrites = exchanges(metrics, "EXTENT_WRITE");
+      writer.put("avoid/fails-at-n0", value(VALUE, 1), 1);
+      assertThat(exchanges(metrics, "PUT_START"))
+          .as("the put whose extent write failed goes through PUT_START")
+          .isGreaterThan(putStarts);
+      putStarts = exchanges(metrics, "PUT_START");
+      for (int i = 0; i < 20; i++) {
+        writer.put("avoid/after/" + i, value(VALUE, 100 + i), 1);
+      }
+      assertThat(exchanges(metrics, "EXTENT_WRITE") - extentWrites)
+          .as("puts after the failure, into an extent on n1")
+          .isEqualTo(20);
+      assertThat(exchanges(metrics, "PUT_START")).isEqualTo(putStarts);
+      assertThat(writer.get("avoid/fails-at-n0")).isEqualTo(value(VALUE, 1));
+      for (int i = 0; i < 20; i++) {
+        assertThat(writer.get("avoid/after/" + i)).isEqualTo(value(VALUE, 100 + i));
+      }
+    }
+  }
+
+  /**
+   * A client whose first extent is on the first node (a closed client gives its extent back); the
+   * first node is drawn by its share of the capacity each time.
+   */
+  private KvPoolClient clientWithAnExtentOnTheFirstNode(PrometheusRegistry metrics)
+      throws Exception {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      KvPoolClient c = client(master.rpcEndpoint(), true, metrics);
+      long before = nodes.get(0).status().objects();
+      c.put("avoid/probe/" + attempt, value(1024, attempt), 1);
+      if (nodes.get(0).status().objects() > before) {
+        return c;
+      }
+      c.close();
+    }
+    throw new AssertionError("20 clients in a row got their first extent elsewhere");
+  }
+
+  @Test
   void aReturnedOrExpiredExtentTakesNoValueAndItsSpaceWaitsUntilItIsOver() throws Exception {
     startPool(1, 2L << 20); // extents may hold 512 KiB
     try (RpcConnection c = asClient(master.rpcEndpoint())) {
