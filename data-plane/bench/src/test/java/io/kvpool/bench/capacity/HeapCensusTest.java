@@ -47,6 +47,9 @@ class HeapCensusTest {
     // 85 % of 16 GiB less a 10 MB baseline at 343 bytes per object, rounded down to 100,000
     assertThat(MasterCapacity.fitting(16L << 30, 10_000_000, 343)).isEqualTo(42_500_000L);
     assertThat(MasterCapacity.fitting(1L << 20, 10_000_000, 343)).isZero();
+    // a small heap keeps 32 MiB free for a recovering master rather than 15 %: 96 MiB live, not
+    // 108.8
+    assertThat(MasterCapacity.fitting(128L << 20, 8_400_000, 242)).isEqualTo(300_000L);
   }
 
   @Test
