@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import time
@@ -162,6 +163,35 @@ def free_ports(n: int = 2) -> list:
             s.close()
 
 
+def pool_with_events(**options) -> LocalPool:
+    """A pool publishing KV events on two ports that were free a moment ago (``pub_port``, ``replay_port``). Another
+    process may bind a probed port before the master does: the tests run on two workers, each starting JVMs that bind
+    ephemeral ports, and .ci/run once lost that race (the master exited, `Address already in use`). The pool is then
+    started again on new ports, up to five times."""
+    for attempt in range(5):
+        pub, replay = free_ports(2)
+        try:
+            p = LocalPool(pool_id=POOL, events_port=str(pub), events_replay_port=str(replay), events_model=MODEL,
+                          **options)
+        except AssertionError as e:
+            if attempt < 4 and _lost_a_port(str(e)):
+                print(f"an events port of {pub}, {replay} was taken before the master bound it; new ports")
+                continue
+            raise
+        p.pub_port, p.replay_port = pub, replay
+        return p
+    raise AssertionError("unreachable")
+
+
+def _lost_a_port(failure: str) -> bool:
+    """Whether the master named in a failed start's message exited because a port was taken."""
+    m = re.search(r"\(log (\S+master-\d+\.log)\)", failure)
+    try:
+        return m is not None and "Address already in use" in open(m.group(1), errors="replace").read()
+    except OSError:
+        return False
+
+
 def residents(pool: LocalPool) -> dict:
     """The master's readable objects: key -> the block hashes its events name it by."""
     with urllib.request.urlopen(f"http://{pool.admin}/residents", timeout=10) as r:
@@ -189,10 +219,7 @@ def converge(sub: Subscriber, pool: LocalPool, what: str) -> dict:
 
 @pytest.fixture(scope="module")
 def events_pool():
-    pub, replay = free_ports(2)
-    p = LocalPool(pool_id=POOL, storage_nodes="2", memory="16MiB", events_port=str(pub),
-                  events_replay_port=str(replay), events_model=MODEL)
-    p.pub_port, p.replay_port = pub, replay
+    p = pool_with_events(storage_nodes="2", memory="16MiB")
     yield p
     p.stop()
 
@@ -342,9 +369,8 @@ def residents_by_tier(pool: LocalPool) -> dict:
 
 
 def test_objects_evicted_to_the_disk_tier_are_announced_on_the_disk_medium():
-    pub, replay = free_ports(2)
-    pool = LocalPool(pool_id=POOL, storage_nodes="2", memory="8MiB", disk="64MiB", events_port=str(pub),
-                     events_replay_port=str(replay), events_model=MODEL)
+    pool = pool_with_events(storage_nodes="2", memory="8MiB", disk="64MiB")
+    pub, replay = pool.pub_port, pool.replay_port
     client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
     sub = Subscriber(pub, replay)
     memory_medium, disk_medium = f"pool:{POOL}", f"pool:{POOL}:disk"
@@ -390,9 +416,8 @@ def test_a_subscriber_with_heartbeats_drops_a_frozen_publisher_and_receives_live
     a connection that answers nothing for 5 s, so a publisher that vanished without closing its connections (here frozen
     with SIGSTOP; in a cluster, a leader pod whose address went away) is left and dialled again. Without them the SUB
     socket keeps the silent connection and never receives live again."""
-    pub, replay = free_ports(2)
-    pool = LocalPool(pool_id=POOL, storage_nodes="1", memory="16MiB", events_port=str(pub),
-                     events_replay_port=str(replay), events_model=MODEL)
+    pool = pool_with_events(storage_nodes="1", memory="16MiB")
+    pub, replay = pool.pub_port, pool.replay_port
     ctx = zmq.Context()
     client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
     master = pool.master_process()
