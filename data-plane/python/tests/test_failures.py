@@ -47,12 +47,12 @@ def _read_all(client, values):
 
 def _await_replicas(client, keys, want: int):
     """Waits until the master lists ``want`` replicas of every key, printing which keys it does not yet. A put returns
-    once its replicas are written and their nodes' COMMITs are on their way, and a lookup in between apparently lists
-    the replicas whose COMMITs were applied (not traced further): in runs of this test (2026-11-27), right after the batch below returned, the
-    40 of its 60 keys with a replica on one node (a different one from run to run) were listed with one replica, and
-    with both at the next poll, 0.2 s later. A get that loses that one replica's node in between fails (.ci/run once,
-    its three retries spent within the moment). Only once both are listed has every value a replica beside any one
-    node."""
+    once its replicas are written and their nodes' COMMITs are on their way; a lookup waits for every COMMIT of a put
+    up to 250 ms once the first is in (PoolMetadata.REST_COMMIT_WAIT), and lists the committed replicas alone after
+    that. Before that wait existed (2026-11-27), right after the batch below returned, the 40 of its 60 keys with a
+    replica on one node were listed with one replica, and a get that lost that node in between failed (.ci/run once).
+    This wait keeps the kill below after every COMMIT even on a machine too busy to send one within 250 ms; the first
+    poll normally finds every key listed twice."""
     def listed():
         lists = client._lookups(keys)
         short = {k: (r if isinstance(r, Exception) else [x.node_id for x in r.replicas])

@@ -77,6 +77,14 @@ public final class PoolMetadata {
    */
   static final Duration COMMIT_WAIT = Duration.ofSeconds(2);
 
+  /**
+   * How long a lookup waits for the rest of a put's COMMITs once one arrived: the put is readable,
+   * and the others normally follow within milliseconds (each node sends its COMMIT right after its
+   * reply); only a node killed between its reply and its COMMIT leaves one missing, and then this
+   * delays the put's first lookup, which lists the committed replicas alone.
+   */
+  static final Duration REST_COMMIT_WAIT = Duration.ofMillis(250);
+
   private final LongSupplier clock;
 
   /**
@@ -95,6 +103,9 @@ public final class PoolMetadata {
 
   /** Lookups waiting in {@link #settle}. */
   private int settling;
+
+  private long commitWaitNanos = COMMIT_WAIT.toNanos();
+  private long restCommitWaitNanos = REST_COMMIT_WAIT.toNanos();
 
   /**
    * The metadata of one leadership under {@code view}; {@code previousNodes} are the storage nodes
@@ -693,14 +704,21 @@ public final class PoolMetadata {
     }
   }
 
+  /** Tests: how long {@link #settle} waits for a put none or some of whose COMMITs arrived. */
+  synchronized void commitWaits(Duration none, Duration some) {
+    commitWaitNanos = none.toNanos();
+    restCommitWaitNanos = some.toNanos();
+  }
+
   /**
    * Waits, releasing the lock, while one of {@code keys} names a pending put that its storage nodes
-   * commit (the writer may already have returned: their COMMITs can still be on their way here), up
-   * to {@link #COMMIT_WAIT}; a put still pending after a whole wait is not waited for again. Called
-   * holding the lock.
+   * commit, some of whose COMMITs did not arrive (the writer may already have returned: they can
+   * still be on their way here): up to {@link #COMMIT_WAIT} from the lookup's start while none
+   * arrived, {@link #REST_COMMIT_WAIT} once one did. A put still pending after a whole wait is not
+   * waited for again. Called holding the lock.
    */
   private void settle(List<String> keys) {
-    long deadline = 0;
+    long started = 0;
     while (true) {
       StoredObject awaited = null;
       for (String key : keys) {
@@ -714,10 +732,11 @@ public final class PoolMetadata {
         return;
       }
       long now = System.nanoTime();
-      if (deadline == 0) {
-        deadline = now + COMMIT_WAIT.toNanos();
+      if (started == 0) {
+        started = now;
         pool.counters.commitWaits.inc();
       }
+      long deadline = started + (awaited.visible() ? restCommitWaitNanos : commitWaitNanos);
       if (now - deadline >= 0) {
         awaited.pending().commitWaitSpent =
             true; // its writer is slow or gone: later lookups answer at once

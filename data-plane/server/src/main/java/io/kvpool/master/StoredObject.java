@@ -283,11 +283,18 @@ final class StoredObject {
   }
 
   /**
-   * Whether a lookup should wait for this object: a pending put whose nodes commit it, none of
-   * whose COMMITs arrived yet, and that has not stalled a lookup before.
+   * Whether a lookup should wait for this object: a pending put whose nodes commit it, some of
+   * whose COMMITs have not arrived yet, and that has not stalled a lookup before. A lookup waits
+   * for every replica's COMMIT, not only the first: its writer was told all of them were written,
+   * and a list of the committed ones alone would leave a get depending on fewer nodes than the put
+   * promised until the rest arrive (milliseconds later, each node sends its COMMIT right after its
+   * reply).
    */
   boolean awaitsNodeCommits() {
-    return pending != null && pending.committedByNodes && !pending.commitWaitSpent && !visible();
+    return pending != null
+        && pending.committedByNodes
+        && !pending.commitWaitSpent
+        && !allReplicasCommitted();
   }
 
   /** The object as its residency events name it, on the medium they last announced. */

@@ -9,6 +9,7 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.PutStartResult;
 import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.SegmentInfo;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,7 @@ class GaugesTest {
             .node("b", 16 * MIB)
             .node("c", 16 * MIB)
             .settle();
+    f.pool.commitWaits(Duration.ofSeconds(60), Duration.ZERO); // b's COMMITs never come
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
       String key = "k" + i;

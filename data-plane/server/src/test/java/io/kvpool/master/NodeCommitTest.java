@@ -3,6 +3,7 @@ package io.kvpool.master;
 import static io.kvpool.master.PoolFixture.NODE_COMMIT_WRITER;
 import static io.kvpool.master.PoolFixture.PUT_END_WRITER;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.NodeCommit;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -211,31 +213,30 @@ class NodeCommitTest {
   @Test
   void aLookupWaitsForTheCommitsOfAPutThatMayHaveReturnedToItsWriter() throws Exception {
     PoolFixture f = pool();
+    f.pool.commitWaits(Duration.ofSeconds(60), Duration.ofSeconds(60));
     PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
     CompletableFuture<List<ReplicaListResult>> lookup =
         CompletableFuture.supplyAsync(() -> f.pool.getReplicas(List.of("k", "other")));
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (commitWaits(f)
-        == 0) { // the lookup counts its wait under the lock it releases only by waiting
-      assertThat(System.nanoTime() - deadline).as("the lookup waits for the commits").isNegative();
-      Thread.sleep(1);
-    }
+    awaitCommitWait(f);
     f.commit("k", p, p.replicas().get(0), 1000, 2);
+    assertThatThrownBy(() -> lookup.get(300, TimeUnit.MILLISECONDS))
+        .as("one COMMIT of two: the lookup waits for the other")
+        .isInstanceOf(TimeoutException.class);
+    f.commit("k", p, p.replicas().get(1), 1000, 2);
     ReplicaListResult found = lookup.get(30, TimeUnit.SECONDS).get(0);
-    assertThat(found.status())
-        .as("the first COMMIT makes the put readable")
-        .isEqualTo(ErrorCode.OK);
+    assertThat(found.status()).isEqualTo(ErrorCode.OK);
     assertThat(found.generation()).isEqualTo(p.generation());
     assertThat(found.replicas())
+        .as("every replica the writer was told is written")
         .extracting(r -> r.nodeId())
-        .containsExactly(p.replicas().get(0).nodeId());
-    f.commit("k", p, p.replicas().get(1), 1000, 2);
-    assertThat(f.pool.getReplicas(List.of("k")).get(0).replicas()).hasSize(2);
+        .containsExactlyInAnyOrder(p.replicas().get(0).nodeId(), p.replicas().get(1).nodeId());
+    assertThat(commitWaits(f)).isEqualTo(1);
   }
 
   @Test
-  void aPutIsReadableFromItsFirstCommitWithTheCommittedReplicasOnly() {
+  void aPutWithOneCommitMissingAfterTheWaitListsItsCommittedReplicasOnly() {
     PoolFixture f = pool();
+    f.pool.commitWaits(Duration.ofSeconds(60), Duration.ofMillis(20));
     PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
     f.commit("k", p, p.replicas().get(0), 1000, 2);
     f.write(
@@ -245,13 +246,24 @@ class NodeCommitTest {
         1000,
         2); // written, replied committed = 1, its COMMIT not here yet
     ReplicaListResult found = f.pool.getReplicas(List.of("k")).get(0);
-    assertThat(found.status()).isEqualTo(ErrorCode.OK);
+    assertThat(found.status())
+        .as("readable from its first commit, after the shorter wait")
+        .isEqualTo(ErrorCode.OK);
     assertThat(found.replicas())
         .extracting(r -> r.nodeId())
         .containsExactly(p.replicas().get(0).nodeId());
     assertThat(f.exists("k")).isTrue();
-    assertThat(commitWaits(f)).as("a committed put is not waited for").isZero();
+    assertThat(commitWaits(f)).as("the first lookup waited, the later one did not").isEqualTo(1);
     assertThat(pending(f)).as("still pending: one replica's COMMIT is awaited").isEqualTo(1);
+  }
+
+  private static void awaitCommitWait(PoolFixture f) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (commitWaits(f)
+        == 0) { // the lookup counts its wait under the lock it releases only by waiting
+      assertThat(System.nanoTime() - deadline).as("the lookup waits for the commits").isNegative();
+      Thread.sleep(1);
+    }
   }
 
   /**
@@ -267,6 +279,7 @@ class NodeCommitTest {
             .node("b", 16 * MIB)
             .node("c", 16 * MIB)
             .settle();
+    f.pool.commitWaits(Duration.ofSeconds(60), Duration.ofMillis(20));
     PutStartResult p = f.start(NODE_COMMIT_WRITER, "k", 1000, 2);
     ReplicaGrant survivor = p.replicas().get(0);
     ReplicaGrant killed = p.replicas().get(1);
@@ -304,6 +317,7 @@ class NodeCommitTest {
   void removingAPutStillAwaitingACommitFreesTheCommittedRangesAtOnce() {
     PoolFixture f =
         pool(); // 2 x 16 MiB: 100 cycles quarantining every range (38 MiB) would not fit
+    f.pool.commitWaits(Duration.ofSeconds(60), Duration.ZERO); // the other COMMIT never comes
     int size = 128 << 10;
     long usedBefore = f.pool.snapshot().usedBytes();
     for (int i = 0; i < 100; i++) {
