@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -28,6 +29,12 @@ def parse_duration(text: str) -> float:
     return float(m.group(1)) * scale
 
 
+def default_client_id() -> str:
+    """A client id of its own for each client that is not given one: ``python-client-<pid>-<6 hex digits>``. The
+    master limits the extents one client id holds (8), so clients sharing one id would take each other's share."""
+    return f"python-client-{os.getpid()}-{secrets.token_hex(3)}"
+
+
 def parse_flag(text: str) -> bool:
     """A setting that is on or off: ``true``/``1``/``yes``/``on`` or ``false``/``0``/``no``/``off`` (any case)."""
     value = str(text).strip().lower()
@@ -45,7 +52,8 @@ class ClientConfig:
 
     masters: list
     pool_id: str = ""
-    client_id: str = "python-client"
+    # this client's name in handshakes, the master's logs and its extent limit (8 per id); default: one of its own
+    client_id: str = field(default_factory=default_client_id)
     replicas: int = 1
     timeout: float = 10.0
     operation_timeout: float = 30.0

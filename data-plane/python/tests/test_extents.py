@@ -241,6 +241,26 @@ def test_closing_gives_extents_back_and_a_refused_grant_falls_back_to_put_start(
         assert bytes(reader.get("extents/limit/later")) == b"into an extent again"
 
 
+def test_clients_given_no_id_each_get_extents_of_their_own(pool):
+    """Clients not given a client_id each get one of their own (``python-client-<pid>-<hex>``), so the master's limit
+    of 8 extents per id does not make the ninth of them put through PUT_START (it did with one shared default)."""
+    before = _master_extents(pool)
+    clients = [KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60,
+                                         extents=True)) for _ in range(9)]
+    try:
+        assert len({c.config.client_id for c in clients}) == 9
+        for i, c in enumerate(clients):
+            assert c.put(f"extents/anonymous/{i}", b"anonymous %d" % i) is True
+            assert c.extent_stats()[:4] == (1, 0, 0, 1), c.config.client_id
+    finally:
+        for c in clients:
+            c.close()
+    assert _delta(before, _master_extents(pool)) == {"granted": 9, "put": 9, "refused": 0}
+    with _reader(pool) as reader:
+        for i in range(9):
+            assert bytes(reader.get(f"extents/anonymous/{i}")) == b"anonymous %d" % i
+
+
 def test_a_master_that_did_not_agree_on_protocol_2_4_is_never_sent_extent_requests(pool, monkeypatch):
     """A client one minor older than the pool (2.4) still uses extents; one whose master speaks 2.3 (two minors from
     this pool, so simulated by the version the client recorded from its handshake) sends none of their opcodes and

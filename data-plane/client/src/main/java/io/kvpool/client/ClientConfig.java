@@ -7,8 +7,10 @@ import io.kvpool.protocol.PoolKey;
 import io.kvpool.protocol.TlsContext;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** Settings of a {@link KvPoolClient}; build with {@link #builder()}. */
 public final class ClientConfig {
@@ -144,13 +146,21 @@ public final class ClientConfig {
     return advertisedVersion;
   }
 
+  /** A client id of its own: {@code client-<pid>-<6 hex digits>}. */
+  static String defaultClientId() {
+    return "client-"
+        + ProcessHandle.current().pid()
+        + "-"
+        + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()).substring(2);
+  }
+
   /**
    * Builder with defaults: 3 retries, 10 s per exchange, 30 s per operation, any pool, this build's
    * version.
    */
   public static final class Builder {
     private List<HostPort> masters;
-    private String clientId = "client";
+    private String clientId = defaultClientId();
     private String poolId = "";
     private int retries = 3;
     private Duration timeout = Duration.ofSeconds(10);
@@ -277,6 +287,11 @@ public final class ClientConfig {
       return this;
     }
 
+    /**
+     * This client's name in handshakes, the master's logs and its extent limit (8 open extents per
+     * id). Default: one of its own, {@code client-<pid>-<6 hex digits>}, so that clients not given
+     * an id do not share one extent limit.
+     */
     public Builder clientId(String id) {
       this.clientId = Objects.requireNonNull(id);
       return this;

@@ -113,6 +113,45 @@ class ExtentPutsTest {
     }
   }
 
+  /**
+   * The master grants one client id at most 8 open extents; clients built without an id each get
+   * one of their own, so a ninth of them still puts through an extent (with one shared default id,
+   * as before, it put through PUT_START).
+   */
+  @Test
+  void clientsGivenNoIdEachGetExtentsOfTheirOwn() throws Exception {
+    // nine extents of 4 MiB must fit in the quarter of the pool that unused extents may hold
+    startPool(1, 160L << 20);
+    List<PrometheusRegistry> metrics = new ArrayList<>();
+    List<KvPoolClient> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < 9; i++) {
+        PrometheusRegistry m = new PrometheusRegistry();
+        metrics.add(m);
+        clients.add(
+            KvPoolClient.connect(
+                ClientConfig.builder()
+                    .master(master.rpcEndpoint())
+                    .timeout(T)
+                    .extents(true)
+                    .metrics(m)
+                    .build()));
+        clients.get(i).put("anonymous/" + i, value(4096, i), 1);
+      }
+      for (int i = 0; i < 9; i++) {
+        assertThat(exchanges(metrics.get(i), "EXTENT_WRITE")).as("client %d", i).isEqualTo(1);
+        assertThat(exchanges(metrics.get(i), "PUT_START")).as("client %d", i).isZero();
+      }
+    } finally {
+      clients.forEach(KvPoolClient::close);
+    }
+    try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
+      for (int i = 0; i < 9; i++) {
+        assertThat(reader.get("anonymous/" + i)).isEqualTo(value(4096, i));
+      }
+    }
+  }
+
   @Test
   void threadsSharingOneClientUseUpItsExtentsWithoutAWriteRefused() throws Exception {
     // 4 threads, 96 values of 64 KiB each: 384 values, 6 extents of 64 values used up in turn,
