@@ -133,13 +133,12 @@ final class ExtentPuts implements AutoCloseable {
       return switch (e.code()) {
         case ALREADY_EXISTS -> true; // the stored value is kept, as with PUT_START
         case NODE_UNAVAILABLE -> {
-          retire(p.held());
-          avoid(p.held());
+          retire(p.held(), true);
           yield storedByMaster(key, p.generation(), deadline);
         }
         default -> {
           if (e.code() != ErrorCode.PUT_IN_PROGRESS) {
-            retire(p.held());
+            retire(p.held(), false);
           }
           yield false;
         }
@@ -148,8 +147,7 @@ final class ExtentPuts implements AutoCloseable {
       if (c != null) {
         c.close();
       }
-      retire(p.held());
-      avoid(p.held());
+      retire(p.held(), true);
       return storedByMaster(key, p.generation(), deadline);
     }
   }
@@ -214,16 +212,16 @@ final class ExtentPuts implements AutoCloseable {
     }
   }
 
-  /** No further value goes into {@code h}: a write into it was refused or its answer lost. */
-  private synchronized void retire(Held h) {
+  /**
+   * No further value goes into {@code h}: a write into it was refused or its answer lost; when
+   * {@code failedAtNode} (the node unreachable or its answer lost), the next grants avoid its node.
+   */
+  private synchronized void retire(Held h, boolean failedAtNode) {
     h.retired = true;
     if (current == h) {
       current = null;
     }
-  }
-
-  private synchronized void avoid(Held h) {
-    if (!avoid.contains(h.nodeId)) {
+    if (failedAtNode && !avoid.contains(h.nodeId)) {
       avoid.add(h.nodeId);
       if (avoid.size() > MAX_AVOIDED) {
         avoid.remove(0);
@@ -233,7 +231,7 @@ final class ExtentPuts implements AutoCloseable {
 
   /** Retires {@code h}; it, to be given back now, when no write into it is in flight. */
   private Held retireLocked(Held h) {
-    retire(h);
+    retire(h, false);
     return idleSpent(h);
   }
 
