@@ -78,10 +78,10 @@ public final class PoolMetadata {
   static final Duration COMMIT_WAIT = Duration.ofSeconds(2);
 
   /**
-   * How long a lookup waits for the rest of a put's COMMITs once one arrived: the put is readable,
-   * and the others normally follow within milliseconds (each node sends its COMMIT right after its
-   * reply); only a node killed between its reply and its COMMIT leaves one missing, and then this
-   * delays the put's first lookup, which lists the committed replicas alone.
+   * How long a lookup waits (from its start) for the rest of a put's COMMITs once one arrived: the
+   * put is readable, and the others normally follow within milliseconds (each node sends its COMMIT
+   * right after its reply); only a node killed between its reply and its COMMIT leaves one missing,
+   * and then this delays the put's first lookup, which lists the committed replicas alone.
    */
   static final Duration REST_COMMIT_WAIT = Duration.ofMillis(250);
 
