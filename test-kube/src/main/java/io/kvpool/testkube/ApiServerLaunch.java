@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -32,9 +34,6 @@ final class ApiServerLaunch {
    */
   static final int ATTEMPTS = 3;
 
-  // Two contended cores: a cold kube-apiserver start takes well over kube-api-test's 60 s default
-  // there.
-  private static final int STARTUP_TIMEOUT_MILLIS = 180_000;
   private static final int OUTPUT_LINES = 40;
   private static final long WATCH_MILLIS = 100;
   private static final Logger LOG = LoggerFactory.getLogger(ApiServerLaunch.class);
@@ -59,6 +58,7 @@ final class ApiServerLaunch {
   static Launched start(KubeBinaries binaries, int attempts, IntFunction<List<String>> extraFlags) {
     List<FailedAttempt> failures = new ArrayList<>();
     for (int attempt = 1; attempt <= attempts; attempt++) {
+      Duration timeout = readinessTimeout();
       Path workDir = workDirFor(binaries);
       KubeAPIServer server =
           new KubeAPIServer(
@@ -68,7 +68,7 @@ final class ApiServerLaunch {
                   .withOfflineMode(true)
                   .withUpdateKubeConfig(false)
                   .withWaitForEtcdHealthCheckOnStartup(true)
-                  .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
+                  .withStartupTimeout((int) timeout.toMillis())
                   // all addresses: pods of the test kubelet reach it from their own network
                   // namespaces
                   .withApiServerFlag("--bind-address", "0.0.0.0")
@@ -124,6 +124,25 @@ final class ApiServerLaunch {
           .append(f.output());
     }
     throw new KubeTestSetupException(message.toString());
+  }
+
+  /**
+   * The startup timeout of an attempt beginning now; near midnight, after waiting for it to pass
+   * (see {@link ReadinessTimeout}).
+   */
+  private static Duration readinessTimeout() {
+    Duration delay = ReadinessTimeout.delayBeforeStart(LocalTime.now());
+    if (!delay.isZero()) {
+      LOG.info(
+          "waiting {} ms for midnight to pass before starting kube-apiserver", delay.toMillis());
+      try {
+        Thread.sleep(delay.toMillis()); // a wait for the wall clock itself, not for another process
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KubeTestSetupException("Interrupted while waiting for midnight to pass", e);
+      }
+    }
+    return ReadinessTimeout.of(LocalTime.now());
   }
 
   /**

@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.SimpleTimeZone;
+import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,6 +54,44 @@ class ApiServerLaunchTest {
       ApiServerLaunch.deleteTree(launched.workDir());
     }
     assertThat(Files.exists(launched.workDir())).isFalse();
+  }
+
+  /**
+   * A start two minutes and 55 seconds before midnight, local time: kube-api-test's readiness
+   * waits, timed with {@link LocalTime}, would wrap their deadlines past midnight and fail at their
+   * first unready poll (as every start of a CI run did at 23:57 UTC). The JVM's zone is shifted so
+   * that it is that time now.
+   */
+  @Test
+  void aStartJustBeforeMidnightServes() {
+    TimeZone zone = TimeZone.getDefault();
+    LocalTime target = LocalTime.of(23, 57, 5);
+    try {
+      TimeZone.setDefault(zoneWhereItIsNow(target));
+      assertThat(LocalTime.now()).isBetween(target, target.plusSeconds(5));
+      ApiServerLaunch.Launched launched =
+          ApiServerLaunch.start(binaries(), 1, attempt -> List.of());
+      try (KubernetesClient client =
+          RunningApiServer.newClient(launched.server().getKubeConfigYaml())) {
+        assertThat(client.namespaces().withName("default").get()).isNotNull();
+      } finally {
+        launched.server().stop();
+        ApiServerLaunch.deleteTree(launched.workDir());
+      }
+    } finally {
+      TimeZone.setDefault(zone);
+    }
+  }
+
+  /** A zone whose clock shows {@code time} now, to the second. */
+  private static TimeZone zoneWhereItIsNow(LocalTime time) {
+    int day = (int) Duration.ofDays(1).toSeconds();
+    int offset =
+        Math.floorMod(time.toSecondOfDay() - LocalTime.now(ZoneOffset.UTC).toSecondOfDay(), day);
+    ZoneOffset zone = ZoneOffset.ofTotalSeconds(offset > day / 2 ? offset - day : offset);
+    // TimeZone.getTimeZone(ZoneId) falls back to GMT for offsets with seconds; this zone's id is
+    // the offset's own, which ZoneId.systemDefault() reads back
+    return new SimpleTimeZone(zone.getTotalSeconds() * 1000, zone.getId());
   }
 
   @Test
