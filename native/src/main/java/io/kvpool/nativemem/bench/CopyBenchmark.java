@@ -21,7 +21,7 @@ public final class CopyBenchmark {
   /** Bytes copied per measured round of one block size: long enough to dwarf timer noise. */
   private static final long BYTES_PER_ROUND = 2L << 30;
 
-  private static final int CRC_BLOCK = 1 << 20;
+  private static final int[] CRC_BLOCKS = {64 << 10, 1 << 20};
   private static final long CRC_BYTES_PER_ROUND = 1L << 30;
 
   private CopyBenchmark() {}
@@ -86,21 +86,32 @@ public final class CopyBenchmark {
   }
 
   private static void crcRows(int rounds) {
-    try (NativeSegment segment = NativeSegment.allocate(CRC_BLOCK, SegmentOptions.defaults())) {
-      ByteBuffer data = segment.view(0, CRC_BLOCK);
-      fill(data);
-      System.out.printf(
-          Locale.ROOT,
-          "CRC32C over %s blocks (hardware instruction available: %s)%n",
-          label(CRC_BLOCK),
-          Crc32c.hardwareAvailable());
-      crcRow("libkvpool (dispatch)", Crc32c::compute, data, rounds);
-      crcRow("libkvpool portable", Crc32c::computePortable, data, rounds);
-      crcRow("java.util.zip.CRC32C", CopyBenchmark::jdkCrc, data, rounds);
+    System.out.printf(
+        Locale.ROOT,
+        "CRC32C (crc32 instruction: %s, VPCLMULQDQ with AVX2: %s); ratio to java.util.zip.CRC32C%n",
+        Crc32c.hardwareAvailable(),
+        Crc32c.clmulAvailable());
+    for (int block : CRC_BLOCKS) {
+      try (NativeSegment segment = NativeSegment.allocate(block, SegmentOptions.defaults())) {
+        ByteBuffer data = segment.view(0, block);
+        fill(data);
+        System.out.printf(Locale.ROOT, "over %s blocks%n", label(block));
+        double jdk = crcRow("java.util.zip.CRC32C", CopyBenchmark::jdkCrc, data, rounds, 0);
+        crcRow("libkvpool (dispatch)", Crc32c::compute, data, rounds, jdk);
+        if (Crc32c.clmulAvailable()) {
+          crcRow("libkvpool clmul", Crc32c::computeClmul, data, rounds, jdk);
+        }
+        if (Crc32c.hardwareAvailable()) {
+          crcRow("libkvpool crc32 only", Crc32c::computeHardware, data, rounds, jdk);
+        }
+        crcRow("libkvpool portable", Crc32c::computePortable, data, rounds, jdk);
+      }
     }
   }
 
-  private static void crcRow(String name, Checksum checksum, ByteBuffer data, int rounds) {
+  /** Prints one row, best of {@code rounds} after a warm-up round; returns its GB/s. */
+  private static double crcRow(
+      String name, Checksum checksum, ByteBuffer data, int rounds, double jdkRate) {
     long iterations = CRC_BYTES_PER_ROUND / data.remaining();
     int sink = 0;
     long best = Long.MAX_VALUE;
@@ -114,12 +125,15 @@ public final class CopyBenchmark {
         best = Math.min(best, elapsed);
       }
     }
+    double rate = (double) data.remaining() * iterations / best;
     System.out.printf(
         Locale.ROOT,
-        "  %-22s %8.2f GB/s  (checksum sum %08x)%n",
+        "  %-22s %8.2f GB/s  %s (checksum sum %08x)%n",
         name,
-        (double) data.remaining() * iterations / best,
+        rate,
+        jdkRate > 0 ? String.format(Locale.ROOT, "%5.2fx", rate / jdkRate) : "     ",
         sink);
+    return rate;
   }
 
   private static int jdkCrc(ByteBuffer buffer) {
