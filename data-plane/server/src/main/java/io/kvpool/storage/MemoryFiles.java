@@ -1,6 +1,7 @@
 package io.kvpool.storage;
 
 import io.kvpool.admin.StorageStatus;
+import io.kvpool.nativemem.NativeCrc32c;
 import io.kvpool.nativemem.NativeMemoryException;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.nativemem.SegmentOptions;
@@ -13,7 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -208,7 +209,7 @@ final class MemoryFiles {
     if (covered != o.size()) {
       return "slices cover " + covered + " of " + o.size() + " bytes";
     }
-    CRC32C crc = new CRC32C();
+    Checksum crc = new NativeCrc32c();
     for (Slice s : slices) {
       crc.update(segments.get(s.segmentId()).view(s.offset(), s.length()));
     }

@@ -2,6 +2,7 @@ package io.kvpool.storage.disk;
 
 import io.kvpool.nativemem.Crc32c;
 import io.kvpool.nativemem.HugePageMode;
+import io.kvpool.nativemem.NativeCrc32c;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.nativemem.SegmentOptions;
 import io.kvpool.protocol.BlockMetadata;
@@ -25,7 +26,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -649,7 +650,7 @@ public final class DiskTier implements AutoCloseable {
 
   private static int valueChecksum(FileChannel ch, long pos, int size, ByteBuffer chunk)
       throws IOException {
-    CRC32C crc = new CRC32C();
+    Checksum crc = new NativeCrc32c();
     long done = 0;
     while (done < size) {
       chunk.clear().limit((int) Math.min(chunk.capacity(), size - done));
@@ -703,7 +704,7 @@ public final class DiskTier implements AutoCloseable {
       int checksum,
       BlockMetadata metadata,
       ByteBuffer... value) {
-    CRC32C crc = new CRC32C();
+    Checksum crc = new NativeCrc32c();
     for (ByteBuffer b : value) {
       crc.update(b.duplicate());
     }
