@@ -50,18 +50,25 @@ static void dispatch_matches_vectors(void) {
     check_vectors(kvpool_crc32c);
 }
 
-/* Every length and alignment, and split updates, agree between the implementations. */
-static void implementations_agree_on_lengths_alignments_and_updates(void) {
-    size_t size = 100000 + 16;
+/* size bytes of a fixed pseudo-random sequence from seed (free them), or NULL after a failed CHECK. */
+static unsigned char *random_bytes(size_t size, uint32_t seed) {
     unsigned char *data = malloc(size);
     CHECK(data != NULL);
     if (data == NULL) {
-        return;
+        return NULL;
     }
-    uint32_t seed = 12345;
     for (size_t i = 0; i < size; i++) {
         seed = seed * 1103515245u + 12345u;
         data[i] = (unsigned char)(seed >> 16);
+    }
+    return data;
+}
+
+/* Every length and alignment, and split updates, agree between the implementations. */
+static void implementations_agree_on_lengths_alignments_and_updates(void) {
+    unsigned char *data = random_bytes(100000 + 16, 12345);
+    if (data == NULL) {
+        return;
     }
     for (size_t offset = 0; offset < 9; offset++) {
         for (size_t len = 0; len < 600; len += (len < 70 ? 1 : 37)) {
@@ -98,15 +105,9 @@ static void clmul_agrees_around_superblocks_and_updates(void) {
         return;
     }
     size_t size = (1u << 20) + 64;
-    unsigned char *data = malloc(size);
-    CHECK(data != NULL);
+    unsigned char *data = random_bytes(size, 777);
     if (data == NULL) {
         return;
-    }
-    uint32_t seed = 777;
-    for (size_t i = 0; i < size; i++) {
-        seed = seed * 1103515245u + 12345u;
-        data[i] = (unsigned char)(seed >> 16);
     }
     const size_t block = 3584;
     const size_t lengths[] = {block - 1, block,          block + 1,        block + 7,     2 * block - 1,

@@ -46,9 +46,7 @@ class Crc32cTest {
       return; // the C tests say so; compute() then uses the crc32 instruction or tables
     }
     checkVectors(Crc32c::computeClmul);
-    Random random = new Random(7);
-    byte[] data = new byte[(1 << 20) + 16];
-    random.nextBytes(data);
+    byte[] data = randomBytes((1 << 20) + 16, 7);
     ByteBuffer direct = direct(data);
     int[] lengths = {3583, 3584, 3585, 7168, 7169, 65_536, 1 << 20};
     for (int offset = 0; offset < 9; offset += 4) {
@@ -69,9 +67,7 @@ class Crc32cTest {
    */
   @Test
   void nativeChecksumEqualsTheJdksRunByRun() {
-    Random random = new Random(11);
-    byte[] data = new byte[300_000];
-    random.nextBytes(data);
+    byte[] data = randomBytes(300_000, 11);
     ByteBuffer direct = direct(data);
     NativeCrc32c crc = new NativeCrc32c();
     CRC32C jdk = new CRC32C();
@@ -106,9 +102,7 @@ class Crc32cTest {
 
   @Test
   void equalsJdkCrc32cOnRandomDataOfManyLengthsAndAlignments() {
-    Random random = new Random(42);
-    byte[] data = new byte[200_000];
-    random.nextBytes(data);
+    byte[] data = randomBytes(200_000, 42);
     ByteBuffer direct = direct(data);
     int[] lengths = {
       0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 255, 1000, 4096, 65_535, 65_536, 65_537,
@@ -144,6 +138,12 @@ class Crc32cTest {
     int partial = Crc32c.compute(whole.duplicate().limit(10));
     int continued = Crc32c.update(partial, ByteBuffer.wrap(data, 10, data.length - 10));
     assertThat(continued).isEqualTo(Crc32c.compute(whole));
+  }
+
+  private static byte[] randomBytes(int size, long seed) {
+    byte[] data = new byte[size];
+    new Random(seed).nextBytes(data);
+    return data;
   }
 
   private static ByteBuffer direct(byte[] bytes) {
