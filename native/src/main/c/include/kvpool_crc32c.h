@@ -14,10 +14,7 @@
 extern "C" {
 #endif
 
-/*
- * Uses carry-less multiplication beside the crc32 instruction when the CPU has both (VPCLMULQDQ,
- * AVX2, SSE4.2), the SSE4.2 crc32 instruction when it has that, the portable tables otherwise.
- */
+/* Uses the SSE4.2 crc32 instruction when the CPU has it, the portable tables otherwise. */
 KVPOOL_API uint32_t kvpool_crc32c(uint32_t crc, const void *buf, size_t len);
 
 /* Always the portable table implementation. */
@@ -28,15 +25,6 @@ KVPOOL_API uint32_t kvpool_crc32c_hw(uint32_t crc, const void *buf, size_t len);
 
 /* Non-zero when this CPU has the SSE4.2 crc32 instruction. */
 KVPOOL_API int32_t kvpool_crc32c_hw_available(void);
-
-/*
- * Always the carry-less multiplication implementation (about 3.5 KiB superblocks, the rest through
- * the crc32 instruction); call only when kvpool_crc32c_clmul_available() is non-zero.
- */
-KVPOOL_API uint32_t kvpool_crc32c_clmul(uint32_t crc, const void *buf, size_t len);
-
-/* Non-zero when this CPU has VPCLMULQDQ, AVX2 and SSE4.2, all of which the clmul implementation uses. */
-KVPOOL_API int32_t kvpool_crc32c_clmul_available(void);
 
 #ifdef __cplusplus
 }

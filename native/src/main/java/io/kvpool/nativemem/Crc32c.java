@@ -15,17 +15,14 @@ public final class Crc32c {
   private static final ThreadLocal<ByteBuffer> STAGING =
       ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(STAGING_BYTES));
 
-  /** The four native implementations, with the same contract. */
+  /** The three native implementations, with the same contract. */
   private interface NativeCrc {
     int update(int crc, long address, long length);
   }
 
   private Crc32c() {}
 
-  /**
-   * CRC32C of position..limit, with the CPU's fastest means: carry-less multiplication beside the
-   * crc32 instruction, the crc32 instruction, or tables.
-   */
+  /** CRC32C of position..limit, with the CPU instruction when present. */
   public static int compute(ByteBuffer buf) {
     return update(0, buf);
   }
@@ -45,23 +42,8 @@ public final class Crc32c {
     return KvpoolNative.kvpool_crc32c_hw_available() != 0;
   }
 
-  /**
-   * Whether this CPU has VPCLMULQDQ, AVX2 and SSE4.2, which {@link #compute} then uses together.
-   */
-  public static boolean clmulAvailable() {
-    return KvpoolNative.kvpool_crc32c_clmul_available() != 0;
-  }
-
-  /** The carry-less multiplication implementation alone, for tests and benchmarks. */
-  public static int computeClmul(ByteBuffer buf) {
-    if (!clmulAvailable()) {
-      throw new UnsupportedOperationException("this CPU has no VPCLMULQDQ with AVX2");
-    }
-    return run(KvpoolNative::kvpool_crc32c_clmul, 0, buf);
-  }
-
-  /** The SSE4.2 implementation alone, for tests and benchmarks that compare them. */
-  public static int computeHardware(ByteBuffer buf) {
+  /** The SSE4.2 implementation alone, for tests that compare the two. */
+  static int computeHardware(ByteBuffer buf) {
     if (!hardwareAvailable()) {
       throw new UnsupportedOperationException("this CPU has no SSE4.2 crc32 instruction");
     }

@@ -65,10 +65,6 @@ final class KvpoolNative {
 
   static native int kvpool_crc32c_hw_available();
 
-  static native int kvpool_crc32c_clmul(int crc, long buf, long len);
-
-  static native int kvpool_crc32c_clmul_available();
-
   static native int kvpool_device_open(
       String name, String library, long[] out, byte[] err, long errLen);
 

@@ -1,7 +1,6 @@
 package io.kvpool.storage;
 
 import io.kvpool.admin.StorageStatus;
-import io.kvpool.nativemem.NativeCrc32c;
 import io.kvpool.nativemem.NativeMemoryException;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.nativemem.SegmentOptions;
@@ -14,7 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import java.util.zip.Checksum;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,7 +208,7 @@ final class MemoryFiles {
     if (covered != o.size()) {
       return "slices cover " + covered + " of " + o.size() + " bytes";
     }
-    Checksum crc = new NativeCrc32c();
+    CRC32C crc = new CRC32C();
     for (Slice s : slices) {
       crc.update(segments.get(s.segmentId()).view(s.offset(), s.length()));
     }

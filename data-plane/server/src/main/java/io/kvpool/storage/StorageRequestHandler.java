@@ -2,7 +2,6 @@ package io.kvpool.storage;
 
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
-import io.kvpool.nativemem.NativeCrc32c;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.protocol.BlockMetadata;
 import io.kvpool.protocol.BodyWriter;
@@ -52,7 +51,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.zip.Checksum;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -396,11 +395,11 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * land, while they are still in the CPU's caches, and returned; otherwise null (the value's
    * checksum is taken over its slices once they are all here).
    */
-  private Checksum receive(Session session, WriteRequest w) throws IOException {
+  private CRC32C receive(Session session, WriteRequest w) throws IOException {
     Slice slice = w.slice();
-    Checksum whole =
+    CRC32C whole =
         slice.length() > 0 && slice.valueOffset() == 0 && slice.length() == w.valueSize()
-            ? new NativeCrc32c()
+            ? new CRC32C()
             : null;
     try {
       ByteBuffer range =
@@ -444,7 +443,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       session.replyError(request, admission.code(), admission.problem());
       return;
     }
-    Checksum landed = receive(session, w);
+    CRC32C landed = receive(session, w);
     byte[] receipt =
         verifyIfComplete(
             new ObjectId(w.key(), w.generation()), w.valueSize(), w.checksum(), landed);
@@ -560,7 +559,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
             1,
             w.extent().expiresAtMillis(),
             NO_RECEIPT);
-    Checksum landed;
+    CRC32C landed;
     try {
       landed = receive(session, asWrite);
     } catch (IOException | RuntimeException e) {
@@ -568,7 +567,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       throw e;
     }
     if (landed == null) {
-      landed = new NativeCrc32c(); // an empty value
+      landed = new CRC32C(); // an empty value
     }
     if ((int) landed.getValue() != w.checksum()) {
       inventory.discard(id);
@@ -675,7 +674,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
         }
         ObjectId id = new ObjectId(w.key(), w.generation());
         admitted.add(id);
-        Checksum landed = receive(session, w);
+        CRC32C landed = receive(session, w);
         byte[] receipt = verifyIfComplete(id, w.valueSize(), w.checksum(), landed);
         if (receipt != null && receipt.length > 0) {
           completed.add(new ReplicaCommits.Completed(w, receipt, admission.key()));
@@ -721,14 +720,14 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
    * {@code landed} is the CRC32C taken as the whole value arrived in one slice, or null to take it
    * over the object's slices now.
    */
-  private byte[] verifyIfComplete(ObjectId id, int size, int checksum, Checksum landed) {
+  private byte[] verifyIfComplete(ObjectId id, int size, int checksum, CRC32C landed) {
     List<Slice> slices = inventory.completedBy(id);
     if (slices == null) {
       return NO_RECEIPT;
     }
-    Checksum crc = landed;
+    CRC32C crc = landed;
     if (crc == null || slices.size() != 1) {
-      crc = new NativeCrc32c();
+      crc = new CRC32C();
       for (Slice s : slices) {
         crc.update(view(s, 0, s.length()));
       }
@@ -992,7 +991,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
     }
     List<Slice> source = new ArrayList<>(r.source());
     source.sort(Comparator.comparingInt(Slice::valueOffset));
-    Checksum crc = new NativeCrc32c();
+    CRC32C crc = new CRC32C();
     for (Slice s : source) {
       crc.update(view(s, 0, s.length()));
     }
@@ -1034,7 +1033,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       return;
     }
     try (staged) {
-      Checksum crc = new NativeCrc32c();
+      CRC32C crc = new CRC32C();
       crc.update(staged.value());
       copy(
           session,
@@ -1057,7 +1056,7 @@ final class StorageRequestHandler implements RpcServer.RequestHandler {
       Frame request,
       ReplicateRequest r,
       BlockMetadata metadata,
-      Checksum crc,
+      CRC32C crc,
       java.util.function.Function<SliceGrant, ByteBuffer[]> payload)
       throws IOException {
     if ((int) crc.getValue() != r.checksum()) {

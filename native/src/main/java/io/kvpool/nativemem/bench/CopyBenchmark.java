@@ -21,7 +21,7 @@ public final class CopyBenchmark {
   /** Bytes copied per measured round of one block size: long enough to dwarf timer noise. */
   private static final long BYTES_PER_ROUND = 2L << 30;
 
-  private static final long CRC_COLD_REGION = 256L << 20;
+  private static final int CRC_BLOCK = 1 << 20;
   private static final long CRC_BYTES_PER_ROUND = 1L << 30;
 
   private CopyBenchmark() {}
@@ -86,65 +86,40 @@ public final class CopyBenchmark {
   }
 
   private static void crcRows(int rounds) {
-    System.out.printf(
-        Locale.ROOT,
-        "CRC32C (crc32 instruction: %s, VPCLMULQDQ with AVX2: %s); ratio to java.util.zip.CRC32C%n",
-        Crc32c.hardwareAvailable(),
-        Crc32c.clmulAvailable());
-    // {region, piece}: one block checked again and again (in the caches, as a storage node checks
-    // a value as it lands), and 1 MiB pieces of a region larger than the caches (from memory, as a
-    // warm restart checks its memory files)
-    long[][] cases = {{64 << 10, 64 << 10}, {1 << 20, 1 << 20}, {CRC_COLD_REGION, 1 << 20}};
-    for (long[] c : cases) {
-      try (NativeSegment segment = NativeSegment.allocate(c[0], SegmentOptions.defaults())) {
-        ByteBuffer region = segment.view(0, (int) c[0]);
-        fill(region);
-        int piece = (int) c[1];
-        System.out.printf(Locale.ROOT, "%s pieces of a %s region%n", label(piece), label(c[0]));
-        double jdk =
-            crcRow("java.util.zip.CRC32C", CopyBenchmark::jdkCrc, region, piece, rounds, 0);
-        crcRow("libkvpool (dispatch)", Crc32c::compute, region, piece, rounds, jdk);
-        if (Crc32c.clmulAvailable()) {
-          crcRow("libkvpool clmul", Crc32c::computeClmul, region, piece, rounds, jdk);
-        }
-        if (Crc32c.hardwareAvailable()) {
-          crcRow("libkvpool crc32 only", Crc32c::computeHardware, region, piece, rounds, jdk);
-        }
-        crcRow("libkvpool portable", Crc32c::computePortable, region, piece, rounds, jdk);
-      }
+    try (NativeSegment segment = NativeSegment.allocate(CRC_BLOCK, SegmentOptions.defaults())) {
+      ByteBuffer data = segment.view(0, CRC_BLOCK);
+      fill(data);
+      System.out.printf(
+          Locale.ROOT,
+          "CRC32C over %s blocks (hardware instruction available: %s)%n",
+          label(CRC_BLOCK),
+          Crc32c.hardwareAvailable());
+      crcRow("libkvpool (dispatch)", Crc32c::compute, data, rounds);
+      crcRow("libkvpool portable", Crc32c::computePortable, data, rounds);
+      crcRow("java.util.zip.CRC32C", CopyBenchmark::jdkCrc, data, rounds);
     }
   }
 
-  /**
-   * Prints one row: the region's pieces in turn, best of {@code rounds} after a warm-up round;
-   * returns its GB/s.
-   */
-  private static double crcRow(
-      String name, Checksum checksum, ByteBuffer region, int piece, int rounds, double jdkRate) {
-    int pieces = region.capacity() / piece;
-    long iterations = CRC_BYTES_PER_ROUND / piece;
+  private static void crcRow(String name, Checksum checksum, ByteBuffer data, int rounds) {
+    long iterations = CRC_BYTES_PER_ROUND / data.remaining();
     int sink = 0;
     long best = Long.MAX_VALUE;
     for (int round = 0; round <= rounds; round++) {
       long start = System.nanoTime();
       for (long i = 0; i < iterations; i++) {
-        int at = (int) (i % pieces) * piece;
-        sink += checksum.compute(region.duplicate().position(at).limit(at + piece));
+        sink += checksum.compute(data);
       }
       long elapsed = System.nanoTime() - start;
       if (round > 0) { // round 0 warms up
         best = Math.min(best, elapsed);
       }
     }
-    double rate = (double) piece * iterations / best;
     System.out.printf(
         Locale.ROOT,
-        "  %-22s %8.2f GB/s  %s (checksum sum %08x)%n",
+        "  %-22s %8.2f GB/s  (checksum sum %08x)%n",
         name,
-        rate,
-        jdkRate > 0 ? String.format(Locale.ROOT, "%5.2fx", rate / jdkRate) : "     ",
+        (double) data.remaining() * iterations / best,
         sink);
-    return rate;
   }
 
   private static int jdkCrc(ByteBuffer buffer) {

@@ -2,7 +2,6 @@ package io.kvpool.storage.disk;
 
 import io.kvpool.nativemem.Crc32c;
 import io.kvpool.nativemem.HugePageMode;
-import io.kvpool.nativemem.NativeCrc32c;
 import io.kvpool.nativemem.NativeSegment;
 import io.kvpool.nativemem.SegmentOptions;
 import io.kvpool.protocol.BlockMetadata;
@@ -26,7 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.zip.Checksum;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -650,7 +649,7 @@ public final class DiskTier implements AutoCloseable {
 
   private static int valueChecksum(FileChannel ch, long pos, int size, ByteBuffer chunk)
       throws IOException {
-    Checksum crc = new NativeCrc32c();
+    CRC32C crc = new CRC32C();
     long done = 0;
     while (done < size) {
       chunk.clear().limit((int) Math.min(chunk.capacity(), size - done));
@@ -704,7 +703,7 @@ public final class DiskTier implements AutoCloseable {
       int checksum,
       BlockMetadata metadata,
       ByteBuffer... value) {
-    Checksum crc = new NativeCrc32c();
+    CRC32C crc = new CRC32C();
     for (ByteBuffer b : value) {
       crc.update(b.duplicate());
     }
