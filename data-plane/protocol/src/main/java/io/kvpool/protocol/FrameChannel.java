@@ -49,11 +49,6 @@ public final class FrameChannel implements Closeable {
 
   private volatile boolean closed;
 
-  /**
-   * Set when reads of large payloads wait until all of it is queued ({@link #readPayloadsWhole}).
-   */
-  private ReceiveLowWater lowWater;
-
   /** How frames' bytes cross the connection: the socket itself, or TLS over it. */
   interface Wire {
     SocketChannel socket();
@@ -109,26 +104,6 @@ public final class FrameChannel implements Closeable {
     channel.configureBlocking(true);
     channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
     return SocketBuffers.apply(channel);
-  }
-
-  /**
-   * From now on, a read of a payload with more than {@link ReceiveLowWater#MIN_BYTES} still to come
-   * waits until all of it is queued and takes it at once, instead of waking for every segment that
-   * lands; where this JVM cannot (see {@link ReceiveLowWater}), and inside TLS, reads go as before.
-   * Returns whether it will.
-   */
-  public boolean readPayloadsWhole() {
-    if (wire instanceof PlainWire plain) {
-      lowWater = ReceiveLowWater.of(plain.socket());
-    }
-    return lowWater != null;
-  }
-
-  /** Before a read into {@code dst}: waits for the rest of a large payload (if so configured). */
-  private void awaitRest(ByteBuffer dst) {
-    if (lowWater != null && dst.remaining() > ReceiveLowWater.MIN_BYTES) {
-      lowWater.await(dst.remaining());
-    }
   }
 
   /**
@@ -431,7 +406,6 @@ public final class FrameChannel implements Closeable {
   public void readPayload(ByteBuffer dst) throws IOException {
     drainInto(dst);
     while (dst.hasRemaining()) {
-      awaitRest(dst);
       if (wire.read(dst) < 0) {
         throw new ProtocolException(
             "connection closed inside a payload with " + dst.remaining() + " bytes missing");
@@ -461,7 +435,6 @@ public final class FrameChannel implements Closeable {
       if (!dst.hasRemaining()) {
         return;
       }
-      awaitRest(dst);
       if (wire.read(dst) < 0) {
         throw new ProtocolException(
             "connection closed inside a payload with " + dst.remaining() + " bytes missing");

@@ -128,7 +128,6 @@ public final class RpcConnection implements Closeable {
       HandshakeReply full = HandshakeReply.decodeRest(peer, r);
       authenticate(endpoint, fc, full, key, requestBody);
       watchdog.disarm();
-      fc.readPayloadsWhole(); // a reply's value is read once it is all here (ReceiveLowWater)
       return new RpcConnection(endpoint, fc, full, watchdog, local.version().protocolMinor());
     } catch (IOException | RuntimeException e) {
       DeadlineWatchdog.unwatch(watchdog);
