@@ -89,6 +89,17 @@ final class BenchCommand implements Callable<Integer> {
   int seconds;
 
   @Option(
+      names = "--warm-up",
+      paramLabel = "DURATION",
+      defaultValue = "60s",
+      converter = Converters.Time.class,
+      description =
+          "Longest untimed warm-up per target: passes of the workload run until the JVMs' JIT"
+              + " compilers take at most 5%% of a pass's CPU, or this long (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration warmUp;
+
+  @Option(
       names = "--storage-nodes",
       paramLabel = "N",
       defaultValue = "3",
@@ -182,7 +193,8 @@ final class BenchCommand implements Callable<Integer> {
               perTarget,
               List.of(new QuickBench.Pool("kvpool", endpoints, Map.of())),
               b -> b,
-              extents),
+              extents,
+              warmUp),
           out);
       return 0;
     }
@@ -263,7 +275,7 @@ final class BenchCommand implements Callable<Integer> {
       out.println("security: " + this.security.name().toLowerCase(Locale.ROOT));
       QuickBench.run(
           new QuickBench.Settings(
-              (int) valueSize, clients, replicas, perTarget, measured, client, extents),
+              (int) valueSize, clients, replicas, perTarget, measured, client, extents, warmUp),
           out);
     } finally {
       for (LocalPool pool : pools) {

@@ -32,6 +32,9 @@ public final class QuickBench {
   private static final long MAX_WORKING_SET = 256L << 20;
   private static final int WARM_VALUE_BYTES = 16 << 10;
 
+  /** Working set of each warm-up pass: small beside the pool, so the first fill stays first. */
+  private static final long WARM_SET_BYTES = 64L << 20;
+
   /** Largest value: what the harness's per-client buffers hold. */
   public static final int MAX_VALUE_BYTES = StoreTarget.BUFFER_BYTES;
 
@@ -45,6 +48,7 @@ public final class QuickBench {
    * @param pools the pools measured, each a target of its own in the same run (e.g. one per way of
    *     serving reads); of equal capacity
    * @param client how the benchmark's clients reach the pools (key, TLS)
+   * @param warmUp the longest untimed warm-up of one target ({@link JitWarmUp})
    */
   public record Settings(
       int valueSize,
@@ -53,7 +57,8 @@ public final class QuickBench {
       Duration perTarget,
       List<Pool> pools,
       UnaryOperator<ClientConfig.Builder> client,
-      boolean extents) {
+      boolean extents,
+      Duration warmUp) {
 
     /** The first pool's master endpoints. */
     String master() {
@@ -134,18 +139,24 @@ public final class QuickBench {
                 Map.of("redis-server", List.of(redis.handle())),
                 true));
       }
-      // untimed passes of thousands of small values first, so that the JIT has compiled every
-      // process's request paths (a few hundred large values leave the master's put path to be
-      // compiled while measured: its compiler threads then took 40 % of its CPU); then the
-      // workload's first fill, measured as "fill": the first time each server stores that much
-      // (a fresh pool's memory, unless its nodes prefault it); then the timed round on warm memory
-      Workload small = Workload.single(Math.min(s.valueSize(), WARM_VALUE_BYTES), s.clients());
-      Phase warmSmall = new Phase(Math.min(workingSet, 64L << 20), half, Math.min(half, 1.0));
+      // untimed passes until the JIT has compiled every process's request paths: thousands of
+      // small values (a few hundred large ones leave the master's put path to be compiled while
+      // measured), then the workload's own values over a few keys; then the workload's first fill,
+      // measured as "fill": the first time each server stores that much (a fresh pool's memory,
+      // unless its nodes prefault it); then the timed round on warm memory
+      long warmSet = Math.min(workingSet, WARM_SET_BYTES);
+      Phase warmPass = new Phase(warmSet, half, Math.min(half, 1.0));
+      JitWarmUp warmUp =
+          s.valueSize() <= WARM_VALUE_BYTES
+              ? new JitWarmUp(List.of(w), List.of(warmPass), s.warmUp())
+              : new JitWarmUp(
+                  List.of(Workload.single(WARM_VALUE_BYTES, s.clients()), w),
+                  List.of(warmPass, warmPass),
+                  s.warmUp());
       Phase warm = new Phase(workingSet, half, Math.min(half, 1.0));
       List<Measurement> results = new ArrayList<>();
       for (Target t : targets) {
-        t.run(small, 0, warmSmall);
-        t.run(small, 0, warmSmall);
+        warmUp.run(t, out);
         results.add(asFill(t.run(w, 0, warm).get(0)));
       }
       for (Target t : targets) {

@@ -1,0 +1,42 @@
+package io.kvpool.bench.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvpool.cli.CliRun;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code kvpool bench} end to end on a local pool of real processes: each target is warmed up and
+ * says how, then measured as a first fill, a put and a get. It checks the lines, never how fast
+ * anything was; the warm-up gets no time of its own, so it stops after its two passes.
+ */
+class QuickBenchIT {
+
+  @Test
+  void aSmallRunWarmsUpEachTargetAndPrintsItsFillPutAndGet() {
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "--value-size",
+            "16KiB",
+            "--clients",
+            "2",
+            "--seconds",
+            "2",
+            "--warm-up",
+            "0s",
+            "--storage-nodes",
+            "1",
+            "--memory",
+            "32MiB");
+    assertThat(run.code()).as("exit code; stderr: %s%nstdout: %s", run.err(), run.out()).isZero();
+    List<String> warmed = run.out().lines().filter(l -> l.contains(": warmed up in 2 ")).toList();
+    assertThat(warmed).as(run.out()).hasSize(2);
+    assertThat(warmed.get(0)).startsWith("nio-rr: ");
+    assertThat(warmed.get(1)).startsWith("kvpool: ");
+    for (String op : List.of("fill", "put", "get")) {
+      assertThat(run.out()).as(run.out()).containsPattern("(?m)^kvpool +" + op + " +[0-9.]+ ");
+    }
+  }
+}
