@@ -2,6 +2,7 @@ package io.kvpool.bench.compare;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 
@@ -21,19 +22,16 @@ final class JitWarmUp {
   private static final int MIN_PASSES = 2;
 
   private final List<Workload> workloads;
-  private final List<Phase> phases;
+  private final Phase phase;
   private final Duration limit;
 
   /**
-   * @param workloads run in turn in each pass, each with its phase of {@code phases}
+   * @param workloads run in turn in each pass, each for {@code phase}
    * @param limit no new pass starts after this long; the target is then measured as it is
    */
-  JitWarmUp(List<Workload> workloads, List<Phase> phases, Duration limit) {
-    if (workloads.size() != phases.size()) {
-      throw new IllegalArgumentException("one phase per workload");
-    }
+  JitWarmUp(List<Workload> workloads, Phase phase, Duration limit) {
     this.workloads = workloads;
-    this.phases = phases;
+    this.phase = phase;
     this.limit = limit;
   }
 
@@ -67,8 +65,8 @@ final class JitWarmUp {
     do {
       double jit = 0;
       double all = 0;
-      for (int i = 0; i < workloads.size(); i++) {
-        for (Measurement m : t.run(workloads.get(i), 0, phases.get(i))) {
+      for (Workload w : workloads) {
+        for (Measurement m : t.run(w, 0, phase)) {
           jit += m.ops() * sum(m.cpu().jitMicros().values());
           all += m.ops() * sum(m.cpu().micros().values());
         }
@@ -86,7 +84,7 @@ final class JitWarmUp {
     return allMicros <= 0 ? 0 : Math.min(1, jitMicros / allMicros);
   }
 
-  private static double sum(java.util.Collection<Double> values) {
+  private static double sum(Collection<Double> values) {
     return values.stream().mapToDouble(Double::doubleValue).sum();
   }
 }

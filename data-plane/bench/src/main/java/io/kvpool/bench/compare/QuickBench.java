@@ -144,15 +144,15 @@ public final class QuickBench {
       // measured), then the workload's own values over a few keys; then the workload's first fill,
       // measured as "fill": the first time each server stores that much (a fresh pool's memory,
       // unless its nodes prefault it); then the timed round on warm memory
-      long warmSet = Math.min(workingSet, WARM_SET_BYTES);
-      Phase warmPass = new Phase(warmSet, half, Math.min(half, 1.0));
-      JitWarmUp warmUp =
+      List<Workload> warmWorkloads =
           s.valueSize() <= WARM_VALUE_BYTES
-              ? new JitWarmUp(List.of(w), List.of(warmPass), s.warmUp())
-              : new JitWarmUp(
-                  List.of(Workload.single(WARM_VALUE_BYTES, s.clients()), w),
-                  List.of(warmPass, warmPass),
-                  s.warmUp());
+              ? List.of(w)
+              : List.of(Workload.single(WARM_VALUE_BYTES, s.clients()), w);
+      JitWarmUp warmUp =
+          new JitWarmUp(
+              warmWorkloads,
+              new Phase(Math.min(workingSet, WARM_SET_BYTES), half, Math.min(half, 1.0)),
+              s.warmUp());
       Phase warm = new Phase(workingSet, half, Math.min(half, 1.0));
       List<Measurement> results = new ArrayList<>();
       for (Target t : targets) {

@@ -63,7 +63,7 @@ class JitWarmUpTest {
   }
 
   private static JitWarmUp warmUp(Duration limit) {
-    return new JitWarmUp(List.of(SMALL, LARGE), List.of(PHASE, PHASE), limit);
+    return new JitWarmUp(List.of(SMALL, LARGE), PHASE, limit);
   }
 
   private static PrintStream quietOut() {
