@@ -45,7 +45,7 @@ final class JitWarmUp {
       return String.format(
           Locale.ROOT,
           "%s: warmed up in %d untimed passes (%.0f s); the JIT compilers took %.0f%% of the CPU of"
-              + " the last%s",
+              + " the last pass%s",
           target,
           passes,
           seconds,

@@ -51,7 +51,7 @@ class JitWarmUpTest {
     assertThat(outcome.quiet()).isFalse();
     assertThat(text.toString(StandardCharsets.UTF_8))
         .contains("scripted: warmed up in 2 untimed passes")
-        .contains("took 40% of the CPU of the last")
+        .contains("took 40% of the CPU of the last pass")
         .contains("still compiling");
   }
 
