@@ -27,7 +27,7 @@ step() {
 # Debian 12's golang-go is too old to help.
 need_tools() {
   local missing=()
-  for tool in java gcc make python3 memcached; do
+  for tool in java gcc make python3 memcached fio; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -39,6 +39,7 @@ need_tools() {
         gcc|make) pkgs+=(build-essential) ;;
         python3) pkgs+=(python3 python3-venv python3-pip) ;;
         memcached) pkgs+=(memcached) ;; # a real peer for the benchmark suite's tests
+        fio) pkgs+=(fio) ;; # the disk's O_DIRECT read limit beside the disk-tier workload's test
       esac
     done
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${pkgs[@]}"
