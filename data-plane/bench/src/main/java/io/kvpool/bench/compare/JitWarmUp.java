@@ -11,9 +11,9 @@ import java.util.Locale;
  * small values and one of the workload's own values over a few keys, again and again, until the JIT
  * compiler threads of the processes measured took, together, at most {@link #QUIET_SHARE} of their
  * CPU in the last pass, or the time allowed is up. A fixed number of passes was not enough: after
- * two passes the pool's compiler threads still took about half or more of the master's and the
- * nodes' CPU in the timed phases of a 2-core machine (53–68 % in six runs), so the figures measured
- * the warm-up, not the data path.
+ * two passes the pool's compiler threads still took 36–63 % of the master's CPU and 8–68 % of the
+ * nodes' in the timed puts of twelve runs on a 2-core machine, so the figures measured the warm-up
+ * as much as the data path.
  */
 final class JitWarmUp {
   /** The compiler threads' largest part of a pass's CPU that counts as warmed up. */
