@@ -17,10 +17,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * {@code kvpool bench}: one workload (values of one size from N client threads) on a pool, next to
- * the machine's request/response limit ({@code nio-rr}) and Redis when it is installed, driven by
- * the harness of {@code kvpool bench compare}; prints the figures and kvpool's ratios from the same
- * run instead of a report. Works on a local pool or on a shared one, which it never fills past its
- * eviction watermark and leaves as it found it.
+ * the machine's request/response limit ({@code nio-rr}), its memory copy rate ({@code memcpy}) and
+ * Redis when it is installed, driven by the harness of {@code kvpool bench compare}; prints the
+ * figures and kvpool's ratios from the same run instead of a report. Works on a local pool or on a
+ * shared one, which it never fills past its eviction watermark and leaves as it found it.
  */
 public final class QuickBench {
   /** Fraction of the pool's capacity the working set may take. */
@@ -31,6 +31,9 @@ public final class QuickBench {
 
   private static final long MAX_WORKING_SET = 256L << 20;
   private static final int WARM_VALUE_BYTES = 16 << 10;
+
+  /** How long the memory copy rate is measured, at most. */
+  private static final double MEMCPY_SECONDS = 2.0;
 
   /** Working set of each warm-up pass: small beside the pool, so the first fill stays first. */
   private static final long WARM_SET_BYTES = 64L << 20;
@@ -162,6 +165,11 @@ public final class QuickBench {
       for (Target t : targets) {
         results.addAll(t.run(w, 1, phase));
       }
+      // the machine's memory copy rate for value-sized blocks, measured after the targets: the
+      // same machine's figures move with it (a VM's memory bandwidth changes with its neighbours)
+      try (MemcpyTarget memcpy = new MemcpyTarget(workingSet)) {
+        results.addAll(memcpy.run(w, 1, new Phase(workingSet, 0, Math.min(half, MEMCPY_SECONDS))));
+      }
       print(results, s, out);
       if (redis == null) {
         out.println(
@@ -242,8 +250,8 @@ public final class QuickBench {
           m.op(),
           String.format(Locale.ROOT, "%.3f", m.gigabytesPerSecond()),
           round(m.opsPerSecond()),
-          round(m.latencyMicros()[0]),
-          round(m.latencyMicros()[2]),
+          m.latencyMicros()[0] > 0 ? round(m.latencyMicros()[0]) : "-",
+          m.latencyMicros()[2] > 0 ? round(m.latencyMicros()[2]) : "-",
           round(m.totalCpuMicrosPerOp()),
           m.cpu().byProcess());
     }
@@ -284,8 +292,27 @@ public final class QuickBench {
                               : ""));
         }
       }
+      find(results, "memcpy", "copy")
+          .ifPresent(
+              copy ->
+                  out.printf(
+                      Locale.ROOT,
+                      "ratio %s/memcpy fill, put, get: %.2f, %.2f, %.2f (memcpy: %d threads copying"
+                          + " %s blocks between two working-set-sized regions, %.3f GB/s)%n",
+                      pool.name(),
+                      perCopy(results, pool.name(), "fill", copy),
+                      perCopy(results, pool.name(), "put", copy),
+                      perCopy(results, pool.name(), "get", copy),
+                      s.clients(),
+                      Workload.size(s.valueSize()),
+                      copy.gigabytesPerSecond()));
       others.add(pool.name()); // each later pool also next to the earlier ones
     }
+  }
+
+  private static double perCopy(
+      List<Measurement> results, String target, String op, Measurement copy) {
+    return find(results, target, op).orElseThrow().gigabytesPerSecond() / copy.gigabytesPerSecond();
   }
 
   /** A first fill's put phase, as the row "fill". */

@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code kvpool bench} end to end on a local pool of real processes: each target is warmed up and
- * says how, then measured as a first fill, a put and a get. It checks the lines, never how fast
- * anything was; the warm-up gets no time of its own, so it stops after its two passes.
+ * says how, then measured as a first fill, a put and a get, next to the machine's memory copy rate.
+ * It checks the lines, never how fast anything was; the warm-up gets no time of its own, so it
+ * stops after its two passes.
  */
 class QuickBenchIT {
 
@@ -38,5 +39,9 @@ class QuickBenchIT {
     for (String op : List.of("fill", "put", "get")) {
       assertThat(run.out()).as(run.out()).containsPattern("(?m)^kvpool +" + op + " +[0-9.]+ ");
     }
+    assertThat(run.out()).as(run.out()).containsPattern("(?m)^memcpy +copy +[0-9.]+ ");
+    assertThat(run.out())
+        .as(run.out())
+        .containsPattern("(?m)^ratio kvpool/memcpy fill, put, get: [0-9.]+, [0-9.]+, [0-9.]+ ");
   }
 }
