@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,12 +23,15 @@ import org.junit.jupiter.api.Test;
  * keep the old object's bytes when the range is written again (they are replaced, not reused).
  */
 class StalledReaderFromFilesTest extends StalledReaderTest {
-  private Path memoryDir;
+  /** Each node's folder (a test may start a second node): all deleted when the test stops. */
+  private final List<Path> memoryDirs = new ArrayList<>();
 
   @Override
   StorageConfig node(StorageConfig local) {
+    Path memoryDir;
     try {
       memoryDir = Files.createTempDirectory(Path.of("/dev/shm"), "kvpool-stalled-");
+      memoryDirs.add(memoryDir);
     } catch (IOException e) {
       throw new IllegalStateException("cannot create a folder on /dev/shm", e);
     }
@@ -42,7 +47,10 @@ class StalledReaderFromFilesTest extends StalledReaderTest {
 
   @Override
   void stopped() throws IOException {
-    Folders.delete(memoryDir);
+    for (Path dir : memoryDirs) {
+      Folders.delete(dir);
+    }
+    memoryDirs.clear();
   }
 
   /**
