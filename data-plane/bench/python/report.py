@@ -20,6 +20,7 @@ STYLE = {
     "kvpool": ("#1f77b4", "o", "-"),
     "kvpool-r2": ("#4fa3e0", "o", "--"),
     "kvpool-py": ("#17becf", "s", "-"),
+    "kvpool-sendfile": ("#9467bd", "o", ":"),
     "memcached": ("#2ca02c", "^", "-"),
     "redis": ("#d62728", "v", "-"),
     "mooncake": ("#ff7f0e", "D", "-"),

@@ -286,7 +286,7 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static void deleteTree(Path root) throws IOException {
+  static void deleteTree(Path root) throws IOException {
     try (Stream<Path> files = Files.walk(root)) {
       for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(f);

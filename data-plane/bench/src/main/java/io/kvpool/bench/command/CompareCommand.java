@@ -4,6 +4,7 @@ import io.kvpool.bench.compare.CompareSettings;
 import io.kvpool.bench.compare.CompareSuite;
 import io.kvpool.bench.compare.DiskTierComparison;
 import io.kvpool.bench.compare.EventsComparison;
+import io.kvpool.bench.compare.QuickBench;
 import io.kvpool.cli.Checks;
 import io.kvpool.cli.CommandFailedException;
 import io.kvpool.cli.Converters;
@@ -88,7 +89,7 @@ final class CompareCommand implements Callable<Integer> {
       split = ",",
       description =
           "Only these targets (default: all): loopback-stream, memcpy, nio-rr, kvpool, kvpool-r2,"
-              + " kvpool-nocache, kvpool-nobatch, kvpool-extents, kvpool-py, redis, memcached, mooncake, kvpool-master.")
+              + " kvpool-nocache, kvpool-nobatch, kvpool-extents, kvpool-sendfile, kvpool-py, redis, memcached, mooncake, kvpool-master.")
   List<String> targets;
 
   @Option(
@@ -244,13 +245,52 @@ final class CompareCommand implements Callable<Integer> {
             + config.logDir()
             + ")");
     try (LocalPool pool = config.start()) {
-      Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
-      processes.put("master", List.of(pool.master().handle()));
-      processes.put(
-          "storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
-      new CompareSuite(settings, output).run(pool.masterAddress(), processes);
+      if (!settings.wants(CompareSuite.SENDFILE)) {
+        new CompareSuite(settings, output).run(pool.masterAddress(), processes(pool));
+        return 0;
+      }
+      // a second pool for the target kvpool-sendfile: its nodes serve gets with sendfile, which
+      // sends from memory files, so their segments live on tmpfs (the folder goes with the run)
+      Path memoryRoot = Files.createTempDirectory(Path.of("/dev/shm"), "kvpool-compare-");
+      long sendfilePerNode = settings.sendfileNodeBytes();
+      LocalPoolConfig sendfileConfig =
+          LocalPool.builder()
+              .poolId("compare-sendfile")
+              .storageNodes(2)
+              .memoryPerNode(Long.toString(sendfilePerNode))
+              .memoryDirs(memoryRoot)
+              .storageOption("--read-serving", "sendfile")
+              .build();
+      output.println(
+          "and for "
+              + CompareSuite.SENDFILE
+              + " a local pool of 2 storage nodes x "
+              + StatusTable.bytes(sendfilePerNode)
+              + " serving gets with sendfile from memory files in "
+              + memoryRoot
+              + " (logs in "
+              + sendfileConfig.logDir()
+              + ")");
+      try (LocalPool sendfile = sendfileConfig.start()) {
+        new CompareSuite(settings, output)
+            .run(
+                pool.masterAddress(),
+                processes(pool),
+                new QuickBench.Pool(
+                    CompareSuite.SENDFILE, sendfile.masterAddress(), processes(sendfile)));
+      } finally {
+        BenchCommand.deleteTree(memoryRoot);
+      }
     }
     return 0;
+  }
+
+  /** A local pool's processes by role, whose CPU time the suite reads. */
+  private static Map<String, List<ProcessHandle>> processes(LocalPool pool) {
+    Map<String, List<ProcessHandle>> processes = new LinkedHashMap<>();
+    processes.put("master", List.of(pool.master().handle()));
+    processes.put("storage", pool.storageNodes().stream().map(n -> n.process().handle()).toList());
+    return processes;
   }
 
   /** The kvpool checkout: the agent, the report script and the Python client live there. */

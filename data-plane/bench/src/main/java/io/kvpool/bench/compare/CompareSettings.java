@@ -80,7 +80,8 @@ public record CompareSettings(
     return out;
   }
 
-  boolean wants(String target) {
+  /** Whether {@code target} runs: every target unless {@code --targets} names some. */
+  public boolean wants(String target) {
     return onlyTargets.isEmpty() || onlyTargets.contains(target);
   }
 
@@ -98,5 +99,12 @@ public record CompareSettings(
     }
     sets += wants("kvpool-py") ? 1 : 0;
     return Math.max(256L << 20, 2 * sets * phase.workingSetBytes());
+  }
+
+  /**
+   * Memory for each of the two storage nodes of the sendfile pool: one target's set, twice over.
+   */
+  public long sendfileNodeBytes() {
+    return Math.max(256L << 20, 2 * phase.workingSetBytes());
   }
 }

@@ -41,9 +41,31 @@ public final class CompareSuite {
    * (by role: {@code master}, {@code storage}); writes the report; returns its path.
    */
   public Path run(String masterAddress, Map<String, List<ProcessHandle>> pool) throws Exception {
+    return run(masterAddress, pool, null);
+  }
+
+  /**
+   * As {@link #run(String, Map)}, with {@code sendfilePool} (null: none), a second pool whose
+   * storage nodes send get replies with sendfile, measured as the target {@value #SENDFILE}.
+   */
+  public Path run(
+      String masterAddress, Map<String, List<ProcessHandle>> pool, QuickBench.Pool sendfilePool)
+      throws Exception {
     Instant started = Instant.now();
     try {
       startTargets(masterAddress, pool);
+      if (sendfilePool != null) {
+        targets.add(
+            new StoreTarget(
+                SENDFILE,
+                Target.Family.KVPOOL,
+                "as kvpool, on a second pool of the same shape whose storage nodes keep their segments in"
+                    + " memory files on tmpfs and send get replies of 256 KiB or more with sendfile from them"
+                    + " (--read-serving sendfile, off by default)",
+                new KvPoolStore(sendfilePool.master(), 1, b -> b),
+                sendfilePool.processes(),
+                true));
+      }
       List<Workload> workloads = settings.workloads();
       if (settings.warmUp()) {
         warmUp(workloads);
@@ -386,6 +408,9 @@ public final class CompareSuite {
       return binary.getFileName().toString();
     }
   }
+
+  /** The target of a second pool whose nodes serve gets with sendfile (when it runs). */
+  public static final String SENDFILE = "kvpool-sendfile";
 
   /** The kvpool Java-client targets: the default client and its variants. */
   enum KvPoolVariant {

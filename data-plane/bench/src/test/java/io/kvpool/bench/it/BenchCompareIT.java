@@ -24,6 +24,7 @@ class BenchCompareIT {
           "kvpool",
           "kvpool-nobatch",
           "kvpool-extents",
+          "kvpool-sendfile",
           "nio-rr",
           "memcached",
           "loopback-stream",
@@ -76,7 +77,8 @@ class BenchCompareIT {
             "## Headline: kvpool ÷ peer in the same round",
             "## Goals (issues 15 and 34)",
             "## Master metadata throughput",
-            "| 1MiB x 8 | get |");
+            "| 1MiB x 8 | get |",
+            "with sendfile (kvpool-sendfile, off by default) 1MiB x 1 ");
     assertThat(run.out()).contains("report: " + out.resolve("benchmarks.md"));
   }
 
