@@ -32,10 +32,15 @@ class QuickBenchIT {
             "--memory",
             "32MiB");
     assertThat(run.code()).as("exit code; stderr: %s%nstdout: %s", run.err(), run.out()).isZero();
-    List<String> warmed = run.out().lines().filter(l -> l.contains(": warmed up in 2 ")).toList();
-    assertThat(warmed).as(run.out()).hasSize(2);
-    assertThat(warmed.get(0)).startsWith("nio-rr: ");
-    assertThat(warmed.get(1)).startsWith("kvpool: ");
+    // redis-server joins the targets when it is on PATH: its line is allowed, never required
+    List<String> warmed =
+        run.out()
+            .lines()
+            .filter(l -> l.contains(": warmed up in 2 "))
+            .map(l -> l.split(":")[0])
+            .toList();
+    assertThat(warmed).as(run.out()).startsWith("nio-rr", "kvpool");
+    assertThat(warmed).as(run.out()).isSubsetOf("nio-rr", "kvpool", "redis");
     for (String op : List.of("fill", "put", "get")) {
       assertThat(run.out()).as(run.out()).containsPattern("(?m)^kvpool +" + op + " +[0-9.]+ ");
     }
