@@ -49,7 +49,9 @@ need_tools() {
 step "tools" need_tools
 step "kube-apiserver, etcd and kubectl for the operator tests" bash e2e/cluster/kube-binaries.sh
 step "native C tests under AddressSanitizer and UBSan" make -C native sanitize
-step "build and every Java test (unit, integration, real API server), and the images" ./mvnw -B -ntp verify
+# Two modules at a time (-T 2): the operator's tests run beside the data plane's benchmarks and soaks, which mostly wait on
+# processes and deadlines; the reactor still orders every module after what it uses.
+step "build and every Java test (unit, integration, real API server), and the images" ./mvnw -B -ntp -T 2 verify
 
 # The Python client's tests start their own local pools with ./kvpool (built by the stage above), in a venv
 # under target/ so the machine's Python stays untouched; pytest-timeout bounds every test. Two pytest-xdist workers,
