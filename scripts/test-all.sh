@@ -65,7 +65,8 @@ python_client_tests() {
   fi
   rm -rf data-plane/python/build  # setuptools' in-tree build folder would keep files deleted from the sources
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "./data-plane/python[fast,test]" numpy
-  (cd data-plane/python && target/venv/bin/python -m pytest -p no:cacheprovider --timeout 300 -q -rfEs --durations=12 -n 2 --dist loadfile tests)
+  # the pools the tests start compile with C1 only, as the Java suites' do (the root pom says why)
+  (cd data-plane/python && KVPOOL_CHILD_EXTRA_JAVA_OPTS=-XX:TieredStopAtLevel=1 target/venv/bin/python -m pytest -p no:cacheprovider --timeout 300 -q -rfEs --durations=12 -n 2 --dist loadfile tests)
 }
 step "Python client tests against local pools" python_client_tests
 step "end-to-end suite on a real cluster (e2e/run-e2e.sh)" bash e2e/run-e2e.sh

@@ -210,7 +210,7 @@ public record LocalPoolConfig(
           List.copyOf(masterOptions),
           List.copyOf(storageOptions),
           Optional.ofNullable(memoryDirs),
-          jvmOptions,
+          withExtraJvmOptions(jvmOptions),
           Map.copyOf(childEnv),
           classpath,
           dir,
@@ -219,6 +219,21 @@ public record LocalPoolConfig(
 
     public LocalPool start() {
       return build().start();
+    }
+
+    /**
+     * {@code options} followed by those of {@code KVPOOL_CHILD_EXTRA_JAVA_OPTS}, which every child
+     * JVM gets after its own (the later of two values of one flag wins): e.g. the test suites'
+     * C1-only JIT for their short-lived pools.
+     */
+    private static List<String> withExtraJvmOptions(List<String> options) {
+      String fromEnv = System.getenv("KVPOOL_CHILD_EXTRA_JAVA_OPTS");
+      if (fromEnv == null || fromEnv.isBlank()) {
+        return options;
+      }
+      List<String> all = new ArrayList<>(options);
+      all.addAll(List.of(fromEnv.strip().split("\\s+")));
+      return List.copyOf(all);
     }
 
     /**

@@ -14,7 +14,9 @@ import java.util.stream.Stream;
  * The data-plane image for the test kubelet, from this checkout's build: the jars of {@code
  * data-plane/cli/target} in {@code /opt/kvpool/lib} (where the image keeps them and the operator's
  * pods look for them), and the release the image declares ({@code KVPOOL_BUILD_RELEASE}), so two
- * tags of one build act as two releases.
+ * tags of one build act as two releases. Its JVMs get the tests' {@code
+ * KVPOOL_CHILD_EXTRA_JAVA_OPTS} as their {@code JAVA_TOOL_OPTIONS}: the suites' C1-only JIT (the
+ * root pom), as for the pools {@code LocalPool} starts.
  */
 public final class DataPlaneImage {
   private static Path libraryFolder;
@@ -42,6 +44,11 @@ public final class DataPlaneImage {
 
   public static ContainerImage declaring(String release, Map<String, String> env) {
     Map<String, String> all = new java.util.LinkedHashMap<>(env);
+    // the suite's flags for the data-plane JVMs it starts (LocalPool reads the same variable)
+    String extraJvmOptions = System.getenv("KVPOOL_CHILD_EXTRA_JAVA_OPTS");
+    if (extraJvmOptions != null && !extraJvmOptions.isBlank()) {
+      all.putIfAbsent("JAVA_TOOL_OPTIONS", extraJvmOptions.strip());
+    }
     all.put("KVPOOL_BUILD_RELEASE", release);
     return ContainerImage.java(Map.of("/opt/kvpool/lib", libraryFolder()), all);
   }
