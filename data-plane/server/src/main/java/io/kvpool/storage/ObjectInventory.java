@@ -123,6 +123,13 @@ final class ObjectInventory {
   }
 
   private final Map<ObjectId, Held> byObject = new HashMap<>();
+
+  /**
+   * The replicas of {@link #byObject} still being written: what {@link #expireWrites} looks at, so
+   * its sweeps under this lock cost the writes in progress, not every replica the node holds.
+   */
+  private final Map<ObjectId, Held> writing = new HashMap<>();
+
   private final Map<Integer, TreeMap<Long, Range>> bySegment = new HashMap<>();
   private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
   private final Map<Integer, TreeMap<Long, PinnedSlice>> pinned = new HashMap<>();
@@ -211,6 +218,7 @@ final class ObjectInventory {
     if (held == null) {
       held = new Held(id, size, checksum, wantedReplicas, expiresAtMillis);
       byObject.put(id, held);
+      writing.put(id, held);
     } else if (held.size != size || held.checksum != checksum) {
       return "slices of "
           + id.key
@@ -250,6 +258,7 @@ final class ObjectInventory {
     }
     held.complete = true;
     complete++;
+    writing.remove(id);
     return true;
   }
 
@@ -440,10 +449,11 @@ final class ObjectInventory {
 
   /** Drops writes in progress whose grants expired ({@code masterNowMillis} in master time). */
   synchronized void expireWrites(long masterNowMillis) {
-    for (Iterator<Held> it = byObject.values().iterator(); it.hasNext(); ) {
+    for (Iterator<Held> it = writing.values().iterator(); it.hasNext(); ) {
       Held h = it.next();
-      if (!h.complete && h.expiresAtMillis < masterNowMillis) {
+      if (h.expiresAtMillis < masterNowMillis) {
         it.remove();
+        byObject.remove(h.id);
         unindex(h);
       }
     }
@@ -631,6 +641,7 @@ final class ObjectInventory {
    * replaced, so that a later object's bytes never reach a reader of this one.
    */
   private void unindex(Held held) {
+    writing.remove(held.id, held);
     if (held.complete) {
       complete--;
       held.complete = false;

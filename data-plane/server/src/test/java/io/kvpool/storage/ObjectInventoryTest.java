@@ -219,6 +219,33 @@ class ObjectInventoryTest {
     assertThat(inv.completedBy(id)).isNull();
   }
 
+  @Test
+  void onlyWritesStillInProgressExpireAndEachOnce() {
+    ObjectId done = new ObjectId("done", 1);
+    inv.admitWrite(done, new Slice(0, 0, 10, 0), 10, 0, 1, 1_000, 0);
+    assertThat(inv.markComplete(done)).isTrue();
+    ObjectId discarded = new ObjectId("discarded", 1);
+    inv.admitWrite(discarded, new Slice(0, 100, 10, 0), 20, 0, 1, 1_000, 0);
+    inv.discardIncomplete(discarded);
+    ObjectId later = new ObjectId("later", 1); // the discarded write's range, under a longer grant
+    inv.admitWrite(later, new Slice(0, 100, 10, 0), 20, 0, 1, 5_000, 0);
+    ObjectId slow = new ObjectId("slow", 1);
+    inv.admitWrite(slow, new Slice(0, 200, 10, 0), 20, 0, 1, 1_000, 0);
+
+    inv.expireWrites(2_000);
+
+    assertThat(inv.replica(done)).as("a complete replica outlives its grant").isNotNull();
+    assertThat(inv.admitWrite(later, new Slice(0, 110, 10, 10), 20, 0, 1, 5_000, 0)).isNull();
+    assertThat(inv.completedBy(later)).as("its grant runs to 5 s").hasSize(2);
+    assertThat(inv.admitWrite(slow, new Slice(0, 210, 10, 10), 20, 0, 1, 1_000, 0)).isNull();
+    assertThat(inv.completedBy(slow)).as("its first slice expired with its grant").isNull();
+
+    assertThat(inv.markComplete(later)).isTrue();
+    inv.expireWrites(10_000);
+    assertThat(inv.replica(later)).as("complete before its grant ran out").isNotNull();
+    assertThat(inv.replica(done)).isNotNull();
+  }
+
   /** A reply's pin whose stop is counted (the node cuts the reply's connection there). */
   private static final class Reply {
     final AtomicInteger stops = new AtomicInteger();
