@@ -33,6 +33,13 @@ final class Eviction {
   private final PoolState pool;
   private final TierMoves tiers;
 
+  /**
+   * The slots of one sample and their last accesses, oldest first after {@link #sampleOldestFirst}.
+   */
+  private final int[] picks = new int[Math.max(SAMPLE, EXACT_BELOW)];
+
+  private final long[] accessed = new long[picks.length];
+
   Eviction(PoolState pool) {
     this.pool = pool;
     this.tiers = new TierMoves(pool);
@@ -64,22 +71,18 @@ final class Eviction {
         && (victims == 0 || !roomMade.getAsBoolean())) {
       StoredObject victim = null;
       StoredObject leased = null;
-      int n = pool.objects.size();
-      // a small table is cheaper to scan than to sample, and then LRU is exact
-      boolean exact = n <= EXACT_BELOW;
-      for (int i = 0; i < (exact ? n : SAMPLE); i++) {
-        StoredObject o = exact ? pool.objects.slot(i) : pool.objects.sample(pool.random);
+      int n = sampleOldestFirst();
+      for (int i = 0; i < n && victim == null; i++) {
+        StoredObject o = pool.objects.slot(picks[i]);
         if (o == null || !tally.looked(o, nowMillis)) {
           continue;
         }
         if (o.evictable(nowMillis)) {
-          if (victim == null || o.lastAccessMillis < victim.lastAccessMillis) {
-            victim = o;
-          }
+          victim = o; // the least recently used evictable object of the sample
         } else if (leasedToDisk
+            && leased == null
             && o.movableToDiskWhileLeased()
-            && tiers.canMoveToDisk(o)
-            && (leased == null || o.lastAccessMillis < leased.lastAccessMillis)) {
+            && tiers.canMoveToDisk(o)) {
           leased = o;
         }
       }
@@ -111,5 +114,29 @@ final class Eviction {
       LOG.debug("event=eviction_round {}", round);
     }
     return round;
+  }
+
+  /**
+   * Fills {@link #picks} with a sample of slots, the whole table when it is small, ordered by last
+   * access, oldest first, and returns how many. Only the table's copy of each last access is read,
+   * so a round touches the objects it then looks at in that order, usually one, not the whole
+   * sample.
+   */
+  private int sampleOldestFirst() {
+    int size = pool.objects.size();
+    boolean exact = size <= EXACT_BELOW; // then LRU is exact
+    int n = exact ? size : SAMPLE;
+    for (int i = 0; i < n; i++) {
+      int slot = exact ? i : pool.objects.sampleSlot(pool.random);
+      long at = pool.objects.lastAccess(slot);
+      int j = i;
+      for (; j > 0 && accessed[j - 1] > at; j--) {
+        accessed[j] = accessed[j - 1];
+        picks[j] = picks[j - 1];
+      }
+      accessed[j] = at;
+      picks[j] = slot;
+    }
+    return n;
   }
 }

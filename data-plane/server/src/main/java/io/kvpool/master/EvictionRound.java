@@ -5,7 +5,8 @@ package io.kvpool.master;
  * so the log says why nothing could be freed (everything sampled in memory leased, pinned, pending
  * or being copied; nothing left in memory at all).
  *
- * @param looked objects sampled (an object sampled twice counts twice)
+ * @param looked objects looked at: those of each sample in order of last access, up to the victim
+ *     (an object sampled twice counts twice)
  * @param inMemory of those, with a replica in memory (what eviction can take room from)
  * @param leased in memory and under a read lease
  * @param pinned in memory and pinned

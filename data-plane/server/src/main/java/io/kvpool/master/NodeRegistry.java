@@ -189,7 +189,7 @@ final class NodeRegistry {
           StoredObject.adopted(
               io.key(), io.generation(), io.size(), io.checksum(), io.wantedReplicas());
       o.blockMetadata = io.metadata(); // before it becomes readable: its announcement names it
-      o.lastAccessMillis = nowMillis;
+      pool.objects.touched(o, nowMillis);
       // readers may hold tokens a previous master issued: protect the object for one lease
       o.leaseExpiryMillis = nowMillis + pool.config.leaseTtl().toMillis();
       // the replica before the object becomes readable: its announcement names its medium

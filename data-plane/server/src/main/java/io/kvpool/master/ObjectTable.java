@@ -1,6 +1,7 @@
 package io.kvpool.master;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,6 +18,14 @@ final class ObjectTable {
   private ResidencyListener residency = ResidencyListener.NONE;
   private final List<StoredObject> slots = new ArrayList<>();
   private final KeyIndex byKey = new KeyIndex(slots);
+
+  /**
+   * Each slot's object's {@code lastAccessMillis}, kept beside {@link #slots}: eviction orders its
+   * samples by these without touching the objects, each a likely cache miss in a large table, and
+   * then reads only the oldest ones. Written with the field, through {@link #add} and {@link
+   * #touched}.
+   */
+  private long[] lastAccess = new long[64];
 
   /** Insertion order is deadline order: every put gets the same pending timeout. */
   private final LinkedHashSet<StoredObject> pending = new LinkedHashSet<>();
@@ -38,6 +47,10 @@ final class ObjectTable {
   void add(StoredObject o) {
     o.slot = slots.size();
     slots.add(o);
+    if (o.slot == lastAccess.length) {
+      lastAccess = Arrays.copyOf(lastAccess, lastAccess.length * 2);
+    }
+    lastAccess[o.slot] = o.lastAccessMillis;
     byKey.put(o.key, o.slot);
     if (!o.complete()) {
       pending.add(o);
@@ -60,6 +73,7 @@ final class ObjectTable {
     if (last != o) {
       byKey.move(last.key, last.slot, o.slot);
       slots.set(o.slot, last);
+      lastAccess[o.slot] = last.lastAccessMillis;
       last.slot = o.slot;
     }
     o.slot = -1;
@@ -150,9 +164,22 @@ final class ObjectTable {
     return out;
   }
 
-  /** A uniformly random object, or null when the table is empty. */
-  StoredObject sample(Random random) {
-    return slots.isEmpty() ? null : slots.get(random.nextInt(slots.size()));
+  /** Records an access to {@code o} now (a get, a completed put), in the table or not yet. */
+  void touched(StoredObject o, long nowMillis) {
+    o.lastAccessMillis = nowMillis;
+    if (o.slot >= 0) {
+      lastAccess[o.slot] = nowMillis;
+    }
+  }
+
+  /** A uniformly random slot of a table that is not empty. */
+  int sampleSlot(Random random) {
+    return random.nextInt(slots.size());
+  }
+
+  /** The last access of the object in slot {@code i}, read without touching the object. */
+  long lastAccess(int i) {
+    return lastAccess[i];
   }
 
   /**

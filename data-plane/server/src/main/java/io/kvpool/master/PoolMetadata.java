@@ -397,7 +397,7 @@ public final class PoolMetadata {
         new StoredObject(
             item.key(), pool.generations.next(now), item.size(), item.checksum(), item.replicas());
     o.pending().deadlineMillis = now + pool.config.pendingTimeout().toMillis();
-    o.lastAccessMillis = now;
+    pool.objects.touched(o, now);
     o.pending().putId = item.putId();
     o.blockMetadata = metadata;
     o.pending().committedByNodes = writerTakesNodeCommits;
@@ -918,7 +918,7 @@ public final class PoolMetadata {
     StoredObject o =
         new StoredObject(item.key(), item.generation(), item.size(), item.checksum(), 1);
     o.pending().deadlineMillis = l.expiresAtMillis;
-    o.lastAccessMillis = now;
+    pool.objects.touched(o, now);
     pool.addReplica(o, r);
     pool.objects.add(o);
     return pool.completePut(o, List.of(r), now);
@@ -989,7 +989,7 @@ public final class PoolMetadata {
           continue;
         }
         pool.counters.getHits.inc();
-        o.lastAccessMillis = now;
+        pool.objects.touched(o, now);
         o.leaseExpiryMillis = Math.max(o.leaseExpiryMillis, expiresAt);
         List<StorageNodeRecord> nodes = new ArrayList<>(readable.size());
         readable.forEach(r -> nodes.add(pool.holder(r)));

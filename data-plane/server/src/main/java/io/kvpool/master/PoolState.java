@@ -266,7 +266,7 @@ final class PoolState {
       }
     }
     objects.markComplete(o);
-    o.lastAccessMillis = now;
+    objects.touched(o, now);
     boolean onDraining = kept.stream().anyMatch(r -> holder(r).state() == NodeState.DRAINING);
     if (kept.size() < o.wantedReplicas || onDraining) {
       needsRepair.add(o);

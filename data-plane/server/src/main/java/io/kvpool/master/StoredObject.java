@@ -59,7 +59,10 @@ final class StoredObject {
   private Pending pending;
 
   long leaseExpiryMillis;
+
+  /** Written through {@link ObjectTable#touched}, which keeps its copy for eviction. */
   long lastAccessMillis;
+
   boolean pinned;
   boolean repairInFlight;
   long nextRepairMillis;

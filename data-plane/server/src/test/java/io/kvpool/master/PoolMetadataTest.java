@@ -16,6 +16,7 @@ import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.ServerState;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +42,30 @@ class PoolMetadataTest {
     assertThat(f.exists("k0")).as("recently read survives").isTrue();
     assertThat(f.exists("k14")).isTrue();
     assertThat(f.pool.snapshot().usedBytes()).isLessThanOrEqualTo((long) (0.9 * MIB));
+  }
+
+  @Test
+  void aSampledEvictionTakesOldObjectsAndKeepsTheRecentlyReadOnes() {
+    int value = 4 << 10;
+    PoolFixture f = new PoolFixture(0.90, 0.10).node("a", 4 * MIB).settle(); // 1,024 values
+    int first = 900; // more than Eviction.EXACT_BELOW: victims come from random samples
+    for (int i = 0; i < first; i++) {
+      f.put("k" + i, value, 1);
+      f.advance(Duration.ofMillis(1));
+    }
+    List<String> read = new ArrayList<>(); // the oldest puts, read since
+    for (int i = 0; i < first / 10; i++) {
+      read.add("k" + i);
+    }
+    f.pool.getReplicas(read);
+    f.advance(Duration.ofSeconds(6)); // their read leases are over: evictable, recently used
+    for (int i = first; i < first + 100; i++) {
+      f.put("k" + i, value, 1);
+      f.advance(Duration.ofMillis(1));
+    }
+    assertThat(f.evictions()).isGreaterThan(50);
+    assertThat(read).as("recently read").allMatch(f::exists);
+    assertThat(f.exists("k" + (first + 99))).as("just put").isTrue();
   }
 
   @Test
