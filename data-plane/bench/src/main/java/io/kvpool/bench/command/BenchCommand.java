@@ -150,6 +150,14 @@ final class BenchCommand implements Callable<Integer> {
   boolean extents;
 
   @Option(
+      names = "--full",
+      description =
+          "Also measure puts into a full pool, as the row 'full': an untimed put of twice the pool's"
+              + " memory's worth of values, then the pool's memory's worth under fresh keys, timed, each"
+              + " put making room by eviction (a cache's steady state). Local pool only.")
+  boolean full;
+
+  @Option(
       names = "--security",
       paramLabel = "MODE",
       defaultValue = "none",
@@ -183,6 +191,10 @@ final class BenchCommand implements Callable<Integer> {
     Checks.requireMemory(spec, memory);
     Duration perTarget = Duration.ofSeconds(seconds);
     if (master != null) {
+      if (full) {
+        throw Checks.usage(
+            spec, "--full evicts everything a pool holds: it measures the local pool only");
+      }
       String endpoints = endpoints(spec, master);
       out.println("kvpool bench against the pool at " + endpoints);
       QuickBench.run(
@@ -194,7 +206,8 @@ final class BenchCommand implements Callable<Integer> {
               List.of(new QuickBench.Pool("kvpool", endpoints, Map.of())),
               b -> b,
               extents,
-              warmUp),
+              warmUp,
+              false),
           out);
       return 0;
     }
@@ -275,7 +288,15 @@ final class BenchCommand implements Callable<Integer> {
       out.println("security: " + this.security.name().toLowerCase(Locale.ROOT));
       QuickBench.run(
           new QuickBench.Settings(
-              (int) valueSize, clients, replicas, perTarget, measured, client, extents, warmUp),
+              (int) valueSize,
+              clients,
+              replicas,
+              perTarget,
+              measured,
+              client,
+              extents,
+              warmUp,
+              full),
           out);
     } finally {
       for (LocalPool pool : pools) {

@@ -38,6 +38,17 @@ public final class QuickBench {
   /** Working set of each warm-up pass: small beside the pool, so the first fill stays first. */
   private static final long WARM_SET_BYTES = 64L << 20;
 
+  /**
+   * The row "full": how a cache's steady state puts, each making room by eviction. An untimed put
+   * of twice the pool's memory's worth of values fills it (its second half already evicting, so
+   * that the JVMs have compiled eviction before it is timed); then the pool's memory's worth is put
+   * under fresh keys, timed (for at most this many seconds).
+   */
+  private static final double FULL_PUT_SECONDS = 60;
+
+  /** The op of the row measured by {@link #FULL_PUT_SECONDS}. */
+  static final String FULL = "full";
+
   /** Largest value: what the harness's per-client buffers hold. */
   public static final int MAX_VALUE_BYTES = StoreTarget.BUFFER_BYTES;
 
@@ -52,6 +63,8 @@ public final class QuickBench {
    *     serving reads); of equal capacity
    * @param client how the benchmark's clients reach the pools (key, TLS)
    * @param warmUp the longest untimed warm-up of one target ({@link JitWarmUp})
+   * @param full also measure puts into a full pool, the row {@code full} ({@link #FULL}): local
+   *     pools only, as it evicts everything else they hold
    */
   public record Settings(
       int valueSize,
@@ -61,7 +74,8 @@ public final class QuickBench {
       List<Pool> pools,
       UnaryOperator<ClientConfig.Builder> client,
       boolean extents,
-      Duration warmUp) {
+      Duration warmUp,
+      boolean full) {
 
     /** The first pool's master endpoints. */
     String master() {
@@ -165,6 +179,15 @@ public final class QuickBench {
       for (Target t : targets) {
         results.addAll(t.run(w, 1, phase));
       }
+      if (s.full()) {
+        long values = capacity(s) / s.replicas();
+        Phase full = new Phase(values, FULL_PUT_SECONDS, 0, 2 * values);
+        for (Target t : targets) {
+          if (t.family() == Target.Family.KVPOOL) {
+            results.add(renamed(t.run(w, 2, full).get(0), FULL));
+          }
+        }
+      }
       // the machine's memory copy rate for value-sized blocks, measured after the targets: the
       // same machine's figures move with it (a VM's memory bandwidth changes with its neighbours)
       try (MemcpyTarget memcpy = new MemcpyTarget(workingSet)) {
@@ -195,14 +218,7 @@ public final class QuickBench {
    * use.
    */
   private static long workingSet(Settings s) {
-    PoolStats stats;
-    try (KvPoolClient probe =
-        KvPoolClient.connect(
-            s.client()
-                .apply(ClientConfig.builder().master(s.master()).clientId("bench-probe"))
-                .build())) {
-      stats = probe.stats();
-    }
+    PoolStats stats = stats(s);
     long room =
         Math.min(
                 (long) (stats.capacityBytes() * POOL_FILL),
@@ -227,6 +243,21 @@ public final class QuickBench {
               + " free memory");
     }
     return Math.max(least, Math.min(MAX_WORKING_SET, room));
+  }
+
+  /** The memory of the (first) pool, for values and their replicas. */
+  private static long capacity(Settings s) {
+    return stats(s).capacityBytes();
+  }
+
+  private static PoolStats stats(Settings s) {
+    try (KvPoolClient probe =
+        KvPoolClient.connect(
+            s.client()
+                .apply(ClientConfig.builder().master(s.master()).clientId("bench-probe"))
+                .build())) {
+      return probe.stats();
+    }
   }
 
   private static void print(List<Measurement> results, Settings s, PrintStream out) {
@@ -260,6 +291,19 @@ public final class QuickBench {
             + " them exited during the phase");
     List<String> others = new ArrayList<>(List.of("nio-rr", "redis"));
     for (Pool pool : s.pools()) {
+      find(results, pool.name(), FULL)
+          .ifPresent(
+              full -> {
+                Measurement put = find(results, pool.name(), "put").orElseThrow();
+                out.printf(
+                    Locale.ROOT,
+                    "ratio %s full/put: %.2f (CPU us/op %.0f vs %.0f; full: every put into a full"
+                        + " pool evicts)%n",
+                    pool.name(),
+                    full.gigabytesPerSecond() / put.gigabytesPerSecond(),
+                    full.totalCpuMicrosPerOp(),
+                    put.totalCpuMicrosPerOp());
+              });
       for (String op : List.of("fill", "put", "get")) {
         Measurement kvpool = find(results, pool.name(), op).orElseThrow();
         find(results, pool.name() + "-extents", op)
@@ -317,10 +361,15 @@ public final class QuickBench {
 
   /** A first fill's put phase, as the row "fill". */
   private static Measurement asFill(Measurement put) {
+    return renamed(put, "fill");
+  }
+
+  /** A put phase as the row {@code op}. */
+  private static Measurement renamed(Measurement put, String op) {
     return new Measurement(
         put.workload(),
         put.target(),
-        "fill",
+        op,
         put.round(),
         put.ops(),
         put.bytes(),

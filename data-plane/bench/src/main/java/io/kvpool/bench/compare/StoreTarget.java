@@ -27,6 +27,10 @@ final class StoreTarget implements Target {
   static final int BUFFER_BYTES = 16 << 20;
 
   static final int MAX_CLIENTS = 8;
+
+  /** Longest untimed prefill of a run ({@link Phase#prefillBytes}). */
+  private static final double PREFILL_MAX_SECONDS = 300;
+
   private static ByteBuffer[] values;
   private static ByteBuffer[] dsts;
 
@@ -138,6 +142,9 @@ final class StoreTarget implements Target {
     boolean batch = w.kind() == Workload.Kind.BATCH;
     int[] stored = new int[w.clients()];
     LatencyLog[] putLogs = new LatencyLog[w.clients()];
+    if (phase.prefillBytes() > 0 && !batch) {
+      prefill(w, prefix + "/prefill", phase);
+    }
     store.notes();
     Cpu.Reading before = cpu.start();
     long putWall =
@@ -206,6 +213,24 @@ final class StoreTarget implements Target {
             Cpu.perOp(before, after, getOps),
             store.notes());
     return List.of(put, get);
+  }
+
+  /**
+   * Puts {@code phase.prefillBytes()} of values under keys of {@code prefix}, untimed (their keys
+   * removed with the run's).
+   */
+  private void prefill(Workload w, String prefix, Phase phase) throws Exception {
+    int keys = Phase.keysPerClient(w, phase.prefillBytes());
+    Phase untimed = new Phase(phase.prefillBytes(), PREFILL_MAX_SECONDS, 0);
+    int[] stored = new int[w.clients()];
+    timed(w.clients(), c -> stored[c] = putSingles(w, c, prefix, keys, untimed, new LatencyLog()));
+    for (int c = 0; c < w.clients(); c++) {
+      List<String> names = new ArrayList<>(stored[c]);
+      for (int i = 0; i < stored[c]; i++) {
+        names.add(key(prefix, c, i));
+      }
+      pending.add(names);
+    }
   }
 
   private int putSingles(Workload w, int c, String prefix, int keys, Phase phase, LatencyLog log)

@@ -67,6 +67,8 @@ class BenchCommandsTest {
         .failedWith(2, "--value-size must be between 8 bytes and 16MiB");
     CliRun.of("bench", "--clients", "9").failedWith(2, "--clients must be between 1 and 8");
     CliRun.of("bench", "--memory", "1KiB").failedWith(2, "--memory must be at least 4KiB");
+    CliRun.of("bench", "--master", "127.0.0.1:1", "--full")
+        .failedWith(2, "--full evicts everything a pool holds");
   }
 
   @Test

@@ -8,14 +8,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code kvpool bench} end to end on a local pool of real processes: each target is warmed up and
- * says how, then measured as a first fill, a put and a get, next to the machine's memory copy rate.
- * It checks the lines, never how fast anything was; the warm-up gets no time of its own, so it
- * stops after its two passes.
+ * says how, then measured as a first fill, a put and a get, next to the machine's memory copy rate;
+ * then the pool is filled and puts go on into it, each evicting ({@code --full}), none refused. It
+ * checks the lines, never how fast anything was; the warm-up gets no time of its own, so it stops
+ * after its two passes.
  */
 class QuickBenchIT {
 
   @Test
-  void aSmallRunWarmsUpEachTargetAndPrintsItsFillPutAndGet() {
+  void aSmallRunWarmsUpEachTargetAndPrintsItsFillPutGetAndFull() {
     CliRun run =
         CliRun.of(
             "bench",
@@ -30,7 +31,8 @@ class QuickBenchIT {
             "--storage-nodes",
             "1",
             "--memory",
-            "32MiB");
+            "32MiB",
+            "--full");
     assertThat(run.code()).as("exit code; stderr: %s%nstdout: %s", run.err(), run.out()).isZero();
     // redis-server joins the targets when it is on PATH: its line is allowed, never required
     List<String> warmed =
@@ -41,9 +43,10 @@ class QuickBenchIT {
             .toList();
     assertThat(warmed).as(run.out()).startsWith("nio-rr", "kvpool");
     assertThat(warmed).as(run.out()).isSubsetOf("nio-rr", "kvpool", "redis");
-    for (String op : List.of("fill", "put", "get")) {
+    for (String op : List.of("fill", "put", "get", "full")) {
       assertThat(run.out()).as(run.out()).containsPattern("(?m)^kvpool +" + op + " +[0-9.]+ ");
     }
+    assertThat(run.out()).as(run.out()).containsPattern("(?m)^ratio kvpool full/put: [0-9.]+ ");
     assertThat(run.out()).as(run.out()).containsPattern("(?m)^memcpy +copy +[0-9.]+ ");
     assertThat(run.out())
         .as(run.out())
