@@ -74,7 +74,7 @@ final class Eviction {
       int n = sampleOldestFirst();
       for (int i = 0; i < n && victim == null; i++) {
         StoredObject o = pool.objects.slot(picks[i]);
-        if (o == null || !tally.looked(o, nowMillis)) {
+        if (!tally.looked(o, nowMillis)) {
           continue;
         }
         if (o.evictable(nowMillis)) {

@@ -174,13 +174,7 @@ final class StoreTarget implements Target {
             LatencyLog.percentiles(putLogs),
             Cpu.perOp(before, after, putOps),
             store.notes());
-    for (int c = 0; c < w.clients(); c++) {
-      List<String> names = new ArrayList<>(stored[c]);
-      for (int i = 0; i < stored[c]; i++) {
-        names.add(key(prefix, c, i));
-      }
-      pending.add(names);
-    }
+    removeLater(prefix, stored);
     LatencyLog[] getLogs = new LatencyLog[w.clients()];
     long getNanos = (long) (phase.getSeconds() * 1e9);
     before = cpu.start();
@@ -224,7 +218,12 @@ final class StoreTarget implements Target {
     Phase untimed = new Phase(phase.prefillBytes(), PREFILL_MAX_SECONDS, 0);
     int[] stored = new int[w.clients()];
     timed(w.clients(), c -> stored[c] = putSingles(w, c, prefix, keys, untimed, new LatencyLog()));
-    for (int c = 0; c < w.clients(); c++) {
+    removeLater(prefix, stored);
+  }
+
+  /** Records the keys each client stored under {@code prefix}, for the next run to remove. */
+  private void removeLater(String prefix, int[] stored) {
+    for (int c = 0; c < stored.length; c++) {
       List<String> names = new ArrayList<>(stored[c]);
       for (int i = 0; i < stored[c]; i++) {
         names.add(key(prefix, c, i));
