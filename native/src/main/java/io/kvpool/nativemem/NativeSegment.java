@@ -2,6 +2,7 @@ package io.kvpool.nativemem;
 
 import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,6 +44,17 @@ public final class NativeSegment implements AutoCloseable {
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private boolean closed; // guarded by lifecycle
 
+  /**
+   * Direct buffers over the whole mapping, made once: window {@code i} starts at {@code i *
+   * WINDOW_STRIDE} and runs {@link #WINDOW_OVERLAP} past the next one's start (or to the end), so
+   * that a {@link #view} of up to that overlap always lies in one window and is a slice of it. A
+   * JNI-made buffer per view cost a storage node about 4 % of its CPU during small puts.
+   */
+  private final ByteBuffer[] windows;
+
+  static final long WINDOW_STRIDE = 1L << 30;
+  static final long WINDOW_OVERLAP = 64L << 20;
+
   private NativeSegment(SegmentReport report, Path file) {
     this.address = report.base();
     this.size = report.size();
@@ -51,6 +63,12 @@ public final class NativeSegment implements AutoCloseable {
     this.numaBound = report.numaBound();
     this.file = file;
     this.keptFile = file != null && report.fileKept();
+    this.windows = new ByteBuffer[(int) ((size + WINDOW_STRIDE - 1) / WINDOW_STRIDE)];
+    for (int i = 0; i < windows.length; i++) {
+      long start = i * WINDOW_STRIDE;
+      long length = Math.min(WINDOW_STRIDE + WINDOW_OVERLAP, size - start);
+      windows[i] = new Pointer(address + start).getByteBuffer(0, length);
+    }
   }
 
   /**
@@ -207,6 +225,11 @@ public final class NativeSegment implements AutoCloseable {
     Ranges.check(offset, length, size, "segment");
     enter();
     try {
+      int w = (int) (offset / WINDOW_STRIDE);
+      long from = offset % WINDOW_STRIDE;
+      if (w < windows.length && from + length <= windows[w].capacity()) {
+        return windows[w].slice((int) from, length).order(ByteOrder.nativeOrder());
+      }
       return new Pointer(address + offset).getByteBuffer(0, length);
     } finally {
       exit();

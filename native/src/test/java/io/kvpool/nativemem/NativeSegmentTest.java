@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -171,6 +173,36 @@ class NativeSegmentTest {
       assertThatThrownBy(() -> segment.copyWithin(Long.MIN_VALUE, 0, 1))
           .isInstanceOf(IndexOutOfBoundsException.class);
       assertThat(segment.view(PAGE, 0).limit()).isZero();
+    }
+  }
+
+  @Test
+  void viewsOnEitherSideOfAWindowBoundaryShareTheSameBytes() {
+    long boundary = NativeSegment.WINDOW_STRIDE;
+    long overlap = NativeSegment.WINDOW_OVERLAP;
+    SegmentOptions options = SegmentOptions.defaults().hugePages(HugePageMode.NONE);
+    // mapped, not touched: only the pages written below take memory
+    try (NativeSegment segment = NativeSegment.allocate(boundary + 2 * overlap, options)) {
+      ByteBuffer inFirst = segment.view(boundary - 8, 16); // the first window's overlap
+      inFirst.putLong(0, 0x0102030405060708L);
+      inFirst.putLong(8, 0x1112131415161718L);
+      ByteBuffer inSecond = segment.view(boundary, 8); // the second window
+      assertThat(inSecond.getLong(0)).isEqualTo(0x1112131415161718L);
+      // longer than the overlap and across the boundary: made on its own, same memory
+      ByteBuffer across = segment.view(boundary - overlap, (int) (2 * overlap));
+      assertThat(across.capacity()).isEqualTo(2 * overlap);
+      assertThat(across.getLong((int) overlap - 8)).isEqualTo(0x0102030405060708L);
+      across.putLong((int) overlap + 8, 42);
+      assertThat(segment.view(boundary + 8, 8).getLong(0)).isEqualTo(42);
+      ByteBuffer last = segment.view(segment.size() - 8, 8);
+      last.putLong(0, 7);
+      assertThat(segment.view(segment.size() - 16, 16).getLong(8)).isEqualTo(7);
+      assertThat(segment.view(segment.size(), 0).limit()).isZero();
+      for (ByteBuffer b : List.of(inFirst, inSecond, across, last)) {
+        assertThat(b.order()).isEqualTo(ByteOrder.nativeOrder());
+        assertThat(b.position()).isZero();
+        assertThat(b.limit()).isEqualTo(b.capacity());
+      }
     }
   }
 
