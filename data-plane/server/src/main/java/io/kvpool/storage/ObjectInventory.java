@@ -6,6 +6,7 @@ import io.kvpool.protocol.Release;
 import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.Tombstone;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * What the node holds, by object (key and generation) — never by range alone: complete replicas
@@ -130,7 +132,9 @@ final class ObjectInventory {
    */
   private final Map<ObjectId, Held> writing = new HashMap<>();
 
-  private final Map<Integer, TreeMap<Long, Range>> bySegment = new HashMap<>();
+  /** Each segment's replica ranges by offset, indexed by segment id. */
+  private final List<TreeMap<Long, Range>> bySegment = new ArrayList<>();
+
   private final LinkedHashMap<String, Tomb> tombstones = new LinkedHashMap<>();
   private final Map<Integer, TreeMap<Long, PinnedSlice>> pinned = new HashMap<>();
   private int waitingWriters;
@@ -410,21 +414,7 @@ final class ObjectInventory {
 
   private List<PinnedSlice> pinnedOverlapping(Slice slice) {
     TreeMap<Long, PinnedSlice> seg = pinned.get(slice.segmentId());
-    if (seg == null) {
-      return List.of();
-    }
-    long start = slice.offset();
-    long end = slice.end();
-    Map.Entry<Long, PinnedSlice> e = seg.floorEntry(start);
-    if (e == null || e.getValue().slice.end() <= start) {
-      e = seg.ceilingEntry(start);
-    }
-    List<PinnedSlice> out = new ArrayList<>(1);
-    while (e != null && e.getKey() < end) {
-      out.add(e.getValue());
-      e = seg.higherEntry(e.getKey());
-    }
-    return out;
+    return seg == null ? List.of() : new ArrayList<>(overlapping(seg, slice, p -> p.slice));
   }
 
   /** The complete replica's slices and figures, or null. */
@@ -479,11 +469,7 @@ final class ObjectInventory {
       return "listed twice";
     }
     for (Slice s : replica.slices()) {
-      TreeMap<Long, Range> seg = segment(s.segmentId());
-      Map.Entry<Long, Range> before = seg.floorEntry(s.offset());
-      Map.Entry<Long, Range> after = seg.ceilingEntry(s.offset());
-      if ((before != null && before.getValue().slice().end() > s.offset())
-          || (after != null && after.getKey() < s.end())) {
+      if (!overlapping(segment(s.segmentId()), s, Range::slice).isEmpty()) {
         return "its range ["
             + s.offset()
             + ", "
@@ -605,20 +591,11 @@ final class ObjectInventory {
 
   private void dropOverlapping(
       Slice slice, ObjectId writer, long nowMillis, List<InventoryObject> displaced) {
-    TreeMap<Long, Range> seg = segment(slice.segmentId());
-    long start = slice.offset();
-    long end = slice.end();
-    Map.Entry<Long, Range> e = seg.floorEntry(start);
-    if (e == null || e.getValue().slice().end() <= start) {
-      e = seg.ceilingEntry(start);
-    }
-    List<Held> victims = new ArrayList<>();
-    while (e != null && e.getKey() < end) {
-      Held h = e.getValue().held();
-      if (!h.id.equals(writer)) {
-        victims.add(h);
+    List<Held> victims = new ArrayList<>(1);
+    for (Range r : overlapping(segment(slice.segmentId()), slice, Range::slice)) {
+      if (!r.held().id.equals(writer)) {
+        victims.add(r.held());
       }
-      e = seg.higherEntry(e.getKey());
     }
     for (Held h : victims) {
       boolean wasComplete = h.complete;
@@ -652,12 +629,11 @@ final class ObjectInventory {
       if (p != null && p.held == held) {
         p.readers.forEach(ReadPin::revoke);
       }
-      TreeMap<Long, Range> seg = bySegment.get(s.segmentId());
-      if (seg != null) {
-        Range r = seg.get(s.offset());
-        if (r != null && r.held() == held) {
-          seg.remove(s.offset());
-        }
+      TreeMap<Long, Range> seg =
+          s.segmentId() < bySegment.size() ? bySegment.get(s.segmentId()) : null;
+      Range r = seg == null ? null : seg.remove(s.offset());
+      if (r != null && r.held() != held) {
+        seg.put(s.offset(), r); // another replica's range starts there: not this one's to forget
       }
     }
     if (held.sentFromFiles) {
@@ -683,6 +659,23 @@ final class ObjectInventory {
   }
 
   private TreeMap<Long, Range> segment(int id) {
-    return bySegment.computeIfAbsent(id, k -> new TreeMap<>());
+    while (bySegment.size() <= id) {
+      bySegment.add(new TreeMap<>());
+    }
+    return bySegment.get(id);
+  }
+
+  /**
+   * The ranges of {@code seg} that overlap {@code slice}, in offset order: a view, one descent for
+   * the range that may start before the slice and one for the walk from there.
+   */
+  private static <T> Collection<T> overlapping(
+      TreeMap<Long, T> seg, Slice slice, Function<T, Slice> sliceOf) {
+    Map.Entry<Long, T> before = seg.floorEntry(slice.offset());
+    long from =
+        before != null && sliceOf.apply(before.getValue()).end() > slice.offset()
+            ? before.getKey()
+            : slice.offset();
+    return seg.subMap(from, true, slice.end(), false).values();
   }
 }

@@ -56,6 +56,33 @@ class ObjectInventoryTest {
         .contains("overwritten");
   }
 
+  @Test
+  void aWriteDropsExactlyTheRangesItOverlapsNotItsNeighbours() {
+    complete("before", 1, new Slice(0, 0, 100, 0)); // ends where the write starts
+    complete("first", 2, new Slice(0, 100, 50, 0));
+    complete("inside", 3, new Slice(0, 200, 10, 0));
+    complete("last", 4, new Slice(0, 290, 20, 0)); // overlaps the write's last 10 bytes
+    complete("after", 5, new Slice(0, 310, 10, 0)); // starts past its end
+    complete("other", 6, new Slice(1, 100, 200, 0)); // the same offsets in another segment
+    assertThat(
+            inv.admitWrite(
+                new ObjectId("w", 7), new Slice(0, 100, 200, 0), 200, 0, 1, Long.MAX_VALUE, 0))
+        .isNull();
+    assertThat(inv.snapshot().objects())
+        .extracting(InventoryObject::key)
+        .containsExactlyInAnyOrder("before", "after", "other");
+    // a replica a warm restart brings back may sit beside the others, never over one
+    assertThat(
+            inv.adopt(new InventoryObject("gap", 8, 1, 10, 0, List.of(new Slice(0, 300, 10, 0)))))
+        .isNull();
+    assertThat(
+            inv.adopt(new InventoryObject("over", 9, 1, 10, 0, List.of(new Slice(0, 305, 10, 0)))))
+        .contains("overlaps another replica");
+    assertThat(
+            inv.adopt(new InventoryObject("under", 10, 1, 10, 0, List.of(new Slice(0, 95, 10, 0)))))
+        .contains("overlaps another replica");
+  }
+
   /**
    * A node whose copy of an object was overwritten still takes a new copy of it into another range
    * when the master asks with a newer grant (a repair). Before, it refused every write of that
