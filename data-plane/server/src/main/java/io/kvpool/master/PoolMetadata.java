@@ -325,10 +325,12 @@ public final class PoolMetadata {
               + alive
               + " storage node(s) are ALIVE; lower the replica count or add storage nodes");
     }
-    long capable =
-        pool.nodeRecords().stream()
-            .filter(n -> n.state() == NodeState.ALIVE && n.couldEverHold(item.size()))
-            .count();
+    int capable = 0;
+    for (StorageNodeRecord n : pool.nodeRecords()) {
+      if (n.state() == NodeState.ALIVE && n.couldEverHold(item.size())) {
+        capable++;
+      }
+    }
     if (capable < item.replicas()) {
       return Placement.refused(
           ErrorCode.NO_SPACE,

@@ -23,6 +23,10 @@ public final class StorageNodeRecord {
   private final String endpoint;
   private final VersionInfo version;
   private final List<StorageSegment> segments;
+
+  /** The largest value block it could hold when empty: its segments never change size. */
+  private final long largestValueBlock;
+
   private final NodeKey key;
 
   /**
@@ -71,6 +75,7 @@ public final class StorageNodeRecord {
     this.endpoint = endpoint;
     this.version = version;
     this.segments = List.copyOf(segments);
+    this.largestValueBlock = largestValueBlock(this.segments);
     this.key = key;
     this.connection = connection;
     this.connectionOpen = connectionOpen;
@@ -204,15 +209,17 @@ public final class StorageNodeRecord {
    * eviction).
    */
   boolean couldEverHold(int size) {
+    return SegmentAllocator.blockSize(size) <= largestValueBlock;
+  }
+
+  /** What its {@link ProtocolLimits#MAX_SLICES} largest segments hold together. */
+  private static long largestValueBlock(List<StorageSegment> segments) {
     long[] sizes = segments.stream().mapToLong(s -> s.allocator().size()).sorted().toArray();
     long covered = 0;
     for (int i = sizes.length - 1, n = 0; i >= 0 && n < ProtocolLimits.MAX_SLICES; i--, n++) {
       covered += sizes[i];
-      if (covered >= SegmentAllocator.blockSize(size)) {
-        return true;
-      }
     }
-    return false;
+    return covered;
   }
 
   /** The largest free block of any of its segments. */
