@@ -130,10 +130,14 @@ final class PutOperation {
         round(open);
       } catch (KvPoolException e) {
         // a master exchange failed for the whole round: retried within the deadline when it may
-        // pass
+        // pass. An exchange the operation's deadline cut says nothing about a key: one refused
+        // before keeps that refusal as its reason
+        boolean cutByDeadline = deadline.expired();
         for (Entry entry : open) {
           if (entry.result == null) {
-            entry.failure = e;
+            if (entry.failure == null || !cutByDeadline) {
+              entry.failure = e;
+            }
             if (!Failures.retryable(e)) {
               entry.result = Result.FAILED;
             }
