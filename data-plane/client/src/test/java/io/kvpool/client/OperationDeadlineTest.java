@@ -7,15 +7,19 @@ import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
 import io.kvpool.master.MasterSettings;
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.Opcode;
 import io.kvpool.protocol.PutStartItem;
 import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,6 +127,86 @@ class OperationDeadlineTest {
     assertThat(took)
         .as("and no longer: one deadline, not one per key")
         .isLessThan(OPERATION_TIMEOUT.multipliedBy(3));
+  }
+
+  /**
+   * The race of ci31: keys refused (PUT_IN_PROGRESS) in a first round, then the master stalls (its
+   * metadata lock held) so that the next round's PUT_START is still waiting for its reply when the
+   * operation's deadline cuts it. The exchange timeout is longer than the operation's, so only the
+   * deadline ends that exchange: each key's failure is still the refusal it had, not the cut
+   * exchange, which says nothing about the key.
+   */
+  @Test
+  void aBatchWhoseLastMasterExchangeTheDeadlineCutsKeepsEachKeysRefusal() throws Exception {
+    PrometheusRegistry clientMetrics = new PrometheusRegistry();
+    Map<String, ByteBuffer> values = new LinkedHashMap<>();
+    List<PutStartItem> abandoned = new ArrayList<>();
+    for (int i = 0; i < KEYS; i++) {
+      values.put("stalled/" + i, value());
+      abandoned.add(new PutStartItem("stalled/" + i, 4096, 0, 1, i, List.of()));
+    }
+    assertThat(master.metadata().putStart(abandoned, 1))
+        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ErrorCode.OK));
+    CountDownLatch stalled = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    Thread staller =
+        new Thread(
+            () -> {
+              try {
+                waitForAnsweredPutStart(clientMetrics);
+                synchronized (master.metadata()) {
+                  stalled.countDown();
+                  done.await(); // the master answers no PUT_START until the batch is over
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "master-staller");
+    try (KvPoolClient patient =
+        KvPoolClient.connect(
+            ClientConfig.builder()
+                .master(master.rpcEndpoint())
+                .clientId("deadline-cut")
+                .timeout(OPERATION_TIMEOUT.multipliedBy(2))
+                .operationTimeout(OPERATION_TIMEOUT)
+                .metrics(clientMetrics)
+                .build())) {
+      staller.start();
+      BatchResult result;
+      try {
+        result = patient.putBatch(values, 2);
+      } finally {
+        done.countDown();
+        staller.join(Duration.ofSeconds(30).toMillis());
+      }
+      assertThat(stalled.getCount()).as("the master was stalled while the batch retried").isZero();
+      assertThat(answeredPutStarts(clientMetrics))
+          .as("only the first round's PUT_START was answered: a later one was cut by the deadline")
+          .isEqualTo(1);
+      assertThat(result.failures()).containsOnlyKeys(values.keySet());
+      assertThat(result.failures().values())
+          .allSatisfy(e -> assertThat(e.code()).isEqualTo(ErrorCode.PUT_IN_PROGRESS));
+    }
+  }
+
+  /** Waits (at most 30 s) until the client has read the master's answer to a PUT_START. */
+  private static void waitForAnsweredPutStart(PrometheusRegistry metrics)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (answeredPutStarts(metrics) < 1 && System.nanoTime() < deadline) {
+      Thread.sleep(1); // polling an observable condition with a deadline
+    }
+  }
+
+  private static long answeredPutStarts(PrometheusRegistry metrics) {
+    return metrics.scrape().stream()
+        .filter(
+            m -> m.getMetadata().getPrometheusName().equals("kvpool_client_rpc_duration_seconds"))
+        .flatMap(m -> ((HistogramSnapshot) m).getDataPoints().stream())
+        .filter(d -> Opcode.PUT_START.name().equals(d.getLabels().get("opcode")))
+        .mapToLong(HistogramSnapshot.HistogramDataPointSnapshot::getCount)
+        .sum();
   }
 
   @Test
