@@ -42,8 +42,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each node has its own lane: one kept connection per node and view (opened anew after {@link
  * ReleasePushLimits#keptIdle} unused), one send in flight at a time, and at most {@link
  * ReleasePushLimits#waitingPerNode} REMOVEs' releases waiting behind it, which the next send
- * carries together (up to {@link ProtocolLimits#MAX_BATCH} releases). So a frozen node holds one
- * sender thread, never the other nodes' pushes; what overflows its lane is skipped, and a node
+ * carries together (up to {@link ProtocolLimits#MAX_BATCH} releases). A REMOVE that finds a lane
+ * idle sends its own releases there from its own thread, within its wait; what queues behind that
+ * send goes to a sender thread. So a frozen node holds one thread (a sender or one REMOVE's, for
+ * the push timeout), never the other nodes' pushes; what overflows its lane is skipped, and a node
  * whose push failed or timed out is skipped for a quiet period: no backlog, and a REMOVE pays the
  * wait for a frozen node once per quiet period, not every time. The bounds are the master's {@link
  * MasterConfig#releasePush}.
@@ -116,26 +118,39 @@ final class ReleasePusher implements AutoCloseable {
 
   /**
    * Sends each node its releases and waits until all took them, failed, or the push timeout passed.
+   * The calling thread sends to the first node whose lane is idle itself (no hand-off to a sender
+   * thread and back: two wake-ups fewer per REMOVE); the other nodes' lanes send at the same time.
    */
   void push(Map<String, List<Release>> byEndpoint, long view) {
     if (byEndpoint.isEmpty()) {
       return;
     }
-    Map<String, CompletableFuture<Outcome>> sent = new java.util.HashMap<>();
-    byEndpoint.forEach(
-        (endpoint, releases) -> {
-          if (quiet(endpoint)) {
-            count(Outcome.SKIPPED); // failed a moment ago: would hold every REMOVE for nothing
-            return;
-          }
-          Pending p = new Pending(releases, view, new CompletableFuture<>());
-          if (enqueue(lanes.computeIfAbsent(endpoint, NodeLane::new), p)) {
-            sent.put(endpoint, p.done());
-          } else {
-            count(Outcome.SKIPPED); // its lane is full: never an unbounded backlog
-          }
-        });
     long deadline = System.nanoTime() + limits.pushTimeout().toNanos();
+    Map<String, CompletableFuture<Outcome>> sent = new java.util.HashMap<>();
+    NodeLane own = null;
+    List<Release> ownReleases = null;
+    for (Map.Entry<String, List<Release>> e : byEndpoint.entrySet()) {
+      String endpoint = e.getKey();
+      if (quiet(endpoint)) {
+        count(Outcome.SKIPPED); // failed a moment ago: would hold every REMOVE for nothing
+        continue;
+      }
+      NodeLane lane = lanes.computeIfAbsent(endpoint, NodeLane::new);
+      if (own == null && claim(lane)) {
+        own = lane;
+        ownReleases = e.getValue();
+        continue;
+      }
+      Pending p = new Pending(e.getValue(), view, new CompletableFuture<>());
+      if (enqueue(lane, p)) {
+        sent.put(endpoint, p.done());
+      } else {
+        count(Outcome.SKIPPED); // its lane is full: never an unbounded backlog
+      }
+    }
+    if (own != null) {
+      count(sendOwn(own, ownReleases, view, deadline));
+    }
     for (Map.Entry<String, CompletableFuture<Outcome>> e : sent.entrySet()) {
       try {
         count(e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
@@ -149,6 +164,37 @@ final class ReleasePusher implements AutoCloseable {
       } catch (InterruptedException x) {
         Thread.currentThread().interrupt();
         return;
+      }
+    }
+  }
+
+  /** Makes the calling thread the sender of an idle lane; false if a send is in flight there. */
+  private static boolean claim(NodeLane lane) {
+    synchronized (lane) {
+      if (lane.sending) {
+        return false;
+      }
+      lane.sending = true;
+      return true;
+    }
+  }
+
+  /**
+   * Sends one REMOVE's releases to the node of a lane this thread claimed, by {@code deadline};
+   * then hands what queued behind it meanwhile to a sender thread.
+   */
+  private Outcome sendOwn(NodeLane lane, List<Release> releases, long view, long deadline) {
+    try {
+      Outcome o = send(lane, view, releases, deadline);
+      return o == Outcome.FAILED && deadline - System.nanoTime() <= 0 ? Outcome.TIMED_OUT : o;
+    } finally {
+      boolean more;
+      synchronized (lane) {
+        more = !lane.waiting.isEmpty();
+        lane.sending = more;
+      }
+      if (more) {
+        startDrain(lane);
       }
     }
   }
@@ -174,13 +220,17 @@ final class ReleasePusher implements AutoCloseable {
       lane.sending = true;
     }
     if (start) {
-      try {
-        senders.execute(() -> drain(lane));
-      } catch (RejectedExecutionException e) { // closed
-        settleAll(lane, Outcome.SKIPPED);
-      }
+      startDrain(lane);
     }
     return true;
+  }
+
+  private void startDrain(NodeLane lane) {
+    try {
+      senders.execute(() -> drain(lane));
+    } catch (RejectedExecutionException e) { // closed
+      settleAll(lane, Outcome.SKIPPED);
+    }
   }
 
   /** Sends what waits in the lane, together, until nothing does. */
@@ -225,9 +275,16 @@ final class ReleasePusher implements AutoCloseable {
   }
 
   private Outcome send(NodeLane lane, List<Pending> batch) {
-    long view = batch.get(0).view();
     List<Release> releases = new ArrayList<>();
     batch.forEach(p -> releases.addAll(p.releases()));
+    return send(
+        lane, batch.get(0).view(), releases, System.nanoTime() + limits.pushTimeout().toNanos());
+  }
+
+  /**
+   * One RELEASE to the node of {@code lane}, by {@code deadline}: its connection opened if need be.
+   */
+  private Outcome send(NodeLane lane, long view, List<Release> releases, long deadline) {
     try {
       if (lane.connection == null
           || lane.connectionView != view
@@ -236,16 +293,12 @@ final class ReleasePusher implements AutoCloseable {
         closeConnection(lane);
         lane.connection =
             RpcConnection.open(
-                HostPort.parse(lane.endpoint),
-                identity,
-                view,
-                secrets.outbound(),
-                limits.pushTimeout());
+                HostPort.parse(lane.endpoint), identity, view, secrets.outbound(), left(deadline));
         lane.connectionView = view;
       }
       BodyWriter w = new BodyWriter(32 + releases.size() * 64);
       new ReleaseRequest(releases).encode(w, lane.connection.agreedMinor());
-      try (RpcConnection.Deadline d = lane.connection.deadline(limits.pushTimeout())) {
+      try (RpcConnection.Deadline d = lane.connection.deadline(left(deadline))) {
         lane.connection.call(Opcode.RELEASE, w);
       }
       lane.lastUsedNanos = System.nanoTime();
@@ -262,6 +315,11 @@ final class ReleasePusher implements AutoCloseable {
           e.getMessage());
       return Outcome.FAILED;
     }
+  }
+
+  /** What is left until {@code deadline}, at least a millisecond (an expired one fails at once). */
+  private static java.time.Duration left(long deadline) {
+    return java.time.Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
   }
 
   private static void closeConnection(NodeLane lane) {

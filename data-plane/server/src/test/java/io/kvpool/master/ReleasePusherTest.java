@@ -153,6 +153,66 @@ class ReleasePusherTest {
   }
 
   /**
+   * A REMOVE sends to an idle node's lane from its own thread; a second REMOVE for that node while
+   * the first send is in flight waits in the lane, and is sent once the first is answered (handed
+   * to a sender thread), not lost with the first REMOVE's thread going back to its connection.
+   */
+  @Test
+  void aRemoveQueuedBehindAnotherRemovesOwnSendIsDeliveredAfterIt() throws Exception {
+    CountDownLatch firstArrived = new CountDownLatch(1);
+    CountDownLatch answerFirst = new CountDownLatch(1);
+    List<String> received = java.util.Collections.synchronizedList(new ArrayList<>());
+    try (RpcServer node =
+            server(
+                "slow",
+                (session, frame) -> {
+                  ReleaseRequest.decode(frame.reader(), session.agreedMinor())
+                      .releases()
+                      .forEach(r -> received.add(r.key()));
+                  if (firstArrived.getCount() > 0) {
+                    firstArrived.countDown();
+                    try {
+                      answerFirst.await(); // the first send stays in flight until told
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
+                  session.reply(frame, new BodyWriter());
+                });
+        ReleasePusher pusher = new ReleasePusher("pool", PoolSecrets.none(), pushes, LONG_QUIET)) {
+      String at = node.endpoint().toString();
+      ExecutorService removers = Executors.newFixedThreadPool(2);
+      try {
+        Future<?> first =
+            removers.submit(() -> pusher.push(Map.of(at, List.of(new Release("a", 1, true))), 1));
+        assertThat(firstArrived.await(1, TimeUnit.MINUTES)).isTrue();
+        Thread[] second = new Thread[1];
+        Future<?> queued =
+            removers.submit(
+                () -> {
+                  second[0] = Thread.currentThread();
+                  pusher.push(Map.of(at, List.of(new Release("b", 1, true))), 1);
+                });
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while ((second[0] == null || second[0].getState() != Thread.State.TIMED_WAITING)
+            && System.nanoTime() < deadline) {
+          Thread.sleep(1); // polling an observable condition: the second REMOVE waits in the lane
+        }
+        assertThat(received).as("the second waits behind the first send").containsExactly("a");
+        answerFirst.countDown();
+        first.get(1, TimeUnit.MINUTES);
+        queued.get(1, TimeUnit.MINUTES);
+      } finally {
+        answerFirst.countDown();
+        removers.shutdownNow();
+      }
+      assertThat(received).containsExactly("a", "b");
+      assertThat(outcomes("delivered")).isEqualTo(2);
+      assertThat(outcomes("timed_out") + outcomes("failed") + outcomes("skipped")).isZero();
+    }
+  }
+
+  /**
    * More REMOVEs at once than a frozen node's lane holds: the overflow is skipped at once, not
    * queued, so at most one send in flight and the lane's {@link ReleasePushLimits#waitingPerNode}
    * behind it (twice that, as the send in flight may carry a full lane) wait for the frozen node.
