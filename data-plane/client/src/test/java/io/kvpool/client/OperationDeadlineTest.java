@@ -107,14 +107,7 @@ class OperationDeadlineTest {
    */
   @Test
   void aBatchRetriesRefusedKeysTogetherUntilItsOneDeadline() {
-    Map<String, ByteBuffer> values = new LinkedHashMap<>();
-    List<PutStartItem> abandoned = new ArrayList<>();
-    for (int i = 0; i < KEYS; i++) {
-      values.put("in-progress/" + i, value());
-      abandoned.add(new PutStartItem("in-progress/" + i, 4096, 0, 1, i, List.of()));
-    }
-    assertThat(master.metadata().putStart(abandoned, 1))
-        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ErrorCode.OK));
+    Map<String, ByteBuffer> values = abandonedPuts("in-progress/");
     long started = System.nanoTime();
     BatchResult result = client.putBatch(values, 2);
     Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -141,14 +134,7 @@ class OperationDeadlineTest {
   @Test
   void aBatchWhoseLastMasterExchangeTheDeadlineCutsKeepsEachKeysRefusal() throws Exception {
     PrometheusRegistry clientMetrics = new PrometheusRegistry();
-    Map<String, ByteBuffer> values = new LinkedHashMap<>();
-    List<PutStartItem> abandoned = new ArrayList<>();
-    for (int i = 0; i < KEYS; i++) {
-      values.put("stalled/" + i, value());
-      abandoned.add(new PutStartItem("stalled/" + i, 4096, 0, 1, i, List.of()));
-    }
-    assertThat(master.metadata().putStart(abandoned, 1))
-        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ErrorCode.OK));
+    Map<String, ByteBuffer> values = abandonedPuts("stalled/");
     CountDownLatch stalled = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
     Thread staller =
@@ -187,6 +173,22 @@ class OperationDeadlineTest {
       assertThat(result.failures().values())
           .allSatisfy(e -> assertThat(e.code()).isEqualTo(ErrorCode.PUT_IN_PROGRESS));
     }
+  }
+
+  /**
+   * {@link #KEYS} values to put, each under a key whose put another writer started and left at the
+   * master (PUT_IN_PROGRESS until it expires, 30 s later).
+   */
+  private Map<String, ByteBuffer> abandonedPuts(String prefix) {
+    Map<String, ByteBuffer> values = new LinkedHashMap<>();
+    List<PutStartItem> abandoned = new ArrayList<>();
+    for (int i = 0; i < KEYS; i++) {
+      values.put(prefix + i, value());
+      abandoned.add(new PutStartItem(prefix + i, 4096, 0, 1, i, List.of()));
+    }
+    assertThat(master.metadata().putStart(abandoned, 1))
+        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ErrorCode.OK));
+    return values;
   }
 
   /** Waits (at most 30 s) until the client has read the master's answer to a PUT_START. */
