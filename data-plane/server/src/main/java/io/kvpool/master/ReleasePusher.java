@@ -94,6 +94,9 @@ final class ReleasePusher implements AutoCloseable {
   /** Nodes whose last push failed or timed out, and until when (nanoTime) none is tried there. */
   private final Map<String, Long> quietUntil = new ConcurrentHashMap<>();
 
+  /** Set by {@link #close}: no REMOVE thread claims a lane afterwards. */
+  private volatile boolean closed;
+
   /** At most one queued task per node (its lane's drain), so the queue is as long as the nodes. */
   private final ExecutorService senders;
 
@@ -169,9 +172,9 @@ final class ReleasePusher implements AutoCloseable {
   }
 
   /** Makes the calling thread the sender of an idle lane; false if a send is in flight there. */
-  private static boolean claim(NodeLane lane) {
+  private boolean claim(NodeLane lane) {
     synchronized (lane) {
-      if (lane.sending) {
+      if (lane.sending || closed) {
         return false;
       }
       lane.sending = true;
@@ -193,8 +196,9 @@ final class ReleasePusher implements AutoCloseable {
         more = !lane.waiting.isEmpty();
         lane.sending = more;
       }
-      if (more) {
-        startDrain(lane);
+      boolean drained = more && startDrain(lane);
+      if (!drained && closed) {
+        closeConnection(lane); // close() left the connection to this sender
       }
     }
   }
@@ -225,11 +229,14 @@ final class ReleasePusher implements AutoCloseable {
     return true;
   }
 
-  private void startDrain(NodeLane lane) {
+  /** Starts a sender thread on the lane; false (its waiting settled as skipped) once closed. */
+  private boolean startDrain(NodeLane lane) {
     try {
       senders.execute(() -> drain(lane));
+      return true;
     } catch (RejectedExecutionException e) { // closed
       settleAll(lane, Outcome.SKIPPED);
+      return false;
     }
   }
 
@@ -239,6 +246,9 @@ final class ReleasePusher implements AutoCloseable {
       for (List<Pending> batch = next(lane); !batch.isEmpty(); batch = next(lane)) {
         Outcome o = quiet(lane.endpoint) ? Outcome.SKIPPED : send(lane, batch);
         batch.forEach(p -> p.done().complete(o));
+      }
+      if (closed) {
+        closeConnection(lane); // close() left it to this sender, still sending then
       }
     } catch (RuntimeException | Error e) {
       settleAll(lane, Outcome.FAILED);
@@ -331,19 +341,24 @@ final class ReleasePusher implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     senders.shutdownNow(); // interrupts sends in flight: their channels close
     try {
       senders.awaitTermination(limits.pushTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    lanes
-        .values()
-        .forEach(
-            lane -> {
-              settleAll(lane, Outcome.SKIPPED);
-              closeConnection(lane);
-            });
+    for (NodeLane lane : lanes.values()) {
+      boolean inUse;
+      synchronized (lane) {
+        lane.waiting.forEach(p -> p.done().complete(Outcome.SKIPPED));
+        lane.waiting.clear();
+        inUse = lane.sending; // a REMOVE's own send, bounded by the push timeout: it closes
+      }
+      if (!inUse) {
+        closeConnection(lane);
+      }
+    }
     lanes.clear();
   }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -186,15 +187,15 @@ class ReleasePusherTest {
         Future<?> first =
             removers.submit(() -> pusher.push(Map.of(at, List.of(new Release("a", 1, true))), 1));
         assertThat(firstArrived.await(1, TimeUnit.MINUTES)).isTrue();
-        Thread[] second = new Thread[1];
+        AtomicReference<Thread> second = new AtomicReference<>();
         Future<?> queued =
             removers.submit(
                 () -> {
-                  second[0] = Thread.currentThread();
+                  second.set(Thread.currentThread());
                   pusher.push(Map.of(at, List.of(new Release("b", 1, true))), 1);
                 });
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while ((second[0] == null || second[0].getState() != Thread.State.TIMED_WAITING)
+        while ((second.get() == null || second.get().getState() != Thread.State.TIMED_WAITING)
             && System.nanoTime() < deadline) {
           Thread.sleep(1); // polling an observable condition: the second REMOVE waits in the lane
         }
@@ -209,6 +210,34 @@ class ReleasePusherTest {
       assertThat(received).containsExactly("a", "b");
       assertThat(outcomes("delivered")).isEqualTo(2);
       assertThat(outcomes("timed_out") + outcomes("failed") + outcomes("skipped")).isZero();
+    }
+  }
+
+  /**
+   * A REMOVE still being answered while the master shuts down pushes nothing once the pusher is
+   * closed: it opens no connection that nothing would close, and counts the push as skipped.
+   */
+  @Test
+  void aPushAfterCloseOpensNoConnectionAndIsSkipped() throws Exception {
+    AtomicInteger released = new AtomicInteger();
+    try (RpcServer node =
+        server(
+            "healthy",
+            (session, frame) -> {
+              released.addAndGet(
+                  ReleaseRequest.decode(frame.reader(), session.agreedMinor()).releases().size());
+              session.reply(frame, new BodyWriter());
+            })) {
+      Map<String, List<Release>> toNode =
+          Map.of(node.endpoint().toString(), List.of(new Release("k", 1, true)));
+      ReleasePusher pusher = new ReleasePusher("pool", PoolSecrets.none(), pushes, LONG_QUIET);
+      pusher.push(toNode, 1);
+      assertThat(outcomes("delivered")).isEqualTo(1);
+      pusher.close();
+      pusher.push(toNode, 1);
+      assertThat(outcomes("skipped")).isEqualTo(1);
+      assertThat(outcomes("delivered")).as("nothing sent after close").isEqualTo(1);
+      assertThat(released).hasValue(1);
     }
   }
 
