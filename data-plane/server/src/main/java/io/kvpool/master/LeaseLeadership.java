@@ -1,5 +1,6 @@
 package io.kvpool.master;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -7,19 +8,22 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Leadership through Fabric8's {@code LeaderElector} on the pool's Lease. The leader labels its own
  * pod {@code kvpool.io/role=leader} (and takes the label off the other master pods) so that the
- * pool's master Service selects it; it removes the label when it stops leading. Step-down releases
+ * pool's master Service selects it, checks the labels every lease duration and puts right what a
+ * deposed leader's late patch undid; it removes the label when it stops leading. Step-down releases
  * the Lease (a standby takes over within its retry period) and campaigns again only after one lease
  * duration. The Lease also records the storage nodes the leader serves ({@link PoolLeaseLock}),
  * which the next leader's recovery waits for.
@@ -55,6 +59,9 @@ final class LeaseLeadership implements Leadership {
 
   private boolean steppingDown;
 
+  /** Whether a relabelling after a failed one is scheduled (one at a time). */
+  private final AtomicBoolean retryPending = new AtomicBoolean();
+
   LeaseLeadership(LeaseElection election, LeaderIdentity identity) {
     this(election, identity, new KubernetesClientBuilder().build());
   }
@@ -74,6 +81,8 @@ final class LeaseLeadership implements Leadership {
   @Override
   public void start(Listener listener) {
     this.listener = listener;
+    long check = election.leaseDuration().toMillis();
+    background.scheduleWithFixedDelay(this::reconcileLabels, check, check, TimeUnit.MILLISECONDS);
     campaign();
   }
 
@@ -133,7 +142,7 @@ final class LeaseLeadership implements Leadership {
         previousNodes);
     leading = true;
     listener.startedLeading(previousNodes);
-    inBackground(() -> labelPods(true));
+    inBackground(this::reconcileLabels);
   }
 
   private void stoppedLeading() {
@@ -144,7 +153,7 @@ final class LeaseLeadership implements Leadership {
         identity);
     leading = false;
     listener.stoppedLeading();
-    inBackground(() -> labelPods(false));
+    inBackground(this::reconcileLabels);
   }
 
   private void newLeader(String leader) {
@@ -159,15 +168,21 @@ final class LeaseLeadership implements Leadership {
   }
 
   /**
-   * Leading: the label on this pod and off every other master pod (a deposed leader that could not
-   * clean up); not leading: off this pod. Each label is a JSON merge patch without a
-   * resourceVersion, so a kubelet updating the pod's status meanwhile cannot make it conflict; a
-   * failure (the API server away, a 403) is retried every retry period for as long as this master's
-   * leadership is what it was, since the pool's master Service selects the leader by this label and
-   * serves no one without it.
+   * Makes the pod labels show this master's leadership as the elector last said it. Leading: the
+   * label on this pod and off every other master pod (a deposed leader that could not clean up);
+   * not leading: off this pod. Each pod is read and patched only where its label differs, with a
+   * JSON merge patch without a resourceVersion, so a kubelet updating the pod's status meanwhile
+   * cannot make it conflict.
+   *
+   * <p>It runs when the leadership changes, again every lease duration (a deposed leader's last
+   * patch, in flight when it lost the Lease, can take the label off the new leader's pod after the
+   * new leader set it: the pool's master Service then selects no one), and every retry period after
+   * a failure (the API server away, a 403). A change of leadership in the middle ends the run: the
+   * change queued the run for the new state.
    */
-  private void labelPods(boolean leadingNow) {
-    if (election.podName().isEmpty() || closed && leadingNow || leading != leadingNow) {
+  private void reconcileLabels() {
+    boolean leadingNow = leading;
+    if (election.podName().isEmpty() || closed && leadingNow) {
       return;
     }
     boolean failed = false;
@@ -176,15 +191,11 @@ final class LeaseLeadership implements Leadership {
       if (!mine && !leadingNow) {
         continue;
       }
-      String value = mine && leadingNow ? "\"" + LEADER + "\"" : "null";
+      if (leading != leadingNow) {
+        return;
+      }
       try {
-        client
-            .pods()
-            .inNamespace(election.namespace())
-            .withName(pod)
-            .patch(
-                PatchContext.of(PatchType.JSON_MERGE),
-                "{\"metadata\":{\"labels\":{\"" + ROLE_LABEL + "\":" + value + "}}}");
+        relabel(pod, mine && leadingNow);
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
           // a master pod that does not exist (scaled down, being replaced) carries no label
@@ -196,16 +207,44 @@ final class LeaseLeadership implements Leadership {
             pod,
             leadingNow,
             e.getMessage());
+      } catch (RuntimeException e) {
+        failed = true;
+        LOG.warn("event=leader_label_failed pod={} leading={} error=\"{}\"", pod, leadingNow, e);
       }
     }
-    if (failed && !closed) {
+    if (failed && !closed && retryPending.compareAndSet(false, true)) {
       try {
         background.schedule(
-            () -> labelPods(leadingNow), election.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
+            () -> {
+              retryPending.set(false);
+              reconcileLabels();
+            },
+            election.retryPeriod().toMillis(),
+            TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException closing) {
         // closing: the label comes off inline
+        retryPending.set(false);
       }
     }
+  }
+
+  /** Sets or removes the leader label of {@code pod} where it differs from {@code labelled}. */
+  private void relabel(String pod, boolean labelled) {
+    var resource = client.pods().inNamespace(election.namespace()).withName(pod);
+    Pod current = resource.get();
+    if (current == null) {
+      return; // a master pod that does not exist carries no label
+    }
+    Map<String, String> labels = current.getMetadata().getLabels();
+    boolean hasLabel = labels != null && LEADER.equals(labels.get(ROLE_LABEL));
+    if (hasLabel == labelled) {
+      return;
+    }
+    LOG.info("event=leader_label pod={} labelled={}", pod, labelled);
+    String value = labelled ? "\"" + LEADER + "\"" : "null";
+    resource.patch(
+        PatchContext.of(PatchType.JSON_MERGE),
+        "{\"metadata\":{\"labels\":{\"" + ROLE_LABEL + "\":" + value + "}}}");
   }
 
   @Override
