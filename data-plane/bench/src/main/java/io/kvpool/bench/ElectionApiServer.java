@@ -1,13 +1,12 @@
 package io.kvpool.bench;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.testkube.KubeTestSetupException;
+import io.kvpool.testkube.MasterPods;
 import io.kvpool.testkube.RealKubeApiServer;
 import io.kvpool.testkube.RepositoryRoot;
 import java.io.IOException;
@@ -125,7 +124,7 @@ public final class ElectionApiServer implements AutoCloseable {
     this.lease = leaseName;
     try {
       if (testServer) {
-        createMasterPods(client, namespace, podPrefix, masters);
+        MasterPods.create(client, namespace, podPrefix, masters);
       }
       client.leases().inNamespace(namespace).withName(leaseName).delete();
     } catch (KubernetesClientException e) {
@@ -146,39 +145,6 @@ public final class ElectionApiServer implements AutoCloseable {
         leaseName,
         leaseDuration.toMillis() + "ms",
         testServer ? podPrefix : "");
-  }
-
-  /**
-   * The namespace and pod objects {@code podPrefix-0..masters-1} of a pool's masters, freshly
-   * created (as a StatefulSet's, never scheduled: the masters run as local processes and only label
-   * them).
-   */
-  public static void createMasterPods(
-      KubernetesClient client, String namespace, String podPrefix, int masters) {
-    client
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
-        .serverSideApply();
-    for (int i = 0; i < masters; i++) {
-      String name = podPrefix + "-" + i;
-      client.pods().inNamespace(namespace).withName(name).delete();
-      client
-          .resource(
-              new PodBuilder()
-                  .withNewMetadata()
-                  .withName(name)
-                  .withNamespace(namespace)
-                  .addToLabels("app.kubernetes.io/component", "master")
-                  .endMetadata()
-                  .withNewSpec()
-                  .addNewContainer()
-                  .withName("master")
-                  .withImage("kvpool/data-plane:test")
-                  .endContainer()
-                  .endSpec()
-                  .build())
-          .create();
-    }
   }
 
   @Override

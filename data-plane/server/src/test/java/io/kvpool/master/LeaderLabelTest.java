@@ -2,12 +2,11 @@ package io.kvpool.master;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kvpool.testkube.MasterPods;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,27 +31,7 @@ class LeaderLabelTest {
 
   @BeforeAll
   static void createPods(KubernetesClient client) {
-    client
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .serverSideApply();
-    for (String name : PODS) {
-      client
-          .resource(
-              new PodBuilder()
-                  .withNewMetadata()
-                  .withName(name)
-                  .withNamespace(NAMESPACE)
-                  .endMetadata()
-                  .withNewSpec()
-                  .addNewContainer()
-                  .withName("master")
-                  .withImage("kvpool/data-plane:test")
-                  .endContainer()
-                  .endSpec()
-                  .build())
-          .create();
-    }
+    MasterPods.create(client, NAMESPACE, "label-master", PODS.size());
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.kvpool.bench.it;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kvpool.bench.ElectionApiServer;
+import io.kvpool.testkube.MasterPods;
 import io.kvpool.testkube.RealKubeApiServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +21,7 @@ final class ElectionKubeconfig {
    */
   static Path prepare(String namespace, String masterPrefix, String lease) {
     KubernetesClient k = RealKubeApiServer.client();
-    ElectionApiServer.createMasterPods(k, namespace, masterPrefix, 3);
+    MasterPods.create(k, namespace, masterPrefix, 3);
     k.leases().inNamespace(namespace).withName(lease).delete();
     try {
       Path file = Files.createTempFile("kvpool-" + namespace + "-kubeconfig", ".yaml");
