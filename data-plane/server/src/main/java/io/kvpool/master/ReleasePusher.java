@@ -76,7 +76,7 @@ final class ReleasePusher implements AutoCloseable {
     final String endpoint;
     final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // guarded by this
     boolean sending; // guarded by this
-    RpcConnection connection; // used by the one sender of the lane only
+    RpcConnection connection; // used by the one sender of the lane only; closed under its lock
     long connectionView;
     long lastUsedNanos;
 
@@ -332,10 +332,18 @@ final class ReleasePusher implements AutoCloseable {
     return java.time.Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
   }
 
+  /**
+   * Closes the lane's connection, once: a REMOVE's own send ending as {@link #close} runs can reach
+   * here from both threads.
+   */
   private static void closeConnection(NodeLane lane) {
-    if (lane.connection != null) {
-      lane.connection.close();
+    RpcConnection connection;
+    synchronized (lane) {
+      connection = lane.connection;
       lane.connection = null;
+    }
+    if (connection != null) {
+      connection.close();
     }
   }
 
