@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -89,7 +90,7 @@ final class CompareCommand implements Callable<Integer> {
       split = ",",
       description =
           "Only these targets (default: all): loopback-stream, memcpy, nio-rr, kvpool, kvpool-r2,"
-              + " kvpool-nocache, kvpool-nobatch, kvpool-extents, kvpool-sendfile, kvpool-py, redis, memcached, mooncake, kvpool-master.")
+              + " kvpool-nocache, kvpool-nobatch, kvpool-extents, kvpool-sendfile, kvpool-one-node, kvpool-py, redis, memcached, mooncake, kvpool-master.")
   List<String> targets;
 
   @Option(
@@ -244,41 +245,65 @@ final class CompareCommand implements Callable<Integer> {
             + " (logs in "
             + config.logDir()
             + ")");
+    Path memoryRoot = null;
+    List<LocalPool> otherPools = new ArrayList<>();
     try (LocalPool pool = config.start()) {
-      if (!settings.wants(CompareSuite.SENDFILE)) {
-        new CompareSuite(settings, output).run(pool.masterAddress(), processes(pool));
-        return 0;
+      List<QuickBench.Pool> others = new ArrayList<>();
+      if (settings.wants(CompareSuite.SENDFILE)) {
+        // a second pool for the target kvpool-sendfile: its nodes serve gets with sendfile, which
+        // sends from memory files, so their segments live on tmpfs (the folder goes with the run)
+        memoryRoot = Files.createTempDirectory(Path.of("/dev/shm"), "kvpool-compare-");
+        long sendfilePerNode = settings.sendfileNodeBytes();
+        LocalPoolConfig sendfileConfig =
+            LocalPool.builder()
+                .poolId("compare-sendfile")
+                .storageNodes(2)
+                .memoryPerNode(Long.toString(sendfilePerNode))
+                .memoryDirs(memoryRoot)
+                .storageOption("--read-serving", "sendfile")
+                .build();
+        output.println(
+            "and for "
+                + CompareSuite.SENDFILE
+                + " a local pool of 2 storage nodes x "
+                + StatusTable.bytes(sendfilePerNode)
+                + " serving gets with sendfile from memory files in "
+                + memoryRoot
+                + " (logs in "
+                + sendfileConfig.logDir()
+                + ")");
+        LocalPool sendfile = sendfileConfig.start();
+        otherPools.add(sendfile);
+        others.add(
+            new QuickBench.Pool(
+                CompareSuite.SENDFILE, sendfile.masterAddress(), processes(sendfile)));
       }
-      // a second pool for the target kvpool-sendfile: its nodes serve gets with sendfile, which
-      // sends from memory files, so their segments live on tmpfs (the folder goes with the run)
-      Path memoryRoot = Files.createTempDirectory(Path.of("/dev/shm"), "kvpool-compare-");
-      long sendfilePerNode = settings.sendfileNodeBytes();
-      LocalPoolConfig sendfileConfig =
-          LocalPool.builder()
-              .poolId("compare-sendfile")
-              .storageNodes(2)
-              .memoryPerNode(Long.toString(sendfilePerNode))
-              .memoryDirs(memoryRoot)
-              .storageOption("--read-serving", "sendfile")
-              .build();
-      output.println(
-          "and for "
-              + CompareSuite.SENDFILE
-              + " a local pool of 2 storage nodes x "
-              + StatusTable.bytes(sendfilePerNode)
-              + " serving gets with sendfile from memory files in "
-              + memoryRoot
-              + " (logs in "
-              + sendfileConfig.logDir()
-              + ")");
-      try (LocalPool sendfile = sendfileConfig.start()) {
-        new CompareSuite(settings, output)
-            .run(
-                pool.masterAddress(),
-                processes(pool),
-                new QuickBench.Pool(
-                    CompareSuite.SENDFILE, sendfile.masterAddress(), processes(sendfile)));
-      } finally {
+      if (settings.wants(CompareSuite.ONE_NODE)) {
+        long oneNodeBytes = settings.oneNodeBytes();
+        LocalPoolConfig oneNodeConfig =
+            LocalPool.builder()
+                .poolId("compare-one-node")
+                .storageNodes(1)
+                .memoryPerNode(Long.toString(oneNodeBytes))
+                .build();
+        output.println(
+            "and for "
+                + CompareSuite.ONE_NODE
+                + " a local pool of 1 storage node x "
+                + StatusTable.bytes(oneNodeBytes)
+                + " (logs in "
+                + oneNodeConfig.logDir()
+                + ")");
+        LocalPool oneNode = oneNodeConfig.start();
+        otherPools.add(oneNode);
+        others.add(
+            new QuickBench.Pool(
+                CompareSuite.ONE_NODE, oneNode.masterAddress(), processes(oneNode)));
+      }
+      new CompareSuite(settings, output).run(pool.masterAddress(), processes(pool), others);
+    } finally {
+      otherPools.forEach(LocalPool::close);
+      if (memoryRoot != null) {
         BenchCommand.deleteTree(memoryRoot);
       }
     }

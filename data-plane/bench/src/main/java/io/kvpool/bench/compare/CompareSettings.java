@@ -107,4 +107,12 @@ public record CompareSettings(
   public long sendfileNodeBytes() {
     return Math.max(256L << 20, 2 * phase.workingSetBytes());
   }
+
+  /**
+   * Memory for the one storage node of the target {@value CompareSuite#ONE_NODE}'s pool: one
+   * target's set, twice over, as the two nodes of the other pools hold between them.
+   */
+  public long oneNodeBytes() {
+    return 2 * sendfileNodeBytes();
+  }
 }

@@ -41,29 +41,27 @@ public final class CompareSuite {
    * (by role: {@code master}, {@code storage}); writes the report; returns its path.
    */
   public Path run(String masterAddress, Map<String, List<ProcessHandle>> pool) throws Exception {
-    return run(masterAddress, pool, null);
+    return run(masterAddress, pool, List.of());
   }
 
   /**
-   * As {@link #run(String, Map)}, with {@code sendfilePool} (null: none), a second pool whose
-   * storage nodes send get replies with sendfile, measured as the target {@value #SENDFILE}.
+   * As {@link #run(String, Map)}, with {@code otherPools}, each measured as the target of its name
+   * ({@value #SENDFILE}, {@value #ONE_NODE}) through the default Java client.
    */
   public Path run(
-      String masterAddress, Map<String, List<ProcessHandle>> pool, QuickBench.Pool sendfilePool)
+      String masterAddress, Map<String, List<ProcessHandle>> pool, List<QuickBench.Pool> otherPools)
       throws Exception {
     Instant started = Instant.now();
     try {
       startTargets(masterAddress, pool);
-      if (sendfilePool != null) {
+      for (QuickBench.Pool other : otherPools) {
         targets.add(
             new StoreTarget(
-                SENDFILE,
+                other.name(),
                 Target.Family.KVPOOL,
-                "as kvpool, on a second pool of the same shape whose storage nodes keep their segments in"
-                    + " memory files on tmpfs and send get replies of 256 KiB or more with sendfile from them"
-                    + " (--read-serving sendfile, off by default)",
-                new KvPoolStore(sendfilePool.master(), 1, b -> b),
-                sendfilePool.processes(),
+                POOL_DESCRIPTIONS.get(other.name()),
+                new KvPoolStore(other.master(), 1, b -> b),
+                other.processes(),
                 true));
       }
       List<Workload> workloads = settings.workloads();
@@ -411,6 +409,23 @@ public final class CompareSuite {
 
   /** The target of a second pool whose nodes serve gets with sendfile (when it runs). */
   public static final String SENDFILE = "kvpool-sendfile";
+
+  /**
+   * The target of a pool of one storage node (when it runs): one server process, as memcached's, on
+   * this machine's cores.
+   */
+  public static final String ONE_NODE = "kvpool-one-node";
+
+  /** What each pool besides the suite's own is, by its target's name. */
+  private static final Map<String, String> POOL_DESCRIPTIONS =
+      Map.of(
+          SENDFILE,
+          "as kvpool, on a second pool of the same shape whose storage nodes keep their segments in"
+              + " memory files on tmpfs and send get replies of 256 KiB or more with sendfile from them"
+              + " (--read-serving sendfile, off by default)",
+          ONE_NODE,
+          "as kvpool, on a pool of one master and one storage node (the suite's pool has two): one"
+              + " server process holds every value, as memcached's one process does");
 
   /** The kvpool Java-client targets: the default client and its variants. */
   enum KvPoolVariant {

@@ -191,6 +191,7 @@ final class Report {
     parts = new ArrayList<>();
     met = true;
     List<String> sendfileParts = new ArrayList<>();
+    List<String> oneNodeParts = new ArrayList<>();
     for (Workload w : workloads) {
       if (w.kind() == Workload.Kind.SINGLE && w.valueSize() == 1 << 20) {
         List<Measurement> ours = of(w.id(), KVPOOL, "get");
@@ -203,15 +204,8 @@ final class Report {
         double memcached = medianOf(theirs, m -> m.cpuMicrosPerOp().getOrDefault("memcached", 0.0));
         parts.add(String.format(Locale.ROOT, "%s %.0f vs %.0f µs", w.label(), storage, memcached));
         met = met == null ? null : met && storage <= memcached;
-        List<Measurement> sendfile = of(w.id(), CompareSuite.SENDFILE, "get");
-        if (!sendfile.isEmpty()) {
-          sendfileParts.add(
-              String.format(
-                  Locale.ROOT,
-                  "%s %.0f",
-                  w.label(),
-                  medianOf(sendfile, m -> m.cpuMicrosPerOp().getOrDefault("storage", 0.0))));
-        }
+        storageCpu(w, CompareSuite.SENDFILE, sendfileParts);
+        storageCpu(w, CompareSuite.ONE_NODE, oneNodeParts);
       }
     }
     out.add(
@@ -224,6 +218,13 @@ final class Report {
                         + CompareSuite.SENDFILE
                         + ", off by default) "
                         + String.join("; ", sendfileParts)
+                        + " µs")
+                + (oneNodeParts.isEmpty()
+                    ? ""
+                    : "; a pool of one storage node ("
+                        + CompareSuite.ONE_NODE
+                        + ", one server process as memcached's) "
+                        + String.join("; ", oneNodeParts)
                         + " µs"),
             met));
 
@@ -262,6 +263,22 @@ final class Report {
 
     out.add(aheadOnEveryRow("mooncake", "Mooncake Store"));
     return out;
+  }
+
+  /**
+   * Adds "{@code workload} µs", the median storage-node CPU per get of {@code target} on {@code w},
+   * to {@code parts} when that target ran it.
+   */
+  private void storageCpu(Workload w, String target, List<String> parts) {
+    List<Measurement> ms = of(w.id(), target, "get");
+    if (!ms.isEmpty()) {
+      parts.add(
+          String.format(
+              Locale.ROOT,
+              "%s %.0f",
+              w.label(),
+              medianOf(ms, m -> m.cpuMicrosPerOp().getOrDefault("storage", 0.0))));
+    }
   }
 
   /** kvpool ahead of {@code peer} on every put and get row where the peer ran. */
@@ -405,8 +422,8 @@ final class Report {
     b.append("## Method\n\n");
     b.append(
             "Everything runs on this machine over 127.0.0.1 at once: a kvpool pool (one master, two storage nodes"
-                + " as separate JVMs; for the target kvpool-sendfile a second pool of the same shape, idle while the"
-                + " others run), the peers' servers and the benchmark's clients. **Targets are interleaved**: each of ")
+                + " as separate JVMs; for the target kvpool-sendfile a second pool of the same shape, for"
+                + " kvpool-one-node a pool of one master and one storage node, each idle while the others run), the peers' servers and the benchmark's clients. **Targets are interleaved**: each of ")
         .append(settings.rounds())
         .append(
             " rounds runs every workload on every target, one after the other, in an"
@@ -574,7 +591,8 @@ final class Report {
         "kvpool's GB/s (default Java client, R=1: every shortcut on) ÷ the variant's in the same round, median"
             + " (min–max): above 1, the shortcut the variant turns off makes kvpool faster. kvpool-r2 stores every value"
             + " twice; kvpool-sendfile is the other way round, an option the default leaves off (sendfile for gets, on a"
-            + " second pool): above 1, kvpool is faster without it.\n\n");
+            + " second pool): above 1, kvpool is faster without it. kvpool-one-node is the default client on a pool of"
+            + " one storage node: above 1, the suite's pool of two is faster.\n\n");
     b.append("| workload | op |");
     others.forEach(o -> b.append(" kvpool ÷ ").append(o).append(" |"));
     b.append("\n|---|---|").append("---|".repeat(others.size())).append('\n');

@@ -25,6 +25,7 @@ class BenchCompareIT {
           "kvpool-nobatch",
           "kvpool-extents",
           "kvpool-sendfile",
+          "kvpool-one-node",
           "nio-rr",
           "memcached",
           "loopback-stream",
@@ -78,7 +79,9 @@ class BenchCompareIT {
             "## Goals (issues 15 and 34)",
             "## Master metadata throughput",
             "| 1MiB x 8 | get |",
-            "with sendfile (kvpool-sendfile, off by default) 1MiB x 1 ");
+            "with sendfile (kvpool-sendfile, off by default) 1MiB x 1 ",
+            "a pool of one storage node (kvpool-one-node, one server process as memcached's) 1MiB x 1 ",
+            "kvpool ÷ kvpool-one-node");
     assertThat(run.out()).contains("report: " + out.resolve("benchmarks.md"));
   }
 
