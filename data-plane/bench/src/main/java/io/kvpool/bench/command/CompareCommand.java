@@ -233,12 +233,7 @@ final class CompareCommand implements Callable<Integer> {
             !noInstall,
             !noWarmUp && !quick);
     long perNode = settings.storageNodeBytes();
-    LocalPoolConfig config =
-        LocalPool.builder()
-            .poolId("compare")
-            .storageNodes(2)
-            .memoryPerNode(Long.toString(perNode))
-            .build();
+    LocalPoolConfig config = pool("compare", 2, perNode).build();
     output.println(
         "kvpool bench compare: a local pool of 2 storage nodes x "
             + StatusTable.bytes(perNode)
@@ -255,10 +250,7 @@ final class CompareCommand implements Callable<Integer> {
         memoryRoot = Files.createTempDirectory(Path.of("/dev/shm"), "kvpool-compare-");
         long sendfilePerNode = settings.sendfileNodeBytes();
         LocalPoolConfig sendfileConfig =
-            LocalPool.builder()
-                .poolId("compare-sendfile")
-                .storageNodes(2)
-                .memoryPerNode(Long.toString(sendfilePerNode))
+            pool("compare-sendfile", 2, sendfilePerNode)
                 .memoryDirs(memoryRoot)
                 .storageOption("--read-serving", "sendfile")
                 .build();
@@ -272,20 +264,11 @@ final class CompareCommand implements Callable<Integer> {
                 + " (logs in "
                 + sendfileConfig.logDir()
                 + ")");
-        LocalPool sendfile = sendfileConfig.start();
-        otherPools.add(sendfile);
-        others.add(
-            new QuickBench.Pool(
-                CompareSuite.SENDFILE, sendfile.masterAddress(), processes(sendfile)));
+        others.add(start(CompareSuite.SENDFILE, sendfileConfig, otherPools));
       }
       if (settings.wants(CompareSuite.ONE_NODE)) {
         long oneNodeBytes = settings.oneNodeBytes();
-        LocalPoolConfig oneNodeConfig =
-            LocalPool.builder()
-                .poolId("compare-one-node")
-                .storageNodes(1)
-                .memoryPerNode(Long.toString(oneNodeBytes))
-                .build();
+        LocalPoolConfig oneNodeConfig = pool("compare-one-node", 1, oneNodeBytes).build();
         output.println(
             "and for "
                 + CompareSuite.ONE_NODE
@@ -294,11 +277,7 @@ final class CompareCommand implements Callable<Integer> {
                 + " (logs in "
                 + oneNodeConfig.logDir()
                 + ")");
-        LocalPool oneNode = oneNodeConfig.start();
-        otherPools.add(oneNode);
-        others.add(
-            new QuickBench.Pool(
-                CompareSuite.ONE_NODE, oneNode.masterAddress(), processes(oneNode)));
+        others.add(start(CompareSuite.ONE_NODE, oneNodeConfig, otherPools));
       }
       new CompareSuite(settings, output).run(pool.masterAddress(), processes(pool), others);
     } finally {
@@ -308,6 +287,25 @@ final class CompareCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * Starts the pool of the target {@code target}, adding it to {@code started} (whoever made that
+   * list closes them).
+   */
+  private static QuickBench.Pool start(
+      String target, LocalPoolConfig config, List<LocalPool> started) {
+    LocalPool pool = config.start();
+    started.add(pool);
+    return new QuickBench.Pool(target, pool.masterAddress(), processes(pool));
+  }
+
+  /** A local pool of {@code nodes} storage nodes of {@code bytesPerNode} each. */
+  private static LocalPoolConfig.Builder pool(String poolId, int nodes, long bytesPerNode) {
+    return LocalPool.builder()
+        .poolId(poolId)
+        .storageNodes(nodes)
+        .memoryPerNode(Long.toString(bytesPerNode));
   }
 
   /** A local pool's processes by role, whose CPU time the suite reads. */
