@@ -232,7 +232,7 @@ public record ChaosReport(
 
   private static String abbreviate(String s) {
     String line = s == null ? "" : s.lines().findFirst().orElse("");
-    return line.length() > 120 ? line.substring(0, 117) + "..." : line;
+    return line.length() > 240 ? line.substring(0, 237) + "..." : line;
   }
 
   static Duration median(List<Duration> sorted) {

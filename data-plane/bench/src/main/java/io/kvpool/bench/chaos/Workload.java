@@ -62,6 +62,9 @@ public final class Workload {
    */
   private static final long LEASE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(7);
 
+  /** Failed calls logged one by one as they happen; the rest are counted. */
+  private static final int FAILURES_LOGGED = 50;
+
   private final Settings settings;
   private final Ledger ledger;
   private final KeyValues values;
@@ -72,6 +75,7 @@ public final class Workload {
   private final Map<Op, LongAdder> ok = new EnumMap<>(Op.class);
   private final Map<Op, LongAdder> failed = new EnumMap<>(Op.class);
   private final Map<Op, String> lastError = new ConcurrentHashMap<>();
+  private final AtomicLong failedCalls = new AtomicLong();
   private final LongAdder keysPut = new LongAdder();
   private final LongAdder keysRead = new LongAdder();
   private final AtomicLong live = new AtomicLong();
@@ -210,8 +214,7 @@ public final class Workload {
         try {
           run(op);
         } catch (RuntimeException e) {
-          failed.get(op).increment();
-          lastError.put(op, String.valueOf(e));
+          failure(op, String.valueOf(e));
         } finally {
           if (mutation) {
             gate.readLock().unlock();
@@ -420,9 +423,13 @@ public final class Workload {
           // no answer: the remove may or may not have happened; the key leaves this worker's reads
           ledger.removeUncertain(key);
           forget(key);
-        } // else refused under a read lease of one of this worker's gets: not removed, still
-        // acknowledged
-        failed(Op.REMOVE, e);
+          failed(Op.REMOVE, e);
+        } else {
+          // refused under a read lease of one of this worker's gets (a new leader holds every key
+          // leased for a lease's length): not removed, still acknowledged; expected, not logged
+          failed.get(Op.REMOVE).increment();
+          lastError.put(Op.REMOVE, stamped(e.getClass().getSimpleName() + ": " + e.getMessage()));
+        }
         return;
       }
       if (removed) {
@@ -493,8 +500,27 @@ public final class Workload {
     }
 
     private void failed(Op op, KvPoolException e) {
-      failed.get(op).increment();
-      lastError.put(op, e.getClass().getSimpleName() + ": " + e.getMessage());
+      failure(op, e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+  }
+
+  private String stamped(String error) {
+    return "[" + journal.stamp() + ", during " + journal.step() + "] " + error;
+  }
+
+  /**
+   * Counts a failed call and keeps its error, stamped with when it came and the fault step under
+   * way; the first few are logged as they happen, so a failure can be set beside the fault log.
+   */
+  private void failure(Op op, String error) {
+    long n = failedCalls.incrementAndGet();
+    failed.get(op).increment();
+    String stamped = stamped(error);
+    lastError.put(op, stamped);
+    if (n <= FAILURES_LOGGED) {
+      journal.log("load: a " + op + " failed: " + stamped);
+    } else if (n == FAILURES_LOGGED + 1) {
+      journal.log("load: more calls failed; counted, no longer logged one by one");
     }
   }
 }
