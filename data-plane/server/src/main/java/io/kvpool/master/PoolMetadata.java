@@ -317,6 +317,17 @@ public final class PoolMetadata {
               + " storage node(s) registered"
               + " so far; retry while the others re-register");
     }
+    int returning = pool.nodesIn(NodeState.REGISTERING);
+    if (alive < item.replicas() && alive + returning >= item.replicas()) {
+      // nodes that lost their link (to a frozen leader, say) register again: not gone, only not
+      // placed on until their inventories are in, which takes moments
+      return Placement.refused(
+          ErrorCode.RECOVERING,
+          alive
+              + " storage node(s) are ALIVE and "
+              + returning
+              + " registering again; retry once their inventories are in");
+    }
     if (alive < item.replicas()) {
       return Placement.refused(
           ErrorCode.NOT_ENOUGH_NODES,

@@ -3,6 +3,7 @@ package io.kvpool.master;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.protocol.ErrorCode;
+import io.kvpool.protocol.PutStartResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +11,8 @@ import org.junit.jupiter.api.Test;
  * Storage nodes that register again with the leader (they lost their link to it, e.g. while it was
  * frozen) deliver their inventories after their registrations replace the earlier ones. Meanwhile
  * an object whose every replica is on such a node is not gone, only not confirmed yet: lookups
- * answer RECOVERING (clients ask again), never NOT_FOUND.
+ * answer RECOVERING (clients ask again), never NOT_FOUND; and a put that needs such a node is asked
+ * to retry, not told that the pool has too few nodes.
  */
 class ReRegistrationLookupTest {
   private static final long MIB = 1 << 20;
@@ -55,5 +57,26 @@ class ReRegistrationLookupTest {
     }
     f.tickUntilQuiet();
     assertThat(f.pool.getReplicas(List.of("k")).get(0).status()).isEqualTo(ErrorCode.NOT_FOUND);
+  }
+
+  @Test
+  void aPutThatNeedsNodesRegisteringAgainIsAskedToRetryNotToldTheNodesAreMissing() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", 16 * MIB).node("b", 16 * MIB).settle();
+    f.beginRegistration(f.nodes.get("a"));
+
+    PutStartResult whileReturning = f.start("k", 1000, 2);
+    assertThat(whileReturning.status())
+        .as("one node ALIVE, the other registering again: retryable, the client asks again")
+        .isEqualTo(ErrorCode.RECOVERING);
+    assertThat(whileReturning.message()).contains("1 storage node(s) are ALIVE and 1 registering");
+    assertThat(f.start("one-copy", 1000, 1).status())
+        .as("a put the ALIVE node can take is placed meanwhile")
+        .isEqualTo(ErrorCode.OK);
+    assertThat(f.start("three", 1000, 3).status())
+        .as("more replicas than nodes registered or registering: infeasible, said at once")
+        .isEqualTo(ErrorCode.NOT_ENOUGH_NODES);
+
+    f.finishRegistration(f.nodes.get("a"));
+    assertThat(f.start("k", 1000, 2).status()).isEqualTo(ErrorCode.OK);
   }
 }
