@@ -447,6 +447,9 @@ public final class ChaosSoak {
     ChaosPool.Settled now;
     try {
       now = settle(pool, fault.describe());
+      // the leader the pool settled on is this fault's doing: seen before the fault is over, not
+      // by the monitor's next look
+      monitor.sample();
     } finally {
       masterFaultRunning.set(false);
     }
