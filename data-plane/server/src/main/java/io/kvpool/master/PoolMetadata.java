@@ -319,14 +319,14 @@ public final class PoolMetadata {
     }
     int returning = pool.nodesIn(NodeState.REGISTERING);
     if (alive < item.replicas() && alive + returning >= item.replicas()) {
-      // nodes that lost their link (to a frozen leader, say) register again: not gone, only not
-      // placed on until their inventories are in, which takes moments
+      // registering nodes (new ones, or nodes that lost their link to a frozen leader, say) are
+      // not placed on until their inventories are in, which takes moments: not missing
       return Placement.refused(
           ErrorCode.RECOVERING,
           alive
               + " storage node(s) are ALIVE and "
               + returning
-              + " registering again; retry once their inventories are in");
+              + " registering; retry once their inventories are in");
     }
     if (alive < item.replicas()) {
       return Placement.refused(
