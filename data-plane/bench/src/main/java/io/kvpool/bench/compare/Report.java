@@ -176,10 +176,10 @@ final class Report {
         new Goal(
             "1 MiB get and put with 8 clients ≥ 1.0× memcached", String.join(", ", parts), met));
 
-    String k64c4 = Workload.single(64 << 10, 4).id();
-    Spread small = ratio(k64c4, "put", KVPOOL, "memcached");
-    Spread smallExtents = ratio(k64c4, "put", "kvpool-extents", "memcached");
-    Spread ceiling = withOneMasterRequest(Workload.single(64 << 10, 4));
+    Workload k64c4 = Workload.single(64 << 10, 4);
+    Spread small = ratio(k64c4.id(), "put", KVPOOL, "memcached");
+    Spread smallExtents = ratio(k64c4.id(), "put", "kvpool-extents", "memcached");
+    Spread ceiling = withOneMasterRequest(k64c4);
     out.add(
         new Goal(
             "64 KiB put with 4 clients ≥ 0.8× memcached",
