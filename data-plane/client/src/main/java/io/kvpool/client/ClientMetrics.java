@@ -17,7 +17,9 @@ import java.util.WeakHashMap;
  * kvpool_client_rpc_duration_seconds}) and of every operation end to end, retries and failovers
  * included ({@code kvpool_client_operation_duration_seconds}), and how gets found their replicas
  * ({@code kvpool_client_location_cache_total{result="hit|miss|stale"}}) and how puts were committed
- * ({@code kvpool_client_put_commits_total{by="nodes|put_end"}}). Clients sharing a registry share
+ * ({@code kvpool_client_put_commits_total{by="nodes|put_end"}}) and, with extents on, which path
+ * stored the puts that could go through an extent ({@code
+ * kvpool_client_extent_puts_total{path="extent|put_start"}}). Clients sharing a registry share
  * these series (registered once per registry).
  */
 final class ClientMetrics {
@@ -46,6 +48,8 @@ final class ClientMetrics {
   final CounterDataPoint cacheStale;
   final CounterDataPoint commitsByNodes;
   final CounterDataPoint commitsByPutEnd;
+  final CounterDataPoint extentPutsThroughExtents;
+  final CounterDataPoint extentPutsThroughPutStart;
 
   private ClientMetrics(PrometheusRegistry registry) {
     Histogram rpcDuration =
@@ -96,6 +100,17 @@ final class ClientMetrics {
                 + " client's PUT_END)");
     commitsByNodes = commits.labelValues("nodes");
     commitsByPutEnd = commits.labelValues("put_end");
+    Counter extentPuts =
+        labelled(
+            registry,
+            "kvpool_client_extent_puts_total",
+            "path",
+            "Puts a client with extents on could"
+                + " put through an extent (one replica, no metadata, at most 256 KiB), by the path that took them: extent"
+                + " (one EXTENT_WRITE, protocol 2.4) or put_start (no extent granted, e.g. no node has a free block"
+                + " of 4 MiB in a pool full to its watermark, or one refused or failed: PUT_START instead)");
+    extentPutsThroughExtents = extentPuts.labelValues("extent");
+    extentPutsThroughPutStart = extentPuts.labelValues("put_start");
   }
 
   private static Counter labelled(

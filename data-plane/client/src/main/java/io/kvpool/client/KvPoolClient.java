@@ -114,9 +114,12 @@ public final class KvPoolClient implements AutoCloseable {
       if (extents != null
           && replicas == 1
           && metadata == null
-          && value.remaining() <= ExtentPuts.MAX_VALUE_BYTES
-          && extents.put(key, value, crc32c(value), Backoff.until(config.operationTimeout()))) {
-        return;
+          && value.remaining() <= ExtentPuts.MAX_VALUE_BYTES) {
+        if (extents.put(key, value, crc32c(value), Backoff.until(config.operationTimeout()))) {
+          metrics.extentPutsThroughExtents.inc();
+          return;
+        }
+        metrics.extentPutsThroughPutStart.inc();
       }
       PutOperation.Entry e =
           new PutOperation(

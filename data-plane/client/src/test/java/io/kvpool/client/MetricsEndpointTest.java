@@ -137,6 +137,7 @@ class MetricsEndpointTest {
   /** The Java client's metric families and their types. */
   static final Map<String, String> CLIENT =
       families(
+          "kvpool_client_extent_puts_total counter",
           "kvpool_client_location_cache_total counter",
           "kvpool_client_operation_duration_seconds histogram",
           "kvpool_client_put_commits_total counter",

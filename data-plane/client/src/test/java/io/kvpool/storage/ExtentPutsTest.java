@@ -31,8 +31,13 @@ import io.kvpool.protocol.Slice;
 import io.kvpool.protocol.SliceGrant;
 import io.kvpool.protocol.StatusList;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,6 +111,15 @@ class ExtentPutsTest {
     }
     assertThat(exchanges(metrics, "EXTENT_WRITE")).isGreaterThanOrEqualTo(64);
     assertThat(exchanges(metrics, "PUT_START")).isGreaterThanOrEqualTo(1);
+    // the client says which path took its puts, and the master why it granted no extent
+    long throughExtents = extentPuts(metrics, "extent");
+    long throughPutStart = extentPuts(metrics, "put_start");
+    assertThat(throughExtents).isGreaterThanOrEqualTo(64);
+    assertThat(throughPutStart).isGreaterThanOrEqualTo(1);
+    assertThat(throughExtents + throughPutStart).isEqualTo(count + 1);
+    assertThat(scrape(master.adminEndpoint()))
+        .containsPattern("kvpool_extents_total\\{event=\"grant_refused_no_space\"} [1-9]")
+        .doesNotContain("kvpool_extents_total{event=\"grant_refused_limit\"}");
     try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
       for (int i = 0; i < count; i++) {
         assertThat(reader.get("small/" + i)).as("small/%d", i).isEqualTo(value(VALUE, i));
@@ -704,6 +718,30 @@ class ExtentPutsTest {
   }
 
   /** How many exchanges of {@code opcode} the client made (its RPC histogram's count). */
+  private static long extentPuts(PrometheusRegistry metrics, String path) {
+    for (MetricSnapshot m : metrics.scrape()) {
+      if (m instanceof CounterSnapshot c
+          && c.getMetadata().getPrometheusName().equals("kvpool_client_extent_puts")) {
+        for (var p : c.getDataPoints()) {
+          if (path.equals(p.getLabels().get("path"))) {
+            return (long) p.getValue();
+          }
+        }
+      }
+    }
+    return 0;
+  }
+
+  private static String scrape(HostPort admin) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://" + admin + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    return r.body();
+  }
+
   private static long exchanges(PrometheusRegistry metrics, String opcode) {
     for (MetricSnapshot m : metrics.scrape()) {
       if (m instanceof HistogramSnapshot h

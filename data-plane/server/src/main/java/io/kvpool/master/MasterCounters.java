@@ -82,8 +82,11 @@ public final class MasterCounters {
         Counter.builder()
             .name("kvpool_extents_total")
             .help(
-                "Extents (protocol 2.4): granted to clients; values their nodes committed into them (put) or"
-                    + " refused (refused: key rules, a returned, expired or unknown extent, a bad range)")
+                "Extents (protocol 2.4): granted to clients, or grants refused (grant_refused_no_space: no node"
+                    + " has a free block of the extent's size, as in a pool full to its watermark, or extents"
+                    + " would hold more than a quarter of the capacity; grant_refused_limit: a bad length or"
+                    + " the client holds 8); values their nodes committed into them (put) or refused (refused:"
+                    + " key rules, a returned, expired or unknown extent, a bad range)")
             .labelNames("event")
             .register(r);
     commitWaits =

@@ -792,7 +792,7 @@ public final class PoolMetadata {
       long now = clock.getAsLong();
       if (request.length() < ExtentGrantRequest.MIN_LENGTH
           || request.length() > ExtentGrantRequest.MAX_LENGTH) {
-        return ExtentGrantReply.refused(
+        return refuseGrant(
             ErrorCode.LIMIT_EXCEEDED,
             "extent length "
                 + request.length()
@@ -802,7 +802,7 @@ public final class PoolMetadata {
                 + ExtentGrantRequest.MAX_LENGTH);
       }
       if (extents.heldBy(clientId) >= ExtentLeases.MAX_PER_CLIENT) {
-        return ExtentGrantReply.refused(
+        return refuseGrant(
             ErrorCode.LIMIT_EXCEEDED,
             "client "
                 + clientId
@@ -812,7 +812,7 @@ public final class PoolMetadata {
       }
       int length = (int) SegmentAllocator.blockSize(request.length());
       if (extents.heldBytes() + length > pool.capacityBytes() / 4) {
-        return ExtentGrantReply.refused(
+        return refuseGrant(
             ErrorCode.NO_SPACE,
             "unused parts of extents already hold a quarter of the pool's capacity; put through"
                 + " PUT_START");
@@ -831,7 +831,7 @@ public final class PoolMetadata {
       }
       Slice range = chosen == null ? null : chosen.get(0).allocateExtent(length);
       if (range == null) {
-        return ExtentGrantReply.refused(
+        return refuseGrant(
             ErrorCode.NO_SPACE, "no node has a free block of " + length + " bytes for an extent");
       }
       node = chosen.get(0);
@@ -866,6 +866,15 @@ public final class PoolMetadata {
                     r.offset(),
                     r.length(),
                     lease.expiresAtMillis)));
+  }
+
+  /** An EXTENT_GRANT's refusal, counted by its code (the client then puts through PUT_START). */
+  private ExtentGrantReply refuseGrant(ErrorCode code, String message) {
+    pool.counters
+        .extents
+        .labelValues(code == ErrorCode.NO_SPACE ? "grant_refused_no_space" : "grant_refused_limit")
+        .inc();
+    return ExtentGrantReply.refused(code, message);
   }
 
   /**
