@@ -420,21 +420,10 @@ class LoopbackPoolTest {
   }
 
   private static double sessionsAccepted(StorageNode node, String role) throws Exception {
-    HostPort admin = node.adminEndpoint();
-    java.net.http.HttpResponse<String> r =
-        java.net.http.HttpClient.newHttpClient()
-            .send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(
-                            "http://" + admin.host() + ":" + admin.port() + "/metrics"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-    String prefix = "kvpool_sessions_accepted_total{role=\"" + role + "\"} ";
-    return r.body()
-        .lines()
-        .filter(l -> l.startsWith(prefix))
-        .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length())))
-        .sum();
+    return AdminMetrics.value(
+            AdminMetrics.scrape(node.adminEndpoint()),
+            "kvpool_sessions_accepted_total{role=\"" + role + "\"}")
+        .orElse(0);
   }
 
   private long nodeUsed(String id) {

@@ -11,10 +11,6 @@ import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -190,16 +186,6 @@ class MetricsEndpointTest {
     master.close();
   }
 
-  private static String scrape(String hostPort) throws Exception {
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://" + hostPort + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(200);
-    return r.body();
-  }
-
   /**
    * Every family exposed is one of {@code expected}, with its type; every one of them is exposed
    * but those that appear with their first event.
@@ -226,7 +212,7 @@ class MetricsEndpointTest {
 
   @Test
   void theMastersMetricNamesAreStableAndEveryRequestIsTimed() throws Exception {
-    String body = scrape(master.adminEndpoint().toString());
+    String body = AdminMetrics.scrape(master.adminEndpoint());
     assertFamilies(body, MASTER);
     for (String op :
         List.of("PUT_START", "COMMIT", "GET_REPLICAS", "EXISTS")) { // the nodes commit the puts
@@ -244,7 +230,7 @@ class MetricsEndpointTest {
 
   @Test
   void aStorageNodesMetricNamesAreStableAndEveryRequestIsTimed() throws Exception {
-    String body = scrape(node.adminEndpoint().toString());
+    String body = AdminMetrics.scrape(node.adminEndpoint());
     assertFamilies(body, STORAGE);
     assertThat(body)
         .containsPattern("kvpool_rpc_server_duration_seconds_count\\{opcode=\"WRITE\"} [1-9]")
@@ -264,7 +250,7 @@ class MetricsEndpointTest {
                 .build())) {
       other.put("m/one", ByteBuffer.allocateDirect(16), 1); // kept: the key is stored
     }
-    String body = scrape(master.adminEndpoint().toString());
+    String body = AdminMetrics.scrape(master.adminEndpoint());
     assertThat(body)
         .doesNotContain(
             "kvpool_rpc_server_errors_total{code=\"ALREADY_EXISTS\""); // a per-item status
@@ -280,7 +266,7 @@ class MetricsEndpointTest {
     } catch (io.kvpool.protocol.RemoteErrorException expected) {
       assertThat(expected.code()).isEqualTo(io.kvpool.protocol.ErrorCode.UNKNOWN_OPCODE);
     }
-    String after = scrape(master.adminEndpoint().toString());
+    String after = AdminMetrics.scrape(master.adminEndpoint());
     assertThat(after)
         .contains("kvpool_rpc_server_errors_total{code=\"UNKNOWN_OPCODE\",opcode=\"READ\"} 1.0");
     assertThat(typesOf(after)).containsEntry("kvpool_rpc_server_errors_total", "counter");

@@ -3,6 +3,7 @@ package io.kvpool.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvpool.client.AdminMetrics;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.master.Master;
@@ -366,19 +367,9 @@ class KvEventsLoopbackTest {
   }
 
   private double metric(String name) throws Exception {
-    java.net.http.HttpResponse<String> r =
-        java.net.http.HttpClient.newHttpClient()
-            .send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create("http://" + master.adminEndpoint() + "/metrics"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-    return r.body()
-        .lines()
-        .filter(l -> l.startsWith(name + " "))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1)))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError(name + " not in " + r.body()));
+    String exposition = AdminMetrics.scrape(master.adminEndpoint());
+    return AdminMetrics.value(exposition, name)
+        .orElseThrow(() -> new AssertionError(name + " not in " + exposition));
   }
 
   /** Whether the thread named {@code threadName} waits for a monitor within {@code millis}. */

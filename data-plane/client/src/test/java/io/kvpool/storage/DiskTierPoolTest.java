@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.kvpool.admin.MasterStatus;
 import io.kvpool.admin.StorageStatus;
+import io.kvpool.client.AdminMetrics;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.client.KvPoolException;
 import io.kvpool.client.ObjectNotFoundException;
 import io.kvpool.client.PoolStats;
-import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
 import io.kvpool.master.Master;
 import io.kvpool.master.MasterConfig;
@@ -584,27 +584,13 @@ class DiskTierPoolTest {
 
   /** The master's Prometheus text. */
   private String masterMetrics() throws IOException, InterruptedException {
-    return metrics(master.adminEndpoint());
-  }
-
-  private static String metrics(HostPort admin) throws IOException, InterruptedException {
-    return java.net.http.HttpClient.newHttpClient()
-        .send(
-            java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://" + admin + "/metrics"))
-                .build(),
-            java.net.http.HttpResponse.BodyHandlers.ofString())
-        .body();
+    return AdminMetrics.scrape(master.adminEndpoint());
   }
 
   /** A counter's value in a node's Prometheus text (0 when absent). */
   private static double counter(StorageNode node, String name)
       throws IOException, InterruptedException {
-    return metrics(node.adminEndpoint())
-        .lines()
-        .filter(l -> l.startsWith(name + " "))
-        .mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1).trim()))
-        .sum();
+    return AdminMetrics.value(AdminMetrics.scrape(node.adminEndpoint()), name).orElse(0);
   }
 
   private long onDisk() {

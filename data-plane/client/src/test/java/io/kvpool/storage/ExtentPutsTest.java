@@ -3,6 +3,7 @@ package io.kvpool.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvpool.client.AdminMetrics;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.common.HostPort;
@@ -34,10 +35,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -117,7 +114,7 @@ class ExtentPutsTest {
     assertThat(throughExtents).isGreaterThanOrEqualTo(64);
     assertThat(throughPutStart).isGreaterThanOrEqualTo(1);
     assertThat(throughExtents + throughPutStart).isEqualTo(count + 1);
-    assertThat(scrape(master.adminEndpoint()))
+    assertThat(AdminMetrics.scrape(master.adminEndpoint()))
         .containsPattern("kvpool_extents_total\\{event=\"grant_refused_no_space\"} [1-9]")
         .doesNotContain("kvpool_extents_total{event=\"grant_refused_limit\"}");
     try (KvPoolClient reader = client(master.rpcEndpoint(), false, new PrometheusRegistry())) {
@@ -730,16 +727,6 @@ class ExtentPutsTest {
       }
     }
     return 0;
-  }
-
-  private static String scrape(HostPort admin) throws Exception {
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://" + admin + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(200);
-    return r.body();
   }
 
   private static long exchanges(PrometheusRegistry metrics, String opcode) {

@@ -2,6 +2,7 @@ package io.kvpool.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvpool.client.AdminMetrics;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.kvpool.client.KvPoolException;
@@ -24,17 +25,11 @@ import io.kvpool.protocol.ReplicaListResult;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.RpcConnection;
 import io.kvpool.protocol.Slice;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -208,15 +203,7 @@ class StalledReaderTest {
   }
 
   long metric(String name) throws Exception {
-    String body =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://" + node.adminEndpoint() + "/metrics"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\S+)$").matcher(body);
-    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+    return (long) AdminMetrics.value(AdminMetrics.scrape(node.adminEndpoint()), name).orElse(0);
   }
 
   ReplicaListResult replicas(String key) throws Exception {
