@@ -10,11 +10,13 @@ import java.util.Map;
 
 /**
  * The outcome of a chaos soak and its summary table; {@link #violations()} decides the exit code.
+ * {@code extentPuts} is null when the soak's clients do not use extents.
  */
 public record ChaosReport(
     ChaosSoak.Settings settings,
     Duration ran,
     Workload.Counts operations,
+    ExtentPaths extentPuts,
     Map<Workload.Op, String> lastErrors,
     Map<FaultKind, Integer> faults,
     List<Duration> settleTimes,
@@ -74,6 +76,15 @@ public record ChaosReport(
         "keys",
         operations.keysPut(),
         operations.keysRead());
+    if (extentPuts != null) {
+      out.printf(
+          Locale.ROOT,
+          "%-22s %10d through extents, %d through PUT_START (no extent granted, or one refused or"
+              + " failed)%n",
+          "single puts",
+          extentPuts.throughExtents(),
+          extentPuts.throughPutStart());
+    }
     out.println();
     out.printf(Locale.ROOT, "%-22s %10s%n", "faults injected", "count");
     for (FaultKind k : FaultKind.values()) {

@@ -9,6 +9,7 @@ import io.kvpool.cli.LocalPoolConfig;
 import io.kvpool.cli.PoolProcessException;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -258,12 +259,14 @@ public final class ChaosSoak {
             values,
             journal,
             settings.seed());
+    PrometheusRegistry clientMetrics = new PrometheusRegistry();
     ClientConfig.Builder clients =
         ClientConfig.builder()
             .master(pool.pool().masterAddress())
             .timeout(CLIENT_TIMEOUT)
             .operationTimeout(OPERATION_TIMEOUT)
-            .extents(settings.extents());
+            .extents(settings.extents())
+            .metrics(clientMetrics);
     GaugeCheck gauges = null;
     Verifier.Result verified = null;
     List<ResourceTracker.Judgement> judged = List.of();
@@ -384,6 +387,7 @@ public final class ChaosSoak {
           settings,
           Duration.ofNanos(System.nanoTime() - start),
           workload.counts(),
+          settings.extents() ? ExtentPaths.of(clientMetrics) : null,
           workload.lastErrors(),
           new EnumMap<>(injected),
           List.copyOf(settleTimes),

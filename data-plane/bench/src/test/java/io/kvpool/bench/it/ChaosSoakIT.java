@@ -8,20 +8,20 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code kvpool bench chaos} as a user runs it, in two short forms for CI, four storage nodes, R=2,
- * one minute of mixed load each with a fixed seed; {@code --min-faults} (at least one of every
- * enabled kind, since the schedule draws kinds in shuffled rounds) has a run go on until that many
- * faults were injected, however slow the machine. One master under the faults the pool survives
- * without a leader change: storage nodes killed -9, restarted warm and frozen, a master frozen past
- * the node TTL, connections cut mid-frame, body budgets taken, eviction bursts. Three masters
- * electing on the test kube-apiserver under the faults that move leadership: the leader killed -9,
- * frozen past its election lease, stepped down, a standby killed, and storage nodes killed between
- * them (the sequence that lost acknowledged objects and brought removed ones back before issue 28's
- * fixes) or drained and replaced, as a rollout does, by whichever master leads. The soak judges:
- * every acknowledged object intact, removed ones gone, the gauges equal to a full scan, RSS,
- * descriptors and body budgets back where they started, every server answering; these tests require
- * that it found no violation. Its whole output (every fault, with time and step) is printed for the
- * CI log.
+ * {@code kvpool bench chaos} as a user runs it, in short forms for CI, four storage nodes, R=2 (R=1
+ * for the soak with extents), one minute of mixed load each with a fixed seed; {@code --min-faults}
+ * (at least one of every enabled kind, since the schedule draws kinds in shuffled rounds) has a run
+ * go on until that many faults were injected, however slow the machine. One master under the faults
+ * the pool survives without a leader change: storage nodes killed -9, restarted warm and frozen, a
+ * master frozen past the node TTL, connections cut mid-frame, body budgets taken, eviction bursts.
+ * Three masters electing on the test kube-apiserver under the faults that move leadership: the
+ * leader killed -9, frozen past its election lease, stepped down, a standby killed, and storage
+ * nodes killed between them (the sequence that lost acknowledged objects and brought removed ones
+ * back before issue 28's fixes) or drained and replaced, as a rollout does, by whichever master
+ * leads. The soak judges: every acknowledged object intact, removed ones gone, the gauges equal to
+ * a full scan, RSS, descriptors and body budgets back where they started, every server answering;
+ * these tests require that it found no violation. Its whole output (every fault, with time and
+ * step) is printed for the CI log.
  */
 class ChaosSoakIT {
 
@@ -81,6 +81,48 @@ class ChaosSoakIT {
             "--faults",
             "kill-leader,stop-leader,step-down,kill-standby,kill-node,drain-node"),
         6);
+  }
+
+  /**
+   * Single puts through extents (R=1, so no fault that loses a node's memory): storage nodes
+   * restarted warm and frozen, the master frozen past the node TTL, connections cut mid-frame, body
+   * budgets taken, eviction bursts; every acknowledged value intact, and puts did go through
+   * extents.
+   */
+  @Test
+  void aShortSoakWithExtentsEndsWithNoViolation() {
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "chaos",
+            "--minutes",
+            "1",
+            "--min-faults",
+            "6",
+            "--seed",
+            "34",
+            "--warm-up",
+            "20s",
+            "--masters",
+            "1",
+            "--replicas",
+            "1",
+            "--extents",
+            "--objects",
+            "2000",
+            "--rate",
+            "100",
+            "--node-ttl",
+            "6s",
+            "--pause",
+            "1s..3s",
+            "--faults",
+            "restart-node,stop-node,stop-leader,cut-connections,exhaust-budget,eviction-burst");
+    judge(run, 6);
+    Matcher extents =
+        Pattern.compile("(?m)^single puts\\s+(\\d+) through extents").matcher(run.out());
+    assertThat(extents.find()).as("the single puts' paths in the summary").isTrue();
+    assertThat(Long.parseLong(extents.group(1))).as("single puts through extents").isPositive();
   }
 
   private static void judge(CliRun run, int minFaults) {
