@@ -107,7 +107,9 @@ final class ChaosCommand implements Callable<Integer> {
       names = "--extents",
       description =
           "Clients put single values of R=1 through extents (protocol 2.4) instead of PUT_START; with"
-              + " --replicas 1, and faults that keep a node's memory (without kill-node).")
+              + " --replicas 1, and faults that keep every node serving its memory: not kill-node, nor"
+              + " stop-node (a node frozen past its TTL is declared dead, and at R=1 its values are not"
+              + " found until it registers again, which the soak counts as violations).")
   boolean extents;
 
   @Option(

@@ -84,10 +84,10 @@ class ChaosSoakIT {
   }
 
   /**
-   * Single puts through extents (R=1, so no fault that loses a node's memory): storage nodes
-   * restarted warm and frozen, the master frozen past the node TTL, connections cut mid-frame, body
-   * budgets taken, eviction bursts; every acknowledged value intact, and puts did go through
-   * extents.
+   * Single puts through extents (R=1, so no fault that takes a node's memory out of the pool: no
+   * kill, and no freeze, which outlives the node TTL a third of the time): storage nodes restarted
+   * warm, the master frozen past the node TTL, connections cut mid-frame, body budgets taken,
+   * eviction bursts; every acknowledged value intact, and puts did go through extents.
    */
   @Test
   void aShortSoakWithExtentsEndsWithNoViolation() {
@@ -98,7 +98,7 @@ class ChaosSoakIT {
             "--minutes",
             "1",
             "--min-faults",
-            "6",
+            "5",
             "--seed",
             "34",
             "--warm-up",
@@ -117,8 +117,8 @@ class ChaosSoakIT {
             "--pause",
             "1s..3s",
             "--faults",
-            "restart-node,stop-node,stop-leader,cut-connections,exhaust-budget,eviction-burst");
-    judge(run, 6);
+            "restart-node,stop-leader,cut-connections,exhaust-budget,eviction-burst");
+    judge(run, 5);
     Matcher extents =
         Pattern.compile("(?m)^single puts\\s+(\\d+) through extents").matcher(run.out());
     assertThat(extents.find()).as("the single puts' paths in the summary").isTrue();
