@@ -3,6 +3,8 @@ package io.kvpool.bench.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvpool.cli.CliRun;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -28,59 +30,17 @@ class ChaosSoakIT {
   @Test
   void aShortSoakEndsWithNoViolation() {
     judge(
-        CliRun.of(
-            "bench",
-            "chaos",
-            "--minutes",
-            "1",
-            "--min-faults",
-            "8",
-            "--seed",
-            "5",
-            "--warm-up",
-            "20s",
-            "--masters",
-            "1",
-            "--objects",
-            "2000",
-            "--rate",
-            "100",
-            "--node-ttl",
-            "6s",
-            "--pause",
-            "1s..3s",
-            "--faults",
+        soak(
+            5,
+            1,
+            8,
             "kill-node,restart-node,stop-node,stop-leader,cut-connections,exhaust-budget,eviction-burst"),
         8);
   }
 
   @Test
   void aShortSoakWithLeaderChangesEndsWithNoViolation() {
-    judge(
-        CliRun.of(
-            "bench",
-            "chaos",
-            "--minutes",
-            "1",
-            "--min-faults",
-            "6",
-            "--seed",
-            "28",
-            "--warm-up",
-            "20s",
-            "--masters",
-            "3",
-            "--objects",
-            "2000",
-            "--rate",
-            "100",
-            "--node-ttl",
-            "6s",
-            "--pause",
-            "1s..3s",
-            "--faults",
-            "kill-leader,stop-leader,step-down,kill-standby,kill-node,drain-node"),
-        6);
+    judge(soak(28, 3, 6, "kill-leader,stop-leader,step-down,kill-standby,kill-node,drain-node"), 6);
   }
 
   /**
@@ -92,37 +52,54 @@ class ChaosSoakIT {
   @Test
   void aShortSoakWithExtentsEndsWithNoViolation() {
     CliRun run =
-        CliRun.of(
-            "bench",
-            "chaos",
-            "--minutes",
-            "1",
-            "--min-faults",
-            "5",
-            "--seed",
-            "34",
-            "--warm-up",
-            "20s",
-            "--masters",
-            "1",
+        soak(
+            34,
+            1,
+            5,
+            "restart-node,stop-leader,cut-connections,exhaust-budget,eviction-burst",
             "--replicas",
             "1",
-            "--extents",
-            "--objects",
-            "2000",
-            "--rate",
-            "100",
-            "--node-ttl",
-            "6s",
-            "--pause",
-            "1s..3s",
-            "--faults",
-            "restart-node,stop-leader,cut-connections,exhaust-budget,eviction-burst");
+            "--extents");
     judge(run, 5);
     Matcher extents =
         Pattern.compile("(?m)^single puts\\s+(\\d+) through extents").matcher(run.out());
     assertThat(extents.find()).as("the single puts' paths in the summary").isTrue();
     assertThat(Long.parseLong(extents.group(1))).as("single puts through extents").isPositive();
+  }
+
+  /**
+   * One minute of load on four storage nodes of the default size, 2,000 objects at 100 operations a
+   * second, a 6 s node TTL and 1–3 s between faults, going on until {@code minFaults} of {@code
+   * faults} were injected; then {@code more} options.
+   */
+  private static CliRun soak(int seed, int masters, int minFaults, String faults, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "bench",
+                "chaos",
+                "--minutes",
+                "1",
+                "--min-faults",
+                Integer.toString(minFaults),
+                "--seed",
+                Integer.toString(seed),
+                "--warm-up",
+                "20s",
+                "--masters",
+                Integer.toString(masters),
+                "--objects",
+                "2000",
+                "--rate",
+                "100",
+                "--node-ttl",
+                "6s",
+                "--pause",
+                "1s..3s",
+                "--faults",
+                faults));
+    args.addAll(List.of(more));
+    return CliRun.of(args.toArray(String[]::new));
   }
 
   private static void judge(CliRun run, int minFaults) {
