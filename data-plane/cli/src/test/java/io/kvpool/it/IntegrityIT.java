@@ -12,6 +12,7 @@ import io.kvpool.client.ObjectNotFoundException;
 import io.kvpool.client.PutCommitStats;
 import io.kvpool.common.HostPort;
 import io.kvpool.common.VersionInfo;
+import io.kvpool.master.MasterConfig;
 import io.kvpool.protocol.BodyWriter;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Frame;
@@ -84,6 +85,13 @@ class IntegrityIT {
     return ReplicaCounts.query(pool.pool().leaderAddress(), "", keys);
   }
 
+  private long nodeObjects() {
+    return pool.pool().storageNodes().stream()
+        .mapToLong(
+            n -> new io.kvpool.cli.AdminApi(n.adminAddress()).status().path("objects").asLong())
+        .sum();
+  }
+
   private void awaitAllAt(List<String> keys, int replicas, String what) {
     AtomicReference<String> seen = new AtomicReference<>("nothing yet");
     Eventually.await(
@@ -148,32 +156,46 @@ class IntegrityIT {
         putMany(client, "evict/", 3000, 256 << 10, 1, crc); // 750 MiB into 384 MiB: eviction
     assertThat(pool.masterAdmin().status().path("counters").path("evictions").asLong())
         .isPositive();
-    // let the last watermark rounds finish: what they evict is gone for good (and tombstoned)
-    long[] last = {-1};
+    // let the last watermark rounds finish: what they evict is gone for good (and tombstoned). The
+    // tick evicts a tenth of the used bytes while usage is above the high watermark, maybe after a
+    // pause on a busy machine, so a quiet evictions counter is not enough: wait until usage is at
+    // or below the watermark and the nodes dropped what was evicted
+    double highWatermark = MasterConfig.defaults("it").highWatermark();
+    AtomicReference<String> usage = new AtomicReference<>("nothing yet");
     Eventually.await(
         WAIT,
-        "eviction settled",
+        "usage at or below the high watermark and the nodes' inventories equal to the master's"
+            + " objects",
         () -> {
-          long now = pool.masterAdmin().status().path("counters").path("evictions").asLong();
-          boolean settled = now == last[0];
-          last[0] = now;
-          return settled;
+          JsonNode status = pool.masterAdmin().status();
+          long used = status.path("usedBytes").asLong();
+          long capacity = status.path("capacityBytes").asLong();
+          long objects = status.path("objectCount").asLong();
+          long held = nodeObjects();
+          usage.set(
+              used
+                  + " of "
+                  + capacity
+                  + " bytes used, "
+                  + objects
+                  + " objects, "
+                  + held
+                  + " in the nodes' inventories");
+          return used <= capacity * highWatermark && held == objects;
         },
-        () -> "evictions " + last[0]);
+        usage::get);
     Map<String, Integer> before = counts(keys);
     List<String> held = keys.stream().filter(k -> before.get(k) > 0).toList();
-    long nodeObjects =
-        pool.pool().storageNodes().stream()
-            .mapToLong(
-                n -> new io.kvpool.cli.AdminApi(n.adminAddress()).status().path("objects").asLong())
-            .sum();
     System.out.printf(
-        "eviction-heavy run: %d of %d objects held by the master, %d in the nodes' inventories%n",
-        held.size(), keys.size(), nodeObjects);
+        "eviction-heavy run: %d of %d objects held (%s)%n", held.size(), keys.size(), usage.get());
     restartMaster();
     Map<String, Integer> after = counts(keys);
     List<String> missing = held.stream().filter(k -> after.get(k) == 0).toList();
-    assertThat(missing).as("objects held before the restart and missing after").isEmpty();
+    assertThat(missing)
+        .as(
+            "objects held before the restart and missing after (the new master's evictions: %d)",
+            pool.masterAdmin().status().path("counters").path("evictions").asLong())
+        .isEmpty();
     for (int i = 0; i < held.size(); i += 37) {
       assertThat(Values.crc(client.get(held.get(i)))).isEqualTo(crc.get(held.get(i)));
     }
