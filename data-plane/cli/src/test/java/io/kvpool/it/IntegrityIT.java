@@ -189,13 +189,24 @@ class IntegrityIT {
     System.out.printf(
         "eviction-heavy run: %d of %d objects held (%s)%n", held.size(), keys.size(), usage.get());
     restartMaster();
-    Map<String, Integer> after = counts(keys);
-    List<String> missing = held.stream().filter(k -> after.get(k) == 0).toList();
-    assertThat(missing)
-        .as(
-            "objects held before the restart and missing after (the new master's evictions: %d)",
-            pool.masterAdmin().status().path("counters").path("evictions").asLong())
-        .isEmpty();
+    // a node may deliver its inventory after the new leader's recovery window (its replicas are
+    // adopted then): awaited, not read once
+    AtomicReference<String> missing = new AtomicReference<>("nothing yet");
+    Eventually.await(
+        WAIT,
+        "every object held before the restart known to the new master",
+        () -> {
+          Map<String, Integer> after = counts(held);
+          List<String> gone = held.stream().filter(k -> after.get(k) == 0).toList();
+          missing.set(
+              gone.size()
+                  + " held before the restart and missing after, the new master's evictions "
+                  + pool.masterAdmin().status().path("counters").path("evictions").asLong()
+                  + ": "
+                  + gone.subList(0, Math.min(20, gone.size())));
+          return gone.isEmpty();
+        },
+        missing::get);
     for (int i = 0; i < held.size(); i += 37) {
       assertThat(Values.crc(client.get(held.get(i)))).isEqualTo(crc.get(held.get(i)));
     }
