@@ -116,21 +116,13 @@ final class ReplicaReads {
         n.connection.markBroken();
       }
     }
+    List<Runnable> replies = new ArrayList<>(byNode.size());
     for (NodeReads n : byNode.values()) {
-      if (n.connection == null) {
-        continue;
+      if (n.connection != null) {
+        replies.add(() -> collect(n, reads, failures, checksums));
       }
-      boolean batch = batched(n);
-      try (RpcConnection.Deadline d = n.deadline) {
-        if (batch) {
-          collectBatch(n, reads, failures, checksums);
-        } else {
-          collect(n, reads, failures, checksums);
-        }
-      }
-      storage.exchanged(batch ? Opcode.READ_BATCH : Opcode.READ, n.startedNanos);
-      storage.release(n.endpoint, n.connection);
     }
+    storage.collectors().runAll(replies); // from every node at once
     List<KvPoolException> out = new ArrayList<>(reads.size());
     for (int i = 0; i < reads.size(); i++) {
       if (failures[i] == null) {
@@ -139,6 +131,21 @@ final class ReplicaReads {
       out.add(failures[i]);
     }
     return out;
+  }
+
+  /** Takes in one node's replies, then returns its connection. */
+  private static void collect(
+      NodeReads n, List<Read> reads, KvPoolException[] failures, CRC32C[] checksums) {
+    boolean batch = batched(n);
+    try (RpcConnection.Deadline d = n.deadline) {
+      if (batch) {
+        collectBatch(n, reads, failures, checksums);
+      } else {
+        collectEach(n, reads, failures, checksums);
+      }
+    }
+    n.storage.exchanged(batch ? Opcode.READ_BATCH : Opcode.READ, n.startedNanos);
+    n.storage.release(n.endpoint, n.connection);
   }
 
   /**
@@ -241,7 +248,8 @@ final class ReplicaReads {
     }
   }
 
-  private static void collect(
+  /** The replies of pipelined READs (a node before protocol 2.1, or one read). */
+  private static void collectEach(
       NodeReads n, List<Read> reads, KvPoolException[] failures, CRC32C[] checksums) {
     RpcConnection c = n.connection;
     for (int i = 0; i < n.requests.size(); i++) {

@@ -20,6 +20,7 @@ final class StorageConnections implements AutoCloseable {
       new IdleConnections(MAX_IDLE_PER_NODE, Duration.ofSeconds(60));
   private final boolean batchRequests;
   private final ClientMetrics metrics;
+  private final ReplyCollectors collectors = new ReplyCollectors();
 
   StorageConnections(
       Supplier<Handshake> local,
@@ -47,6 +48,11 @@ final class StorageConnections implements AutoCloseable {
     metrics.exchange(op, System.nanoTime() - startedNanos);
   }
 
+  /** Threads that take in replies of several nodes at once. */
+  ReplyCollectors collectors() {
+    return collectors;
+  }
+
   RpcConnection borrow(String endpoint) {
     HostPort hp = HostPort.parse(endpoint);
     try {
@@ -67,5 +73,6 @@ final class StorageConnections implements AutoCloseable {
   @Override
   public void close() {
     idle.close();
+    collectors.close();
   }
 }
