@@ -10,7 +10,11 @@ import io.kvpool.protocol.ReplicaLocation;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -19,7 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * in one GET_REPLICAS; every node's reads go at once; a cached list a node refuses is looked up
  * again (one request for all of them); keys a recovering new leader has not found yet are asked
  * again only after the others were read, so their leases do not tick away; a read that fails tries
- * the key's other replicas, then asks the master again, within the client's retries.
+ * the key's other replicas, then asks the master again, within the client's retries. A node whose
+ * connection failed or timed out in this operation is read from last: a frozen node costs one
+ * exchange's timeout, not one per key.
  */
 final class GetOperation {
   /** Where value i goes, once its size is known. */
@@ -41,6 +47,9 @@ final class GetOperation {
   private final LocationCache locations;
   private final String poolId;
   private final Backoff deadline;
+
+  /** Endpoints of nodes whose connection failed or timed out in this operation. */
+  private final Set<String> unreachable = new HashSet<>();
 
   GetOperation(
       ClientConfig config,
@@ -153,18 +162,28 @@ final class GetOperation {
         }
       } else {
         failed.add(i);
+        noteFailure(reads.get(k).replica(), failures.get(k));
       }
     }
     return failed;
   }
 
+  private void noteFailure(ReplicaLocation replica, KvPoolException failure) {
+    if (failure instanceof ConnectionFailedException) {
+      unreachable.add(replica.endpoint());
+    }
+  }
+
   /**
-   * A replica to read: one in memory when there is one (a disk replica is read from its node's
-   * tier).
+   * A replica to read: one on a node that did not fail in this operation when there is one, then
+   * one in memory when there is one (a disk replica is read from its node's tier).
    */
-  private static ReplicaReads.Read pick(String key, ReplicaListResult r, ByteBuffer dst) {
-    List<ReplicaLocation> inMemory = r.replicas().stream().filter(l -> !l.onDisk()).toList();
-    List<ReplicaLocation> from = inMemory.isEmpty() ? r.replicas() : inMemory;
+  private ReplicaReads.Read pick(String key, ReplicaListResult r, ByteBuffer dst) {
+    List<ReplicaLocation> reachable =
+        r.replicas().stream().filter(l -> !unreachable.contains(l.endpoint())).toList();
+    List<ReplicaLocation> candidates = reachable.isEmpty() ? r.replicas() : reachable;
+    List<ReplicaLocation> inMemory = candidates.stream().filter(l -> !l.onDisk()).toList();
+    List<ReplicaLocation> from = inMemory.isEmpty() ? candidates : inMemory;
     ReplicaLocation loc = from.get(ThreadLocalRandom.current().nextInt(from.size()));
     return new ReplicaReads.Read(key, r, loc, dst);
   }
@@ -250,13 +269,16 @@ final class GetOperation {
     }
   }
 
-  /** Tries the replicas in random order; null on success, else the last failure. */
+  /**
+   * Tries the replicas in random order, those on nodes that failed in this operation last; null on
+   * success, else the last failure.
+   */
   private KvPoolException readAny(String key, ReplicaListResult r, ByteBuffer dst) {
-    List<ReplicaLocation> replicas = r.replicas();
-    int first = replicas.size() > 1 ? ThreadLocalRandom.current().nextInt(replicas.size()) : 0;
+    List<ReplicaLocation> replicas = new ArrayList<>(r.replicas());
+    Collections.shuffle(replicas, ThreadLocalRandom.current());
+    replicas.sort(Comparator.comparing(l -> unreachable.contains(l.endpoint())));
     KvPoolException last = new ObjectNotFoundException("key '" + key + "' has no readable replica");
-    for (int i = 0; i < replicas.size(); i++) {
-      ReplicaLocation loc = replicas.get((first + i) % replicas.size());
+    for (ReplicaLocation loc : replicas) {
       KvPoolException failure =
           ReplicaReads.read(
                   storage,
@@ -266,6 +288,7 @@ final class GetOperation {
       if (failure == null) {
         return null;
       }
+      noteFailure(loc, failure);
       last = failure;
     }
     return last;
