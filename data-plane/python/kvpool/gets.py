@@ -14,7 +14,8 @@ from typing import Sequence
 
 from .backoff import Backoff
 from .codec import MAX_BATCH, key_problem
-from .errors import BufferTooSmall, ErrorCode, InvalidKey, KvPoolError, ObjectNotFound, remote_error
+from .errors import (BufferTooSmall, ConnectionFailed, ErrorCode, InvalidKey, KvPoolError, KvPoolTimeout,
+                     ObjectNotFound, remote_error)
 from .memory import Regions
 from .messages import Opcode, ReplicaListResult, decode_replica_list_reply, encode_keys
 from .transfers import ReadPlan, read_replicas
@@ -72,6 +73,18 @@ class GetOperation:
         self.locations = locations
         self.pool_id = pool_id
         self.deadline = Backoff.until(config.operation_timeout)
+        # endpoints of nodes whose connection failed or timed out in this operation: read from last, so a frozen
+        # node costs one exchange's timeout, not one per key
+        self.unreachable: set = set()
+
+    def _note_failure(self, replica, failure: KvPoolError) -> None:
+        if isinstance(failure, (ConnectionFailed, KvPoolTimeout)):
+            self.unreachable.add(replica.endpoint)
+
+    def _pick(self, replicas: list):
+        """A replica on a node that did not fail this operation when there is one."""
+        reachable = [r for r in replicas if r.endpoint not in self.unreachable]
+        return random.choice(reachable or replicas)
 
     def read(self, keys: Sequence[str], destinations: Destinations) -> list:
         """Reads ``keys``; one entry per key: the value's length, or the exception that says why not."""
@@ -151,15 +164,16 @@ class GetOperation:
             except (KvPoolError, ValueError) as e:
                 out[i] = e
                 continue
-            reads.append(ReadPlan(keys[i], r, random.choice(r.replicas), dst))
+            reads.append(ReadPlan(keys[i], r, self._pick(r.replicas), dst))
             where.append(i)
         failed = []
         for start in range(0, len(reads), MAX_BATCH):
             chunk = reads[start:start + MAX_BATCH]
             failures = read_replicas(self.storage, self.config.timeout, chunk, self.deadline.deadline)
-            for i, failure in zip(where[start:start + MAX_BATCH], failures):
+            for i, plan, failure in zip(where[start:start + MAX_BATCH], chunk, failures):
                 if failure is not None:
                     failed.append(i)
+                    self._note_failure(plan.replica, failure)
                     continue
                 out[i] = lists[i].size
                 if asked is not None:
@@ -245,16 +259,17 @@ class GetOperation:
             attempt += 1
 
     def _read_any(self, key: str, r: ReplicaListResult, dst: Regions) -> KvPoolError | None:
-        """Tries the replicas in random order; None on success, else the last failure."""
-        replicas = r.replicas
+        """Tries the replicas in random order, those on nodes that failed this operation last; None on success, else
+        the last failure."""
+        replicas = random.sample(r.replicas, len(r.replicas))
+        replicas.sort(key=lambda replica: replica.endpoint in self.unreachable)
         last: KvPoolError = ObjectNotFound(f"key '{key}' has no readable replica", ErrorCode.NOT_FOUND)
-        first = random.randrange(len(replicas)) if len(replicas) > 1 else 0
-        for n in range(len(replicas)):
-            replica = replicas[(first + n) % len(replicas)]
+        for replica in replicas:
             failure = read_replicas(self.storage, self.config.timeout, [ReadPlan(key, r, replica, dst)],
                                     self.deadline.deadline)[0]
             if failure is None:
                 return None
+            self._note_failure(replica, failure)
             last = failure
         return last
 

@@ -1,0 +1,67 @@
+"""A get whose read from a node failed reads the key's other replicas first (as the Java client does): with one of
+three storage nodes frozen (SIGSTOP) while the master, with a long node TTL, still lists it, a batch at R=2 comes back
+whole, and the frozen node is tried in one exchange only. Before, each failed key was read again from a replica
+chosen at random, one key after another, meeting the frozen node once per key."""
+
+import os
+import signal
+
+import pytest
+
+from conftest import start_pool
+from pool import wait_for
+
+import kvpool.gets
+from kvpool import ClientConfig, KvPoolClient, Regions
+
+KEYS = 60
+SIZE = 64 << 10
+EXCHANGE_TIMEOUT = 5.0  # what one exchange with the frozen node costs; no live node's exchange runs that long
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split(") ")[-1].split()[0]
+
+
+@pytest.fixture
+def reads_pool():
+    import conftest
+    p = start_pool(node_ttl="300s", memory="64MiB", pool_id="frozen-reads")
+    p.pool_id = "frozen-reads"
+    yield p
+    p.stop()
+    conftest._POOLS.remove(p)
+
+
+def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(reads_pool, monkeypatch):
+    values = {f"frozen-reads/{i}": os.urandom(SIZE) for i in range(KEYS)}
+    keys = list(values)
+    config = ClientConfig(reads_pool.master, pool_id="frozen-reads", pool_key=reads_pool.key, replicas=2,
+                          timeout=EXCHANGE_TIMEOUT, operation_timeout=120)
+    with KvPoolClient(config) as writer, KvPoolClient(config) as reader:
+        assert writer.put_batch(keys, [Regions.of_buffer(v) for v in values.values()]) == [None] * KEYS
+        assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())  # lists held, connections open
+
+        # every exchange of the reads, through the real function: which endpoints, how many reads each
+        exchanges: list = []
+        real = kvpool.gets.read_replicas
+
+        def recorded(storage, timeout, reads, deadline=None):
+            exchanges.append([plan.replica.endpoint for plan in reads])
+            return real(storage, timeout, reads, deadline)
+
+        monkeypatch.setattr(kvpool.gets, "read_replicas", recorded)
+        frozen = reads_pool.storage_nodes()[1]
+        os.kill(frozen.pid, signal.SIGSTOP)
+        try:
+            wait_for(lambda: _state(frozen.pid) == "T", 30, f"storage node {frozen.pid} to stop")
+            got = reader.get_batch(keys)
+        finally:
+            os.kill(frozen.pid, signal.SIGCONT)
+        assert [bytes(v) for v in got] == list(values.values())
+        with_frozen = [e for e in exchanges if frozen.rpc in e]
+        assert len(with_frozen) == 1, f"exchanges that included the frozen node {frozen.rpc}: {with_frozen}"
+
+        monkeypatch.undo()
+        assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())
