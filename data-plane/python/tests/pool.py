@@ -35,12 +35,24 @@ def wait_for(condition, timeout: float, what: str, interval: float = 0.05):
         time.sleep(interval)
 
 
+def process_state(pid: int) -> str:
+    """The state letter of /proc/<pid>/stat: R, S, T (stopped), Z (a zombie), ..."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split(") ")[-1].split()[0]
+
+
 def pid_alive(pid: int) -> bool:
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[-1].split()[0] != "Z"
+        return process_state(pid) != "Z"
     except FileNotFoundError:
         return False
+
+
+def freeze(pid: int) -> int:
+    """SIGSTOP, returning once the process is stopped (a hung or partitioned pool process); SIGCONT resumes it."""
+    os.kill(pid, signal.SIGSTOP)
+    wait_for(lambda: process_state(pid) == "T", 30, f"process {pid} to stop")
+    return pid
 
 
 def _tail(path: Path, lines: int, width: int = 400) -> list:

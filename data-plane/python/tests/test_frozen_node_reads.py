@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from conftest import start_pool
-from pool import wait_for
+from pool import freeze
 
 import kvpool.gets
 from kvpool import ClientConfig, KvPoolClient, Regions
@@ -17,11 +17,6 @@ from kvpool import ClientConfig, KvPoolClient, Regions
 KEYS = 60
 SIZE = 64 << 10
 EXCHANGE_TIMEOUT = 5.0  # what one exchange with the frozen node costs; no live node's exchange runs that long
-
-
-def _state(pid: int) -> str:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().split(") ")[-1].split()[0]
 
 
 @pytest.fixture
@@ -53,9 +48,8 @@ def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(rea
 
         monkeypatch.setattr(kvpool.gets, "read_replicas", recorded)
         frozen = reads_pool.storage_nodes()[1]
-        os.kill(frozen.pid, signal.SIGSTOP)
+        freeze(frozen.pid)
         try:
-            wait_for(lambda: _state(frozen.pid) == "T", 30, f"storage node {frozen.pid} to stop")
             got = reader.get_batch(keys)
         finally:
             os.kill(frozen.pid, signal.SIGCONT)

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import start_pool
-from pool import pid_alive, wait_for
+from pool import freeze, pid_alive
 
 from kvpool import ClientConfig, KvPoolClient, KvPoolError, Regions
 from kvpool.store import KvPoolStore, MooncakeError
@@ -39,11 +39,6 @@ def _timed(call):
     return result, time.monotonic() - started
 
 
-def _state(pid: int) -> str:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().split(") ")[-1].split()[0]
-
-
 @pytest.fixture
 def frozen_pool():
     """A pool whose master would count a silent storage node alive for 5 minutes."""
@@ -51,19 +46,13 @@ def frozen_pool():
     p = start_pool(node_ttl="300s", memory="64MiB", pool_id="frozen")
     p.pool_id = "frozen"
     frozen: list = []
-    p.freeze_storage = lambda: frozen.extend(_freeze(n.pid) for n in p.storage_nodes())
+    p.freeze_storage = lambda: frozen.extend(freeze(n.pid) for n in p.storage_nodes())
     yield p
     for pid in frozen:
         if pid_alive(pid):
             os.kill(pid, signal.SIGCONT)
     p.stop()
     conftest._POOLS.remove(p)
-
-
-def _freeze(pid: int) -> int:
-    os.kill(pid, signal.SIGSTOP)
-    wait_for(lambda: _state(pid) == "T", 30, f"storage node {pid} to stop")
-    return pid
 
 
 def test_batches_over_frozen_storage_nodes_end_within_one_operation_timeout(frozen_pool):
