@@ -73,18 +73,18 @@ class GetOperation:
         self.locations = locations
         self.pool_id = pool_id
         self.deadline = Backoff.until(config.operation_timeout)
-        # endpoints of nodes whose connection failed or timed out in this operation: read from last, so a frozen
-        # node costs one exchange's timeout, not one per key
-        self.unreachable: set = set()
+        # nodes whose connection failed or timed out lately, in this operation or another of the client's: read from
+        # last, so a frozen node costs one exchange's timeout, not one per key or get
+        self.failed_nodes = storage.failed
 
     def _note_failure(self, replica, failure: KvPoolError) -> None:
         if isinstance(failure, (ConnectionFailed, KvPoolTimeout)):
-            self.unreachable.add(replica.endpoint)
+            self.failed_nodes.failed(replica.endpoint)
 
     def _pick(self, replicas: list):
-        """A replica on a node that did not fail this operation when there is one."""
-        reachable = [r for r in replicas if r.endpoint not in self.unreachable]
-        return random.choice(reachable or replicas)
+        """A replica on a node that did not fail lately when there is one."""
+        answering = [r for r in replicas if not self.failed_nodes.read_last(r.endpoint)]
+        return random.choice(answering or replicas)
 
     def read(self, keys: Sequence[str], destinations: Destinations) -> list:
         """Reads ``keys``; one entry per key: the value's length, or the exception that says why not."""
@@ -175,6 +175,7 @@ class GetOperation:
                     failed.append(i)
                     self._note_failure(plan.replica, failure)
                     continue
+                self.failed_nodes.answered(plan.replica.endpoint)
                 out[i] = lists[i].size
                 if asked is not None:
                     self.locations.put(keys[i], lists[i], asked)
@@ -259,15 +260,16 @@ class GetOperation:
             attempt += 1
 
     def _read_any(self, key: str, r: ReplicaListResult, dst: Regions) -> KvPoolError | None:
-        """Tries the replicas in random order, those on nodes that failed this operation last; None on success, else
-        the last failure."""
+        """Tries the replicas in random order, those on nodes that failed lately last; None on success, else the last
+        failure."""
         replicas = random.sample(r.replicas, len(r.replicas))
-        replicas.sort(key=lambda replica: replica.endpoint in self.unreachable)
+        replicas.sort(key=lambda replica: self.failed_nodes.read_last(replica.endpoint))
         last: KvPoolError = ObjectNotFound(f"key '{key}' has no readable replica", ErrorCode.NOT_FOUND)
         for replica in replicas:
             failure = read_replicas(self.storage, self.config.timeout, [ReadPlan(key, r, replica, dst)],
                                     self.deadline.deadline)[0]
             if failure is None:
+                self.failed_nodes.answered(replica.endpoint)
                 return None
             self._note_failure(replica, failure)
             last = failure

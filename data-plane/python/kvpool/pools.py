@@ -180,6 +180,42 @@ class MasterChannel:
         self._idle.close_all()
 
 
+class FailedNodes:
+    """Storage nodes whose connection failed or timed out lately, shared by every operation of a client (as in the
+    Java client): a get reads their replicas last (the failed node only when no other replica is left) for
+    ``memory`` seconds after the failure, or until a read from the node succeeds. A frozen or partitioned node then
+    costs a client one exchange timeout, not one for every get that picks it until the master declares it dead."""
+
+    MEMORY = 10.0  # the master's default node TTL: a node silent that long is dropped from the replica lists
+
+    def __init__(self, memory: float = MEMORY, clock: Callable[[], float] = time.monotonic):
+        self._failed_at: dict = {}
+        self._memory = memory
+        self._clock = clock
+
+    def failed(self, endpoint: str) -> None:
+        """Records that an exchange with the node at ``endpoint`` failed or timed out now."""
+        self._failed_at[endpoint] = self._clock()
+
+    def answered(self, endpoint: str) -> None:
+        """Records that the node at ``endpoint`` answered a read: it is no longer read last."""
+        if self._failed_at:
+            self._failed_at.pop(endpoint, None)
+
+    def read_last(self, endpoint: str) -> bool:
+        """Whether a read should go to ``endpoint`` only when no other replica is left."""
+        if not self._failed_at:
+            return False
+        at = self._failed_at.get(endpoint)
+        if at is None:
+            return False
+        if self._clock() - at < self._memory:
+            return True
+        if self._failed_at.get(endpoint) == at:  # forgotten, unless it failed again meanwhile
+            self._failed_at.pop(endpoint, None)
+        return False
+
+
 class StorageConnections:
     """Pooled connections to storage nodes, by endpoint string (as the master names them)."""
 
@@ -190,6 +226,7 @@ class StorageConnections:
         self.key = key
         self.tls = tls
         self.batch_requests = batch_requests
+        self.failed = FailedNodes()
         self._idle: dict = {}
         self._lock = threading.Lock()
 

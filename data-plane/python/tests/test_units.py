@@ -1,4 +1,5 @@
-"""Pieces without a pool: CRC32C (wheel and pure fallback), strict body decoding, endpoints, configuration."""
+"""Pieces without a pool: CRC32C (wheel and pure fallback), strict body decoding, endpoints, configuration, the memory
+of failed nodes."""
 
 import os
 import random
@@ -14,6 +15,7 @@ from kvpool.connection import (LOCAL_SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES, En
                                send_buffer_bytes)
 from kvpool.errors import ErrorCode, ProtocolError
 from kvpool.memory import Regions
+from kvpool.pools import FailedNodes
 from kvpool.messages import (decode_replica_list_reply, decode_status_list, decode_write_batch_reply,
                              decode_write_reply)
 
@@ -170,3 +172,37 @@ def test_a_loopback_connection_gets_the_small_send_buffer():
     finally:
         for s in (client, accepted, server):
             s.close()
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_a_failed_node_is_read_last_until_its_failure_is_as_old_as_the_memory():
+    clock = _Clock()
+    nodes = FailedNodes(memory=10.0, clock=clock)
+    nodes.failed("10.0.0.2:7000")
+    assert nodes.read_last("10.0.0.2:7000")
+    assert not nodes.read_last("10.0.0.3:7000")
+    clock.now += 9.999
+    assert nodes.read_last("10.0.0.2:7000")
+    clock.now += 0.001
+    assert not nodes.read_last("10.0.0.2:7000")
+    nodes.failed("10.0.0.2:7000")  # a new failure starts the memory again
+    clock.now += 8
+    nodes.failed("10.0.0.2:7000")
+    clock.now += 8
+    assert nodes.read_last("10.0.0.2:7000")
+
+
+def test_a_read_the_node_answered_forgets_its_failure_at_once():
+    nodes = FailedNodes(memory=10.0, clock=_Clock())
+    nodes.failed("10.0.0.2:7000")
+    nodes.failed("10.0.0.3:7000")
+    nodes.answered("10.0.0.2:7000")
+    assert not nodes.read_last("10.0.0.2:7000")
+    assert nodes.read_last("10.0.0.3:7000")

@@ -12,9 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -24,8 +22,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * again (one request for all of them); keys a recovering new leader has not found yet are asked
  * again only after the others were read, so their leases do not tick away; a read that fails tries
  * the key's other replicas, then asks the master again, within the client's retries. A node whose
- * connection failed or timed out in this operation is read from last: a frozen node costs one
- * exchange's timeout, not one per key.
+ * connection failed or timed out lately, in this operation or another of the client's, is read from
+ * last ({@link FailedNodes}): a frozen node costs one exchange's timeout, not one per key or get.
  */
 final class GetOperation {
   /** Where value i goes, once its size is known. */
@@ -47,9 +45,7 @@ final class GetOperation {
   private final LocationCache locations;
   private final String poolId;
   private final Backoff deadline;
-
-  /** Endpoints of nodes whose connection failed or timed out in this operation. */
-  private final Set<String> unreachable = new HashSet<>();
+  private final FailedNodes failedNodes;
 
   GetOperation(
       ClientConfig config,
@@ -63,6 +59,7 @@ final class GetOperation {
     this.locations = locations;
     this.poolId = poolId;
     this.deadline = Backoff.until(config.operationTimeout());
+    this.failedNodes = storage.failed();
   }
 
   /** Reads {@code keys}; returns each value's length, or -1 for a key that is not stored. */
@@ -156,6 +153,7 @@ final class GetOperation {
     for (int k = 0; k < reading.size(); k++) {
       int i = reading.get(k);
       if (failures.get(k) == null) {
+        failedNodes.answered(reads.get(k).replica().endpoint());
         sizes[i] = lists[i].size();
         if (cacheable) {
           locations.put(keys.get(i), lists[i], askedAt);
@@ -170,18 +168,21 @@ final class GetOperation {
 
   private void noteFailure(ReplicaLocation replica, KvPoolException failure) {
     if (failure instanceof ConnectionFailedException) {
-      unreachable.add(replica.endpoint());
+      failedNodes.failed(replica.endpoint());
     }
   }
 
   /**
-   * A replica to read: one on a node that did not fail in this operation when there is one, then
-   * one in memory when there is one (a disk replica is read from its node's tier).
+   * A replica to read: one on a node that did not fail lately when there is one, then one in memory
+   * when there is one (a disk replica is read from its node's tier).
    */
   private ReplicaReads.Read pick(String key, ReplicaListResult r, ByteBuffer dst) {
-    List<ReplicaLocation> reachable =
-        r.replicas().stream().filter(l -> !unreachable.contains(l.endpoint())).toList();
-    List<ReplicaLocation> candidates = reachable.isEmpty() ? r.replicas() : reachable;
+    List<ReplicaLocation> candidates = r.replicas();
+    if (!failedNodes.none()) {
+      List<ReplicaLocation> answering =
+          candidates.stream().filter(l -> !failedNodes.readLast(l.endpoint())).toList();
+      candidates = answering.isEmpty() ? candidates : answering;
+    }
     List<ReplicaLocation> inMemory = candidates.stream().filter(l -> !l.onDisk()).toList();
     List<ReplicaLocation> from = inMemory.isEmpty() ? candidates : inMemory;
     ReplicaLocation loc = from.get(ThreadLocalRandom.current().nextInt(from.size()));
@@ -270,13 +271,13 @@ final class GetOperation {
   }
 
   /**
-   * Tries the replicas in random order, those on nodes that failed in this operation last; null on
-   * success, else the last failure.
+   * Tries the replicas in random order, those on nodes that failed lately last; null on success,
+   * else the last failure.
    */
   private KvPoolException readAny(String key, ReplicaListResult r, ByteBuffer dst) {
     List<ReplicaLocation> replicas = new ArrayList<>(r.replicas());
     Collections.shuffle(replicas, ThreadLocalRandom.current());
-    replicas.sort(Comparator.comparing(l -> unreachable.contains(l.endpoint())));
+    replicas.sort(Comparator.comparing(l -> failedNodes.readLast(l.endpoint())));
     KvPoolException last = new ObjectNotFoundException("key '" + key + "' has no readable replica");
     for (ReplicaLocation loc : replicas) {
       KvPoolException failure =
@@ -286,6 +287,7 @@ final class GetOperation {
                   List.of(new ReplicaReads.Read(key, r, loc, dst)))
               .get(0);
       if (failure == null) {
+        failedNodes.answered(loc.endpoint());
         return null;
       }
       noteFailure(loc, failure);

@@ -21,6 +21,7 @@ final class StorageConnections implements AutoCloseable {
   private final boolean batchRequests;
   private final ClientMetrics metrics;
   private final ReplyCollectors collectors = new ReplyCollectors();
+  private final FailedNodes failed = new FailedNodes();
 
   StorageConnections(
       Supplier<Handshake> local,
@@ -51,6 +52,11 @@ final class StorageConnections implements AutoCloseable {
   /** Threads that take in replies of several nodes at once. */
   ReplyCollectors collectors() {
     return collectors;
+  }
+
+  /** Nodes whose connection failed or timed out lately, which gets read from last. */
+  FailedNodes failed() {
+    return failed;
   }
 
   RpcConnection borrow(String endpoint) {
