@@ -68,7 +68,8 @@ class KvPoolClient:
         self.pool_id = hello.prefix.pool_id if hello else config.pool_id
         # storage nodes belong to the master's pool: insist on it from here on
         to_storage = local._replace(pool_id=self.pool_id)
-        self._storage = StorageConnections(to_storage, config.timeout, config.pool_key, tls, config.batch_requests)
+        self._storage = StorageConnections(to_storage, config.timeout, config.pool_key, tls, config.batch_requests,
+                                           config.failed_node_memory)
         self._locations = LocationCache(config.location_cache_entries, config.lease_ttl)
         self._commits = PutCommits()
         self._extents = ExtentPuts(config, self._master, self._storage, self._commits) if config.extents else None

@@ -79,6 +79,10 @@ class ClientConfig:
     # with a storage node instead of one with the master and one with the node, for puts of one key with one replica,
     # no block metadata and at most 256 KiB; every other put, and any an extent cannot take, goes through PUT_START
     extents: bool = False
+    # seconds: after a storage node's connection failed or timed out, every get of the client reads the node's replicas
+    # last and every PUT_START asks the master to place the put elsewhere, for this long or until the node answers a
+    # read or a write; default the master's default node TTL (a node silent that long is no longer listed)
+    failed_node_memory: float = 10.0
     # the version announced in handshakes; only compatibility tests impersonate another release
     release: str = version.RELEASE
     protocol: tuple = field(default=(version.PROTOCOL_MAJOR, version.PROTOCOL_MINOR))
@@ -96,6 +100,8 @@ class ClientConfig:
             raise ValueError("timeouts must be positive")
         if self.fail_fast_connect is not None and not self.fail_fast_connect > 0:
             raise ValueError(f"fail_fast_connect must be a positive number of seconds, got {self.fail_fast_connect}")
+        if not self.failed_node_memory > 0:
+            raise ValueError(f"failed_node_memory must be a positive number of seconds, got {self.failed_node_memory}")
         if self.lease_ttl <= 0:
             raise ValueError(f"lease_ttl must be positive, got {self.lease_ttl}")
         if self.location_cache_entries < 0:

@@ -77,13 +77,9 @@ class GetOperation:
         # last, so a frozen node costs one exchange's timeout, not one per key or get
         self.failed_nodes = storage.failed
 
-    def _note_failure(self, replica, failure: KvPoolError) -> None:
-        if isinstance(failure, (ConnectionFailed, KvPoolTimeout)):
-            self.failed_nodes.failed(replica.endpoint)
-
     def _pick(self, replicas: list):
         """A replica on a node that did not fail lately when there is one."""
-        answering = [r for r in replicas if not self.failed_nodes.read_last(r.endpoint)]
+        answering = [r for r in replicas if not self.failed_nodes.read_last(r.node_id)]
         return random.choice(answering or replicas)
 
     def read(self, keys: Sequence[str], destinations: Destinations) -> list:
@@ -170,15 +166,19 @@ class GetOperation:
         for start in range(0, len(reads), MAX_BATCH):
             chunk = reads[start:start + MAX_BATCH]
             failures = read_replicas(self.storage, self.config.timeout, chunk, self.deadline.deadline)
+            unreachable = set()
             for i, plan, failure in zip(where[start:start + MAX_BATCH], chunk, failures):
                 if failure is not None:
                     failed.append(i)
-                    self._note_failure(plan.replica, failure)
+                    if isinstance(failure, (ConnectionFailed, KvPoolTimeout)):
+                        unreachable.add(plan.replica.node_id)
                     continue
-                self.failed_nodes.answered(plan.replica.endpoint)
+                self.failed_nodes.answered(plan.replica.node_id)
                 out[i] = lists[i].size
                 if asked is not None:
                     self.locations.put(keys[i], lists[i], asked)
+            for node in unreachable:  # once per node: its reads shared one exchange
+                self.failed_nodes.failed(node)
         return failed
 
     def _lookup_all(self, keys: Sequence[str], indexes: list, lists: list, out: list) -> list:
@@ -263,15 +263,16 @@ class GetOperation:
         """Tries the replicas in random order, those on nodes that failed lately last; None on success, else the last
         failure."""
         replicas = random.sample(r.replicas, len(r.replicas))
-        replicas.sort(key=lambda replica: self.failed_nodes.read_last(replica.endpoint))
+        replicas.sort(key=lambda replica: self.failed_nodes.read_last(replica.node_id))
         last: KvPoolError = ObjectNotFound(f"key '{key}' has no readable replica", ErrorCode.NOT_FOUND)
         for replica in replicas:
             failure = read_replicas(self.storage, self.config.timeout, [ReadPlan(key, r, replica, dst)],
                                     self.deadline.deadline)[0]
             if failure is None:
-                self.failed_nodes.answered(replica.endpoint)
+                self.failed_nodes.answered(replica.node_id)
                 return None
-            self._note_failure(replica, failure)
+            if isinstance(failure, (ConnectionFailed, KvPoolTimeout)):
+                self.failed_nodes.failed(replica.node_id)
             last = failure
         return last
 

@@ -181,52 +181,64 @@ class MasterChannel:
 
 
 class FailedNodes:
-    """Storage nodes whose connection failed or timed out lately, shared by every operation of a client (as in the
-    Java client): a get reads their replicas last (the failed node only when no other replica is left) for
-    ``memory`` seconds after the failure, or until a read from the node succeeds. A frozen or partitioned node then
-    costs a client one exchange timeout, not one for every get that picks it until the master declares it dead."""
+    """Storage nodes (by node id) whose connection failed or timed out lately, shared by every operation of a client
+    (as in the Java client), for ``memory`` seconds after the failure (``ClientConfig.failed_node_memory``) or until
+    the node answers a read or a write: a get reads their replicas last (the failed node only when no other replica is
+    left), and a PUT_START asks the master to place the put elsewhere. A frozen or partitioned node then costs a client
+    one exchange timeout, not one for every get or put that meets it until the master declares the node dead.
+    ``failures`` counts the failures by node."""
 
-    MEMORY = 10.0  # the master's default node TTL: a node silent that long is dropped from the replica lists
+    MAX_RECENT = 16  # the most nodes a PUT_START avoids (PROTOCOL.md)
 
-    def __init__(self, memory: float = MEMORY, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, memory: float = 10.0, clock: Callable[[], float] = time.monotonic):
         self._failed_at: dict = {}
         self._memory = memory
         self._clock = clock
+        self.failures: collections.Counter = collections.Counter()
 
-    def failed(self, endpoint: str) -> None:
-        """Records that an exchange with the node at ``endpoint`` failed or timed out now."""
-        self._failed_at[endpoint] = self._clock()
+    def failed(self, node_id: str) -> None:
+        """Records that an exchange with node ``node_id`` failed or timed out now."""
+        self._failed_at[node_id] = self._clock()
+        self.failures[node_id] += 1
 
-    def answered(self, endpoint: str) -> None:
-        """Records that the node at ``endpoint`` answered a read: it is no longer read last."""
+    def answered(self, node_id: str) -> None:
+        """Records that node ``node_id`` answered a read or a write: it is forgotten."""
         if self._failed_at:
-            self._failed_at.pop(endpoint, None)
+            self._failed_at.pop(node_id, None)
 
-    def read_last(self, endpoint: str) -> bool:
-        """Whether a read should go to ``endpoint`` only when no other replica is left."""
+    def read_last(self, node_id: str) -> bool:
+        """Whether a read should go to node ``node_id`` only when no other replica is left."""
         if not self._failed_at:
             return False
-        at = self._failed_at.get(endpoint)
+        at = self._failed_at.get(node_id)
         if at is None:
             return False
         if self._clock() - at < self._memory:
             return True
-        if self._failed_at.get(endpoint) == at:  # forgotten, unless it failed again meanwhile
-            self._failed_at.pop(endpoint, None)
+        if self._failed_at.get(node_id) == at:  # forgotten, unless it failed again meanwhile
+            self._failed_at.pop(node_id, None)
         return False
+
+    def recent(self) -> list:
+        """The nodes remembered now, the latest failure first, at most ``MAX_RECENT``."""
+        if not self._failed_at:
+            return []
+        now = self._clock()
+        live = [(at, node) for node, at in list(self._failed_at.items()) if now - at < self._memory]
+        return [node for _, node in sorted(live, reverse=True)[:self.MAX_RECENT]]
 
 
 class StorageConnections:
     """Pooled connections to storage nodes, by endpoint string (as the master names them)."""
 
     def __init__(self, local: HandshakePrefix, timeout: float, key: PoolKey | None = None, tls=None,
-                 batch_requests: bool = True):
+                 batch_requests: bool = True, failed_node_memory: float = 10.0):
         self.local = local
         self.timeout = timeout
         self.key = key
         self.tls = tls
         self.batch_requests = batch_requests
-        self.failed = FailedNodes()
+        self.failed = FailedNodes(failed_node_memory)
         self._idle: dict = {}
         self._lock = threading.Lock()
 

@@ -61,6 +61,13 @@ class PutEntry:
         self.failure: BaseException | None = None
         self.result: PutResult | None = None
 
+    def avoiding(self, failed_lately: list) -> tuple:
+        """The nodes its next PUT_START avoids: those that failed it (the latest ones), then as many of
+        ``failed_lately`` (the client's, the latest first) as the request allows. The master places a put on avoided
+        nodes only when too few others can serve."""
+        own = self.avoid[-_MAX_AVOIDED:]
+        return tuple(own + [n for n in failed_lately if n not in own][:_MAX_AVOIDED - len(own)])
+
     def fail(self, error: BaseException) -> None:
         self.failure = error
         self.result = PutResult.FAILED
@@ -134,7 +141,8 @@ class PutOperation:
                                 f" {self.config.operation_timeout:g} s")
 
     def _round(self, open_entries: list) -> None:
-        items = [PutStartItem(e.key, e.value.size, e.crc, self.replicas, e.put_id, tuple(e.avoid[-_MAX_AVOIDED:]))
+        failed_lately = self.storage.failed.recent()
+        items = [PutStartItem(e.key, e.value.size, e.crc, self.replicas, e.put_id, e.avoiding(failed_lately))
                  for e in open_entries]
         if any(e.metadata is not None for e in open_entries):
             body = encode_put_start_meta(items, [e.metadata for e in open_entries])
@@ -161,10 +169,15 @@ class PutOperation:
         outcomes = write_replicas(self.storage, self.config.timeout, plans, self.deadline.deadline)
         ending, ends, revoke = [], [], []
         by_nodes = 0
+        unreachable = set()
         for e, plan, outcome in zip(writing, plans, outcomes):
             for node, error in outcome.failures.items():
-                if isinstance(error, (ConnectionFailed, KvPoolTimeout)) and node not in e.avoid:
-                    e.avoid.append(node)  # the master may not know yet: place the next attempt elsewhere
+                if isinstance(error, (ConnectionFailed, KvPoolTimeout)):
+                    unreachable.add(node)
+                    if node not in e.avoid:
+                        e.avoid.append(node)  # the master may not know yet: place the next attempt elsewhere
+            for node in outcome.receipts:
+                self.storage.failed.answered(node)
             if outcome.committed_by_nodes(plan):
                 e.result = PutResult.STORED
                 by_nodes += 1
@@ -175,6 +188,8 @@ class PutOperation:
                 revoke.append((e.key, plan.generation))
                 e.failed_data(next(iter(outcome.failures.values()), None) or ConnectionFailed(
                     f"put of key '{e.key}': no storage node returned a receipt"), self.config.retries)
+        for node in unreachable:  # once per node: its writes shared one exchange
+            self.storage.failed.failed(node)
         self.commits.by_nodes(by_nodes)
         if revoke:
             self._revoke_quietly(revoke)

@@ -185,24 +185,45 @@ class _Clock:
 def test_a_failed_node_is_read_last_until_its_failure_is_as_old_as_the_memory():
     clock = _Clock()
     nodes = FailedNodes(memory=10.0, clock=clock)
-    nodes.failed("10.0.0.2:7000")
-    assert nodes.read_last("10.0.0.2:7000")
-    assert not nodes.read_last("10.0.0.3:7000")
+    nodes.failed("node-2")
+    assert nodes.read_last("node-2")
+    assert not nodes.read_last("node-3")
     clock.now += 9.999
-    assert nodes.read_last("10.0.0.2:7000")
+    assert nodes.read_last("node-2")
     clock.now += 0.001
-    assert not nodes.read_last("10.0.0.2:7000")
-    nodes.failed("10.0.0.2:7000")  # a new failure starts the memory again
+    assert not nodes.read_last("node-2")
+    nodes.failed("node-2")  # a new failure starts the memory again
     clock.now += 8
-    nodes.failed("10.0.0.2:7000")
+    nodes.failed("node-2")
     clock.now += 8
-    assert nodes.read_last("10.0.0.2:7000")
+    assert nodes.read_last("node-2")
 
 
 def test_a_read_the_node_answered_forgets_its_failure_at_once():
     nodes = FailedNodes(memory=10.0, clock=_Clock())
-    nodes.failed("10.0.0.2:7000")
-    nodes.failed("10.0.0.3:7000")
-    nodes.answered("10.0.0.2:7000")
-    assert not nodes.read_last("10.0.0.2:7000")
-    assert nodes.read_last("10.0.0.3:7000")
+    nodes.failed("node-2")
+    nodes.failed("node-3")
+    nodes.answered("node-2")
+    assert not nodes.read_last("node-2")
+    assert nodes.read_last("node-3")
+
+
+def test_recent_names_the_nodes_remembered_now_the_latest_failure_first():
+    clock = _Clock()
+    nodes = FailedNodes(memory=10.0, clock=clock)
+    assert nodes.recent() == []
+    nodes.failed("node-1")
+    clock.now += 5
+    nodes.failed("node-2")
+    clock.now += 0.001
+    nodes.failed("node-3")
+    nodes.answered("node-3")
+    assert nodes.recent() == ["node-2", "node-1"]
+    clock.now += 5
+    assert nodes.recent() == ["node-2"]  # node-1's failure is 10 s old
+    for i in range(FailedNodes.MAX_RECENT + 4):
+        nodes.failed(f"many-{i}")
+        clock.now += 0.001
+    assert len(nodes.recent()) == FailedNodes.MAX_RECENT
+    assert nodes.recent()[0] == f"many-{FailedNodes.MAX_RECENT + 3}"
+    assert nodes.failures["node-1"] == 1 and nodes.failures["node-3"] == 1

@@ -29,6 +29,7 @@ public final class ClientConfig {
   private final boolean extents;
   private final PrometheusRegistry metrics;
   private final Duration failFastConnect;
+  private final Duration failedNodeMemory;
 
   private ClientConfig(Builder b) {
     this.masters =
@@ -48,6 +49,15 @@ public final class ClientConfig {
     this.extents = b.extents;
     this.metrics = b.metrics;
     this.failFastConnect = b.failFastConnect;
+    this.failedNodeMemory = b.failedNodeMemory;
+  }
+
+  /**
+   * How long the client reads last from, and places no puts on, a storage node whose connection
+   * failed or timed out ({@link Builder#failedNodeMemory}).
+   */
+  public Duration failedNodeMemory() {
+    return failedNodeMemory;
   }
 
   /**
@@ -174,6 +184,19 @@ public final class ClientConfig {
     private boolean extents;
     private PrometheusRegistry metrics = PrometheusRegistry.defaultRegistry;
     private Duration failFastConnect;
+    private Duration failedNodeMemory = Duration.ofSeconds(10);
+
+    /**
+     * How long, after a storage node's connection failed or timed out, every get of the client
+     * reads the node's replicas last and every PUT_START asks the master to place the put on other
+     * nodes, unless the node answers a read or a write first; default 10 s, the master's default
+     * node TTL (a node silent that long is no longer listed). A frozen or partitioned node then
+     * costs the client one exchange timeout rather than one per get or put that meets it.
+     */
+    public Builder failedNodeMemory(Duration memory) {
+      this.failedNodeMemory = positive(memory, "failed node memory");
+      return this;
+    }
 
     /**
      * Makes {@link KvPoolClient#connect} try every master endpoint once first, each with this

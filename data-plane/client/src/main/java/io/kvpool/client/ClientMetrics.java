@@ -19,8 +19,9 @@ import java.util.WeakHashMap;
  * ({@code kvpool_client_location_cache_total{result="hit|miss|stale"}}) and how puts were committed
  * ({@code kvpool_client_put_commits_total{by="nodes|put_end"}}) and, with extents on, which path
  * stored the puts that could go through an extent ({@code
- * kvpool_client_extent_puts_total{path="extent|put_start"}}). Clients sharing a registry share
- * these series (registered once per registry).
+ * kvpool_client_extent_puts_total{path="extent|put_start"}}), and the exchanges with a storage node
+ * whose connection failed or timed out, by node ({@code kvpool_client_node_failures_total{node}}).
+ * Clients sharing a registry share these series (registered once per registry).
  */
 final class ClientMetrics {
   /** The operations of {@link KvPoolClient} that are timed. */
@@ -50,6 +51,7 @@ final class ClientMetrics {
   final CounterDataPoint commitsByPutEnd;
   final CounterDataPoint extentPutsThroughExtents;
   final CounterDataPoint extentPutsThroughPutStart;
+  private final Counter nodeFailures;
 
   private ClientMetrics(PrometheusRegistry registry) {
     Histogram rpcDuration =
@@ -111,6 +113,14 @@ final class ClientMetrics {
                 + " of 4 MiB in a pool full to its watermark, or one refused or failed: PUT_START instead)");
     extentPutsThroughExtents = extentPuts.labelValues("extent");
     extentPutsThroughPutStart = extentPuts.labelValues("put_start");
+    nodeFailures =
+        labelled(
+            registry,
+            "kvpool_client_node_failures_total",
+            "node",
+            "Exchanges with a storage node whose"
+                + " connection failed or timed out, by node id; the client then reads that node last and places no puts on"
+                + " it for a while (ClientConfig.Builder.failedNodeMemory)");
   }
 
   private static Counter labelled(
@@ -136,6 +146,10 @@ final class ClientMetrics {
       rpc[op.code()] = p;
     }
     p.observe(nanos / 1e9);
+  }
+
+  void nodeFailed(String nodeId) {
+    nodeFailures.labelValues(nodeId).inc();
   }
 
   void operation(Operation op, long nanos) {

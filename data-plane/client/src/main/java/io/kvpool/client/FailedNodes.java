@@ -1,7 +1,10 @@
 package io.kvpool.client;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,34 +15,34 @@ import java.util.function.LongSupplier;
  * declares the node dead.
  */
 final class FailedNodes {
-  /**
-   * How long a failure is remembered: the master's default node TTL, after which a node silent
-   * since the failure is dropped from the replica lists it gives out.
-   */
-  static final Duration MEMORY = Duration.ofSeconds(10);
+  /** The most nodes {@link #recent} names: a PUT_START avoids at most 16 (PROTOCOL.md). */
+  static final int MAX_RECENT = 16;
 
   private final ConcurrentHashMap<String, Long> failedAtNanos = new ConcurrentHashMap<>();
   private final LongSupplier nanoClock;
   private final long memoryNanos;
+  private final Consumer<String> counted;
 
-  FailedNodes() {
-    this(System::nanoTime, MEMORY);
-  }
-
-  FailedNodes(LongSupplier nanoClock, Duration memory) {
+  /**
+   * Remembers each failure for {@code memory}, read from {@code nanoClock}; {@code counted} is told
+   * of each (the client's metrics).
+   */
+  FailedNodes(LongSupplier nanoClock, Duration memory, Consumer<String> counted) {
     this.nanoClock = nanoClock;
     this.memoryNanos = memory.toNanos();
+    this.counted = counted;
   }
 
-  /** Records that an exchange with the node at {@code endpoint} failed or timed out now. */
-  void failed(String endpoint) {
-    failedAtNanos.put(endpoint, nanoClock.getAsLong());
+  /** Records that an exchange with node {@code nodeId} failed or timed out now. */
+  void failed(String nodeId) {
+    failedAtNanos.put(nodeId, nanoClock.getAsLong());
+    counted.accept(nodeId);
   }
 
-  /** Records that the node at {@code endpoint} answered a read: it is no longer read last. */
-  void answered(String endpoint) {
+  /** Records that node {@code nodeId} answered a read or a write: it is forgotten. */
+  void answered(String nodeId) {
     if (!failedAtNanos.isEmpty()) {
-      failedAtNanos.remove(endpoint);
+      failedAtNanos.remove(nodeId);
     }
   }
 
@@ -48,19 +51,33 @@ final class FailedNodes {
     return failedAtNanos.isEmpty();
   }
 
-  /** Whether a read should go to {@code endpoint} only when no other replica is left. */
-  boolean readLast(String endpoint) {
+  /** Whether a read should go to node {@code nodeId} only when no other replica is left. */
+  boolean readLast(String nodeId) {
     if (failedAtNanos.isEmpty()) {
       return false;
     }
-    Long at = failedAtNanos.get(endpoint);
+    Long at = failedAtNanos.get(nodeId);
     if (at == null) {
       return false;
     }
     if (nanoClock.getAsLong() - at < memoryNanos) {
       return true;
     }
-    failedAtNanos.remove(endpoint, at); // forgotten, unless it failed again meanwhile
+    failedAtNanos.remove(nodeId, at); // forgotten, unless it failed again meanwhile
     return false;
+  }
+
+  /** The nodes remembered now, the latest failure first, at most {@link #MAX_RECENT}. */
+  List<String> recent() {
+    if (failedAtNanos.isEmpty()) {
+      return List.of();
+    }
+    long now = nanoClock.getAsLong();
+    return failedAtNanos.entrySet().stream()
+        .filter(e -> now - e.getValue() < memoryNanos)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(MAX_RECENT)
+        .map(Map.Entry::getKey)
+        .toList();
   }
 }

@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -150,26 +152,24 @@ final class GetOperation {
     List<KvPoolException> failures =
         ReplicaReads.read(storage, deadline.within(config.timeout()), reads);
     List<Integer> failed = new ArrayList<>();
+    Set<String> unreachable = new HashSet<>();
     for (int k = 0; k < reading.size(); k++) {
       int i = reading.get(k);
       if (failures.get(k) == null) {
-        failedNodes.answered(reads.get(k).replica().endpoint());
+        failedNodes.answered(reads.get(k).replica().nodeId());
         sizes[i] = lists[i].size();
         if (cacheable) {
           locations.put(keys.get(i), lists[i], askedAt);
         }
       } else {
         failed.add(i);
-        noteFailure(reads.get(k).replica(), failures.get(k));
+        if (failures.get(k) instanceof ConnectionFailedException) {
+          unreachable.add(reads.get(k).replica().nodeId());
+        }
       }
     }
+    unreachable.forEach(failedNodes::failed); // once per node: its reads shared one exchange
     return failed;
-  }
-
-  private void noteFailure(ReplicaLocation replica, KvPoolException failure) {
-    if (failure instanceof ConnectionFailedException) {
-      failedNodes.failed(replica.endpoint());
-    }
   }
 
   /**
@@ -180,7 +180,7 @@ final class GetOperation {
     List<ReplicaLocation> candidates = r.replicas();
     if (!failedNodes.none()) {
       List<ReplicaLocation> answering =
-          candidates.stream().filter(l -> !failedNodes.readLast(l.endpoint())).toList();
+          candidates.stream().filter(l -> !failedNodes.readLast(l.nodeId())).toList();
       candidates = answering.isEmpty() ? candidates : answering;
     }
     List<ReplicaLocation> inMemory = candidates.stream().filter(l -> !l.onDisk()).toList();
@@ -277,7 +277,7 @@ final class GetOperation {
   private KvPoolException readAny(String key, ReplicaListResult r, ByteBuffer dst) {
     List<ReplicaLocation> replicas = new ArrayList<>(r.replicas());
     Collections.shuffle(replicas, ThreadLocalRandom.current());
-    replicas.sort(Comparator.comparing(l -> failedNodes.readLast(l.endpoint())));
+    replicas.sort(Comparator.comparing(l -> failedNodes.readLast(l.nodeId())));
     KvPoolException last = new ObjectNotFoundException("key '" + key + "' has no readable replica");
     for (ReplicaLocation loc : replicas) {
       KvPoolException failure =
@@ -287,10 +287,12 @@ final class GetOperation {
                   List.of(new ReplicaReads.Read(key, r, loc, dst)))
               .get(0);
       if (failure == null) {
-        failedNodes.answered(loc.endpoint());
+        failedNodes.answered(loc.nodeId());
         return null;
       }
-      noteFailure(loc, failure);
+      if (failure instanceof ConnectionFailedException) {
+        failedNodes.failed(loc.nodeId());
+      }
       last = failure;
     }
     return last;

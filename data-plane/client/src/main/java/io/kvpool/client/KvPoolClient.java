@@ -69,7 +69,12 @@ public final class KvPoolClient implements AutoCloseable {
             config.advertisedVersion(), Role.CLIENT, masterHandshake.poolId(), config.clientId());
     this.storage =
         new StorageConnections(
-            () -> toStorage, config.security(), config.timeout(), config.batchRequests(), metrics);
+            () -> toStorage,
+            config.security(),
+            config.timeout(),
+            config.batchRequests(),
+            config.failedNodeMemory(),
+            metrics);
     this.locations = new LocationCache(config.locationCacheEntries(), config.leaseTtl(), metrics);
     this.extents = config.extents() ? new ExtentPuts(master, storage) : null;
   }

@@ -18,6 +18,7 @@ import io.kvpool.protocol.StatusList;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,7 +32,8 @@ import java.util.Set;
  * reached, until every key is stored, found present, or failed — all within the operation's one
  * deadline. Each key keeps its own state: the put id a retried PUT_START repeats (so a lost reply
  * gets the same put back), the nodes to avoid after they failed it, its data failures, its last
- * error.
+ * error. A PUT_START also avoids the nodes that failed the client's other operations lately ({@link
+ * FailedNodes}); the master places a put on avoided nodes only when too few others can serve.
  */
 final class PutOperation {
   private static final SecureRandom PUT_IDS = new SecureRandom();
@@ -72,6 +74,20 @@ final class PutOperation {
       this.value = value;
       this.checksum = checksum;
       this.metadata = metadata;
+    }
+
+    /**
+     * The nodes its next PUT_START avoids: those that failed it, then as many of {@code
+     * failedLately} (the client's, the latest first) as the request allows.
+     */
+    List<String> avoiding(List<String> failedLately) {
+      Set<String> all = new LinkedHashSet<>(avoid);
+      for (String node : failedLately) {
+        if (all.size() < FailedNodes.MAX_RECENT) {
+          all.add(node);
+        }
+      }
+      return List.copyOf(all);
     }
 
     /**
@@ -173,10 +189,11 @@ final class PutOperation {
 
   private void round(List<Entry> open) {
     List<PutStartItem> items = new ArrayList<>(open.size());
+    List<String> failedLately = storage.failed().recent();
     for (Entry e : open) {
       items.add(
           new PutStartItem(
-              e.key, e.value.remaining(), e.checksum, replicas, e.putId, List.copyOf(e.avoid)));
+              e.key, e.value.remaining(), e.checksum, replicas, e.putId, e.avoiding(failedLately)));
     }
     List<PutStartResult> started =
         open.stream().anyMatch(e -> e.metadata != null)
@@ -222,6 +239,7 @@ final class PutOperation {
     List<PutEndItem> ends = new ArrayList<>();
     List<PutRef> revoke = new ArrayList<>();
     int byNodes = 0;
+    Set<String> unreachable = new HashSet<>();
     for (int i = 0; i < puts.size(); i++) {
       Entry e = writing.get(i);
       ReplicaWrites.Put p = puts.get(i);
@@ -233,7 +251,11 @@ final class PutOperation {
                   e.avoid.add(
                       node); // the master may not know yet: place the next attempt elsewhere
                 }
+                if (failure instanceof ConnectionFailedException) {
+                  unreachable.add(node);
+                }
               });
+      o.receipts().keySet().forEach(storage.failed()::answered);
       if (o.committedByNodes(p)) {
         e.result = Result.STORED;
         byNodes++;
@@ -245,6 +267,7 @@ final class PutOperation {
         e.failedData(o.failures().values().iterator().next(), config.retries());
       }
     }
+    unreachable.forEach(storage.failed()::failed); // once per node: its writes shared one exchange
     commits.byNodes(byNodes);
     if (!revoke.isEmpty()) {
       revokeQuietly(revoke);

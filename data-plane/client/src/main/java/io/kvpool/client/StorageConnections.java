@@ -21,19 +21,21 @@ final class StorageConnections implements AutoCloseable {
   private final boolean batchRequests;
   private final ClientMetrics metrics;
   private final ReplyCollectors collectors = new ReplyCollectors();
-  private final FailedNodes failed = new FailedNodes();
+  private final FailedNodes failed;
 
   StorageConnections(
       Supplier<Handshake> local,
       ConnectionSecurity security,
       Duration timeout,
       boolean batchRequests,
+      Duration failedNodeMemory,
       ClientMetrics metrics) {
     this.security = security;
     this.batchRequests = batchRequests;
     this.metrics = metrics;
     this.local = local;
     this.timeout = timeout;
+    this.failed = new FailedNodes(System::nanoTime, failedNodeMemory, metrics::nodeFailed);
   }
 
   /**

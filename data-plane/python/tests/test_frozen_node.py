@@ -2,7 +2,9 @@
 three storage nodes frozen (SIGSTOP) while the master, with a long node TTL, still lists it, a batch at R=2 comes back
 whole, and the frozen node is tried in one exchange only. Before, each failed key was read again from a replica
 chosen at random, one key after another, meeting the frozen node once per key. The client remembers the node after
-the operation too: single gets one after another meet the frozen node once, not each time one picks it."""
+the operation too (``FailedNodes``): single gets one after another meet the frozen node once, not each time one picks
+it, and single puts one after another are placed elsewhere once one met it, not each time the master places one
+there."""
 
 import os
 import signal
@@ -14,6 +16,7 @@ from pool import freeze
 
 import kvpool.gets
 from kvpool import ClientConfig, KvPoolClient, Regions
+from kvpool.messages import Opcode
 
 KEYS = 60
 SIZE = 64 << 10
@@ -28,6 +31,12 @@ def reads_pool():
     yield p
     p.stop()
     conftest._POOLS.remove(p)
+
+
+def _config(pool, replicas: int) -> ClientConfig:
+    # the client remembers the frozen node for the whole test, however slow the machine
+    return ClientConfig(pool.master, pool_id="frozen-reads", pool_key=pool.key, replicas=replicas,
+                        timeout=EXCHANGE_TIMEOUT, operation_timeout=120, failed_node_memory=600)
 
 
 def _record_exchanges(monkeypatch) -> list:
@@ -46,8 +55,7 @@ def _record_exchanges(monkeypatch) -> list:
 def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(reads_pool, monkeypatch):
     values = {f"frozen-reads/{i}": os.urandom(SIZE) for i in range(KEYS)}
     keys = list(values)
-    config = ClientConfig(reads_pool.master, pool_id="frozen-reads", pool_key=reads_pool.key, replicas=2,
-                          timeout=EXCHANGE_TIMEOUT, operation_timeout=120)
+    config = _config(reads_pool, replicas=2)
     with KvPoolClient(config) as writer, KvPoolClient(config) as reader:
         assert writer.put_batch(keys, [Regions.of_buffer(v) for v in values.values()]) == [None] * KEYS
         assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())  # lists held, connections open
@@ -62,6 +70,7 @@ def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(rea
         assert [bytes(v) for v in got] == list(values.values())
         with_frozen = [e for e in exchanges if frozen.rpc in e]
         assert len(with_frozen) == 1, f"exchanges that included the frozen node {frozen.rpc}: {with_frozen}"
+        assert reader._storage.failed.failures == {frozen.node_id: 1}
 
         monkeypatch.undo()
         assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())
@@ -70,8 +79,7 @@ def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(rea
 def test_after_one_get_met_the_frozen_node_the_clients_later_gets_read_the_other_replicas(reads_pool, monkeypatch):
     values = {f"frozen-singles/{i}": os.urandom(SIZE) for i in range(KEYS)}
     keys = list(values)
-    config = ClientConfig(reads_pool.master, pool_id="frozen-reads", pool_key=reads_pool.key, replicas=2,
-                          timeout=EXCHANGE_TIMEOUT, operation_timeout=120)
+    config = _config(reads_pool, replicas=2)
     with KvPoolClient(config) as writer, KvPoolClient(config) as reader:
         assert writer.put_batch(keys, [Regions.of_buffer(v) for v in values.values()]) == [None] * KEYS
         assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())  # lists held, connections open
@@ -88,6 +96,38 @@ def test_after_one_get_met_the_frozen_node_the_clients_later_gets_read_the_other
         with_frozen = [e for e in exchanges if frozen.rpc in e]
         assert len(with_frozen) <= 1, f"exchanges that included the frozen node {frozen.rpc}: {with_frozen}"
         assert len(exchanges) <= KEYS + 1, f"{len(exchanges)} read exchanges for {KEYS} single gets"
+        assert reader._storage.failed.failures == {frozen.node_id: 1}
 
         monkeypatch.undo()
         assert [bytes(reader.get(key)) for key in keys] == list(values.values())
+
+
+def test_after_one_put_met_the_frozen_node_the_clients_later_puts_are_placed_elsewhere(reads_pool, monkeypatch):
+    values = {f"frozen-puts/{i}": os.urandom(SIZE) for i in range(KEYS)}
+    with KvPoolClient(_config(reads_pool, replicas=1)) as writer:
+        # one put on every node first: the writer's connections open
+        for n in range(6):
+            assert writer.put(f"frozen-puts-warm/{n}", os.urandom(SIZE))
+        starts: list = []
+        real = writer._master.call
+
+        def counted(opcode, *args, **kwargs):
+            starts.append(opcode)
+            return real(opcode, *args, **kwargs)
+
+        monkeypatch.setattr(writer._master, "call", counted)
+        frozen = reads_pool.storage_nodes()[1]
+        freeze(frozen.pid)
+        try:
+            for key, value in values.items():
+                assert writer.put(key, value)
+        finally:
+            os.kill(frozen.pid, signal.SIGCONT)
+        # the master places about a third of the puts on the frozen node while it lists it: without the client's
+        # memory of the failed node, each of those would wait out an exchange with it
+        assert writer._storage.failed.failures == {frozen.node_id: 1}
+        put_starts = starts.count(Opcode.PUT_START)
+        assert put_starts == KEYS + 1, f"{put_starts} PUT_STARTs for {KEYS} puts"
+        monkeypatch.undo()
+        got = writer.get_batch(list(values))
+        assert [bytes(v) for v in got] == list(values.values())

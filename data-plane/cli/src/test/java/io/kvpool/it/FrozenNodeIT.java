@@ -6,8 +6,6 @@ import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -18,14 +16,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Reads with one of three storage nodes frozen (SIGSTOP) while the master still lists it. A batch
- * get takes in every node's replies at once (other threads than the caller's collect some of them)
- * and still comes back whole from the other replicas, the frozen node tried once (its keys are read
- * again from the others as one batch, never key by key from a replica chosen at random, which may
- * be the frozen one again). Single gets one after another cost the frozen node's timeout once: the
- * client remembers the node that failed and its later gets read the other replicas first.
+ * Reads and puts with one of three storage nodes frozen (SIGSTOP) while the master still lists it
+ * (and places puts on it). A batch get takes in every node's replies at once (other threads than
+ * the caller's collect some of them) and still comes back whole from the other replicas, the frozen
+ * node tried once (its keys are read again from the others as one batch, never key by key from a
+ * replica chosen at random, which may be the frozen one again). Single gets one after another cost
+ * the frozen node's timeout once: the client remembers the node that failed and its later gets read
+ * the other replicas first. Puts one after another do too: the client's later PUT_STARTs ask the
+ * master to place them elsewhere.
  */
-class FrozenNodeReadsIT {
+class FrozenNodeIT {
   private static final int VALUES = 90;
 
   /**
@@ -50,15 +50,18 @@ class FrozenNodeReadsIT {
       StorageNodeProcess frozen = pool.pool().storageNode("node-2");
       frozen.process().suspend();
       try {
-        long reads = exchanges(metrics, "READ");
+        long reads = ClientCounts.exchanges(metrics, "READ");
         long t0 = System.nanoTime();
         assertWhole(reader.getBatch(keys), crc);
         System.out.printf(
             "batch of %d with node-2 frozen: whole in %d ms (%d s per exchange)%n",
             VALUES, (System.nanoTime() - t0) / 1_000_000, EXCHANGE_TIMEOUT.toSeconds());
-        assertThat(exchanges(metrics, "READ"))
+        assertThat(ClientCounts.exchanges(metrics, "READ"))
             .as("single-key READs: the frozen node's keys were read again as batches")
             .isEqualTo(reads);
+        assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
+            .as("exchanges with node-2 that failed")
+            .isOne();
       } finally {
         frozen.process().resume();
       }
@@ -77,7 +80,7 @@ class FrozenNodeReadsIT {
       StorageNodeProcess frozen = pool.pool().storageNode("node-2");
       frozen.process().suspend();
       try {
-        long reads = exchanges(metrics, "READ");
+        long reads = ClientCounts.exchanges(metrics, "READ");
         long t0 = System.nanoTime();
         for (String key : keys) {
           assertThat(Values.crc(reader.get(key))).as("bytes of %s", key).isEqualTo(crc.get(key));
@@ -88,8 +91,11 @@ class FrozenNodeReadsIT {
         // two thirds of the keys have a replica on node-2; each get picks one of its two replicas
         // at random, so without the client's memory of the failed node about a third of the gets
         // would each wait out an exchange with the frozen node
-        assertThat(exchanges(metrics, "READ") - reads)
-            .as("READs: one per key, and at most one more (the one exchange with the frozen node)")
+        assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
+            .as("exchanges with node-2 that failed")
+            .isOne();
+        assertThat(ClientCounts.exchanges(metrics, "READ") - reads)
+            .as("READs: one per key, and one more (the one exchange with the frozen node)")
             .isBetween((long) VALUES, VALUES + 1L);
       } finally {
         frozen.process().resume();
@@ -97,6 +103,46 @@ class FrozenNodeReadsIT {
       for (String key : keys) {
         assertThat(Values.crc(reader.get(key))).as("bytes of %s", key).isEqualTo(crc.get(key));
       }
+    }
+    assertThat(pool.pool().exitedProcesses()).isEmpty();
+  }
+
+  @Test
+  void afterOnePutMetTheFrozenNodeTheClientsLaterPutsArePlacedElsewhere() {
+    PrometheusRegistry metrics = new PrometheusRegistry();
+    SplittableRandom random = new SplittableRandom(91);
+    Map<String, Long> crc = new LinkedHashMap<>();
+    try (KvPoolClient writer = client("it-frozen-writer", metrics)) {
+      putValues("frozen-put-warm/"); // every node's connection of the pool's clients opened
+      writer.put("frozen-put-first", Values.random(64 << 10, random), 1);
+      StorageNodeProcess frozen = pool.pool().storageNode("node-2");
+      frozen.process().suspend();
+      try {
+        long starts = ClientCounts.exchanges(metrics, "PUT_START");
+        long t0 = System.nanoTime();
+        for (int i = 0; i < VALUES; i++) {
+          ByteBuffer v = Values.random(64 << 10, random);
+          crc.put("frozen-put/" + i, Values.crc(v));
+          writer.put("frozen-put/" + i, v, 1);
+        }
+        System.out.printf(
+            "%d single puts (R=1) with node-2 frozen: all stored in %d ms (%d s per exchange)%n",
+            VALUES, (System.nanoTime() - t0) / 1_000_000, EXCHANGE_TIMEOUT.toSeconds());
+        // the master places about a third of the puts on node-2 while it lists it: without the
+        // client's memory of the failed node each of those would wait out an exchange with it
+        assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
+            .as("exchanges with node-2 that failed")
+            .isOne();
+        assertThat(ClientCounts.exchanges(metrics, "PUT_START") - starts)
+            .as(
+                "PUT_STARTs: one per put, and one more (the put placed again after node-2 failed it)")
+            .isEqualTo(VALUES + 1L);
+      } finally {
+        frozen.process().resume();
+      }
+    }
+    try (KvPoolClient reader = client("it-frozen-reader", new PrometheusRegistry())) {
+      assertWhole(reader.getBatch(List.copyOf(crc.keySet())), crc);
     }
     assertThat(pool.pool().exitedProcesses()).isEmpty();
   }
@@ -117,28 +163,20 @@ class FrozenNodeReadsIT {
   }
 
   private KvPoolClient reader(PrometheusRegistry metrics) {
+    return client("it-frozen-reader", metrics);
+  }
+
+  private KvPoolClient client(String id, PrometheusRegistry metrics) {
     return KvPoolClient.connect(
         ClientConfig.builder()
             .master(pool.pool().masterAddress())
-            .clientId("it-frozen-reader")
+            .clientId(id)
+            // the client remembers the frozen node for the whole test, however slow the machine
+            .failedNodeMemory(Duration.ofSeconds(300))
             .timeout(EXCHANGE_TIMEOUT)
             .operationTimeout(Duration.ofSeconds(300))
             .metrics(metrics)
             .build());
-  }
-
-  /** Exchanges of the client with {@code opcode} so far ({@code kvpool_client_rpc_duration}). */
-  private static long exchanges(PrometheusRegistry registry, String opcode) {
-    long n = 0;
-    for (MetricSnapshot s : registry.scrape()) {
-      if (s instanceof HistogramSnapshot h
-          && h.getMetadata().getPrometheusName().equals("kvpool_client_rpc_duration_seconds")) {
-        for (HistogramSnapshot.HistogramDataPointSnapshot p : h.getDataPoints()) {
-          n += opcode.equals(p.getLabels().get("opcode")) ? p.getCount() : 0;
-        }
-      }
-    }
-    return n;
   }
 
   private static void assertWhole(Map<String, ByteBuffer> got, Map<String, Long> crc) {
