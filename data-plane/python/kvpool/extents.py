@@ -22,7 +22,7 @@ import time
 from typing import NamedTuple
 
 from .backoff import Backoff
-from .errors import ErrorCode, KvPoolError, RemoteError
+from .errors import ConnectionFailed, ErrorCode, KvPoolError, KvPoolTimeout, RemoteError
 from .messages import (ExtentGrant, Opcode, PutEndItem, decode_empty, decode_status_list, encode_extent_grant,
                        encode_extent_return, encode_extent_write, encode_put_end)
 from .puts import PutEntry, PutResult
@@ -159,11 +159,14 @@ class ExtentPuts:
                 if e.code == ErrorCode.NODE_UNAVAILABLE:
                     self._confirm(entry, generation, deadline)  # the node kept the value; the master's word decides
             return
-        except KvPoolError:
+        except KvPoolError as e:
+            if isinstance(e, (ConnectionFailed, KvPoolTimeout)):
+                self.storage.failed.failed(held.node_id)
             self._retire(held, avoid=True)
             if sent:
                 self._confirm(entry, generation, deadline)  # the value may have landed and been committed
             return
+        self.storage.failed.answered(held.node_id)
         entry.result = PutResult.STORED
         self.commits.by_nodes(1)
 
@@ -203,7 +206,10 @@ class ExtentPuts:
             with self._lock:
                 if self._closed or time.monotonic() < self._paused_until:
                     return None
+                # the nodes this client's extent writes failed at since the last grant, then those any operation of
+                # the client found failed lately
                 avoid = list(self._avoid)
+                avoid += [n for n in self.storage.failed.recent() if n not in avoid][:_MAX_AVOIDED - len(avoid)]
             granted = self._grant(avoid, deadline)
             orphan = None
             with self._lock:

@@ -16,7 +16,9 @@ import io.kvpool.protocol.StatusList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Small puts through extents (protocol 2.4, PROTOCOL.md "Extents"): the client holds an extent the
@@ -127,6 +129,7 @@ final class ExtentPuts implements AutoCloseable {
       }
       storage.exchanged(Opcode.EXTENT_WRITE, started);
       storage.release(p.held().endpoint, c);
+      storage.failed().answered(p.held().nodeId);
       return true;
     } catch (RemoteErrorException e) {
       storage.release(p.held().endpoint, c);
@@ -146,6 +149,9 @@ final class ExtentPuts implements AutoCloseable {
     } catch (IOException | KvPoolException e) {
       if (c != null) {
         c.close();
+      }
+      if (e instanceof IOException || e instanceof ConnectionFailedException) {
+        storage.failed().failed(p.held().nodeId);
       }
       retire(p.held(), true);
       return storedByMaster(key, p.generation(), deadline);
@@ -193,7 +199,7 @@ final class ExtentPuts implements AutoCloseable {
 
   private Held grant(Backoff deadline) {
     BodyWriter w = new BodyWriter(16);
-    new ExtentGrantRequest(EXTENT_BYTES, List.copyOf(avoid)).encode(w);
+    new ExtentGrantRequest(EXTENT_BYTES, avoiding()).encode(w);
     try {
       ExtentGrantReply reply =
           master.call(Opcode.EXTENT_GRANT, w, ExtentGrantReply::decode, deadline);
@@ -210,6 +216,20 @@ final class ExtentPuts implements AutoCloseable {
       // a master of protocol 2.3 (UNKNOWN_OPCODE), or none reachable: PUT_START decides
       return null;
     }
+  }
+
+  /**
+   * The nodes a grant avoids: those a write of this client's extents failed at since the last
+   * grant, then those any operation of the client found failed lately ({@link FailedNodes}).
+   */
+  private List<String> avoiding() {
+    Set<String> all = new LinkedHashSet<>(avoid);
+    for (String node : storage.failed().recent()) {
+      if (all.size() < MAX_AVOIDED) {
+        all.add(node);
+      }
+    }
+    return List.copyOf(all);
   }
 
   /**
