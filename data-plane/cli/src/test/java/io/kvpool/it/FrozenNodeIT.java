@@ -2,6 +2,7 @@ package io.kvpool.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvpool.admin.MasterStatus;
 import io.kvpool.cli.StorageNodeProcess;
 import io.kvpool.client.ClientConfig;
 import io.kvpool.client.KvPoolClient;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * replica chosen at random, which may be the frozen one again). Single gets one after another cost
  * the frozen node's timeout once: the client remembers the node that failed and its later gets read
  * the other replicas first. Puts one after another do too: the client's later PUT_STARTs ask the
- * master to place them elsewhere.
+ * master to place them elsewhere. And once the node has been silent for a few seconds, the master
+ * places no put on it, for any client, while it still lists its replicas.
  */
 class FrozenNodeIT {
   private static final int VALUES = 90;
@@ -145,6 +147,50 @@ class FrozenNodeIT {
       assertWhole(reader.getBatch(List.copyOf(crc.keySet())), crc);
     }
     assertThat(pool.pool().exitedProcesses()).isEmpty();
+  }
+
+  @Test
+  void onceTheFrozenNodeFellSilentTheMasterPlacesNoPutOnIt() {
+    PrometheusRegistry metrics = new PrometheusRegistry(); // shared by every client below
+    SplittableRandom random = new SplittableRandom(92);
+    Map<String, Long> crc = new LinkedHashMap<>();
+    putValues("frozen-silent-warm/");
+    StorageNodeProcess frozen = pool.pool().storageNode("node-2");
+    frozen.process().suspend();
+    try {
+      Eventually.await(
+          Duration.ofSeconds(120),
+          "the master has heard nothing from node-2 for more than 3 s",
+          () -> heartbeatAgeMillis("node-2") > 3_500,
+          () -> "last heartbeat of node-2 " + heartbeatAgeMillis("node-2") + " ms ago");
+      // a client of its own for every put: none remembers a failed node
+      for (int i = 0; i < 30; i++) {
+        try (KvPoolClient writer = client("it-silent-writer-" + i, metrics)) {
+          ByteBuffer v = Values.random(64 << 10, random);
+          crc.put("frozen-silent/" + i, Values.crc(v));
+          writer.put("frozen-silent/" + i, v, 1);
+        }
+      }
+      // without it the master would place about a third of them (more: node-2 is the emptiest)
+      // on node-2, each waiting out an exchange with it
+      assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
+          .as("exchanges with node-2 that failed")
+          .isZero();
+    } finally {
+      frozen.process().resume();
+    }
+    try (KvPoolClient reader = client("it-silent-reader", new PrometheusRegistry())) {
+      assertWhole(reader.getBatch(List.copyOf(crc.keySet())), crc);
+    }
+    assertThat(pool.pool().exitedProcesses()).isEmpty();
+  }
+
+  private long heartbeatAgeMillis(String nodeId) {
+    return pool.masterAdmin().masterStatus().nodes().stream()
+        .filter(n -> n.id().equals(nodeId))
+        .mapToLong(MasterStatus.NodeStatus::lastHeartbeatMillisAgo)
+        .findFirst()
+        .orElse(-1);
   }
 
   /** Puts {@link #VALUES} random 64 KiB values at R=2; returns each key's CRC. */

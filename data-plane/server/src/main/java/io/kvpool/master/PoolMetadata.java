@@ -39,11 +39,13 @@ import io.kvpool.security.NodeKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +86,13 @@ public final class PoolMetadata {
    * and then this delays the put's first lookup, which lists the committed replicas alone.
    */
   static final Duration REST_COMMIT_WAIT = Duration.ofMillis(250);
+
+  /**
+   * A node with no heartbeat for this long (three of the default 1 s heartbeats), or for half the
+   * node TTL when that is shorter, takes new replicas and extents only when too few other nodes
+   * can.
+   */
+  static final Duration SILENT_AFTER = Duration.ofSeconds(3);
 
   private final LongSupplier clock;
 
@@ -466,23 +475,42 @@ public final class PoolMetadata {
   }
 
   /**
-   * R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach when
-   * others can serve.
+   * R distinct ALIVE nodes with room, avoiding the nodes the client just failed to reach and the
+   * silent ones when others can serve ({@link #placeAvoiding}).
    */
   private List<StorageNodeRecord> choose(PutStartItem item) {
     long now = clock.getAsLong();
-    List<StorageNodeRecord> chosen =
-        item.avoidNodes().isEmpty()
-            ? null
-            : pool.placement.choose(
-                pool.nodeRecords(),
-                item.size(),
-                item.replicas(),
-                Set.copyOf(item.avoidNodes()),
-                now);
-    return chosen != null
-        ? chosen
-        : pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), Set.of(), now);
+    return placeAvoiding(
+        item.avoidNodes(),
+        now,
+        avoid ->
+            pool.placement.choose(pool.nodeRecords(), item.size(), item.replicas(), avoid, now));
+  }
+
+  /**
+   * The first placement {@code place} finds avoiding: the nodes the client names (it just failed to
+   * reach them) and the silent ones, then the named ones alone, then none. A node is silent with no
+   * heartbeat for {@link #SILENT_AFTER} or half the node TTL, whichever is shorter: frozen or cut
+   * off, though not dead yet (its replicas stay listed until the node TTL). Without this every put
+   * placed on a frozen node waits out its client's exchange timeout until the node TTL, and the
+   * node, left emptiest by the puts that failed there, wins more placements than its share.
+   */
+  private <T> T placeAvoiding(List<String> named, long nowMillis, Function<Set<String>, T> place) {
+    long silentAfter = Math.min(SILENT_AFTER.toMillis(), pool.config.nodeTtl().toMillis() / 2);
+    Set<String> avoid = null;
+    for (StorageNodeRecord n : pool.nodeRecords()) {
+      if (n.state() == NodeState.ALIVE && nowMillis - n.lastHeartbeatMillis() > silentAfter) {
+        if (avoid == null) {
+          avoid = new HashSet<>(named);
+        }
+        avoid.add(n.id());
+      }
+    }
+    T placed = avoid == null ? null : place.apply(avoid);
+    if (placed == null && !named.isEmpty()) {
+      placed = place.apply(Set.copyOf(named));
+    }
+    return placed != null ? placed : place.apply(Set.of());
   }
 
   /**
@@ -823,12 +851,10 @@ public final class PoolMetadata {
               .filter(n -> n.version().protocolMinor() >= ExtentGrantRequest.MINOR)
               .toList();
       List<StorageNodeRecord> chosen =
-          request.avoidNodes().isEmpty()
-              ? null
-              : pool.placement.choose(capable, length, 1, Set.copyOf(request.avoidNodes()), now);
-      if (chosen == null) {
-        chosen = pool.placement.choose(capable, length, 1, Set.of(), now);
-      }
+          placeAvoiding(
+              request.avoidNodes(),
+              now,
+              avoid -> pool.placement.choose(capable, length, 1, avoid, now));
       Slice range = chosen == null ? null : chosen.get(0).allocateExtent(length);
       if (range == null) {
         return refuseGrant(

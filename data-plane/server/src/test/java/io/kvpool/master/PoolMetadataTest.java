@@ -17,7 +17,9 @@ import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.ServerState;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PoolMetadataTest {
@@ -194,6 +196,34 @@ class PoolMetadataTest {
               .get(0);
       assertThat(r.replicas()).extracting(ReplicaGrant::nodeId).doesNotContain("b");
     }
+  }
+
+  @Test
+  void aSilentNodeGetsNoPlacementWhileOthersCanServeAndStillTakesWhatNeedsIt() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).node("c", MIB).settle();
+    f.heartbeats();
+    // b falls silent (frozen or cut off) while a and c keep heartbeating: not dead before the TTL
+    for (int s = 0; s < 4; s++) {
+      f.advance(Duration.ofSeconds(1));
+      f.heartbeat(f.nodes.get("a"));
+      f.heartbeat(f.nodes.get("c"));
+    }
+    for (int i = 0; i < 20; i++) {
+      PutStartResult r = f.start("k" + i, 1000, 1);
+      assertThat(r.status()).isEqualTo(ErrorCode.OK);
+      assertThat(r.replicas()).extracting(ReplicaGrant::nodeId).doesNotContain("b");
+    }
+    PutStartResult everyNode = f.start("all", 1000, 3);
+    assertThat(everyNode.status()).isEqualTo(ErrorCode.OK);
+    assertThat(everyNode.replicas())
+        .extracting(ReplicaGrant::nodeId)
+        .containsExactlyInAnyOrder("a", "b", "c");
+    f.heartbeat(f.nodes.get("b")); // heard from again: placed on as before
+    Set<String> placed = new HashSet<>();
+    for (int i = 0; i < 30; i++) {
+      placed.add(f.start("again" + i, 1000, 1).replicas().get(0).nodeId());
+    }
+    assertThat(placed).contains("b");
   }
 
   @Test
