@@ -52,45 +52,40 @@ def _record_exchanges(monkeypatch) -> list:
     return exchanges
 
 
-def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(reads_pool, monkeypatch):
-    values = {f"frozen-reads/{i}": os.urandom(SIZE) for i in range(KEYS)}
+def _read_with_one_node_frozen(pool, monkeypatch, prefix: str, read) -> None:
+    """Puts KEYS values at R=2 and reads them once (replica lists held, connections open); then, with the second node
+    frozen and every read exchange recorded, calls ``read(reader, keys, values, exchanges, frozen)``; then reads the
+    values again once the node resumed."""
+    values = {f"{prefix}{i}": os.urandom(SIZE) for i in range(KEYS)}
     keys = list(values)
-    config = _config(reads_pool, replicas=2)
+    config = _config(pool, replicas=2)
     with KvPoolClient(config) as writer, KvPoolClient(config) as reader:
         assert writer.put_batch(keys, [Regions.of_buffer(v) for v in values.values()]) == [None] * KEYS
-        assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())  # lists held, connections open
-
+        assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())
         exchanges = _record_exchanges(monkeypatch)
-        frozen = reads_pool.storage_nodes()[1]
+        frozen = pool.storage_nodes()[1]
         freeze(frozen.pid)
         try:
-            got = reader.get_batch(keys)
+            read(reader, keys, values, exchanges, frozen)
         finally:
             os.kill(frozen.pid, signal.SIGCONT)
-        assert [bytes(v) for v in got] == list(values.values())
-        with_frozen = [e for e in exchanges if frozen.rpc in e]
-        assert len(with_frozen) == 1, f"exchanges that included the frozen node {frozen.rpc}: {with_frozen}"
-        assert reader._storage.failed.failures == {frozen.node_id: 1}
-
         monkeypatch.undo()
         assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())
 
 
+def test_a_batch_with_one_node_frozen_comes_back_whole_trying_that_node_once(reads_pool, monkeypatch):
+    def read(reader, keys, values, exchanges, frozen):
+        assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())
+        with_frozen = [e for e in exchanges if frozen.rpc in e]
+        assert len(with_frozen) == 1, f"exchanges that included the frozen node {frozen.rpc}: {with_frozen}"
+        assert reader._storage.failed.failures == {frozen.node_id: 1}
+
+    _read_with_one_node_frozen(reads_pool, monkeypatch, "frozen-reads/", read)
+
+
 def test_after_one_get_met_the_frozen_node_the_clients_later_gets_read_the_other_replicas(reads_pool, monkeypatch):
-    values = {f"frozen-singles/{i}": os.urandom(SIZE) for i in range(KEYS)}
-    keys = list(values)
-    config = _config(reads_pool, replicas=2)
-    with KvPoolClient(config) as writer, KvPoolClient(config) as reader:
-        assert writer.put_batch(keys, [Regions.of_buffer(v) for v in values.values()]) == [None] * KEYS
-        assert [bytes(v) for v in reader.get_batch(keys)] == list(values.values())  # lists held, connections open
-        exchanges = _record_exchanges(monkeypatch)
-        frozen = reads_pool.storage_nodes()[1]
-        freeze(frozen.pid)
-        try:
-            got = [bytes(reader.get(key)) for key in keys]
-        finally:
-            os.kill(frozen.pid, signal.SIGCONT)
-        assert got == list(values.values())
+    def read(reader, keys, values, exchanges, frozen):
+        assert [bytes(reader.get(key)) for key in keys] == list(values.values())
         # two thirds of the keys have a replica on the frozen node and each get picks one of two at random: without
         # the client's memory of the failed node, about a third of the gets would each wait out the frozen node
         with_frozen = [e for e in exchanges if frozen.rpc in e]
@@ -98,8 +93,7 @@ def test_after_one_get_met_the_frozen_node_the_clients_later_gets_read_the_other
         assert len(exchanges) <= KEYS + 1, f"{len(exchanges)} read exchanges for {KEYS} single gets"
         assert reader._storage.failed.failures == {frozen.node_id: 1}
 
-        monkeypatch.undo()
-        assert [bytes(reader.get(key)) for key in keys] == list(values.values())
+    _read_with_one_node_frozen(reads_pool, monkeypatch, "frozen-singles/", read)
 
 
 def test_after_one_put_met_the_frozen_node_the_clients_later_puts_are_placed_elsewhere(reads_pool, monkeypatch):

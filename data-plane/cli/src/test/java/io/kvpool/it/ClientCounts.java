@@ -13,8 +13,7 @@ final class ClientCounts {
   static long exchanges(PrometheusRegistry registry, String opcode) {
     long n = 0;
     for (MetricSnapshot s : registry.scrape()) {
-      if (s instanceof HistogramSnapshot h
-          && h.getMetadata().getPrometheusName().equals("kvpool_client_rpc_duration_seconds")) {
+      if (s instanceof HistogramSnapshot h && named(h, "kvpool_client_rpc_duration_seconds")) {
         for (HistogramSnapshot.HistogramDataPointSnapshot p : h.getDataPoints()) {
           n += opcode.equals(p.getLabels().get("opcode")) ? p.getCount() : 0;
         }
@@ -28,15 +27,16 @@ final class ClientCounts {
    * kvpool_client_node_failures_total}).
    */
   static long nodeFailures(PrometheusRegistry registry, String nodeId) {
-    long n = 0;
-    for (MetricSnapshot s : registry.scrape()) {
-      if (s instanceof CounterSnapshot c
-          && c.getMetadata().getPrometheusName().equals("kvpool_client_node_failures")) {
-        for (CounterSnapshot.CounterDataPointSnapshot p : c.getDataPoints()) {
-          n += nodeId.equals(p.getLabels().get("node")) ? (long) p.getValue() : 0;
-        }
-      }
-    }
-    return n;
+    return (long)
+        registry.scrape().stream()
+            .filter(s -> s instanceof CounterSnapshot && named(s, "kvpool_client_node_failures"))
+            .flatMap(s -> ((CounterSnapshot) s).getDataPoints().stream())
+            .filter(p -> nodeId.equals(p.getLabels().get("node")))
+            .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue)
+            .sum();
+  }
+
+  private static boolean named(MetricSnapshot s, String prometheusName) {
+    return s.getMetadata().getPrometheusName().equals(prometheusName);
   }
 }

@@ -42,28 +42,26 @@ class FrozenNodeIT {
           // the master must keep listing the frozen node: it is not declared dead in this test
           b -> b.storageNodes(3).memoryPerNode("128MiB").nodeTtl("300s"));
 
-  @Test
-  void aBatchWithOneNodeFrozenComesBackWholeFromTheOtherReplicas() {
-    Map<String, Long> crc = putValues("frozen-batch/");
+  /** Reads of {@link #readWithNode2Frozen}, made while node-2 is frozen. */
+  private interface FrozenReads {
+    void read(
+        KvPoolClient reader, List<String> keys, Map<String, Long> crc, PrometheusRegistry metrics);
+  }
+
+  /**
+   * Puts the values at R=2 and reads them once (every node's connection opened and warm), runs
+   * {@code reads} with node-2 frozen, then reads them again once it resumed.
+   */
+  private void readWithNode2Frozen(String prefix, FrozenReads reads) {
+    Map<String, Long> crc = putValues(prefix);
     List<String> keys = List.copyOf(crc.keySet());
     PrometheusRegistry metrics = new PrometheusRegistry();
     try (KvPoolClient reader = reader(metrics)) {
-      assertWhole(reader.getBatch(keys), crc); // every node's connection opened and warm
+      assertWhole(reader.getBatch(keys), crc);
       StorageNodeProcess frozen = pool.pool().storageNode("node-2");
       frozen.process().suspend();
       try {
-        long reads = ClientCounts.exchanges(metrics, "READ");
-        long t0 = System.nanoTime();
-        assertWhole(reader.getBatch(keys), crc);
-        System.out.printf(
-            "batch of %d with node-2 frozen: whole in %d ms (%d s per exchange)%n",
-            VALUES, (System.nanoTime() - t0) / 1_000_000, EXCHANGE_TIMEOUT.toSeconds());
-        assertThat(ClientCounts.exchanges(metrics, "READ"))
-            .as("single-key READs: the frozen node's keys were read again as batches")
-            .isEqualTo(reads);
-        assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
-            .as("exchanges with node-2 that failed")
-            .isOne();
+        reads.read(reader, keys, crc, metrics);
       } finally {
         frozen.process().resume();
       }
@@ -73,40 +71,48 @@ class FrozenNodeIT {
   }
 
   @Test
+  void aBatchWithOneNodeFrozenComesBackWholeFromTheOtherReplicas() {
+    readWithNode2Frozen(
+        "frozen-batch/",
+        (reader, keys, crc, metrics) -> {
+          long reads = ClientCounts.exchanges(metrics, "READ");
+          long t0 = System.nanoTime();
+          assertWhole(reader.getBatch(keys), crc);
+          System.out.printf(
+              "batch of %d with node-2 frozen: whole in %d ms (%d s per exchange)%n",
+              VALUES, (System.nanoTime() - t0) / 1_000_000, EXCHANGE_TIMEOUT.toSeconds());
+          assertThat(ClientCounts.exchanges(metrics, "READ"))
+              .as("single-key READs: the frozen node's keys were read again as batches")
+              .isEqualTo(reads);
+          assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
+              .as("exchanges with node-2 that failed")
+              .isOne();
+        });
+  }
+
+  @Test
   void afterOneGetMetTheFrozenNodeTheClientsLaterGetsReadTheOtherReplicas() {
-    Map<String, Long> crc = putValues("frozen-single/");
-    List<String> keys = List.copyOf(crc.keySet());
-    PrometheusRegistry metrics = new PrometheusRegistry();
-    try (KvPoolClient reader = reader(metrics)) {
-      assertWhole(reader.getBatch(keys), crc); // every node's connection opened and warm
-      StorageNodeProcess frozen = pool.pool().storageNode("node-2");
-      frozen.process().suspend();
-      try {
-        long reads = ClientCounts.exchanges(metrics, "READ");
-        long t0 = System.nanoTime();
-        for (String key : keys) {
-          assertThat(Values.crc(reader.get(key))).as("bytes of %s", key).isEqualTo(crc.get(key));
-        }
-        System.out.printf(
-            "%d single gets with node-2 frozen: all read in %d ms (%d s per exchange)%n",
-            VALUES, (System.nanoTime() - t0) / 1_000_000, EXCHANGE_TIMEOUT.toSeconds());
-        // two thirds of the keys have a replica on node-2; each get picks one of its two replicas
-        // at random, so without the client's memory of the failed node about a third of the gets
-        // would each wait out an exchange with the frozen node
-        assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
-            .as("exchanges with node-2 that failed")
-            .isOne();
-        assertThat(ClientCounts.exchanges(metrics, "READ") - reads)
-            .as("READs: one per key, and one more (the one exchange with the frozen node)")
-            .isBetween((long) VALUES, VALUES + 1L);
-      } finally {
-        frozen.process().resume();
-      }
-      for (String key : keys) {
-        assertThat(Values.crc(reader.get(key))).as("bytes of %s", key).isEqualTo(crc.get(key));
-      }
-    }
-    assertThat(pool.pool().exitedProcesses()).isEmpty();
+    readWithNode2Frozen(
+        "frozen-single/",
+        (reader, keys, crc, metrics) -> {
+          long reads = ClientCounts.exchanges(metrics, "READ");
+          long t0 = System.nanoTime();
+          for (String key : keys) {
+            assertThat(Values.crc(reader.get(key))).as("bytes of %s", key).isEqualTo(crc.get(key));
+          }
+          System.out.printf(
+              "%d single gets with node-2 frozen: all read in %d ms (%d s per exchange)%n",
+              VALUES, (System.nanoTime() - t0) / 1_000_000, EXCHANGE_TIMEOUT.toSeconds());
+          // two thirds of the keys have a replica on node-2; each get picks one of its two
+          // replicas at random, so without the client's memory of the failed node about a third
+          // of the gets would each wait out an exchange with the frozen node
+          assertThat(ClientCounts.nodeFailures(metrics, "node-2"))
+              .as("exchanges with node-2 that failed")
+              .isOne();
+          assertThat(ClientCounts.exchanges(metrics, "READ") - reads)
+              .as("READs: one per key, and one more (the one exchange with the frozen node)")
+              .isBetween((long) VALUES, VALUES + 1L);
+        });
   }
 
   @Test
