@@ -8,11 +8,12 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * Storage nodes whose connection failed or timed out lately, shared by every operation of a client:
- * a get reads their replicas last (the failed node only when no other replica is left) for {@link
- * #MEMORY} after the failure, or until a read from the node succeeds. A frozen or partitioned node
- * then costs a client one exchange timeout, not one for every get that picks it until the master
- * declares the node dead.
+ * Storage nodes (by node id) whose connection failed or timed out lately, shared by every operation
+ * of a client, for a while after the failure ({@link ClientConfig.Builder#failedNodeMemory}, 10 s
+ * by default) or until the node answers a read or a write: a get reads their replicas last (the
+ * failed node only when no other replica is left), and a PUT_START or an extent grant asks the
+ * master to place the put elsewhere. A frozen or partitioned node then costs a client one exchange
+ * timeout, not one for every get or put that meets it until the master declares the node dead.
  */
 final class FailedNodes {
   /** The most nodes {@link #recent} names: a PUT_START avoids at most 16 (PROTOCOL.md). */

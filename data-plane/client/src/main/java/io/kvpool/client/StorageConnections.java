@@ -56,7 +56,7 @@ final class StorageConnections implements AutoCloseable {
     return collectors;
   }
 
-  /** Nodes whose connection failed or timed out lately, which gets read from last. */
+  /** Nodes whose connection failed or timed out lately: gets read them last, puts avoid them. */
   FailedNodes failed() {
     return failed;
   }
