@@ -87,13 +87,6 @@ public final class PoolMetadata {
    */
   static final Duration REST_COMMIT_WAIT = Duration.ofMillis(250);
 
-  /**
-   * A node with no heartbeat for this long (three of the default 1 s heartbeats), or for half the
-   * node TTL when that is shorter, takes new replicas and extents only when too few other nodes
-   * can.
-   */
-  static final Duration SILENT_AFTER = Duration.ofSeconds(3);
-
   private final LongSupplier clock;
 
   /**
@@ -489,22 +482,17 @@ public final class PoolMetadata {
 
   /**
    * The first placement {@code place} finds avoiding: the nodes the client names (it just failed to
-   * reach them) and the silent ones, then the named ones alone, then none. A node is silent with no
-   * heartbeat for {@link #SILENT_AFTER} or half the node TTL, whichever is shorter: frozen or cut
-   * off, though not dead yet (its replicas stay listed until the node TTL). Without this every put
-   * placed on a frozen node waits out its client's exchange timeout until the node TTL, and the
-   * node, left emptiest by the puts that failed there, wins more placements than its share.
+   * reach them) and the silent ones ({@link PoolState#silentNodes}), then the named ones alone,
+   * then none. Without the silent ones every put placed on a frozen node waits out its client's
+   * exchange timeout until the node TTL, and the node, left emptiest by the puts that failed there,
+   * wins more placements than its share.
    */
   private <T> T placeAvoiding(List<String> named, long nowMillis, Function<Set<String>, T> place) {
-    long silentAfter = Math.min(SILENT_AFTER.toMillis(), pool.config.nodeTtl().toMillis() / 2);
+    Set<String> silent = pool.silentNodes(nowMillis);
     Set<String> avoid = null;
-    for (StorageNodeRecord n : pool.nodeRecords()) {
-      if (n.state() == NodeState.ALIVE && nowMillis - n.lastHeartbeatMillis() > silentAfter) {
-        if (avoid == null) {
-          avoid = new HashSet<>(named);
-        }
-        avoid.add(n.id());
-      }
+    if (!silent.isEmpty()) {
+      avoid = new HashSet<>(named);
+      avoid.addAll(silent);
     }
     T placed = avoid == null ? null : place.apply(avoid);
     if (placed == null && !named.isEmpty()) {

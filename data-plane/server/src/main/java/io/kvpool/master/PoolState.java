@@ -5,8 +5,10 @@ import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Release;
 import io.kvpool.protocol.ServerState;
 import io.kvpool.protocol.StatsReply;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,6 +28,12 @@ import org.slf4j.LoggerFactory;
  */
 final class PoolState {
   private static final Logger LOG = LoggerFactory.getLogger(PoolState.class);
+
+  /**
+   * A node with no heartbeat for this long (three of the default 1 s heartbeats), or for half the
+   * node TTL when that is shorter, is silent ({@link #silentNodes}).
+   */
+  static final Duration SILENT_AFTER = Duration.ofSeconds(3);
 
   /**
    * Replaced whole when eviction settings change live ({@link PoolMetadata#updateEviction}); under
@@ -169,6 +177,26 @@ final class PoolState {
 
   Collection<StorageNodeRecord> nodeRecords() {
     return nodes.values();
+  }
+
+  /**
+   * The ALIVE nodes with no heartbeat for {@link #SILENT_AFTER}, or for half the node TTL when that
+   * is shorter: frozen or cut off, though not dead yet (their replicas stay listed until the node
+   * TTL). New replicas, extents and repair copies go to them only when too few other nodes can take
+   * them. Empty (and nothing allocated) in the common case.
+   */
+  Set<String> silentNodes(long nowMillis) {
+    long silentAfter = Math.min(SILENT_AFTER.toMillis(), config.nodeTtl().toMillis() / 2);
+    Set<String> silent = null;
+    for (StorageNodeRecord n : nodes.values()) {
+      if (n.state() == NodeState.ALIVE && nowMillis - n.lastHeartbeatMillis() > silentAfter) {
+        if (silent == null) {
+          silent = new HashSet<>();
+        }
+        silent.add(n.id());
+      }
+    }
+    return silent == null ? Set.of() : silent;
   }
 
   void addReplica(StoredObject o, Replica r) {

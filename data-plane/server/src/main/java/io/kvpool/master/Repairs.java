@@ -41,6 +41,7 @@ final class Repairs {
       return tasks; // more inventories may still bring replicas back: copy only once the index is
       // whole
     }
+    Set<String> silent = pool.silentNodes(nowMillis);
     for (Iterator<StoredObject> it = pool.needsRepair.iterator();
         it.hasNext() && tasks.size() < MAX_PER_TICK; ) {
       StoredObject o = it.next();
@@ -102,8 +103,15 @@ final class Repairs {
       }
       Set<String> holders = new HashSet<>();
       o.replicas().forEach(r -> holders.add(r.nodeId()));
-      List<StorageNodeRecord> target =
-          pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
+      List<StorageNodeRecord> target = null;
+      if (!silent.isEmpty()) { // a copy to a frozen node would only fail after its timeout
+        Set<String> avoid = new HashSet<>(holders);
+        avoid.addAll(silent);
+        target = pool.placement.choose(pool.nodeRecords(), o.size, 1, avoid, nowMillis);
+      }
+      if (target == null) {
+        target = pool.placement.choose(pool.nodeRecords(), o.size, 1, holders, nowMillis);
+      }
       if (target == null) {
         // with disk tiers, a node that holds no copy yet gets room by moving cold data to disk
         boolean roomCanBeMade =

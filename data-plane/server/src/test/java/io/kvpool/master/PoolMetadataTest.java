@@ -13,6 +13,7 @@ import io.kvpool.protocol.Receipt;
 import io.kvpool.protocol.RegisterNode;
 import io.kvpool.protocol.ReplicaGrant;
 import io.kvpool.protocol.ReplicaListResult;
+import io.kvpool.protocol.ReplicaLocation;
 import io.kvpool.protocol.SegmentInfo;
 import io.kvpool.protocol.ServerState;
 import java.time.Duration;
@@ -224,6 +225,37 @@ class PoolMetadataTest {
       placed.add(f.start("again" + i, 1000, 1).replicas().get(0).nodeId());
     }
     assertThat(placed).contains("b");
+  }
+
+  @Test
+  void aRepairCopiesToANodeThatStillHeartbeatsRatherThanToASilentOne() {
+    PoolFixture f =
+        new PoolFixture(0.9, 0.1)
+            .node("a", MIB)
+            .node("b", MIB)
+            .node("c", MIB)
+            .node("d", MIB)
+            .settle();
+    f.heartbeats();
+    for (int i = 0; i < 20; i++) {
+      f.put("r" + i, 1000, 2, "c", "d"); // on a and b
+    }
+    // a falls silent now and d 7 s later; at 11 s a is dead (node TTL 10 s) and d silent for 4 s
+    for (int second = 1; second <= 11; second++) {
+      f.advance(Duration.ofSeconds(1));
+      f.heartbeat(f.nodes.get("b"));
+      f.heartbeat(f.nodes.get("c"));
+      if (second <= 7) {
+        f.heartbeat(f.nodes.get("d"));
+      }
+    }
+    f.tickUntilQuiet();
+    for (int i = 0; i < 20; i++) {
+      assertThat(f.pool.getReplicas(List.of("r" + i)).get(0).replicas())
+          .extracting(ReplicaLocation::nodeId)
+          .as("replicas of r%d after a died and d fell silent", i)
+          .containsExactlyInAnyOrder("b", "c");
+    }
   }
 
   @Test
