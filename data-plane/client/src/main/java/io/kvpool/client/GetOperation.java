@@ -152,7 +152,7 @@ final class GetOperation {
     List<KvPoolException> failures =
         ReplicaReads.read(storage, deadline.within(config.timeout()), reads);
     List<Integer> failed = new ArrayList<>();
-    Set<String> unreachable = new HashSet<>();
+    Set<String> unreachable = Set.of(); // allocated at the first failure only
     for (int k = 0; k < reading.size(); k++) {
       int i = reading.get(k);
       if (failures.get(k) == null) {
@@ -164,6 +164,9 @@ final class GetOperation {
       } else {
         failed.add(i);
         if (failures.get(k) instanceof ConnectionFailedException) {
+          if (unreachable.isEmpty()) {
+            unreachable = new HashSet<>();
+          }
           unreachable.add(reads.get(k).replica().nodeId());
         }
       }

@@ -81,6 +81,9 @@ final class PutOperation {
      * failedLately} (the client's, the latest first) as the request allows.
      */
     List<String> avoiding(List<String> failedLately) {
+      if (failedLately.isEmpty()) {
+        return List.copyOf(avoid); // the common case: no node failed lately
+      }
       Set<String> all = new LinkedHashSet<>(avoid);
       for (String node : failedLately) {
         if (all.size() < FailedNodes.MAX_RECENT) {
