@@ -12,6 +12,7 @@ import io.kvpool.master.MasterSettings;
 import io.kvpool.master.PoolMetadata;
 import io.kvpool.master.ResidentObject;
 import io.kvpool.protocol.BlockMetadata;
+import io.kvpool.protocol.ErrorCode;
 import io.kvpool.storage.StorageConfig;
 import io.kvpool.storage.StorageNode;
 import io.kvpool.storage.disk.DiskTier;
@@ -307,6 +308,17 @@ class KvEventsLoopbackTest {
     }
     client.putBatch(values, 1);
     converge(f);
+    // every put visible at the master (a pending one would refuse its REMOVE below and be
+    // announced later)
+    PoolMetadata held = master.metadata();
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (held.residents().size() < values.size()) {
+      assertThat(System.currentTimeMillis())
+          .as("all 20 puts resident at the master: %s", identities(held.residents()))
+          .isLessThan(deadline);
+      Thread.sleep(20);
+    }
+    converge(f);
 
     // stall the publisher thread deterministically: a replay request with a gap makes it take a
     // snapshot, which
@@ -326,7 +338,10 @@ class KvEventsLoopbackTest {
           blocked = blocked("kv-event-publisher", 5_000);
         }
         assertThat(blocked).as("kv-event-publisher waited for the metadata lock").isTrue();
-        assertThat(m.remove(List.of("q/0", "q/1", "q/2", "q/3", "q/4")).statuses()).hasSize(5);
+        assertThat(m.remove(List.of("q/0", "q/1", "q/2", "q/3", "q/4")).statuses())
+            .as("REMOVE statuses of q/0..q/4")
+            .containsOnly(ErrorCode.OK)
+            .hasSize(5);
       }
     }
     converge(f);
