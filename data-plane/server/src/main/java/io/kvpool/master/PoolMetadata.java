@@ -992,6 +992,25 @@ public final class PoolMetadata {
   }
 
   /**
+   * {@code readable} without the replicas on silent nodes ({@link PoolState#silentNodes}) when
+   * another replica is left: a client that has not met a frozen node yet reads a node that answers,
+   * rather than wait out an exchange with it. A silent node's replica is still listed when no other
+   * is, until the node TTL drops it.
+   */
+  private List<Replica> leavingOutSilent(List<Replica> readable, Set<String> silent) {
+    if (silent.isEmpty() || readable.size() < 2) {
+      return readable;
+    }
+    List<Replica> heard = new ArrayList<>(readable.size());
+    for (Replica r : readable) {
+      if (!silent.contains(r.nodeId())) {
+        heard.add(r);
+      }
+    }
+    return heard.isEmpty() || heard.size() == readable.size() ? readable : heard;
+  }
+
+  /**
    * The replica lists of {@code keys} for a client of protocol minor {@code clientMinor}: disk
    * replicas only to clients that read them (2.3, READ_OBJECT).
    */
@@ -1002,6 +1021,7 @@ public final class PoolMetadata {
       settle(keys);
       long now = clock.getAsLong();
       long expiresAt = now + pool.config.leaseTtl().toMillis();
+      Set<String> silent = pool.silentNodes(now);
       for (int i = 0; i < keys.size(); i++) {
         String key = keys.get(i);
         pool.counters.gets.inc();
@@ -1014,6 +1034,7 @@ public final class PoolMetadata {
         if (!disk) {
           readable = readable.stream().filter(r -> !r.onDisk()).toList();
         }
+        readable = leavingOutSilent(readable, silent);
         if (readable.isEmpty() && o != null && pool.awaitsRegistration(o)) {
           found[i] = ReplicaListResult.missing(ErrorCode.RECOVERING); // its nodes re-register
           continue;

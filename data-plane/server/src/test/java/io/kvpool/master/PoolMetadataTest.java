@@ -228,6 +228,32 @@ class PoolMetadataTest {
   }
 
   @Test
+  void aSilentNodesReplicaIsListedForReadsOnlyWhenNoOtherIs() {
+    PoolFixture f = new PoolFixture(0.9, 0.1).node("a", MIB).node("b", MIB).node("c", MIB).settle();
+    f.heartbeats();
+    f.put("two", 1000, 2, "c"); // on a and b
+    f.put("one", 1000, 1, "a", "c"); // on b alone
+    // b falls silent (frozen or cut off) while a and c keep heartbeating: not dead before the TTL
+    for (int s = 0; s < 4; s++) {
+      f.advance(Duration.ofSeconds(1));
+      f.heartbeat(f.nodes.get("a"));
+      f.heartbeat(f.nodes.get("c"));
+    }
+    assertThat(f.pool.getReplicas(List.of("two")).get(0).replicas())
+        .extracting(ReplicaLocation::nodeId)
+        .as("a fresh reader is sent to the node that answers")
+        .containsExactly("a");
+    assertThat(f.pool.getReplicas(List.of("one")).get(0).replicas())
+        .extracting(ReplicaLocation::nodeId)
+        .as("the only replica, still listed until the node TTL")
+        .containsExactly("b");
+    f.heartbeat(f.nodes.get("b")); // heard from again: listed as before
+    assertThat(f.pool.getReplicas(List.of("two")).get(0).replicas())
+        .extracting(ReplicaLocation::nodeId)
+        .containsExactlyInAnyOrder("a", "b");
+  }
+
+  @Test
   void aRepairCopiesToANodeThatStillHeartbeatsRatherThanToASilentOne() {
     PoolFixture f =
         new PoolFixture(0.9, 0.1)
