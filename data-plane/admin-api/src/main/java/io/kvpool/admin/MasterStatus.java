@@ -196,6 +196,9 @@ public record MasterStatus(
    * @param transport the node's TransferEngine protocol (tcp, rdma, ascend)
    * @param devices the devices it opened, e.g. {@code ascend:3}
    * @param disk the node's disk tier, null without one
+   * @param silent ALIVE but not heard from for 3 s (or half the node TTL when that is shorter):
+   *     frozen, overloaded or cut off, not dead yet; the leader places nothing new on it and lists
+   *     its replicas only when no other replica is left (false from a master that does not say)
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record NodeStatus(
@@ -210,9 +213,40 @@ public record MasterStatus(
       long lastHeartbeatMillisAgo,
       String transport,
       List<String> devices,
-      NodeDisk disk) {
+      NodeDisk disk,
+      boolean silent) {
     public NodeStatus {
       devices = devices == null ? List.of() : List.copyOf(devices);
+    }
+
+    /** A node that has been heard from lately. */
+    public NodeStatus(
+        String id,
+        String endpoint,
+        String state,
+        long capacityBytes,
+        long usedBytes,
+        long replicas,
+        String version,
+        String protocolVersion,
+        long lastHeartbeatMillisAgo,
+        String transport,
+        List<String> devices,
+        NodeDisk disk) {
+      this(
+          id,
+          endpoint,
+          state,
+          capacityBytes,
+          usedBytes,
+          replicas,
+          version,
+          protocolVersion,
+          lastHeartbeatMillisAgo,
+          transport,
+          devices,
+          disk,
+          false);
     }
 
     /** A node without a disk tier. */

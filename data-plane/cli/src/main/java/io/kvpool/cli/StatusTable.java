@@ -53,7 +53,7 @@ public final class StatusTable {
               bytes(node.usedBytes()),
               percent(node.usedBytes(), node.capacityBytes()),
               node.version(),
-              node.lastHeartbeatMillisAgo() + " ms ago"));
+              node.lastHeartbeatMillisAgo() + " ms ago" + (node.silent() ? ", silent" : "")));
     }
     out.append(
         String.format(

@@ -19,7 +19,9 @@ class StatusTableTest {
                    "disk":{"capacityBytes":4194304,"usedBytes":0,"healthy":false,"message":"No space left on device"}},
                   {"id":"node-1","endpoint":"127.0.0.1:1","state":"ALIVE","capacityBytes":1048576,
                    "usedBytes":524288,"version":"0.1.0","lastHeartbeatMillisAgo":10,
-                   "disk":{"capacityBytes":4194304,"usedBytes":1048576,"healthy":true}}],
+                   "disk":{"capacityBytes":4194304,"usedBytes":1048576,"healthy":true}},
+                  {"id":"node-3","endpoint":"127.0.0.1:3","state":"ALIVE","capacityBytes":1048576,"usedBytes":0,
+                   "version":"0.1.0","lastHeartbeatMillisAgo":4200,"silent":true}],
          "capacityBytes":2097152,"usedBytes":524288,"objectCount":3,
          "counters":{"puts":3,"gets":4,"getHits":3,"getMisses":1,"evictions":0,"repairs":2}}
         """;
@@ -30,7 +32,9 @@ class StatusTableTest {
         .contains("512.0 KiB")
         .contains("50%")
         .contains("DEAD")
-        .contains("12000 ms ago");
+        .contains("12000 ms ago")
+        .contains("10 ms ago" + System.lineSeparator())
+        .contains("4200 ms ago, silent");
     assertThat(table).contains("2.0 MiB").contains("25%");
     assertThat(table).contains("puts 3  gets 4  hit ratio 0.75  evictions 0  repairs 2");
     assertThat(table)

@@ -517,7 +517,8 @@ public final class Master implements AutoCloseable {
                       n.disk().capacityBytes(),
                       n.disk().usedBytes(),
                       n.disk().healthy(),
-                      n.disk().degraded())));
+                      n.disk().degraded()),
+              n.silent()));
     }
     MasterStatus.Counters c =
         new MasterStatus.Counters(

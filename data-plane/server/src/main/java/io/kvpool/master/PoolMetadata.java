@@ -1302,6 +1302,7 @@ public final class PoolMetadata {
 
   public synchronized PoolSnapshot snapshot() {
     long now = clock.getAsLong();
+    Set<String> silent = pool.silentNodes(now);
     List<PoolSnapshot.Node> nodeViews = new ArrayList<>();
     for (StorageNodeRecord n : pool.nodeRecords()) {
       boolean dead = n.state() == NodeState.DEAD;
@@ -1316,6 +1317,7 @@ public final class PoolMetadata {
               n.version().release(),
               n.version().protocol(),
               now - n.lastHeartbeatMillis(),
+              silent.contains(n.id()),
               n.transport(),
               n.devices(),
               dead ? null : n.diskFigures()));

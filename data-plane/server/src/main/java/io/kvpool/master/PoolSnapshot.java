@@ -33,6 +33,7 @@ public record PoolSnapshot(
       String version,
       String protocol,
       long lastHeartbeatMillisAgo,
+      boolean silent,
       String transport,
       List<String> devices,
       DiskFigures disk) {}

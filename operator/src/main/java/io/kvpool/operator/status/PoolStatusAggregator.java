@@ -25,7 +25,9 @@ import io.kvpool.operator.rollout.RolloutRound;
 import io.kvpool.operator.transferengine.EnginePreflight;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -37,7 +39,8 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>Ready: the spec is valid, every master and storage pod is ready on the current template,
- *       the leader answers /status, serves, and counts every storage node ALIVE.
+ *       the leader answers /status, serves, counts every storage node ALIVE and has heard from each
+ *       lately (none is silent: frozen, overloaded or cut off before its node TTL).
  *   <li>Available: the pool serves: a serving leader and at least objectReplicas storage nodes that
  *       are ready and ALIVE in the leader's view.
  *   <li>Progressing: objects are being created, rolled or scaled.
@@ -58,6 +61,9 @@ import java.util.Optional;
  * be read rather than shown stale. Every message is bounded.
  */
 public final class PoolStatusAggregator {
+  /** Silent storage nodes named in the Ready condition's message; the others are counted. */
+  static final int MAX_SILENT_NAMED = 5;
+
   private final Clock clock;
 
   public PoolStatusAggregator(Clock clock) {
@@ -210,6 +216,10 @@ public final class PoolStatusAggregator {
               + " of "
               + storage.desired()
               + " storage nodes alive");
+    }
+    List<MasterStatus.NodeStatus> silent = silentNodes(master);
+    if (!silent.isEmpty()) {
+      return Verdict.no("StorageNodesSilent", silence(silent));
     }
     return Verdict.yes(
         "AllReplicasReady",
@@ -415,6 +425,34 @@ public final class PoolStatusAggregator {
         .map(RolloutPlan.Action::pod)
         .filter(pod -> pod.startsWith(o.poolName() + "-master-"))
         .isPresent();
+  }
+
+  /** The nodes the leader counts ALIVE but has not heard from lately, by id. */
+  private static List<MasterStatus.NodeStatus> silentNodes(MasterStatus master) {
+    return master.nodes().stream()
+        .filter(n -> n.nodeState() == NodeState.ALIVE && n.silent())
+        .sorted(Comparator.comparing(MasterStatus.NodeStatus::id))
+        .toList();
+  }
+
+  /** What silent nodes mean, naming at most {@link #MAX_SILENT_NAMED} of them. */
+  private static String silence(List<MasterStatus.NodeStatus> silent) {
+    List<String> named = new ArrayList<>();
+    for (MasterStatus.NodeStatus n : silent.subList(0, Math.min(MAX_SILENT_NAMED, silent.size()))) {
+      named.add(
+          String.format(
+              Locale.ROOT,
+              "%s (last heartbeat %.1f s ago)",
+              n.id(),
+              n.lastHeartbeatMillisAgo() / 1e3));
+    }
+    int more = silent.size() - named.size();
+    return "the leader has not heard from storage node"
+        + (silent.size() == 1 ? " " : "s ")
+        + String.join(", ", named)
+        + (more > 0 ? " and " + more + " more" : "")
+        + ", frozen, overloaded or cut off: it places new values on the other nodes and declares a"
+        + " node dead at its node TTL unless it is heard from again";
   }
 
   /** Storage nodes of current pods (ordinal below the desired count) the leader lists as DEAD. */

@@ -411,6 +411,48 @@ class PoolStatusAggregatorTest {
   }
 
   @Test
+  void readyNamesTheStorageNodesTheLeaderHasNotHeardFromLately() {
+    MasterStatus.NodeStatus quiet = node(1, "ALIVE");
+    MasterStatus.NodeStatus frozen =
+        new MasterStatus.NodeStatus(
+            quiet.id(),
+            quiet.endpoint(),
+            quiet.state(),
+            quiet.capacityBytes(),
+            quiet.usedBytes(),
+            quiet.replicas(),
+            quiet.version(),
+            quiet.protocolVersion(),
+            4_240,
+            quiet.transport(),
+            quiet.devices(),
+            null,
+            true);
+    MasterStatus leader = master("SERVING", List.of(node(0, "ALIVE"), frozen, node(2, "ALIVE")));
+
+    KvCachePoolStatus status = at(T0).aggregate(null, observed().master(leader).build()).status();
+
+    assertThat(condition(status, READY).getStatus()).isEqualTo("False");
+    assertThat(condition(status, READY).getReason()).isEqualTo("StorageNodesSilent");
+    assertThat(condition(status, READY).getMessage())
+        .isEqualTo(
+            "the leader has not heard from storage node p-storage-1 (last heartbeat 4.2 s ago),"
+                + " frozen, overloaded or cut off: it places new values on the other nodes and"
+                + " declares a node dead at its node TTL unless it is heard from again");
+    assertThat(condition(status, AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(status, DEGRADED).getStatus())
+        .as("waiting fixes it: the node answers again or is declared dead and repaired")
+        .isEqualTo("False");
+    assertThat(status.getPhase()).isEqualTo(PoolPhase.Running);
+
+    KvCachePoolStatus heard =
+        at(T0.plusSeconds(10))
+            .aggregate(status, observed().master(master("SERVING", nodes(3, "ALIVE"))).build())
+            .status();
+    assertThat(condition(heard, READY).getReason()).isEqualTo("AllReplicasReady");
+  }
+
+  @Test
   void aRecoveringLeaderIsNotServingYet() {
     KvCachePoolStatus status =
         at(T0)
