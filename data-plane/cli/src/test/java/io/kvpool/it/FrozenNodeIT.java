@@ -229,6 +229,9 @@ class FrozenNodeIT {
           () -> "node-2 at the master: " + node2());
       assertThat(node2().lastHeartbeatMillisAgo()).isGreaterThan(3_000);
       assertThat(node2().state()).isEqualTo("ALIVE");
+      assertThat(pool.masterAdmin().text("/metrics"))
+          .contains("kvpool_node_silent{node=\"node-2\"} 1")
+          .contains("kvpool_node_silent{node=\"node-1\"} 0");
       work.run();
     } finally {
       frozen.process().resume();

@@ -54,6 +54,7 @@ class MetricsEndpointTest {
           "kvpool_master_view gauge",
           "kvpool_node_commits_total counter",
           "kvpool_node_capacity_bytes gauge",
+          "kvpool_node_silent gauge",
           "kvpool_node_up gauge",
           "kvpool_node_used_bytes gauge",
           "kvpool_objects gauge",

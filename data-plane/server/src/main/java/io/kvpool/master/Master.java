@@ -370,6 +370,21 @@ public final class Master implements AutoCloseable {
                                         cb.call(
                                             n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
         .register(metrics);
+    GaugeWithCallback.builder()
+        .name("kvpool_node_silent")
+        .help(
+            "1 while a storage node is ALIVE but not heard from for 3 s (or half the node TTL):"
+                + " frozen, overloaded or cut off; nothing new is placed on it")
+        .labelNames("node")
+        .callback(
+            cb ->
+                snapshot()
+                    .ifPresent(
+                        s ->
+                            s.nodes().stream()
+                                .filter(n -> n.state() == NodeState.ALIVE)
+                                .forEach(n -> cb.call(n.silent() ? 1 : 0, n.id()))))
+        .register(metrics);
     nodeDiskGauge(
         "kvpool_node_disk_capacity_bytes",
         "Cap of each storage node's disk tier (nodes with one)",
