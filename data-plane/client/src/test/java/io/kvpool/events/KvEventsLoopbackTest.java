@@ -275,6 +275,46 @@ class KvEventsLoopbackTest {
   }
 
   @Test
+  void aBlockTheKeysOfSeveralRanksNameIsAnnouncedOnceAndHeldUntilTheLastIsRemoved()
+      throws Exception {
+    startPool(events());
+    EventFollower f = follow();
+    // the four tensor-parallel ranks of one engine put their shares of the same two blocks
+    BlockMetadata blocks =
+        new BlockMetadata(
+            false,
+            List.of(bytes(32, 40), bytes(32, 41)),
+            new byte[0],
+            IntStream.range(0, 32).toArray(),
+            16,
+            0);
+    Set<String> keys = new HashSet<>();
+    for (int rank = 0; rank < 4; rank++) {
+      client.put("tp" + rank + "/blk", value(1000, rank), 1, blocks);
+      keys.add("tp" + rank + "/blk");
+    }
+    awaitResidents(keys);
+    converge(f);
+    String first = EventFollower.hex(bytes(32, 40));
+    String second = EventFollower.hex(bytes(32, 41));
+    assertThat(f.stored.stream().filter(s -> s.hashes().contains(first)))
+        .as("BlockStored events naming the block: the first rank's")
+        .hasSize(1);
+
+    for (int rank = 0; rank < 3; rank++) {
+      assertThat(client.remove("tp" + rank + "/blk")).isTrue();
+    }
+    converge(f);
+    assertThat(f.hashes).as("the last rank still holds both blocks").contains(first, second);
+    assertThat(f.removedHashes).doesNotContain(first, second);
+
+    assertThat(client.remove("tp3/blk")).isTrue();
+    converge(f);
+    assertThat(f.hashes).doesNotContain(first, second);
+    assertThat(f.removedHashes).containsOnlyOnce(first, second);
+  }
+
+  @Test
   void aGapPastTheReplayBufferIsHealedByAFullAnnouncement() throws Exception {
     startPool(events().withReplayBatches(4));
     EventFollower f = follow();

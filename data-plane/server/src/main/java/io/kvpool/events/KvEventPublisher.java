@@ -223,32 +223,11 @@ public final class KvEventPublisher implements AutoCloseable {
   }
 
   /**
-   * The listener of one leadership's object table: hands each change to the queue, never blocks.
+   * The listener of one leadership's object table: hands each change of a block's residency (its
+   * first holder stored, its last one removed: {@link HeldBlocks}) to the queue, never blocks.
    */
   public ResidencyListener listenerFor(long view) {
-    return new ResidencyListener() {
-      @Override
-      public void stored(ResidentObject o) {
-        offer(new ResidencyChange(ResidencyChange.Kind.STORED, view, o));
-      }
-
-      @Override
-      public void removed(ResidentObject o) {
-        offer(new ResidencyChange(ResidencyChange.Kind.REMOVED, view, o));
-      }
-
-      /**
-       * Removed from the old medium first, then stored on the new one: a subscriber that ignores
-       * the medium still holds the object after both.
-       */
-      @Override
-      public void tierChanged(ResidentObject o) {
-        ResidentObject before =
-            new ResidentObject(o.key(), o.generation(), o.metadata(), !o.onDisk());
-        offer(new ResidencyChange(ResidencyChange.Kind.REMOVED, view, before));
-        offer(new ResidencyChange(ResidencyChange.Kind.STORED, view, o));
-      }
-    };
+    return new HeldBlocks((kind, o) -> offer(new ResidencyChange(kind, view, o)));
   }
 
   private void offer(ResidencyChange change) {
