@@ -308,6 +308,28 @@ def test_a_subscriber_holds_the_pools_objects_through_puts_removes_evictions_a_r
         client.close()
 
 
+def test_a_block_the_keys_of_several_ranks_name_is_held_until_the_last_of_them_is_removed(events_pool):
+    pool = events_pool
+    client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
+    sub = Subscriber(pool.pub_port, pool.replay_port)
+    try:
+        shared = BlockMetadata(block_hashes=[b"\x31" * 32], token_ids=list(range(16)), block_size=16)
+        for rank in range(4):
+            assert client.put(f"ranks/tp{rank}", b"r" * 512, metadata=shared)
+        converge(sub, pool, "four ranks' puts of one block")
+        assert len([e for e in sub.stored if e.block_hashes == [b"\x31" * 32]]) == 1, "one BlockStored, the first rank's"
+        for rank in range(3):
+            assert client.remove(f"ranks/tp{rank}")
+        converge(sub, pool, "three of the ranks' removals")
+        assert (b"\x31" * 32).hex() in sub.hashes, "the last rank still holds the block"
+        assert client.remove("ranks/tp3")
+        converge(sub, pool, "the last rank's removal")
+        assert (b"\x31" * 32).hex() not in sub.hashes
+    finally:
+        sub.close()
+        client.close()
+
+
 def test_block_metadata_over_a_limit_is_refused_before_anything_is_sent(events_pool):
     with KvPoolClient(ClientConfig(events_pool.master, pool_key=events_pool.key, replicas=1, timeout=20)) as client:
         with pytest.raises(ValueError, match="65 block hashes"):
