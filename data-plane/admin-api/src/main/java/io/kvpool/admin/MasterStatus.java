@@ -196,7 +196,7 @@ public record MasterStatus(
    * @param transport the node's TransferEngine protocol (tcp, rdma, ascend)
    * @param devices the devices it opened, e.g. {@code ascend:3}
    * @param disk the node's disk tier, null without one
-   * @param silent ALIVE but not heard from for 3 s (or half the node TTL when that is shorter):
+   * @param silent ALIVE or DRAINING but not heard from for 3 s (or half the node TTL when shorter):
    *     frozen, overloaded or cut off, not dead yet; the leader places nothing new on it and lists
    *     its replicas only when no other replica is left (false from a master that does not say)
    */

@@ -373,8 +373,9 @@ public final class Master implements AutoCloseable {
     GaugeWithCallback.builder()
         .name("kvpool_node_silent")
         .help(
-            "1 while a storage node is ALIVE but not heard from for 3 s (or half the node TTL):"
-                + " frozen, overloaded or cut off; nothing new is placed on it")
+            "1 while a serving (ALIVE or DRAINING) storage node has not been heard from for 3 s"
+                + " (or half the node TTL): frozen, overloaded or cut off; nothing new is placed on"
+                + " it")
         .labelNames("node")
         .callback(
             cb ->
@@ -382,7 +383,7 @@ public final class Master implements AutoCloseable {
                     .ifPresent(
                         s ->
                             s.nodes().stream()
-                                .filter(n -> n.state() == NodeState.ALIVE)
+                                .filter(n -> n.state().serves())
                                 .forEach(n -> cb.call(n.silent() ? 1 : 0, n.id()))))
         .register(metrics);
     nodeDiskGauge(

@@ -180,16 +180,17 @@ final class PoolState {
   }
 
   /**
-   * The ALIVE nodes with no heartbeat for {@link #SILENT_AFTER}, or for half the node TTL when that
-   * is shorter: frozen or cut off, though not dead yet (their replicas stay listed until the node
-   * TTL). New replicas, extents and repair copies go to them only when too few other nodes can take
-   * them. Empty (and nothing allocated) in the common case.
+   * The serving (ALIVE or DRAINING) nodes with no heartbeat for {@link #SILENT_AFTER}, or for half
+   * the node TTL when that is shorter: frozen or cut off, though not dead yet. New replicas,
+   * extents and repair copies go to them only when too few other nodes can take them, and readers
+   * are sent to their replicas only when no other replica is left. Empty (and nothing allocated) in
+   * the common case.
    */
   Set<String> silentNodes(long nowMillis) {
     long silentAfter = Math.min(SILENT_AFTER.toMillis(), config.nodeTtl().toMillis() / 2);
     Set<String> silent = null;
     for (StorageNodeRecord n : nodes.values()) {
-      if (n.state() == NodeState.ALIVE && nowMillis - n.lastHeartbeatMillis() > silentAfter) {
+      if (n.state().serves() && nowMillis - n.lastHeartbeatMillis() > silentAfter) {
         if (silent == null) {
           silent = new HashSet<>();
         }

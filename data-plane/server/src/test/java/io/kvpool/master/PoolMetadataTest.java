@@ -251,6 +251,21 @@ class PoolMetadataTest {
     assertThat(f.pool.getReplicas(List.of("two")).get(0).replicas())
         .extracting(ReplicaLocation::nodeId)
         .containsExactlyInAnyOrder("a", "b");
+
+    f.pool.drain("b"); // a draining node serves reads until its replicas have moved
+    for (int s = 0; s < 4; s++) {
+      f.advance(Duration.ofSeconds(1));
+      f.heartbeat(f.nodes.get("a"));
+      f.heartbeat(f.nodes.get("c"));
+    }
+    PoolSnapshot.Node b =
+        f.pool.snapshot().nodes().stream().filter(n -> n.id().equals("b")).findFirst().get();
+    assertThat(b.state()).isEqualTo(NodeState.DRAINING);
+    assertThat(b.silent()).as("silent in the status").isTrue();
+    assertThat(f.pool.getReplicas(List.of("two")).get(0).replicas())
+        .extracting(ReplicaLocation::nodeId)
+        .as("a silent draining node is not read while another replica is there")
+        .containsExactly("a");
   }
 
   @Test

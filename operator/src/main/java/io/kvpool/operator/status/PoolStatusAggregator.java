@@ -427,10 +427,10 @@ public final class PoolStatusAggregator {
         .isPresent();
   }
 
-  /** The nodes the leader counts ALIVE but has not heard from lately, by id. */
+  /** The serving nodes the leader has not heard from lately, by id. */
   private static List<MasterStatus.NodeStatus> silentNodes(MasterStatus master) {
     return master.nodes().stream()
-        .filter(n -> n.nodeState() == NodeState.ALIVE && n.silent())
+        .filter(MasterStatus.NodeStatus::silent)
         .sorted(Comparator.comparing(MasterStatus.NodeStatus::id))
         .toList();
   }
