@@ -219,36 +219,6 @@ public record MasterStatus(
       devices = devices == null ? List.of() : List.copyOf(devices);
     }
 
-    /** A node that has been heard from lately. */
-    public NodeStatus(
-        String id,
-        String endpoint,
-        String state,
-        long capacityBytes,
-        long usedBytes,
-        long replicas,
-        String version,
-        String protocolVersion,
-        long lastHeartbeatMillisAgo,
-        String transport,
-        List<String> devices,
-        NodeDisk disk) {
-      this(
-          id,
-          endpoint,
-          state,
-          capacityBytes,
-          usedBytes,
-          replicas,
-          version,
-          protocolVersion,
-          lastHeartbeatMillisAgo,
-          transport,
-          devices,
-          disk,
-          false);
-    }
-
     /** A node without a disk tier. */
     public NodeStatus(
         String id,
@@ -274,7 +244,8 @@ public record MasterStatus(
           lastHeartbeatMillisAgo,
           transport,
           devices,
-          null);
+          null,
+          false);
     }
 
     /** A TCP node without devices. */

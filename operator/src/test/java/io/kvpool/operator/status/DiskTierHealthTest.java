@@ -79,7 +79,19 @@ class DiskTierHealthTest {
 
   private static MasterStatus.NodeStatus node(String id, String state, MasterStatus.NodeDisk disk) {
     return new MasterStatus.NodeStatus(
-        id, "10.0.0.1:50052", state, 64L << 20, 0, 0, "0.2.0", "2.4", 100, "tcp", List.of(), disk);
+        id,
+        "10.0.0.1:50052",
+        state,
+        64L << 20,
+        0,
+        0,
+        "0.2.0",
+        "2.4",
+        100,
+        "tcp",
+        List.of(),
+        disk,
+        false);
   }
 
   private static MasterStatus master(MasterStatus.NodeStatus... nodes) {
