@@ -10,7 +10,6 @@ import io.kvpool.events.KvEventPublisher;
 import io.kvpool.process.AdminHttpServer;
 import io.kvpool.process.AdminHttpServer.Request;
 import io.kvpool.process.AdminHttpServer.Response;
-import io.kvpool.protocol.DiskFigures;
 import io.kvpool.protocol.ErrorCode;
 import io.kvpool.protocol.Role;
 import io.kvpool.protocol.ServerState;
@@ -370,41 +369,37 @@ public final class Master implements AutoCloseable {
                                         cb.call(
                                             n.state().serves() ? 1 : 0, n.id(), n.state().name()))))
         .register(metrics);
-    GaugeWithCallback.builder()
-        .name("kvpool_node_silent")
-        .help(
-            "1 while a serving (ALIVE or DRAINING) storage node has not been heard from for 3 s"
-                + " (or half the node TTL): frozen, overloaded or cut off; nothing new is placed on"
-                + " it")
-        .labelNames("node")
-        .callback(
-            cb ->
-                snapshot()
-                    .ifPresent(
-                        s ->
-                            s.nodes().stream()
-                                .filter(n -> n.state().serves())
-                                .forEach(n -> cb.call(n.silent() ? 1 : 0, n.id()))))
-        .register(metrics);
-    nodeDiskGauge(
+    nodeGauge(
+        "kvpool_node_silent",
+        "1 while a serving (ALIVE or DRAINING) storage node has not been heard from for 3 s"
+            + " (or half the node TTL): frozen, overloaded or cut off; nothing new is placed on it",
+        n -> n.state().serves(),
+        n -> n.silent() ? 1 : 0);
+    nodeGauge(
         "kvpool_node_disk_capacity_bytes",
         "Cap of each storage node's disk tier (nodes with one)",
-        DiskFigures::capacityBytes);
-    nodeDiskGauge(
+        n -> n.disk() != null,
+        n -> n.disk().capacityBytes());
+    nodeGauge(
         "kvpool_node_disk_used_bytes",
         "Bytes each storage node's disk tier files occupy, as its heartbeats report",
-        DiskFigures::usedBytes);
-    nodeDiskGauge(
+        n -> n.disk() != null,
+        n -> n.disk().usedBytes());
+    nodeGauge(
         "kvpool_node_disk_degraded",
         "1 while a storage node's disk tier is degraded (its writes fail; /status says why)",
-        d -> d.healthy() ? 0 : 1);
+        n -> n.disk() != null,
+        n -> n.disk().healthy() ? 0 : 1);
     counters.cacheSignals.registerGauges(
         metrics, System::currentTimeMillis, () -> snapshot().map(CacheTiers::of).orElse(List.of()));
   }
 
-  /** A per-node gauge of the nodes that have a disk tier. */
-  private void nodeDiskGauge(
-      String name, String help, java.util.function.ToLongFunction<DiskFigures> figure) {
+  /** A gauge per storage node of those {@code which} selects, labelled with its id. */
+  private void nodeGauge(
+      String name,
+      String help,
+      java.util.function.Predicate<PoolSnapshot.Node> which,
+      java.util.function.ToLongFunction<PoolSnapshot.Node> figure) {
     GaugeWithCallback.builder()
         .name(name)
         .help(help)
@@ -415,8 +410,8 @@ public final class Master implements AutoCloseable {
                     .ifPresent(
                         s ->
                             s.nodes().stream()
-                                .filter(n -> n.disk() != null)
-                                .forEach(n -> cb.call(figure.applyAsLong(n.disk()), n.id()))))
+                                .filter(which)
+                                .forEach(n -> cb.call(figure.applyAsLong(n), n.id()))))
         .register(metrics);
   }
 
