@@ -308,8 +308,10 @@ def test_a_subscriber_holds_the_pools_objects_through_puts_removes_evictions_a_r
         client.close()
 
 
-def test_a_block_the_keys_of_several_ranks_name_is_held_until_the_last_of_them_is_removed(events_pool):
-    pool = events_pool
+def test_a_block_the_keys_of_several_ranks_name_is_held_until_the_last_of_them_is_removed():
+    # a pool of its own: in the module's pool, filled past its memory by the first test and leased by its reads, each
+    # rank's put evicted the one before (the only object that could go), and the block was announced again each time
+    pool = pool_with_events(storage_nodes="2", memory="16MiB")
     client = KvPoolClient(ClientConfig(pool.master, pool_key=pool.key, replicas=1, timeout=20, operation_timeout=60))
     sub = Subscriber(pool.pub_port, pool.replay_port)
     try:
@@ -325,9 +327,11 @@ def test_a_block_the_keys_of_several_ranks_name_is_held_until_the_last_of_them_i
         assert client.remove("ranks/tp3")
         converge(sub, pool, "the last rank's removal")
         assert (b"\x31" * 32).hex() not in sub.hashes
+        assert sub.removed == 1, "one BlockRemoved, the last rank's"
     finally:
         sub.close()
         client.close()
+        pool.stop()
 
 
 def test_block_metadata_over_a_limit_is_refused_before_anything_is_sent(events_pool):
