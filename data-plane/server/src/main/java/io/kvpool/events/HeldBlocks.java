@@ -3,7 +3,6 @@ package io.kvpool.events;
 import io.kvpool.master.ResidencyListener;
 import io.kvpool.master.ResidentObject;
 import io.kvpool.protocol.BlockMetadata;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -21,8 +20,10 @@ import java.util.function.BiConsumer;
  * removed object is announced with only the hashes no readable object names any more on its medium,
  * or not at all. Called, as every {@link ResidencyListener}, by the object table under the metadata
  * lock, in the order of the changes, so the counts are exact whatever the publisher's queue drops.
- * About 60 bytes per distinct hash and medium (and the key's bytes for an object without metadata,
- * whose one hash they are), kept only while events are on.
+ * About 60 bytes per distinct hash and medium, kept only while events are on. An object without
+ * metadata is named by its key's bytes, which no other readable object shares (the table holds one
+ * object per key, and drops the old one before it adds a new one): it is announced as it comes and
+ * goes, uncounted.
  */
 final class HeldBlocks implements ResidencyListener {
   /** One block hash on one medium, as a subscriber tells it from another. */
@@ -53,6 +54,10 @@ final class HeldBlocks implements ResidencyListener {
 
   @Override
   public void stored(ResidentObject o) {
+    if (o.metadata() == null) {
+      announce.accept(ResidencyChange.Kind.STORED, o);
+      return;
+    }
     boolean news = false;
     for (Block b : blocks(o)) {
       news |= holders.merge(b, 1, Integer::sum) == 1;
@@ -64,6 +69,11 @@ final class HeldBlocks implements ResidencyListener {
 
   @Override
   public void removed(ResidentObject o) {
+    BlockMetadata m = o.metadata();
+    if (m == null) {
+      announce.accept(ResidencyChange.Kind.REMOVED, o);
+      return;
+    }
     List<byte[]> gone = new ArrayList<>();
     for (Block b : blocks(o)) {
       if (holders.computeIfPresent(b, (k, n) -> n == 1 ? null : n - 1) == null) {
@@ -73,10 +83,9 @@ final class HeldBlocks implements ResidencyListener {
     if (gone.isEmpty()) {
       return;
     }
-    BlockMetadata m = o.metadata();
     announce.accept(
         ResidencyChange.Kind.REMOVED,
-        m == null || gone.size() == m.blockHashes().size()
+        gone.size() == m.blockHashes().size()
             ? o
             : new ResidentObject(
                 o.key(),
@@ -100,11 +109,9 @@ final class HeldBlocks implements ResidencyListener {
     return holders.size();
   }
 
+  /** The blocks of an object with metadata. */
   private static List<Block> blocks(ResidentObject o) {
     BlockMetadata m = o.metadata();
-    if (m == null) {
-      return List.of(new Block(o.key().getBytes(StandardCharsets.UTF_8), false, o.onDisk()));
-    }
     List<Block> out = new ArrayList<>(m.blockHashes().size());
     for (byte[] h : m.blockHashes()) {
       out.add(new Block(h, m.intHashes(), o.onDisk()));
