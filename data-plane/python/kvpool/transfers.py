@@ -1,12 +1,15 @@
 """Moving value bytes between the caller's regions and storage nodes, many values at once and without helper
-threads: every node first gets all of its requests, then the replies are collected node by node, so the nodes work at
-the same time. A node that speaks protocol 2.1 gets several reads (writes) as one READ_BATCH (WRITE_BATCH): one frame
-each way; an older node gets them pipelined on one connection. Each value learns, per node, its result or why not,
-and a put whether the node committed its replica at the master itself (protocol 2.2).
+threads: every node first gets all of its requests, then the replies are collected node by node, so a node answers
+while the requests of the nodes after it go out and the replies of those before it are taken in. A node that speaks
+protocol 2.1 gets several reads (writes) as one READ_BATCH (WRITE_BATCH): one frame each way; an older node gets them
+pipelined on one connection. Each value learns, per node, its result or why not, and a put whether the node committed
+its replica at the master itself (protocol 2.2).
 
-Each node's exchange (its connection opened if none is idle, its requests, its replies) gets the exchange timeout, cut
-to the operation's deadline when one is given, so a batch over frozen nodes ends with its operation: a node whose turn
-comes after the deadline is not tried (its values fail with :class:`KvPoolTimeout`)."""
+Sending a node its requests (its connection opened if none is idle) gets the exchange timeout, and so does taking in
+its replies, from when that starts: a frozen node costs its own values one timeout and the nodes collected after it
+theirs only if they are late too. Both are cut to the operation's deadline when one is given, so a batch over frozen
+nodes ends with its operation: a node whose turn comes after the deadline is not tried, or its replies are not waited
+for (its values fail with :class:`KvPoolTimeout`)."""
 
 from __future__ import annotations
 
@@ -62,23 +65,56 @@ def _check_range(offset: int, length: int, size: int, what: str) -> None:
         raise ProtocolError(f"{what}: slice [{offset}, +{length}) exceeds the value size {size}")
 
 
-def _exchange(storage: StorageConnections, endpoint: str, timeout: float, deadline: float | None):
-    """A connection to ``endpoint`` armed for one exchange of ``timeout`` seconds, cut to the operation's
-    ``deadline`` (monotonic; None: no cut). KvPoolTimeout, no connection touched, once the deadline has passed."""
+def _until(timeout: float, deadline: float | None, what: str) -> float:
+    """When a step that may take ``timeout`` seconds from now must end: then, or the operation's ``deadline``
+    (monotonic; None: no cut) if earlier. KvPoolTimeout, saying that ``what`` was not done, once the deadline has
+    passed."""
     now = time.monotonic()
     until = now + timeout if deadline is None else min(now + timeout, deadline)
     if until <= now:
-        raise KvPoolTimeout(f"no exchange with {endpoint}: the operation's deadline had passed")
-    c = storage.borrow(endpoint, until - now)
+        raise KvPoolTimeout(f"{what}: the operation's deadline had passed")
+    return until
+
+
+def _exchange(storage: StorageConnections, endpoint: str, timeout: float, deadline: float | None):
+    """A connection to ``endpoint`` armed for one exchange of ``timeout`` seconds, cut to the operation's
+    ``deadline`` (monotonic; None: no cut). KvPoolTimeout, no connection touched, once the deadline has passed."""
+    until = _until(timeout, deadline, f"no exchange with {endpoint}")
+    c = storage.borrow(endpoint, until - time.monotonic())
     c.arm_until(until)
     return c
 
 
-def _per_node(groups: dict, work) -> None:
-    """Runs ``work(endpoint, items)`` node after node. (Tried: one I/O thread per node, since socket calls release
-    the GIL; on 2 cores shared with the pool it was no faster for 64 x 256 KiB batches, so it was left out.)"""
-    for endpoint, items in groups.items():
-        work(endpoint, items)
+class _Sent(NamedTuple):
+    """A node's requests, sent on ``connection``: ``ids`` (one batch request, or pipelined ones) for ``items``."""
+    endpoint: str
+    connection: object
+    items: list
+    ids: list
+    batch: bool
+
+
+def _per_node(storage: StorageConnections, groups: dict, send, collect, timeout: float, deadline: float | None,
+              fail) -> None:
+    """Sends every node its requests (``send(endpoint, items)`` returns the :class:`_Sent`, or None when no
+    connection could be had), then takes in their replies node by node in the same order (``collect(sent)``), each
+    with the exchange timeout from when its turn comes, and returns every connection. A node whose turn comes after the
+    operation's deadline fails its items (``fail(item, error)``) unread. (Tried: one I/O thread per node, since socket
+    calls release the GIL; on 2 cores shared with the pool it was no faster for 64 x 256 KiB batches, so it was left
+    out.)"""
+    sent = [send(endpoint, items) for endpoint, items in groups.items()]
+    for s in sent:
+        if s is None:
+            continue
+        try:
+            s.connection.arm_until(_until(timeout, deadline, f"no reply from {s.endpoint} taken in"))
+        except KvPoolTimeout as e:
+            s.connection.broken = True  # its replies are left unread
+            for item in s.items:
+                fail(item, e)
+        else:
+            collect(s)
+        storage.release(s.endpoint, s.connection)
 
 
 def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[PutPlan],
@@ -115,19 +151,28 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
             for sg in grant.slices:
                 by_node.setdefault(grant.endpoint, []).append((p, grant, sg))
 
-    def write_node(endpoint: str, items: list) -> None:
-        """Sends every WRITE of this node, then reads the replies in order."""
+    def send_writes(endpoint: str, items: list) -> _Sent | None:
+        """Sends every write of this node: one WRITE_BATCH, or pipelined WRITEs."""
         try:
             c = _exchange(storage, endpoint, timeout, deadline)
         except KvPoolError as e:
             for item in items:
                 fail(item, e)
-            return
+            return None
         metadata_bytes = sum(m.encoded_bytes() for m in (puts[p].metadata_of(sg.slice) for p, _, sg in items) if m)
         if len(items) > 1 and storage.batches(c) and metadata_bytes <= BATCH_METADATA_BYTES:
-            write_batch(c, endpoint, items)
-            storage.release(endpoint, c)
-            return
+            body = encode_write_batch([(puts[p].key, puts[p].generation, sg.slice, puts[p].value.size, puts[p].crc,
+                                        puts[p].replicas, puts[p].expires_at, sg.token, puts[p].metadata_of(sg.slice))
+                                       for p, _, sg in items], c.agreed_minor)
+            payload = []
+            for p, _, sg in items:
+                payload.extend(puts[p].value.slice(sg.slice.value_offset, sg.slice.length))
+            try:
+                return _Sent(endpoint, c, items, [c.send(Opcode.WRITE_BATCH, body, payload)], True)
+            except KvPoolError as e:
+                for item in items:
+                    fail(item, e)
+                return _Sent(endpoint, c, [], [], True)
         ids = []
         try:
             for p, grant, sg in items:
@@ -140,33 +185,36 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
             c.broken = True
             for item in items[len(ids):]:
                 fail(item, e)
-        for i, item in enumerate(items[:len(ids)]):
+        return _Sent(endpoint, c, items[:len(ids)], ids, False)
+
+    def collect_writes(sent: _Sent) -> None:
+        """Reads the replies of this node's writes in order."""
+        c = sent.connection
+        if sent.batch:
+            collect_batch(sent)
+            return
+        for item, request_id in zip(sent.items, sent.ids):
             p, grant, _ = item
             if not c.usable:
                 fail(item, ConnectionFailed(f"writing key '{puts[p].key}' to node {grant.node_id}: the connection to"
-                                            f" {endpoint} failed"))
+                                            f" {sent.endpoint} failed"))
                 continue
             try:
-                reply = decode_write_reply(c.receive(Opcode.WRITE, ids[i]), c.agreed_minor)
+                reply = decode_write_reply(c.receive(Opcode.WRITE, request_id), c.agreed_minor)
                 received(item, reply.receipt, reply.committed)
             except KvPoolError as e:
                 fail(item, e)
-        storage.release(endpoint, c)
 
-    def write_batch(c, endpoint: str, items: list) -> None:
-        """One WRITE_BATCH with every slice of this node; one reply with every receipt."""
-        body = encode_write_batch([(puts[p].key, puts[p].generation, sg.slice, puts[p].value.size, puts[p].crc,
-                                    puts[p].replicas, puts[p].expires_at, sg.token, puts[p].metadata_of(sg.slice))
-                                   for p, _, sg in items], c.agreed_minor)
-        payload = []
-        for p, _, sg in items:
-            payload.extend(puts[p].value.slice(sg.slice.value_offset, sg.slice.length))
+    def collect_batch(sent: _Sent) -> None:
+        """The one reply to a WRITE_BATCH, with every receipt."""
+        if not sent.items:
+            return
+        c, items = sent.connection, sent.items
         try:
-            results = decode_write_batch_reply(c.receive(Opcode.WRITE_BATCH, c.send(Opcode.WRITE_BATCH, body,
-                                                                                        payload)), c.agreed_minor)
+            results = decode_write_batch_reply(c.receive(Opcode.WRITE_BATCH, sent.ids[0]), c.agreed_minor)
             if len(results) != len(items):
                 c.broken = True
-                raise ProtocolError(f"{endpoint} answered {len(results)} of {len(items)} writes")
+                raise ProtocolError(f"{sent.endpoint} answered {len(results)} of {len(items)} writes")
         except KvPoolError as e:
             for item in items:
                 fail(item, e)
@@ -175,11 +223,11 @@ def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[P
             p, grant, _ = item
             if r.status != ErrorCode.OK:
                 fail(item, remote_error(r.status, f"writing key '{puts[p].key}' to node {grant.node_id} at"
-                                                  f" {endpoint}: {r.message}"))
+                                                  f" {sent.endpoint}: {r.message}"))
             else:
                 received(item, r.receipt, r.committed)
 
-    _per_node(by_node, write_node)
+    _per_node(storage, by_node, send_writes, collect_writes, timeout, deadline, fail)
     return outcomes
 
 
@@ -209,18 +257,26 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
         if read.replica.is_disk:
             by_node.setdefault(read.replica.endpoint, []).append((i, None))  # one READ_OBJECT, the whole value
 
-    def read_node(endpoint: str, items: list) -> None:
-        """Sends every READ of this node, then reads the replies and their payloads in order."""
+    def fail(item, error: KvPoolError) -> None:
+        failures[item[0]] = failures[item[0]] or error
+
+    def send_reads(endpoint: str, items: list) -> _Sent | None:
+        """Sends every read of this node: one READ_BATCH, or pipelined READs (and READ_OBJECTs)."""
         try:
             c = _exchange(storage, endpoint, timeout, deadline)
         except KvPoolError as e:
-            for i, _ in items:
-                failures[i] = e
-            return
+            for item in items:
+                fail(item, e)
+            return None
         if len(items) > 1 and storage.batches(c) and all(s is not None for _, s in items):
-            read_batch(c, endpoint, items)
-            storage.release(endpoint, c)
-            return
+            body = encode_read_batch([(reads[i].key, reads[i].result.generation, s, reads[i].result.expires_at,
+                                       reads[i].replica.token) for i, s in items])
+            try:
+                return _Sent(endpoint, c, items, [c.send(Opcode.READ_BATCH, body)], True)
+            except KvPoolError as e:
+                for item in items:
+                    fail(item, e)
+                return _Sent(endpoint, c, [], [], True)
         ids = []
         try:
             for i, s in items:
@@ -234,17 +290,27 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
                                                                read.result.expires_at, read.replica.token)))
         except KvPoolError as e:
             c.broken = True
-            for i, _ in items[len(ids):]:
-                failures[i] = failures[i] or e
-        for n, (i, s) in enumerate(items[:len(ids)]):
+            for item in items[len(ids):]:
+                fail(item, e)
+        return _Sent(endpoint, c, items[:len(ids)], ids, False)
+
+    def collect_reads(sent: _Sent) -> None:
+        """Reads the replies of this node's reads and their payloads in order."""
+        if sent.batch:
+            collect_batch(sent)
+            return
+        c = sent.connection
+        for (i, s), request_id in zip(sent.items, sent.ids):
             read = reads[i]
             if not c.usable:
                 failures[i] = failures[i] or ConnectionFailed(
-                    f"reading key '{read.key}' from node {read.replica.node_id}: the connection to {endpoint} failed")
+                    f"reading key '{read.key}' from node {read.replica.node_id}: the connection to {sent.endpoint}"
+                    f" failed")
                 continue
             try:
                 offset, expected = (0, read.result.size) if s is None else (s.value_offset, s.length)
-                length = decode_read_reply(c.receive(Opcode.READ if s is not None else Opcode.READ_OBJECT, ids[n]))
+                length = decode_read_reply(c.receive(Opcode.READ if s is not None else Opcode.READ_OBJECT,
+                                                     request_id))
                 if length != expected:
                     c.broken = True
                     raise ProtocolError(f"node {read.replica.node_id} sent {length} bytes of key '{read.key}',"
@@ -252,30 +318,32 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
                 c.read_payload(read.dst.slice(offset, expected))
             except KvPoolError as e:
                 failures[i] = failures[i] or e
-        storage.release(endpoint, c)
 
-    def read_batch(c, endpoint: str, items: list) -> None:
-        """One READ_BATCH with every read of this node; the OK reads' bytes follow the reply, in order."""
-        body = encode_read_batch([(reads[i].key, reads[i].result.generation, s, reads[i].result.expires_at,
-                                   reads[i].replica.token) for i, s in items])
+    def collect_batch(sent: _Sent) -> None:
+        """The one reply to a READ_BATCH; the OK reads' bytes follow it, in order."""
+        if not sent.items:
+            return
+        c, items = sent.connection, sent.items
         try:
-            results = decode_read_batch_reply(c.receive(Opcode.READ_BATCH, c.send(Opcode.READ_BATCH, body)))
+            results = decode_read_batch_reply(c.receive(Opcode.READ_BATCH, sent.ids[0]))
             if len(results) != len(items):
                 c.broken = True
-                raise ProtocolError(f"{endpoint} answered {len(results)} of {len(items)} reads")
+                raise ProtocolError(f"{sent.endpoint} answered {len(results)} of {len(items)} reads")
         except KvPoolError as e:
-            for i, _ in items:
-                failures[i] = failures[i] or e
+            for item in items:
+                fail(item, e)
             return
         for (i, s), r in zip(items, results):
             read = reads[i]
             if not c.usable:
                 failures[i] = failures[i] or ConnectionFailed(
-                    f"reading key '{read.key}' from node {read.replica.node_id}: the connection to {endpoint} failed")
+                    f"reading key '{read.key}' from node {read.replica.node_id}: the connection to {sent.endpoint}"
+                    f" failed")
                 continue
             if r.status != ErrorCode.OK:
                 failures[i] = failures[i] or remote_error(
-                    r.status, f"reading key '{read.key}' from node {read.replica.node_id} at {endpoint}: {r.message}")
+                    r.status, f"reading key '{read.key}' from node {read.replica.node_id} at {sent.endpoint}:"
+                              f" {r.message}")
                 continue
             try:
                 if r.length != s.length:
@@ -286,7 +354,7 @@ def read_replicas(storage: StorageConnections, timeout: float, reads: Sequence[R
             except KvPoolError as e:
                 failures[i] = failures[i] or e
 
-    _per_node(by_node, read_node)
+    _per_node(storage, by_node, send_reads, collect_reads, timeout, deadline, fail)
     for i, read in enumerate(reads):
         if failures[i] is None:
             failures[i] = _verify(read)

@@ -125,3 +125,45 @@ def test_after_one_put_met_the_frozen_node_the_clients_later_puts_are_placed_els
         monkeypatch.undo()
         got = writer.get_batch(list(values))
         assert [bytes(v) for v in got] == list(values.values())
+
+
+def test_the_nodes_whose_replies_are_taken_in_after_a_frozen_nodes_get_their_own_timeout(monkeypatch):
+    """A batch's reads go out to every node before any reply is taken in, so a node answers while the client waits on
+    the nodes before it. Taking in a node's replies then gets the exchange timeout from when its turn comes: with the
+    frozen node's reads first, only they fail (after one timeout), and every other node's arrive byte-exact."""
+    import conftest
+    from kvpool.errors import KvPoolTimeout
+    from kvpool.transfers import ReadPlan, read_replicas
+
+    pool = start_pool(node_ttl="300s", memory="64MiB", lease_ttl="120s", pool_id="frozen-first")
+    try:
+        values = {f"frozen-first/{i}": os.urandom(SIZE) for i in range(KEYS)}
+        keys = list(values)
+        config = ClientConfig(pool.master, pool_id="frozen-first", pool_key=pool.key, replicas=1, timeout=30,
+                              operation_timeout=120)
+        with KvPoolClient(config) as client:
+            assert client.put_batch(keys, [Regions.of_buffer(v) for v in values.values()]) == [None] * KEYS
+            assert [bytes(v) for v in client.get_batch(keys)] == list(values.values())  # connections open
+            frozen = pool.storage_nodes()[1]
+            plans = []
+            for key in keys:
+                looked_up = client._lookup(key)
+                (replica,) = looked_up.replicas
+                plans.append(ReadPlan(key, looked_up, replica, Regions.of_buffer(bytearray(SIZE), writable=True)))
+            plans.sort(key=lambda plan: plan.replica.endpoint != frozen.rpc)  # the frozen node's reads first
+            on_frozen = [plan.replica.endpoint == frozen.rpc for plan in plans]
+            assert any(on_frozen) and not all(on_frozen), f"every node should hold some of {KEYS} values"
+            freeze(frozen.pid)
+            try:
+                failures = read_replicas(client._storage, EXCHANGE_TIMEOUT, plans)
+            finally:
+                os.kill(frozen.pid, signal.SIGCONT)
+        for plan, failure, frozen_read in zip(plans, failures, on_frozen):
+            if frozen_read:
+                assert isinstance(failure, KvPoolTimeout), f"{plan.key} on the frozen node: {failure!r}"
+            else:
+                assert failure is None, f"{plan.key} on {plan.replica.endpoint}: {failure!r}"
+                assert bytes(plan.dst.slice(0, SIZE)[0]) == values[plan.key]
+    finally:
+        pool.stop()
+        conftest._POOLS.remove(pool)
