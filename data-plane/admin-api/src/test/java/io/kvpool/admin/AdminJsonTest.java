@@ -27,7 +27,9 @@ class AdminJsonTest {
         100,
         10,
         3,
-        new MasterStatus.Counters(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+        new MasterStatus.Counters(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13),
+        null,
+        null);
   }
 
   @Test

@@ -66,6 +66,8 @@ class HttpPoolAdminClientTest {
             2L << 30,
             1L << 30,
             42,
+            null,
+            null,
             null);
     URI base = serve(200, AdminJson.write(written));
 

@@ -76,7 +76,8 @@ class PoolAutoscalerTest {
             (long) (capacity * fullness),
             0,
             null,
-            new MasterStatus.CacheSignals(60, tiers, 0, 0, 0, 0, 0, 0, 0)));
+            new MasterStatus.CacheSignals(60, tiers, 0, 0, 0, 0, 0, 0, 0),
+            null));
   }
 
   @Test

@@ -29,7 +29,8 @@ class SignalSampleTest {
         used,
         0,
         null,
-        new MasterStatus.CacheSignals(60, tiers, 1000, 0, 0, 2.5, 0, 0, 0));
+        new MasterStatus.CacheSignals(60, tiers, 1000, 0, 0, 2.5, 0, 0, 0),
+        null);
   }
 
   @Test

@@ -112,7 +112,8 @@ final class FakeMaster implements AutoCloseable {
                 used,
                 0,
                 null,
-                signals));
+                signals,
+                null));
   }
 
   @Override

@@ -196,7 +196,9 @@ final class RolloutModel {
         0,
         0,
         0,
-        new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, underReplicated, 0, 0));
+        new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, underReplicated, 0, 0),
+        null,
+        null);
   }
 
   /**

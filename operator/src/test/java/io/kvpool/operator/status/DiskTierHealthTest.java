@@ -109,6 +109,8 @@ class DiskTierHealthTest {
         0,
         0,
         0,
+        null,
+        null,
         null);
   }
 }

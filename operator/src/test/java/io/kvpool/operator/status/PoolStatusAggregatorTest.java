@@ -72,6 +72,8 @@ class PoolStatusAggregatorTest {
         12L << 30,
         3L << 30,
         1234,
+        null,
+        null,
         null);
   }
 
@@ -265,6 +267,8 @@ class PoolStatusAggregatorTest {
                     0,
                     0,
                     0,
+                    null,
+                    null,
                     null));
     outside.labelledLeader = "p-master-2";
 
@@ -485,7 +489,9 @@ class PoolStatusAggregatorTest {
             waiting.capacityBytes(),
             waiting.usedBytes(),
             waiting.objectCount(),
-            waiting.counters());
+            waiting.counters(),
+            null,
+            null);
     KvCachePoolStatus status = at(T0).aggregate(null, observed().master(waiting).build()).status();
 
     assertThat(condition(status, AVAILABLE).getMessage())
@@ -922,7 +928,8 @@ class PoolStatusAggregatorTest {
         plain.usedBytes(),
         plain.objectCount(),
         plain.counters(),
-        signals);
+        signals,
+        null);
   }
 
   /** status.events from the leader's: the topic, the last published sequence and the drops. */

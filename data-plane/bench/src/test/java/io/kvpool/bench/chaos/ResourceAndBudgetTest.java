@@ -157,7 +157,8 @@ class ResourceAndBudgetTest {
     MasterStatus.Counters counters = new MasterStatus.Counters(0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 5, 0);
     MasterStatus status =
         new MasterStatus(
-            "v1", "p", "LEADER", "SERVING", 1, null, "", "", null, List.of(), 0, 0, 100, counters);
+            "v1", "p", "LEADER", "SERVING", 1, null, "", "", null, List.of(), 0, 0, 100, counters,
+            null, null);
     assertThat(GaugeCheck.compare(new ObjectScan("v1", 1, "SERVING", 100, 2, 98, 5, 196), status))
         .isEmpty();
     assertThat(GaugeCheck.compare(new ObjectScan("v1", 1, "SERVING", 99, 2, 97, 0, 194), status))
