@@ -98,23 +98,31 @@ def _per_node(storage: StorageConnections, groups: dict, send, collect, timeout:
               fail) -> None:
     """Sends every node its requests (``send(endpoint, items)`` returns the :class:`_Sent`, or None when no
     connection could be had), then takes in their replies node by node in the same order (``collect(sent)``), each
-    with the exchange timeout from when its turn comes, and returns every connection. A node whose turn comes after the
-    operation's deadline fails its items (``fail(item, error)``) unread. (Tried: one I/O thread per node, since socket
+    with the exchange timeout from when its turn comes, and returns every connection (closes those whose replies an
+    exception left unread). A node whose turn comes after the operation's deadline fails its items (``fail(item,
+    error)``) unread. (Tried: one I/O thread per node, since socket
     calls release the GIL; on 2 cores shared with the pool it was no faster for 64 x 256 KiB batches, so it was left
     out.)"""
-    sent = [send(endpoint, items) for endpoint, items in groups.items()]
-    for s in sent:
-        if s is None:
-            continue
-        try:
-            s.connection.arm_until(_until(timeout, deadline, f"no reply from {s.endpoint} taken in"))
-        except KvPoolTimeout as e:
-            s.connection.broken = True  # its replies are left unread
-            for item in s.items:
-                fail(item, e)
-        else:
-            collect(s)
-        storage.release(s.endpoint, s.connection)
+    pending: list = []
+    try:
+        for endpoint, items in groups.items():
+            s = send(endpoint, items)
+            if s is not None:
+                pending.append(s)
+        while pending:
+            s = pending[0]
+            try:
+                s.connection.arm_until(_until(timeout, deadline, f"no reply from {s.endpoint} taken in"))
+            except KvPoolTimeout as e:
+                s.connection.broken = True  # its replies are left unread
+                for item in s.items:
+                    fail(item, e)
+            else:
+                collect(s)
+            storage.release(s.endpoint, pending.pop(0).connection)
+    finally:
+        for s in pending:  # something else than a KvPoolError escaped (an interrupt): replies left unread
+            s.connection.close()
 
 
 def write_replicas(storage: StorageConnections, timeout: float, puts: Sequence[PutPlan],

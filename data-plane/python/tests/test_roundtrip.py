@@ -166,3 +166,36 @@ def test_store_setup_accepts_mooncake_keywords_it_does_not_support_and_logs_them
     assert len(reports) == 2, reports  # the four newer keywords once, then only the one not seen before
     assert all(name in reports[0] for name in newer), reports
     assert "some_future_setting" in reports[1] and "tenant_id" not in reports[1], reports
+
+
+def test_a_batch_interrupted_while_its_replies_come_in_closes_the_connections_it_left_unread(client, monkeypatch):
+    """A batch sends every node its reads before it takes in any reply. An exception that is not the client's own (an
+    interrupt) while the first node's reply is taken in leaves every node's reply unread: those connections are closed,
+    never handed to the next call with a stale reply in them, and the next batch reads every value right."""
+    import kvpool.connection
+    from kvpool.messages import Opcode
+
+    keys = [f"rt/interrupted/{i}" for i in range(24)]
+    values = [os.urandom(4096) for _ in keys]
+    assert client.put_batch(keys, [Regions.of_buffer(v) for v in values]) == [None] * len(keys)
+    assert [bytes(v) for v in client.get_batch(keys)] == values  # replica lists held, connections open
+
+    asked = []
+    real_send = kvpool.connection.Connection.send
+
+    def recorded(self, opcode, body, payload=()):
+        if opcode in (Opcode.READ, Opcode.READ_BATCH):
+            asked.append(self)
+        return real_send(self, opcode, body, payload)
+
+    def interrupted(self, opcode, request_id):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kvpool.connection.Connection, "send", recorded)
+    monkeypatch.setattr(kvpool.connection.Connection, "receive", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        client.get_batch(keys)
+    monkeypatch.undo()
+    assert len(set(map(id, asked))) > 1, "the batch should have asked more than one node"
+    assert all(c.sock.fileno() == -1 for c in asked), "a connection with an unread reply was kept"
+    assert [bytes(v) for v in client.get_batch(keys)] == values
